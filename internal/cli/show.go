@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/text"
+)
+
+func init() {
+	register(&command{
+		name:    "show",
+		usage:   "[--spec P] [--version N] [--format text|json] API",
+		summary: "print the reference page of an API (name or key) at a version",
+		run:     runShow,
+	})
+}
+
+func runShow(env *Env, args []string) error {
+	fs := newFlags(env, "show", "[--spec P] [--version N] [--format text|json] API")
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; default $MANIFESTER_SPEC)")
+	version := fs.Int("version", -1, "version to encode (default: the highest valid version)")
+	format := fs.String("format", "text", "output format: text or json")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("show takes one API name or key, got %d arguments", len(pos))
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("unknown --format %q (want text or json)", *format)
+	}
+	rel, _, err := specs.newest(env)
+	if err != nil {
+		return err
+	}
+	api, v, err := lookupAPI(rel.Reg, pos[0], *version)
+	if err != nil {
+		return err
+	}
+	p, err := page.Build(rel.Codec, api, v)
+	if err != nil {
+		return failure{err}
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	if err := text.Page(env.Stdout, p); err != nil {
+		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	return nil
+}

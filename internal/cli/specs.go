@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// specFlags collects repeated --spec [LABEL=]PATH flags.
+type specFlags []string
+
+func (s *specFlags) String() string     { return strings.Join(*s, ",") }
+func (s *specFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+// Release is one loaded spec source.
+type Release struct {
+	Label string
+	Path  string
+	Reg   *schema.Registry
+	Codec *codec.Codec
+}
+
+// load reads every --spec (or $MANIFESTER_SPEC) and returns the releases
+// sorted oldest first; the last one is the newest.
+func (s specFlags) load(env *Env) ([]*Release, error) {
+	args := []string(s)
+	if len(args) == 0 {
+		if p := env.Getenv("MANIFESTER_SPEC"); p != "" {
+			args = []string{p}
+		} else {
+			return nil, usagef("no specs: give --spec PATH or set MANIFESTER_SPEC")
+		}
+	}
+	var out []*Release
+	seen := map[string]bool{}
+	for _, a := range args {
+		label, path, hasLabel := strings.Cut(a, "=")
+		if !hasLabel {
+			label, path = "", a
+		}
+		reg, err := schema.Load(path)
+		if err != nil {
+			return nil, usageError{fmt.Errorf("loading specs from %s:\n%w", path, err)}
+		}
+		if label == "" {
+			label = reg.Label
+		}
+		reg.Label = label
+		if seen[label] {
+			return nil, usagef("two --spec flags are labelled %q", label)
+		}
+		seen[label] = true
+		c := codec.New(reg)
+		c.Annotate = annotate
+		out = append(out, &Release{Label: label, Path: path, Reg: reg, Codec: c})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return releaseLess(out[i].Label, out[j].Label) })
+	return out, nil
+}
+
+// newest loads the specs and returns the newest release.
+func (s specFlags) newest(env *Env) (*Release, []*Release, error) {
+	rels, err := s.load(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rels[len(rels)-1], rels, nil
+}
+
+// releaseLess orders labels like "3.9" < "4.0" < "4.10"; labels that are
+// not versions sort after versions, by name.
+func releaseLess(a, b string) bool {
+	va, oka := parseRelease(a)
+	vb, okb := parseRelease(b)
+	switch {
+	case oka && okb:
+		for i := 0; i < len(va) || i < len(vb); i++ {
+			x, y := at(va, i), at(vb, i)
+			if x != y {
+				return x < y
+			}
+		}
+		return false
+	case oka != okb:
+		return oka
+	}
+	return a < b
+}
+
+func parseRelease(s string) ([]int, bool) {
+	var out []int
+	for _, p := range strings.Split(s, ".") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
+}
+
+func at(v []int, i int) int {
+	if i < len(v) {
+		return v[i]
+	}
+	return 0
+}
+
+// lookupAPI resolves an API argument and checks the version, with usage
+// errors that say what would be valid.
+func lookupAPI(reg *schema.Registry, arg string, version int) (*schema.API, int16, error) {
+	api, err := reg.Lookup(arg)
+	if err != nil {
+		return nil, 0, usageError{err}
+	}
+	if api.Reserved() {
+		return nil, 0, usagef("%s (key %d) is reserved in this spec: it has no valid versions", api.Name, api.Key)
+	}
+	v := api.Request.Valid.Hi
+	if version >= 0 {
+		if version > 32767 || !api.Request.Valid.Contains(int16(version)) {
+			return nil, 0, usageError{fmt.Errorf("%w: %s has no version %d; valid versions are %s", codec.ErrVersion, api.Name, version, api.Request.Valid)}
+		}
+		v = int16(version)
+	}
+	return api, v, nil
+}

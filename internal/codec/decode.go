@@ -1,0 +1,576 @@
+package codec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/wire"
+)
+
+type pathElem struct {
+	name string
+	idx  int32
+}
+
+type decoder struct {
+	c       *Codec
+	r       wire.Reader
+	b       *span.Builder // nil when spans are off
+	sample  bool
+	bodyCat span.Category
+	path    []pathElem
+}
+
+func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
+	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat}
+	if opts.Spans {
+		d.b = &span.Builder{}
+	}
+	return d
+}
+
+func (d *decoder) push(name string, idx int32) { d.path = append(d.path, pathElem{name, idx}) }
+func (d *decoder) pop()                        { d.path = d.path[:len(d.path)-1] }
+
+func (d *decoder) pathString() string {
+	var b strings.Builder
+	for i, p := range d.path {
+		if i > 0 && p.idx < 0 {
+			b.WriteByte('.')
+		}
+		if p.idx >= 0 {
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(int(p.idx)))
+			b.WriteByte(']')
+			continue
+		}
+		b.WriteString(p.name)
+	}
+	return b.String()
+}
+
+// fail wraps err with the current offset context and marks node n.
+func (d *decoder) fail(n *span.Node, off int, err error) error {
+	var de *wire.DecodeError
+	if !errors.As(err, &de) {
+		de = &wire.DecodeError{Offset: off, Path: d.pathString(), Err: err}
+	}
+	if n != nil && n.Err == nil {
+		n.Err = de
+	}
+	return de
+}
+
+func (d *decoder) node(parent *span.Node, name, typ string, off int, cat span.Category) *span.Node {
+	if d.b == nil {
+		return nil
+	}
+	return d.b.New(parent, name, typ, off, cat)
+}
+
+// DecodeBody decodes a message body (no frame, no header) at version v.
+func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Node, error) {
+	p, err := c.plan(m, v)
+	if err != nil {
+		return Value{}, nil, &wire.DecodeError{Offset: 0, Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, err)}
+	}
+	cat := span.CatRequestBody
+	if m.Type == schema.TypeResponse {
+		cat = span.CatResponseBody
+	}
+	d := c.newDecoder(b, opts, cat)
+	var root *span.Node
+	if d.b != nil {
+		root = d.b.New(nil, m.Name, "struct", 0, cat)
+		root.About = fmt.Sprintf("message body, version %d", v)
+	}
+	var out Value
+	d.push(m.Name, -1)
+	err = d.structBody(p, &out, root)
+	if err == nil && d.r.Remaining() > 0 {
+		err = d.fail(root, d.r.Off, fmt.Errorf("%w: %d bytes after the end of the body", wire.ErrTrailing, d.r.Remaining()))
+	}
+	if root != nil {
+		root.Len = d.r.Off
+		if err != nil {
+			finish(root, len(b), err)
+		}
+	}
+	return out, root, err
+}
+
+func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
+	out.Fields = make([]Value, len(p.all))
+	for i, fp := range p.all {
+		if !fp.present || fp.tagged {
+			out.Fields[i] = fp.def
+		}
+	}
+	for _, fp := range p.wire {
+		d.push(fp.f.Name, -1)
+		err := d.field(fp, &out.Fields[fp.f.Index], parent)
+		d.pop()
+		if err != nil {
+			return err
+		}
+	}
+	if p.flexible {
+		return d.tags(p, out, parent, "number of tagged fields in this struct")
+	}
+	return nil
+}
+
+func (d *decoder) field(fp *fieldPlan, out *Value, parent *span.Node) error {
+	start := d.r.Off
+	n := d.node(parent, fp.f.Name, fp.f.Type.Name, start, d.bodyCat)
+	if n != nil {
+		n.About = fp.f.About
+	}
+	err := d.value(fp, fp.kind, fp.nullable, out, n)
+	if n != nil {
+		n.Len = d.r.Off - start
+	}
+	return err
+}
+
+// value decodes one value of kind k: the field's own kind, or its element
+// kind inside an array.
+func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n *span.Node) error {
+	start := d.r.Off
+	var err error
+	switch k {
+	case schema.KindBool:
+		var v int8
+		if v, err = d.r.Int8(); err == nil {
+			if v != 0 {
+				out.Int = 1
+			}
+			if n != nil {
+				n.Val, n.Int = span.ValBool, out.Int
+			}
+		}
+	case schema.KindInt8:
+		var v int8
+		v, err = d.r.Int8()
+		out.Int = int64(v)
+		d.intNode(fp, n, out.Int)
+	case schema.KindInt16:
+		var v int16
+		v, err = d.r.Int16()
+		out.Int = int64(v)
+		d.intNode(fp, n, out.Int)
+	case schema.KindUint16:
+		var v uint16
+		v, err = d.r.Uint16()
+		out.Int = int64(v)
+		d.intNode(fp, n, out.Int)
+	case schema.KindInt32:
+		var v int32
+		v, err = d.r.Int32()
+		out.Int = int64(v)
+		d.intNode(fp, n, out.Int)
+	case schema.KindUint32:
+		var v uint32
+		v, err = d.r.Uint32()
+		out.Int = int64(v)
+		d.intNode(fp, n, out.Int)
+	case schema.KindInt64:
+		out.Int, err = d.r.Int64()
+		d.intNode(fp, n, out.Int)
+	case schema.KindFloat64:
+		out.Float, err = d.r.Float64()
+		if n != nil {
+			n.Val, n.Float = span.ValFloat, out.Float
+		}
+	case schema.KindUUID:
+		out.Bytes, err = d.r.Span(16)
+		if n != nil {
+			n.Val, n.Bytes = span.ValUUID, out.Bytes
+		}
+	case schema.KindString, schema.KindBytes:
+		return d.lengthPrefixed(fp, k, nullable, out, n)
+	case schema.KindRecords:
+		return d.records(fp, nullable, out, n)
+	case schema.KindArray:
+		return d.array(fp, out, n)
+	case schema.KindStruct:
+		return d.structField(fp, out, n)
+	default:
+		return d.fail(n, start, fmt.Errorf("cannot decode kind %s", k))
+	}
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: %s needs %d bytes, %d left", err, k, k.FixedSize(), d.r.Remaining()))
+	}
+	return nil
+}
+
+func (d *decoder) intNode(fp *fieldPlan, n *span.Node, v int64) {
+	if n == nil {
+		return
+	}
+	n.Val, n.Int = span.ValInt, v
+	if d.c.Annotate != nil && fp != nil {
+		d.c.Annotate(fp.f, n)
+	}
+}
+
+// readLength reads a string/bytes/array length prefix. It returns the
+// length (-1 for null) and the raw prefix value.
+func (d *decoder) readLength(compact bool, classic16 bool) (n int64, raw int64, enc span.Enc, err error) {
+	if compact {
+		u, err := d.r.Uvarint()
+		return int64(u) - 1, int64(u), span.EncCompact, err
+	}
+	if classic16 {
+		v, err := d.r.Int16()
+		return int64(v), int64(v), span.EncInt16, err
+	}
+	v, err := d.r.Int32()
+	return int64(v), int64(v), span.EncInt32, err
+}
+
+func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n *span.Node) error {
+	start := d.r.Off
+	l, raw, enc, err := d.readLength(fp.compact, k == schema.KindString)
+	if n != nil {
+		n.Val, n.Enc, n.Prefix = span.ValBytes, enc, raw
+		if k == schema.KindString {
+			n.Val = span.ValString
+		}
+	}
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: length prefix of %s", err, k))
+	}
+	switch {
+	case l < -1:
+		return d.fail(n, start, fmt.Errorf("%w: %s length %d", wire.ErrNegativeLength, k, l))
+	case l == -1:
+		if !nullable {
+			return d.fail(n, start, fmt.Errorf("%w: %s is not nullable at this version", wire.ErrNull, k))
+		}
+		out.Null = true
+		if n != nil {
+			n.Null = true
+		}
+		return nil
+	}
+	b, err := d.r.Span(int(min(l, math.MaxInt32)))
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: %s of %d bytes, only %d left in the frame", wire.ErrTruncated, k, l, d.r.Remaining()))
+	}
+	out.Bytes = b
+	if n != nil {
+		n.Bytes = b
+	}
+	return nil
+}
+
+func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node) error {
+	start := d.r.Off
+	l, raw, enc, err := d.readLength(fp.compact, false)
+	ln := d.node(n, "length", lengthType(enc), start, d.bodyCat)
+	if ln != nil {
+		ln.Val, ln.Int, ln.Enc, ln.Len = span.ValCount, raw, enc, d.r.Off-start
+		ln.About = "bytes of record data that follow"
+		if enc == span.EncCompact {
+			ln.About = "bytes of record data that follow, plus one"
+		}
+		n.Val, n.Enc, n.Prefix = span.ValRecords, enc, raw
+	}
+	if err != nil {
+		return d.fail(ln, start, fmt.Errorf("%w: length prefix of records", err))
+	}
+	switch {
+	case l < -1:
+		return d.fail(ln, start, fmt.Errorf("%w: records length %d", wire.ErrNegativeLength, l))
+	case l == -1:
+		if !nullable {
+			return d.fail(ln, start, fmt.Errorf("%w: records are not nullable at this version", wire.ErrNull))
+		}
+		out.Null = true
+		if n != nil {
+			n.Null = true
+		}
+		return nil
+	}
+	if l > int64(d.r.Remaining()) {
+		return d.fail(ln, start, fmt.Errorf("%w: records of %d bytes, only %d left in the frame", wire.ErrTruncated, l, d.r.Remaining()))
+	}
+	bodyStart := d.r.Off
+	end := bodyStart + int(l)
+	out.Bytes = d.r.B[bodyStart:end:end]
+	if n != nil {
+		n.Bytes = out.Bytes
+	}
+	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Path: d.pathString(), Decompress: d.c.Decompress}
+	d.r.Off = end
+	if err := rd.Decode(n); err != nil {
+		return d.fail(n, bodyStart, err)
+	}
+	if n != nil {
+		n.Note = plural(rd.Batches, "batch")
+	}
+	return nil
+}
+
+func lengthType(e span.Enc) string {
+	switch e {
+	case span.EncCompact:
+		return "uvarint"
+	case span.EncInt16:
+		return "int16"
+	}
+	return "int32"
+}
+
+func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
+	start := d.r.Off
+	count, raw, enc, err := d.readLength(fp.compact, false)
+	ln := d.node(n, "length", lengthType(enc), start, d.bodyCat)
+	if ln != nil {
+		ln.Val, ln.Int, ln.Enc, ln.Len = span.ValCount, raw, enc, d.r.Off-start
+		ln.About = d.countAbout(count)
+		n.Val, n.Int = span.ValArray, max(count, 0)
+	}
+	if err != nil {
+		return d.fail(ln, start, fmt.Errorf("%w: array count", err))
+	}
+	if count < -1 {
+		return d.fail(ln, start, fmt.Errorf("%w: array count %d", wire.ErrNegativeLength, count))
+	}
+	if count == -1 {
+		if !fp.nullable {
+			return d.fail(ln, start, fmt.Errorf("%w: array is not nullable at this version", wire.ErrNull))
+		}
+		out.Null = true
+		if n != nil {
+			n.Null = true
+		}
+		return nil
+	}
+	if count > int64(d.r.Remaining()/fp.elemMin) {
+		return d.fail(ln, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
+	}
+	out.Elems = make([]Value, count)
+	elemName, elemType := fp.f.Name, fp.f.Type.Elem.Name
+	if fp.elemKind == schema.KindStruct {
+		elemName = elemType
+	}
+	for i := range out.Elems {
+		d.push("", int32(i))
+		es := d.r.Off
+		en := d.node(n, elemName, elemType, es, d.bodyCat)
+		if en != nil {
+			en.Index = int32(i)
+		}
+		if fp.elemKind == schema.KindStruct {
+			if en != nil {
+				en.Val = span.ValStruct
+			}
+			err = d.structBody(fp.sub, &out.Elems[i], en)
+		} else {
+			err = d.value(fp, fp.elemKind, false, &out.Elems[i], en)
+		}
+		if en != nil {
+			en.Len = d.r.Off - es
+		}
+		d.pop()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) countAbout(count int64) string {
+	switch {
+	case count < 0:
+		return "null"
+	case count == 1 && d.sample:
+		return "one sample element follows"
+	case count == 1:
+		return "1 element follows"
+	}
+	return strconv.FormatInt(count, 10) + " elements follow"
+}
+
+func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
+	if n != nil {
+		n.Val = span.ValStruct
+	}
+	if fp.nullable {
+		start := d.r.Off
+		var marker int64
+		typ := "int8"
+		if fp.tagged {
+			u, err := d.r.Uvarint()
+			if err != nil {
+				return d.fail(n, start, err)
+			}
+			marker, typ = int64(u)-1, "uvarint"
+		} else {
+			v, err := d.r.Int8()
+			if err != nil {
+				return d.fail(n, start, fmt.Errorf("%w: presence marker", err))
+			}
+			marker = int64(v)
+		}
+		if mn := d.node(n, "presence", typ, start, d.bodyCat); mn != nil {
+			mn.Val, mn.Int, mn.Len = span.ValPresence, marker, d.r.Off-start
+			mn.About = "nullable struct marker: -1 null, 1 present"
+			if fp.tagged {
+				mn.About = "tagged nullable struct marker: 0 null, 1 present"
+			}
+		}
+		if marker < 0 {
+			out.Null = true
+			if n != nil {
+				n.Null = true
+			}
+			return nil
+		}
+	}
+	return d.structBody(fp.sub, out, n)
+}
+
+// tags decodes a tagged-field section. p is nil for header sections, which
+// have no known tags.
+func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) error {
+	start := d.r.Off
+	count, err := d.r.Uvarint()
+	tn := d.node(parent, "tagged_fields", "uvarint", start, span.CatTagged)
+	if tn != nil {
+		tn.Val, tn.Int, tn.About, tn.Len = span.ValInt, int64(count), about, d.r.Off-start
+	}
+	if err != nil {
+		return d.fail(tn, start, fmt.Errorf("%w: tagged field count", err))
+	}
+	if count == 0 {
+		return nil
+	}
+	if tn != nil { // the count becomes a child so that leaves still tile
+		cn := d.b.New(tn, "count", "uvarint", start, span.CatTagged)
+		cn.Val, cn.Int, cn.Len, cn.About = span.ValInt, int64(count), d.r.Off-start, "tagged fields that follow"
+	}
+	defer func() {
+		if tn != nil {
+			tn.Len = d.r.Off - start
+		}
+	}()
+	if int64(count) > int64(d.r.Remaining()/2) {
+		return d.fail(tn, start, fmt.Errorf("%w: %d tagged fields, %d bytes left", wire.ErrCountTooLarge, count, d.r.Remaining()))
+	}
+	last := int64(-1)
+	d.push("tagged_fields", -1)
+	defer d.pop()
+	for i := uint32(0); i < count; i++ {
+		es := d.r.Off
+		en := d.node(tn, "tag", "", es, span.CatTagged)
+		tag, err := d.r.Uvarint()
+		if err != nil {
+			return d.fail(en, es, fmt.Errorf("%w: tag number", err))
+		}
+		if tl := d.node(en, "tag", "uvarint", es, span.CatTagged); tl != nil {
+			tl.Val, tl.Int, tl.Len, tl.About = span.ValInt, int64(tag), d.r.Off-es, "tag number"
+		}
+		ss := d.r.Off
+		size, err := d.r.Uvarint()
+		if err != nil {
+			return d.fail(en, ss, fmt.Errorf("%w: tagged field size", err))
+		}
+		if sl := d.node(en, "size", "uvarint", ss, span.CatTagged); sl != nil {
+			sl.Val, sl.Int, sl.Len, sl.About = span.ValInt, int64(size), d.r.Off-ss, "bytes of the value"
+		}
+		if int64(tag) <= last {
+			return d.fail(en, es, fmt.Errorf("%w: tag %d after tag %d", wire.ErrTagOrder, tag, last))
+		}
+		last = int64(tag)
+		if int64(size) > int64(d.r.Remaining()) {
+			return d.fail(en, ss, fmt.Errorf("%w: tagged field of %d bytes, %d left", wire.ErrTruncated, size, d.r.Remaining()))
+		}
+		var fp *fieldPlan
+		if p != nil {
+			fp = p.byTag[tag]
+		}
+		vs := d.r.Off
+		switch {
+		case fp == nil:
+			data, _ := d.r.Span(int(size))
+			out.Unknown = append(out.Unknown, RawTag{Tag: tag, Data: data})
+			if en != nil {
+				en.Name, en.Type, en.Flag = "unknown_tag", "tag "+strconv.Itoa(int(tag)), "unknown tag"
+				en.About = "a tag this spec does not define, kept as raw bytes"
+				vn := d.b.New(en, "data", "bytes", vs, span.CatTagged)
+				vn.Val, vn.Bytes, vn.Len = span.ValBytes, data, int(size)
+			}
+		case !fp.tagged:
+			return d.fail(en, es, fmt.Errorf("%w: tag %d (%s) is not valid for version %d", wire.ErrTagVersion, tag, fp.f.Name, p.version))
+		default:
+			if en != nil {
+				en.Name, en.Type, en.About = fp.f.Name, "tag "+strconv.Itoa(int(tag)), fp.f.About
+			}
+			saved := d.r.B
+			d.r.B = d.r.B[:vs+int(size)]
+			d.push(fp.f.Name, -1)
+			err := d.field(fp, &out.Fields[fp.f.Index], en)
+			d.pop()
+			consumed := d.r.Off - vs
+			d.r.B = saved
+			if err != nil {
+				return err
+			}
+			if consumed != int(size) {
+				return d.fail(en, vs, fmt.Errorf("%w: %s used %d of %d bytes", wire.ErrTagSize, fp.f.Name, consumed, size))
+			}
+		}
+		if en != nil {
+			en.Len = d.r.Off - es
+		}
+	}
+	return nil
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	if strings.HasSuffix(w, "ch") {
+		return strconv.Itoa(n) + " " + w + "es"
+	}
+	return strconv.Itoa(n) + " " + w + "s"
+}
+
+// finish repairs a partial span tree after an error: group lengths cover
+// their children, and the bytes not decoded hang under the root as one
+// "undecoded" leaf, so the tree still tiles the input.
+func finish(root *span.Node, total int, err error) {
+	fixLen(root)
+	end := root.Off
+	for _, l := range root.Leaves() {
+		end = max(end, l.Off+l.Len)
+	}
+	if end < total {
+		u := &span.Node{Name: "undecoded", Type: "bytes", Index: -1, Off: end, Len: total - end, Val: span.ValBytes, Parent: root, Err: err}
+		u.About = "bytes after the decoding error"
+		root.Kids = append(root.Kids, u)
+	}
+	root.Len = max(root.Len, total-root.Off)
+}
+
+func fixLen(n *span.Node) {
+	if len(n.Kids) == 0 {
+		return
+	}
+	end := n.Off + n.Len
+	for _, k := range n.Kids {
+		fixLen(k)
+		end = max(end, k.Off+k.Len)
+	}
+	n.Len = end - n.Off
+}

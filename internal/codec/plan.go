@@ -1,0 +1,175 @@
+package codec
+
+import (
+	"fmt"
+
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// plan is a struct resolved at one version: which fields are on the wire,
+// in which encoding, with sub-plans for nested structs. Plans are built once
+// per (message, version); the hot path never looks at version ranges.
+type plan struct {
+	s        *schema.Struct
+	version  int16
+	flexible bool
+	all      []*fieldPlan // one per schema field, by Field.Index
+	wire     []*fieldPlan // untagged fields on the wire, in order
+	tagged   []*fieldPlan // fields tagged at this version, by tag
+	byTag    map[uint32]*fieldPlan
+	minSize  int // smallest possible encoding, for count checks
+}
+
+type fieldPlan struct {
+	f        *schema.Field
+	kind     schema.Kind
+	elemKind schema.Kind
+	present  bool
+	tagged   bool
+	nullable bool
+	compact  bool
+	sub      *plan // struct, or struct elements of an array
+	def      Value
+	elemMin  int // smallest element encoding
+	// taggedElsewhere is set for a known tag that is not tagged at this
+	// version: seeing it on the wire is an error.
+	taggedElsewhere bool
+}
+
+type planKey struct {
+	s        *schema.Struct
+	version  int16
+	flexible bool
+}
+
+type planner struct {
+	msgFlex schema.Versions
+	cache   map[planKey]*plan
+}
+
+func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
+	k := planKey{s, v, flexible}
+	if p, ok := pl.cache[k]; ok {
+		return p
+	}
+	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields))}
+	pl.cache[k] = p
+	for i, f := range s.Fields {
+		fp := &fieldPlan{f: f, kind: f.Type.Kind, def: DefaultValue(f)}
+		fp.present = f.Versions.Contains(v)
+		fp.tagged = fp.present && flexible && f.Tagged.Contains(v)
+		fp.taggedElsewhere = f.Tag >= 0 && !fp.tagged
+		fp.nullable = f.Nullable.Contains(v)
+		fp.compact = f.IsCompact(pl.msgFlex, v)
+		if fp.tagged {
+			fp.compact = true // tagged values always use the flexible encoding
+		}
+		if f.Type.Kind == schema.KindArray {
+			fp.elemKind = f.Type.Elem.Kind
+		}
+		if st := f.Type.ElemStruct(); st != nil && fp.present {
+			fp.sub = pl.build(st, v, flexible)
+		}
+		fp.elemMin = elemMinSize(fp)
+		p.all[i] = fp
+		switch {
+		case fp.tagged:
+			p.tagged = append(p.tagged, fp)
+		case fp.present:
+			p.wire = append(p.wire, fp)
+		}
+	}
+	// s.Tagged is sorted by tag; keep that order.
+	p.tagged = p.tagged[:0]
+	p.byTag = map[uint32]*fieldPlan{}
+	for _, f := range s.Tagged {
+		fp := p.all[f.Index]
+		p.byTag[uint32(f.Tag)] = fp
+		if fp.tagged {
+			p.tagged = append(p.tagged, fp)
+		}
+	}
+	for _, fp := range p.wire {
+		p.minSize += fieldMinSize(fp)
+	}
+	if flexible {
+		p.minSize++
+	}
+	return p
+}
+
+func fieldMinSize(fp *fieldPlan) int {
+	switch fp.kind {
+	case schema.KindString:
+		if fp.compact {
+			return 1
+		}
+		return 2
+	case schema.KindBytes, schema.KindRecords, schema.KindArray:
+		if fp.compact {
+			return 1
+		}
+		return 4
+	case schema.KindStruct:
+		if fp.nullable {
+			return 1
+		}
+		if fp.sub != nil {
+			return fp.sub.minSize
+		}
+		return 0
+	}
+	return fp.kind.FixedSize()
+}
+
+func elemMinSize(fp *fieldPlan) int {
+	if fp.kind != schema.KindArray {
+		return 0
+	}
+	switch fp.elemKind {
+	case schema.KindString:
+		if fp.compact {
+			return 1
+		}
+		return 2
+	case schema.KindBytes:
+		if fp.compact {
+			return 1
+		}
+		return 4
+	case schema.KindStruct:
+		if fp.sub != nil {
+			return max(1, fp.sub.minSize)
+		}
+	}
+	return max(1, fp.elemKind.FixedSize())
+}
+
+// msgPlans holds the plans of one message, by version.
+type msgPlans struct {
+	lo    int16
+	plans []*plan
+}
+
+func buildPlans(m *schema.Message) msgPlans {
+	if m.Valid.Empty() || m.Body == nil {
+		return msgPlans{}
+	}
+	pl := &planner{msgFlex: m.Flexible, cache: map[planKey]*plan{}}
+	mp := msgPlans{lo: m.Valid.Lo}
+	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+		mp.plans = append(mp.plans, pl.build(m.Body, v, m.Flexible.Contains(v)))
+		if v == schema.MaxVersion {
+			break
+		}
+	}
+	return mp
+}
+
+// VersionError says a version is outside a message's valid range.
+func versionError(m *schema.Message, v int16) error {
+	if m.Reserved() {
+		return fmt.Errorf("%s has no valid versions (the key is reserved)", m.Name)
+	}
+	return fmt.Errorf("%s version %d is outside the valid range %s", m.Name, v, m.Valid)
+}

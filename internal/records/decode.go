@@ -1,0 +1,486 @@
+package records
+
+import (
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"strconv"
+
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/wire"
+)
+
+// Decompressor inflates a compressed records area. codec is the attribute
+// value (1 gzip, 2 snappy, 3 lz4, 4 zstd).
+type Decompressor func(codec int, data []byte) ([]byte, error)
+
+// CompressionName names a compression codec attribute value.
+func CompressionName(codec int) string {
+	switch codec {
+	case 0:
+		return "none"
+	case 1:
+		return "gzip"
+	case 2:
+		return "snappy"
+	case 3:
+		return "lz4"
+	case 4:
+		return "zstd"
+	}
+	return "codec " + strconv.Itoa(codec)
+}
+
+// Decoder walks a records payload, building span nodes when Spans is set.
+type Decoder struct {
+	// R reads the frame; R.B must end where the records payload ends.
+	R *wire.Reader
+	// Spans builds nodes when not nil.
+	Spans *span.Builder
+	// Path prefixes error paths ("Topics[0].Partitions[0].Records").
+	Path string
+	// Decompress, when set, inflates compressed batches so their records
+	// can be shown; the inflated bytes hang under a "decompressed" node
+	// whose offsets are relative to the inflated buffer.
+	Decompress Decompressor
+	// Batches counts the entries seen.
+	Batches int
+}
+
+func (d *Decoder) fail(off int, path string, err error) error {
+	return &wire.DecodeError{Offset: off, Path: d.Path + path, Err: err}
+}
+
+// leaf adds a leaf node for a fixed-size or varint field.
+func (d *Decoder) leaf(parent *span.Node, name, typ string, off int, cat span.Category, val span.ValueKind, v int64, about string) *span.Node {
+	if d.Spans == nil {
+		return nil
+	}
+	n := d.Spans.New(parent, name, typ, off, cat)
+	n.Val, n.Int, n.Len, n.About = val, v, d.R.Off-off, about
+	return n
+}
+
+// Decode reads entries until the end of R.B.
+func (d *Decoder) Decode(parent *span.Node) error {
+	r := d.R
+	for r.Remaining() > 0 {
+		start := r.Off
+		idx := d.Batches
+		if r.Remaining() < 17 {
+			d.partial(parent, start, "too short for an entry header")
+			return nil
+		}
+		size := int32(binary.BigEndian.Uint32(r.B[start+8:]))
+		magic := int8(r.B[start+16])
+		if size < 0 || int(size) > r.Remaining()-12 {
+			// A truncated trailing entry, as Fetch may return.
+			d.partial(parent, start, fmt.Sprintf("entry of %d bytes cut off after %d", int64(size)+12, r.Remaining()))
+			return nil
+		}
+		d.Batches++
+		var err error
+		switch magic {
+		case 2:
+			err = d.batch(parent, idx)
+		case 0, 1:
+			err = d.message(parent, idx, magic)
+		default:
+			return d.fail(start+16, fmt.Sprintf("[%d].magic", idx), fmt.Errorf("%w %d", wire.ErrMagic, magic))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *Decoder) partial(parent *span.Node, start int, why string) {
+	if d.Spans != nil {
+		n := d.Spans.New(parent, "partial entry", "bytes", start, span.CatRecordBatch)
+		n.Val, n.Bytes, n.Len = span.ValBytes, d.R.B[start:], len(d.R.B)-start
+		n.About = "trailing partial entry, ignored as Kafka does: " + why
+		n.Flag = "partial"
+	}
+	d.R.Off = len(d.R.B)
+}
+
+// batch decodes one RecordBatch v2. The caller checked that the whole
+// entry is present.
+func (d *Decoder) batch(parent *span.Node, idx int) error {
+	r := d.R
+	start := r.Off
+	var bn *span.Node
+	if d.Spans != nil {
+		bn = d.Spans.New(parent, "RecordBatch", "RecordBatch v2", start, span.CatRecordBatch)
+		bn.Index = int32(idx)
+		bn.Val = span.ValStruct
+	}
+	p := "[" + strconv.Itoa(idx) + "]."
+	cat := span.CatRecordBatch
+	off := r.Off
+	baseOffset, _ := r.Int64()
+	d.leaf(bn, "baseOffset", "int64", off, cat, span.ValInt, baseOffset, "offset of the first record")
+	off = r.Off
+	batchLength, _ := r.Int32()
+	d.leaf(bn, "batchLength", "int32", off, cat, span.ValInt, int64(batchLength), "bytes after this field")
+	end := start + 12 + int(batchLength)
+	if batchLength < BatchHeaderSize-12 {
+		return d.fail(off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", wire.ErrBatchLength, batchLength, BatchHeaderSize-12))
+	}
+	off = r.Off
+	ple, _ := r.Int32()
+	d.leaf(bn, "partitionLeaderEpoch", "int32", off, cat, span.ValInt, int64(ple), "leader epoch, -1 if none; not covered by the CRC")
+	off = r.Off
+	magic, _ := r.Int8()
+	d.leaf(bn, "magic", "int8", off, cat, span.ValInt, int64(magic), "record format version")
+	off = r.Off
+	crc, _ := r.Uint32()
+	want := CRC32C(r.B[r.Off:end])
+	cn := d.leaf(bn, "crc", "uint32", off, cat, span.ValInt, int64(crc), "CRC-32C of attributes through the last record")
+	if cn != nil {
+		cn.Note = fmt.Sprintf("0x%08x", crc)
+	}
+	if crc != want {
+		err := d.fail(off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		if cn != nil {
+			cn.Err = err
+			bn.Len = r.Off - start
+		}
+		return err
+	}
+	off = r.Off
+	attrs, _ := r.Int16()
+	an := d.leaf(bn, "attributes", "int16", off, cat, span.ValInt, int64(attrs), "compression, timestamp type, transactional, control")
+	if an != nil {
+		an.Note = AttributesText(attrs)
+	}
+	fields := []struct {
+		name, typ, about string
+		size             int
+	}{
+		{"lastOffsetDelta", "int32", "offset delta of the last record", 4},
+		{"baseTimestamp", "int64", "timestamp of the first record", 8},
+		{"maxTimestamp", "int64", "largest timestamp in the batch", 8},
+		{"producerId", "int64", "idempotent producer id, -1 if none", 8},
+		{"producerEpoch", "int16", "producer epoch, -1 if none", 2},
+		{"baseSequence", "int32", "sequence of the first record, -1 if none", 4},
+		{"recordsCount", "int32", "number of records", 4},
+	}
+	var count int64
+	for _, f := range fields {
+		off = r.Off
+		var v int64
+		switch f.size {
+		case 2:
+			x, _ := r.Int16()
+			v = int64(x)
+		case 4:
+			x, _ := r.Int32()
+			v = int64(x)
+		case 8:
+			v, _ = r.Int64()
+		}
+		n := d.leaf(bn, f.name, f.typ, off, cat, span.ValInt, v, f.about)
+		if n != nil && (f.name == "baseTimestamp" || f.name == "maxTimestamp") {
+			n.Note = TimestampNote(v)
+		}
+		count = v
+	}
+	if bn != nil {
+		bn.Note = plural(count, "record")
+	}
+	if count < 0 {
+		return d.fail(r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
+	}
+	codec := int(attrs & 7)
+	area := r.B[r.Off:end]
+	if codec != 0 {
+		if d.Spans != nil {
+			n := d.Spans.New(bn, "records", "bytes", r.Off, span.CatRecord)
+			n.Val, n.Bytes, n.Len = span.ValBytes, area, len(area)
+			n.Note = CompressionName(codec) + " compressed"
+			n.About = fmt.Sprintf("%d records, compressed as one stream", count)
+			if d.Decompress != nil {
+				d.inflate(n, codec, area, count)
+			}
+		}
+		r.Off = end
+	} else {
+		sub := wire.Reader{B: r.B[:end], Off: r.Off}
+		rd := recordReader{d: d, r: &sub, path: p}
+		for i := int64(0); i < count; i++ {
+			if err := rd.record(bn, int(i)); err != nil {
+				if bn != nil {
+					bn.Len = sub.Off - start
+				}
+				return err
+			}
+		}
+		if sub.Off != end {
+			return d.fail(sub.Off, p+"records", fmt.Errorf("%w: %d bytes left after %d records", wire.ErrBatchLength, end-sub.Off, count))
+		}
+		r.Off = end
+	}
+	if bn != nil {
+		bn.Len = r.Off - start
+	}
+	return nil
+}
+
+// inflate decodes a compressed records area into its own subtree whose
+// offsets are relative to the inflated bytes.
+func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
+	raw, err := d.Decompress(codec, area)
+	if err != nil {
+		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		return
+	}
+	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecord)
+	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
+	root.About = "records after decompression; offsets are within these bytes"
+	sub := wire.Reader{B: raw}
+	rd := recordReader{d: d, r: &sub, path: "decompressed."}
+	for i := int64(0); i < count; i++ {
+		if err := rd.record(root, int(i)); err != nil {
+			root.Err = err
+			break
+		}
+	}
+	// The inflated tree hangs off the compressed leaf without becoming a
+	// child, so that leaves still tile the frame.
+	n.Note += fmt.Sprintf(", %d bytes inflated", len(raw))
+	n.Detached = root
+}
+
+type recordReader struct {
+	d    *Decoder
+	r    *wire.Reader
+	path string
+}
+
+func (rr *recordReader) fail(off int, path string, err error) error {
+	return rr.d.fail(off, rr.path+path, err)
+}
+
+func (rr *recordReader) leaf(parent *span.Node, name, typ string, off int, v int64, about string) *span.Node {
+	if rr.d.Spans == nil {
+		return nil
+	}
+	n := rr.d.Spans.New(parent, name, typ, off, span.CatRecord)
+	n.Val, n.Int, n.Len, n.About = span.ValInt, v, rr.r.Off-off, about
+	return n
+}
+
+func (rr *recordReader) varint(parent *span.Node, name, about, path string) (int32, error) {
+	off := rr.r.Off
+	v, err := rr.r.Varint()
+	if err != nil {
+		return 0, rr.fail(off, path+name, err)
+	}
+	rr.leaf(parent, name, "varint", off, int64(v), about)
+	return v, nil
+}
+
+// blob reads a varint-length-prefixed key, value or header part.
+func (rr *recordReader) blob(parent *span.Node, name, path string, allowNull bool) error {
+	off := rr.r.Off
+	n, err := rr.r.Varint()
+	if err != nil {
+		return rr.fail(off, path+name+"Length", err)
+	}
+	if n < -1 || (n == -1 && !allowNull) {
+		return rr.fail(off, path+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
+	}
+	var b []byte
+	if n >= 0 {
+		if b, err = rr.r.Span(int(n)); err != nil {
+			return rr.fail(off, path+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, rr.r.Remaining()))
+		}
+	}
+	if rr.d.Spans != nil {
+		x := rr.d.Spans.New(parent, name, "bytes", off, span.CatRecord)
+		x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncVarint, int64(n), b, n < 0, rr.r.Off-off
+		if name == "key" && n >= 0 && isText(b) || name == "headerKey" {
+			x.Val = span.ValString
+		}
+	}
+	return nil
+}
+
+func (rr *recordReader) record(parent *span.Node, idx int) error {
+	r := rr.r
+	start := r.Off
+	var rn *span.Node
+	if rr.d.Spans != nil {
+		rn = rr.d.Spans.New(parent, "Record", "Record v2", start, span.CatRecord)
+		rn.Index, rn.Val = int32(idx), span.ValStruct
+	}
+	p := "Record[" + strconv.Itoa(idx) + "]."
+	length, err := rr.varint(rn, "length", "bytes of the rest of this record", p)
+	if err != nil {
+		return err
+	}
+	bodyStart := r.Off
+	if length < 0 || int(length) > r.Remaining() {
+		return rr.fail(start, p+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
+	}
+	end := bodyStart + int(length)
+	saved := r.B
+	r.B = r.B[:end]
+	defer func() { r.B = saved }()
+	off := r.Off
+	attrs, err := r.Int8()
+	if err != nil {
+		return rr.fail(off, p+"attributes", err)
+	}
+	rr.leaf(rn, "attributes", "int8", off, int64(attrs), "unused, 0")
+	off = r.Off
+	ts, err := r.Varlong()
+	if err != nil {
+		return rr.fail(off, p+"timestampDelta", err)
+	}
+	rr.leaf(rn, "timestampDelta", "varlong", off, ts, "relative to baseTimestamp")
+	if _, err := rr.varint(rn, "offsetDelta", "relative to baseOffset", p); err != nil {
+		return err
+	}
+	if err := rr.blob(rn, "key", p, true); err != nil {
+		return err
+	}
+	if err := rr.blob(rn, "value", p, true); err != nil {
+		return err
+	}
+	hc, err := rr.varint(rn, "headerCount", "number of headers", p)
+	if err != nil {
+		return err
+	}
+	if hc < 0 || int(hc) > r.Remaining()/2 {
+		return rr.fail(r.Off, p+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
+	}
+	for h := 0; h < int(hc); h++ {
+		var hn *span.Node
+		if rr.d.Spans != nil {
+			hn = rr.d.Spans.New(rn, "Header", "RecordHeader", r.Off, span.CatRecord)
+			hn.Index, hn.Val = int32(h), span.ValStruct
+		}
+		hs := r.Off
+		hp := p + "Header[" + strconv.Itoa(h) + "]."
+		if err := rr.blob(hn, "headerKey", hp, false); err != nil {
+			return err
+		}
+		if err := rr.blob(hn, "headerValue", hp, true); err != nil {
+			return err
+		}
+		if hn != nil {
+			hn.Len = r.Off - hs
+		}
+	}
+	if r.Off != end {
+		return rr.fail(r.Off, p+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
+	}
+	if rn != nil {
+		rn.Len = r.Off - start
+	}
+	return nil
+}
+
+// message decodes one legacy MessageSet entry (magic 0 or 1).
+func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
+	r := d.R
+	start := r.Off
+	var mn *span.Node
+	if d.Spans != nil {
+		mn = d.Spans.New(parent, "Message", "MessageSet v"+strconv.Itoa(int(magic)), start, span.CatRecordBatch)
+		mn.Index, mn.Val = int32(idx), span.ValStruct
+	}
+	p := "[" + strconv.Itoa(idx) + "]."
+	cat := span.CatRecordBatch
+	off := r.Off
+	o, _ := r.Int64()
+	d.leaf(mn, "offset", "int64", off, cat, span.ValInt, o, "offset (relative inside a compressed wrapper)")
+	off = r.Off
+	size, _ := r.Int32()
+	d.leaf(mn, "messageSize", "int32", off, cat, span.ValInt, int64(size), "bytes of the message that follows")
+	end := r.Off + int(size)
+	sub := wire.Reader{B: r.B[:end], Off: r.Off}
+	saved := d.R
+	d.R = &sub
+	defer func() { d.R = saved; r.Off = end }()
+	minSize := 14
+	if magic == 1 {
+		minSize = 22
+	}
+	if int(size) < minSize {
+		return d.fail(off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", wire.ErrBatchLength, size, magic))
+	}
+	off = sub.Off
+	crc, _ := sub.Uint32()
+	want := crc32.ChecksumIEEE(sub.B[sub.Off:end])
+	cn := d.leaf(mn, "crc", "uint32", off, cat, span.ValInt, int64(crc), "CRC-32 (IEEE) of magic through value")
+	if cn != nil {
+		cn.Note = fmt.Sprintf("0x%08x", crc)
+	}
+	if crc != want {
+		return d.fail(off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+	}
+	off = sub.Off
+	m, _ := sub.Int8()
+	d.leaf(mn, "magic", "int8", off, cat, span.ValInt, int64(m), "message format version")
+	off = sub.Off
+	attrs, _ := sub.Int8()
+	an := d.leaf(mn, "attributes", "int8", off, cat, span.ValInt, int64(attrs), "compression codec (bits 0-2)")
+	if an != nil {
+		an.Note = CompressionName(int(attrs & 7))
+	}
+	if magic == 1 {
+		off = sub.Off
+		ts, _ := sub.Int64()
+		n := d.leaf(mn, "timestamp", "int64", off, cat, span.ValInt, ts, "message timestamp")
+		if n != nil {
+			n.Note = TimestampNote(ts)
+		}
+	}
+	for _, name := range []string{"key", "value"} {
+		off = sub.Off
+		n, err := sub.Int32()
+		if err != nil {
+			return d.fail(off, p+name+"Length", err)
+		}
+		if n < -1 {
+			return d.fail(off, p+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
+		}
+		var b []byte
+		if n >= 0 {
+			if b, err = sub.Span(int(n)); err != nil {
+				return d.fail(off, p+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, sub.Remaining()))
+			}
+		}
+		if d.Spans != nil {
+			x := d.Spans.New(mn, name, "bytes", off, span.CatRecord)
+			x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncInt32, int64(n), b, n < 0, sub.Off-off
+		}
+	}
+	if sub.Off != end {
+		return d.fail(sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
+	}
+	if mn != nil {
+		mn.Len = end - start
+	}
+	return nil
+}
+
+func plural(n int64, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return strconv.FormatInt(n, 10) + " " + w + "s"
+}
+
+func isText(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}

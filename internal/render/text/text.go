@@ -1,0 +1,137 @@
+// Package text renders pages and span trees for a terminal: the summary,
+// a hex byte grid, and the object tree in the reference pages' exact
+// column format.
+package text
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/page"
+)
+
+// maxAbout is the longest description shown in full; longer ones are cut
+// to maxAbout-3 characters plus "...".
+const maxAbout = 78
+
+// Page writes the whole page.
+func Page(w io.Writer, p *page.Page) error {
+	var b strings.Builder
+	b.WriteString(p.API + "\n\n")
+	b.WriteString(p.Intro + "\n\n")
+	width := 0
+	for _, it := range p.Summary {
+		width = max(width, len(it.Label))
+	}
+	for _, it := range p.Summary {
+		fmt.Fprintf(&b, "%-*s  %s\n", width, it.Label, it.Value)
+	}
+	for _, s := range []*page.Section{p.Request, p.Response} {
+		title := "Request"
+		if s.Kind == "response" {
+			title = "Response"
+		}
+		b.WriteString("\n" + title + "\n\n" + s.Title + "\n\n")
+		Grid(&b, s.Bytes)
+		b.WriteString("\nobject tree\n\n")
+		Tree(&b, s.Tree)
+		b.WriteString("\nkafka message schema (.json)\n\n")
+		b.WriteString(s.Schema)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// Grid writes the byte layout: a heading, column heads 0-F, and one row of
+// 16 bytes per line with a 0000-style offset and an ASCII gutter.
+func Grid(b *strings.Builder, data []byte) {
+	fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
+	b.WriteString("     ")
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(b, " %-2X", i)
+	}
+	b.WriteString("\n")
+	for row := 0; row < len(data); row += 16 {
+		end := min(row+16, len(data))
+		fmt.Fprintf(b, "%04x ", row)
+		for i := row; i < row+16; i++ {
+			if i < end {
+				fmt.Fprintf(b, " %02x", data[i])
+			} else {
+				b.WriteString("   ")
+			}
+		}
+		b.WriteString("  ")
+		for _, c := range data[row:end] {
+			if c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('.')
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+type row struct {
+	name, typ, value, span, about string
+}
+
+// Tree writes the object tree: columns name, type, value, [offset, size]
+// and description, each as wide as its longest cell plus two, with +-- and
+// |   prefixes, right-trimmed.
+func Tree(b *strings.Builder, root *page.Node) {
+	if root == nil {
+		return
+	}
+	var rows []row
+	var walk func(n *page.Node, prefix string, last, isRoot bool)
+	walk = func(n *page.Node, prefix string, last, isRoot bool) {
+		name := n.Name
+		childPrefix := ""
+		if !isRoot {
+			name = prefix + "+-- " + n.Name
+			if last {
+				childPrefix = prefix + "    "
+			} else {
+				childPrefix = prefix + "|   "
+			}
+		}
+		about := n.About
+		if n.Flag != "" {
+			about = strings.TrimSpace("[" + n.Flag + "] " + about)
+		}
+		if n.Error != "" {
+			about = "ERROR: " + n.Error
+		}
+		if utf8.RuneCountInString(about) > maxAbout {
+			about = string([]rune(about)[:maxAbout-3]) + "..."
+		}
+		rows = append(rows, row{name, n.Type, n.Value, fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about})
+		for i, k := range n.Children {
+			walk(k, childPrefix, i == len(n.Children)-1, false)
+		}
+	}
+	walk(root, "", true, true)
+	var wn, wt, wv, ws int
+	for _, r := range rows {
+		wn = max(wn, len(r.name))
+		wt = max(wt, len(r.typ))
+		wv = max(wv, len(r.value))
+		ws = max(ws, len(r.span))
+	}
+	for _, r := range rows {
+		line := pad(r.name, wn+2) + pad(r.typ, wt+2) + pad(r.value, wv+2) + pad(r.span, ws+2) + r.about
+		b.WriteString(strings.TrimRight(line, " "))
+		b.WriteString("\n")
+	}
+}
+
+func pad(s string, w int) string {
+	if n := utf8.RuneCountInString(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}

@@ -1,0 +1,49 @@
+package schema
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// specRoot is where tests and CI read Kafka's spec files; they are never
+// copied into the repository.
+const specRoot = "../../../shared/kafka-spec"
+
+func releases(t testing.TB) []string {
+	t.Helper()
+	entries, err := os.ReadDir(specRoot)
+	if err != nil {
+		t.Fatalf("reading %s: %v", specRoot, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no releases under %s", specRoot)
+	}
+	return out
+}
+
+func TestEveryReleaseLoads(t *testing.T) {
+	for _, rel := range releases(t) {
+		t.Run(rel, func(t *testing.T) {
+			reg, err := Load(filepath.Join(specRoot, rel))
+			if err != nil {
+				t.Fatalf("load: %v", err)
+			}
+			if reg.Label != rel {
+				t.Errorf("label = %q, want %q", reg.Label, rel)
+			}
+			if reg.RequestHeader == nil || reg.ResponseHeader == nil {
+				t.Errorf("headers missing")
+			}
+			if len(reg.APIs) < 80 {
+				t.Errorf("only %d APIs", len(reg.APIs))
+			}
+		})
+	}
+}

@@ -1,0 +1,286 @@
+// Package span is the annotated view of encoded bytes: a tree of [Node]s,
+// each naming a field, its type, its value and the [offset, size] of its
+// bytes in the frame, with a [Category] for colouring.
+//
+// Leaf nodes tile the frame: every byte belongs to exactly one leaf. Group
+// nodes (structs, arrays, headers) span the union of their children.
+//
+// Values are kept raw (an integer, a byte slice that points into the
+// input); [Node.ValueText] formats them only when a renderer asks.
+package span
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Category is what a byte is part of, for the colour legend.
+type Category uint8
+
+// The categories, in legend order.
+const (
+	CatNone Category = iota
+	CatFrame
+	CatHeader
+	CatRequestBody
+	CatRecordBatch
+	CatRecord
+	CatResponseBody
+	CatTagged
+)
+
+// Categories lists the legend entries in order.
+var Categories = []Category{CatFrame, CatHeader, CatRequestBody, CatRecordBatch, CatRecord, CatResponseBody, CatTagged}
+
+var catNames = [...]string{"", "frame", "rpc header", "request body", "RecordBatch", "Record", "response body", "tagged_fields"}
+var catClasses = [...]string{"", "frame", "hdr", "req", "batch", "rec", "resp", "tag"}
+
+// String returns the legend label ("rpc header").
+func (c Category) String() string { return catNames[c] }
+
+// Class returns a short identifier for style sheets ("hdr").
+func (c Category) Class() string { return catClasses[c] }
+
+// ValueKind tells how a node's value is to be read.
+type ValueKind uint8
+
+// Value kinds.
+const (
+	ValNone     ValueKind = iota // a group with no value of its own
+	ValInt                       // Int
+	ValBool                      // Int 0/1
+	ValFloat                     // Float
+	ValString                    // Bytes, Enc/Int = length prefix
+	ValBytes                     // Bytes, Enc/Int = length prefix
+	ValUUID                      // Bytes (16)
+	ValCount                     // a length or count prefix: Int = raw value
+	ValArray                     // Int = element count
+	ValStruct                    // a struct element
+	ValRecords                   // Bytes, Enc/Int = length prefix; children are batches
+	ValPresence                  // nullable-struct marker: Int
+)
+
+// Enc is how a length prefix was encoded.
+type Enc uint8
+
+// Length encodings.
+const (
+	EncNone    Enc = iota
+	EncInt16       // classic string
+	EncInt32       // classic bytes/array
+	EncCompact     // uvarint N+1
+	EncVarint      // zig-zag varint (records)
+)
+
+// Node is one annotated span of bytes.
+type Node struct {
+	Name  string
+	Index int32 // element index for array elements, -1 otherwise
+	Type  string
+	Val   ValueKind
+	Enc   Enc
+	Null  bool
+	Int   int64
+	Float float64
+	Bytes []byte
+	// Prefix is the raw value of a length prefix (compact N+1, classic N).
+	Prefix int64
+	Note   string // shown after the value: "(AlterConfigs)", "(NONE)", a date
+	Off    int
+	Len    int
+	Cat    Category
+	About  string
+	Flag   string // a warning about this node: "unknown tag", "non-canonical"
+	Err    error  // set on the node where decoding failed
+	Parent *Node
+	Kids   []*Node
+	// Detached is a separate tree over derived bytes (the inflated records
+	// of a compressed batch); its offsets are within Detached.Bytes.
+	Detached *Node
+}
+
+// DisplayName is Name, with "[i]" for array elements.
+func (n *Node) DisplayName() string {
+	if n.Index >= 0 {
+		return n.Name + "[" + strconv.Itoa(int(n.Index)) + "]"
+	}
+	return n.Name
+}
+
+// Path is the dotted path from the root's child to n ("Resources[0].Name").
+func (n *Node) Path() string {
+	var parts []string
+	for x := n; x != nil && x.Parent != nil; x = x.Parent {
+		parts = append(parts, x.DisplayName())
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return strings.Join(parts, ".")
+}
+
+// IsLeaf reports whether n has no children.
+func (n *Node) IsLeaf() bool { return len(n.Kids) == 0 }
+
+// Walk calls f for n and every descendant, depth first, parents first.
+func (n *Node) Walk(f func(*Node, int)) { n.walk(f, 0) }
+
+func (n *Node) walk(f func(*Node, int), depth int) {
+	f(n, depth)
+	for _, k := range n.Kids {
+		k.walk(f, depth+1)
+	}
+}
+
+// Leaves returns the leaf nodes in byte order.
+func (n *Node) Leaves() []*Node {
+	var out []*Node
+	n.Walk(func(x *Node, _ int) {
+		if x.IsLeaf() {
+			out = append(out, x)
+		}
+	})
+	return out
+}
+
+// maxShown bounds how much of a string or byte value ValueText prints.
+const maxShown = 48
+
+// ValueText formats the value the way the object tree shows it:
+// "= 33 (AlterConfigs)", `= "" (compact, len+1=1)`, "= 2 (compact, n+1)",
+// "= 1 element", "= struct". Groups without a value give "".
+func (n *Node) ValueText() string {
+	var s string
+	switch n.Val {
+	case ValNone:
+		return ""
+	case ValInt:
+		s = "= " + strconv.FormatInt(n.Int, 10)
+	case ValBool:
+		s = "= " + strconv.FormatBool(n.Int != 0)
+	case ValFloat:
+		s = "= " + strconv.FormatFloat(n.Float, 'g', -1, 64)
+	case ValString:
+		if n.Null {
+			s = "= null" + lenNote(n.Enc, n.Prefix)
+		} else {
+			s = "= " + quote(n.Bytes) + lenNote(n.Enc, n.Prefix)
+		}
+	case ValBytes, ValRecords:
+		switch {
+		case n.Null:
+			s = "= null" + lenNote(n.Enc, n.Prefix)
+		case n.Val == ValRecords:
+			s = "= " + plural(len(n.Bytes), "byte") + lenNote(n.Enc, n.Prefix)
+		default:
+			s = "= " + hexShort(n.Bytes) + lenNote(n.Enc, n.Prefix)
+		}
+	case ValUUID:
+		s = "= " + FormatUUID(n.Bytes)
+	case ValCount:
+		s = "= " + strconv.FormatInt(n.Int, 10)
+		switch {
+		case n.Enc == EncCompact && n.Int == 0:
+			s += " (compact, null)"
+		case n.Enc == EncCompact:
+			s += " (compact, n+1)"
+		case n.Int == -1:
+			s += " (null)"
+		}
+	case ValArray:
+		if n.Null {
+			s = "= null"
+		} else {
+			s = "= " + plural(int(n.Int), "element")
+		}
+	case ValStruct:
+		if n.Null {
+			s = "= null"
+		} else {
+			s = "= struct"
+		}
+	case ValPresence:
+		s = "= " + strconv.FormatInt(n.Int, 10)
+		if n.Int < 0 {
+			s += " (null)"
+		} else {
+			s += " (present)"
+		}
+	}
+	if n.Note != "" {
+		s += " (" + n.Note + ")"
+	}
+	return s
+}
+
+func lenNote(e Enc, prefix int64) string {
+	switch e {
+	case EncInt16:
+		return " (int16 len=" + strconv.FormatInt(prefix, 10) + ")"
+	case EncInt32:
+		return " (int32 len=" + strconv.FormatInt(prefix, 10) + ")"
+	case EncCompact:
+		if prefix == 0 {
+			return " (compact, 0)"
+		}
+		return " (compact, len+1=" + strconv.FormatInt(prefix, 10) + ")"
+	case EncVarint:
+		return " (varint len=" + strconv.FormatInt(prefix, 10) + ")"
+	}
+	return ""
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+func quote(b []byte) string {
+	if len(b) > maxShown {
+		return strconv.Quote(string(b[:maxShown])) + "..."
+	}
+	return strconv.Quote(string(b))
+}
+
+func hexShort(b []byte) string {
+	if len(b) > maxShown/2 {
+		return "0x" + hex.EncodeToString(b[:maxShown/2]) + "..."
+	}
+	return "0x" + hex.EncodeToString(b)
+}
+
+// FormatUUID prints 16 bytes in the usual 8-4-4-4-12 form.
+func FormatUUID(b []byte) string {
+	if len(b) != 16 {
+		return fmt.Sprintf("invalid uuid %x", b)
+	}
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
+}
+
+// Builder allocates nodes in chunks, so a tree of n nodes costs about n/256
+// allocations instead of n.
+type Builder struct {
+	chunk []Node
+}
+
+const chunkSize = 256
+
+// New returns a fresh node attached under parent (when parent is not nil).
+func (b *Builder) New(parent *Node, name, typ string, off int, cat Category) *Node {
+	if len(b.chunk) == 0 {
+		b.chunk = make([]Node, chunkSize)
+	}
+	n := &b.chunk[0]
+	b.chunk = b.chunk[1:]
+	n.Name, n.Type, n.Off, n.Cat, n.Index = name, typ, off, cat, -1
+	if parent != nil {
+		n.Parent = parent
+		parent.Kids = append(parent.Kids, n)
+	}
+	return n
+}

@@ -1,0 +1,202 @@
+// Package spec reads Apache Kafka's message definition files (JSON with
+// comments) into raw structures that remember where every value came from.
+//
+// # Sources
+//
+// [Open] accepts a directory of *.json files, a Kafka source checkout (the
+// files under clients/src/main/resources/common/message are used) or a
+// kafka-clients jar (entries common/message/*.json). The specs are read in
+// place; nothing is copied.
+//
+// # Positions
+//
+// Every raw value carries a [Pos] (file, line, column). Errors are
+// [*Error] values built from a position, a field path and a cause, so that a
+// bad spec is reported as "FetchRequest.json:12:7: Topics.Partitions: ...".
+//
+// Checking what the values mean (version ranges, types, tags) is the job of
+// package schema; this package only checks the syntax and the key set.
+package spec
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a spec file. Line and Col are 1-based.
+type Pos struct {
+	File      string
+	Line, Col int
+}
+
+func (p Pos) String() string {
+	if p.Line == 0 {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Error is a problem found in a spec: where, in which field, and what.
+type Error struct {
+	Pos  Pos
+	Path string // field path inside the message, e.g. "Topics.Partitions.Index"
+	Err  error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Pos.String())
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorList is a sortable list of spec errors; it is itself an error.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	switch len(l) {
+	case 0:
+		return "no errors"
+	case 1:
+		return l[0].Error()
+	}
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap lets errors.Is and errors.As look at every entry.
+func (l ErrorList) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// Sort orders the list by file, line and column.
+func (l ErrorList) Sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i].Pos, l[j].Pos
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}
+
+// Err returns nil for an empty list and the list otherwise.
+func (l ErrorList) Err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l
+}
+
+// Sentinel causes, for errors.Is.
+var (
+	ErrSyntax     = errors.New("malformed JSON")
+	ErrUnknownKey = errors.New("unknown key")
+	ErrKeyType    = errors.New("wrong JSON type")
+	ErrMissing    = errors.New("missing required key")
+	ErrDuplicate  = errors.New("duplicate")
+)
+
+// Text is a scalar spec value kept as text, with its position. Set is false
+// when the key was absent.
+type Text struct {
+	S    string
+	Pos  Pos
+	Set  bool
+	Null bool // the JSON literal null
+}
+
+// Int is an integer spec value with its position.
+type Int struct {
+	N   int64
+	Pos Pos
+	Set bool
+}
+
+// Bool is a boolean spec value with its position.
+type Bool struct {
+	B   bool
+	Pos Pos
+	Set bool
+}
+
+// File is one spec file: its name, its bytes and the message it defines.
+type File struct {
+	Name    string
+	Source  []byte
+	Message *Message
+}
+
+// Message is the raw top level of a spec file.
+type Message struct {
+	Pos                   Pos
+	Name                  Text
+	Type                  Text
+	APIKey                Int
+	ValidVersions         Text
+	FlexibleVersions      Text
+	DeprecatedVersions    Text
+	Listeners             []Text
+	LatestVersionUnstable Bool
+	// HeaderVersions is the optional explicit header-version map (KIP-1313):
+	// request or response header version by message version range.
+	HeaderVersions []HeaderVersion
+	Fields         []*Field
+	CommonStructs  []*Struct
+}
+
+// HeaderVersion maps a range of message versions to a header version.
+type HeaderVersion struct {
+	Versions Text
+	Header   Int
+}
+
+// Field is one raw field definition.
+type Field struct {
+	Pos              Pos
+	Name             Text
+	Type             Text
+	Versions         Text
+	NullableVersions Text
+	TaggedVersions   Text
+	FlexibleVersions Text
+	Tag              Int
+	Default          Text
+	Ignorable        Bool
+	MapKey           Bool
+	ZeroCopy         Bool
+	EntityType       Text
+	About            Text
+	Fields           []*Field
+	HasFields        bool // the "fields" key was present (possibly empty)
+}
+
+// Struct is one raw commonStructs entry.
+type Struct struct {
+	Pos      Pos
+	Name     Text
+	Versions Text
+	Fields   []*Field
+}
