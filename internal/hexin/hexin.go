@@ -1,0 +1,326 @@
+// Package hexin reads bytes written as hex in the shapes people paste:
+// plain ("0000001c0021"), spaced ("00 00 00 1c"), colon-separated
+// ("00:00:00:1c"), 0x-prefixed ("0x00, 0x1c" or "0x0000001c"), and dumps
+// with an offset column and an ASCII column: xxd, hexdump -C, Wireshark's
+// "copy as hex dump", and tcpdump -X / -XX (whose packet header lines are
+// skipped).
+//
+// # Dumps
+//
+// A line is a dump line when it starts with an offset followed by a colon
+// or by two or more spaces ("00000010: ", "\t0x0010:  ", "00000010  ").
+// The hex bytes of a dump line end at the ASCII column, found as a gap of
+// two or more spaces (a single two-space gap after the eighth byte, as
+// hexdump -C and Wireshark write, does not count) or after the number of
+// bytes the offsets say a line holds. Once an input has dump lines, lines
+// without an offset (tcpdump's packet headers) are skipped, and an offset
+// going back to zero starts a new packet: see [ParseDump].
+//
+// Errors are [*Error] values naming the line and column.
+package hexin
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ErrSyntax is the cause of every [Error].
+var ErrSyntax = errors.New("not hex")
+
+// Error says where the input stopped being hex.
+type Error struct {
+	Line, Col int // 1-based; Col counts bytes
+	Msg       string
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("hex input line %d, column %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// Unwrap returns [ErrSyntax].
+func (e *Error) Unwrap() error { return ErrSyntax }
+
+// Format names the shape of a parsed input.
+type Format string
+
+// The recognised shapes.
+const (
+	FormatPlain Format = "plain" // hex digits with optional separators and 0x prefixes
+	FormatDump  Format = "dump"  // offset column + hex + optional ASCII column
+)
+
+// Dump is a parsed input.
+type Dump struct {
+	Format Format
+	// Packets holds the bytes of each packet of a dump: a new packet starts
+	// where the offset column returns to zero. Plain input is one packet.
+	Packets [][]byte
+	// Headers counts the skipped non-dump lines of a dump (tcpdump's
+	// packet header lines).
+	Headers int
+}
+
+// Bytes returns all packets concatenated.
+func (d *Dump) Bytes() []byte {
+	n := 0
+	for _, p := range d.Packets {
+		n += len(p)
+	}
+	out := make([]byte, 0, n)
+	for _, p := range d.Packets {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// Parse reads hex in any of the package's shapes and returns the bytes
+// (all packets of a dump, concatenated).
+func Parse(s string) ([]byte, error) {
+	d, err := ParseDump(s)
+	if err != nil {
+		return nil, err
+	}
+	return d.Bytes(), nil
+}
+
+// ParseDump reads hex in any of the package's shapes, keeping a dump's
+// packets apart.
+func ParseDump(s string) (*Dump, error) {
+	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
+	dumpish := false
+	for _, l := range lines {
+		if _, _, ok := offsetPrefix(l); ok {
+			dumpish = true
+			break
+		}
+	}
+	if !dumpish {
+		return parsePlain(lines)
+	}
+	return parseDumpLines(lines)
+}
+
+func parsePlain(lines []string) (*Dump, error) {
+	var out []byte
+	for i, l := range lines {
+		var err error
+		out, err = plainLine(out, l, i+1)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		return nil, &Error{Line: 1, Col: 1, Msg: "no hex digits in the input"}
+	}
+	return &Dump{Format: FormatPlain, Packets: [][]byte{out}}, nil
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+func hexVal(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+// plainLine appends the bytes of one line of plain hex. Separators are
+// whitespace, ':', ',', '-', and the prefixes "0x"/"\x" before a group.
+// Every group must have an even number of digits, so "0x1c" and "1c" are
+// one byte and "0x0000001c" four.
+func plainLine(out []byte, l string, line int) ([]byte, error) {
+	i := 0
+	for i < len(l) {
+		c := l[i]
+		switch {
+		case c == ' ' || c == '\t' || c == ':' || c == ',' || c == '-' || c == ';':
+			i++
+			continue
+		case c == '#':
+			return out, nil // a comment to the end of the line
+		case (c == '0' || c == '\\') && i+1 < len(l) && (l[i+1] == 'x' || l[i+1] == 'X') && i+2 < len(l) && isHex(l[i+2]):
+			i += 2
+		}
+		start := i
+		for i < len(l) && isHex(l[i]) {
+			i++
+		}
+		if i == start {
+			return out, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("unexpected %s", quoteChar(l, i))}
+		}
+		if i < len(l) && !isSep(l[i]) && l[i] != '\\' {
+			return out, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("unexpected %s after hex digits", quoteChar(l, i))}
+		}
+		if (i-start)%2 != 0 {
+			return out, &Error{Line: line, Col: start + 1, Msg: fmt.Sprintf("odd number of hex digits (%d) in %q", i-start, l[start:i])}
+		}
+		for j := start; j < i; j += 2 {
+			out = append(out, hexVal(l[j])<<4|hexVal(l[j+1]))
+		}
+	}
+	return out, nil
+}
+
+func isSep(c byte) bool {
+	return c == ' ' || c == '\t' || c == ':' || c == ',' || c == '-' || c == ';' || c == '#'
+}
+
+func quoteChar(l string, i int) string {
+	if i >= len(l) {
+		return "end of line"
+	}
+	return strconv.QuoteRune(rune(l[i]))
+}
+
+// offsetPrefix recognises a dump line's offset column: optional
+// whitespace, an optional "0x", at least four hex digits, then a colon or
+// two or more spaces. It returns the offset and where the data starts.
+func offsetPrefix(l string) (off int64, rest int, ok bool) {
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	if i+1 < len(l) && l[i] == '0' && (l[i+1] == 'x' || l[i+1] == 'X') {
+		i += 2
+	}
+	start := i
+	for i < len(l) && isHex(l[i]) {
+		i++
+	}
+	if i-start < 4 || i-start > 16 {
+		return 0, 0, false
+	}
+	v, err := strconv.ParseUint(l[start:i], 16, 63)
+	if err != nil {
+		return 0, 0, false
+	}
+	switch {
+	case i < len(l) && l[i] == ':' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t'):
+		i++
+	case i+1 < len(l) && (l[i] == ' ' || l[i] == '\t') && (l[i+1] == ' ' || l[i+1] == '\t'):
+	default:
+		return 0, 0, false
+	}
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	return int64(v), i, true
+}
+
+type dumpLine struct {
+	no   int
+	off  int64
+	text string
+	col  int // byte index where text starts in the line
+}
+
+func parseDumpLines(lines []string) (*Dump, error) {
+	var dl []dumpLine
+	headers := 0
+	for i, l := range lines {
+		off, rest, ok := offsetPrefix(l)
+		if !ok {
+			if strings.TrimSpace(l) != "" {
+				headers++
+			}
+			dl = append(dl, dumpLine{no: i + 1, off: -1})
+			continue
+		}
+		dl = append(dl, dumpLine{no: i + 1, off: off, text: l[rest:], col: rest})
+	}
+	d := &Dump{Format: FormatDump, Headers: headers}
+	var cur []byte
+	var curStart bool
+	width := 16
+	for i, x := range dl {
+		if x.off < 0 {
+			continue
+		}
+		if x.off == 0 && curStart {
+			d.Packets = append(d.Packets, cur)
+			cur = nil
+		}
+		curStart = true
+		if x.off != int64(len(cur)) {
+			return nil, &Error{Line: x.no, Col: 1, Msg: fmt.Sprintf("offset 0x%x does not follow the %d bytes read so far", x.off, len(cur))}
+		}
+		limit := width
+		for j := i + 1; j < len(dl); j++ {
+			if dl[j].off < 0 {
+				continue
+			}
+			if dl[j].off > x.off {
+				limit = int(dl[j].off - x.off)
+				width = limit
+			}
+			break
+		}
+		var err error
+		cur, err = dumpData(cur, x, limit)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if curStart {
+		d.Packets = append(d.Packets, cur)
+	}
+	if len(d.Bytes()) == 0 {
+		return nil, &Error{Line: 1, Col: 1, Msg: "no hex bytes in the dump"}
+	}
+	return d, nil
+}
+
+// dumpData appends the hex bytes of a dump line, at most limit of them,
+// stopping at the ASCII column.
+func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
+	t := x.text
+	// hexdump -C: the ASCII column is between bars.
+	if j := strings.IndexByte(t, '|'); j >= 0 && strings.HasSuffix(strings.TrimRight(t, " "), "|") {
+		t = t[:j]
+	}
+	n := 0
+	i := 0
+	for i < len(t) && n < limit {
+		start := i
+		for i < len(t) && isHex(t[i]) {
+			i++
+		}
+		if i == start {
+			return out, &Error{Line: x.no, Col: x.col + i + 1, Msg: fmt.Sprintf("unexpected %s in the hex column", quoteChar(t, i))}
+		}
+		if i < len(t) && t[i] != ' ' && t[i] != '\t' {
+			if n > 0 {
+				break // an ASCII column glued on with one space
+			}
+			return out, &Error{Line: x.no, Col: x.col + i + 1, Msg: fmt.Sprintf("unexpected %s in the hex column", quoteChar(t, i))}
+		}
+		if (i-start)%2 != 0 {
+			if n > 0 {
+				break // the ASCII column, which happened to look like hex
+			}
+			return out, &Error{Line: x.no, Col: x.col + start + 1, Msg: fmt.Sprintf("odd number of hex digits in %q", t[start:i])}
+		}
+		if n+(i-start)/2 > limit {
+			break
+		}
+		for j := start; j < i; j += 2 {
+			out = append(out, hexVal(t[j])<<4|hexVal(t[j+1]))
+		}
+		n += (i - start) / 2
+		gap := i
+		for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
+			i++
+		}
+		if i-gap >= 2 && !(n == 8 && i-gap == 2 && limit == 16 && i+2 < len(t) && isHex(t[i]) && isHex(t[i+1]) && t[i+2] == ' ') {
+			break // the ASCII column
+		}
+	}
+	return out, nil
+}
