@@ -53,6 +53,7 @@ func Build(files []*spec.File) (*Registry, error) {
 	requests := map[int16]*Message{}
 	responses := map[int16]*Message{}
 	reqPos := map[int16]spec.Pos{}
+	respPos := map[int16]spec.Pos{}
 	for _, f := range files {
 		m := b.message(f)
 		if m == nil {
@@ -77,6 +78,8 @@ func Build(files []*spec.File) (*Registry, error) {
 			set[m.APIKey] = m
 			if m.Type == TypeRequest {
 				pos[m.APIKey] = f.Message.APIKey.Pos
+			} else {
+				respPos[m.APIKey] = f.Message.APIKey.Pos
 			}
 		case TypeHeader:
 			switch m.Name {
@@ -105,7 +108,7 @@ func Build(files []*spec.File) (*Registry, error) {
 	}
 	for key, resp := range responses {
 		if _, ok := requests[key]; !ok {
-			b.errf(spec.Pos{File: resp.File}, "", ErrAPIKey, "failed to find request for API key %d", key)
+			b.errf(respPos[key], "", ErrAPIKey, "failed to find request for API key %d (%s)", key, resp.Name)
 		}
 	}
 	sort.Slice(reg.APIs, func(i, j int) bool { return reg.APIs[i].Key < reg.APIs[j].Key })
@@ -323,10 +326,18 @@ func (b *builder) fields(raws []*spec.Field, parent *Struct, path string, within
 		f.Index = len(out)
 		out = append(out, f)
 	}
-	// A struct's tags must be exactly 0..n-1.
+	// A struct's tags must be exactly 0..n-1. When one is missing, some tag
+	// is >= n: the error points at the smallest such tag, the one that
+	// breaks the sequence.
 	for i := int32(0); i < int32(len(tags)); i++ {
 		if _, ok := tags[i]; !ok {
-			b.errf(parent.Pos, path, ErrTag, "tags of %s are not contiguous: tag %d is missing", parent.Name, i)
+			var bad *spec.Field
+			for t, raw := range tags {
+				if t >= int32(len(tags)) && (bad == nil || t < int32(bad.Tag.N)) {
+					bad = raw
+				}
+			}
+			b.errf(bad.Tag.Pos, join(path, bad.Name.S), ErrTag, "tags of %s are not contiguous: tag %d is missing before tag %d", parent.Name, i, bad.Tag.N)
 			break
 		}
 	}
@@ -448,8 +459,8 @@ func (b *builder) field(raw *spec.Field, path string, within Versions) *Field {
 	}
 	// Default.
 	d, err := parseDefault(t, raw.Default.S, raw.Default.Set, raw.Default.Null)
-	if err != nil {
-		b.errf(raw.Default.Pos, path, ErrDefault, "%v", err)
+	if err != nil { // err already wraps ErrDefault
+		b.errs = append(b.errs, &spec.Error{Pos: raw.Default.Pos, Path: path, Err: err})
 	}
 	if d.Null && !f.Nullable.Covers(f.Versions.Intersect(within)) {
 		b.errf(raw.Default.Pos, path, ErrDefault, "null default but not all versions of this field are nullable")
