@@ -1,0 +1,100 @@
+package codec_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// specRoot is where tests read Kafka's spec files; they are never copied
+// into the repository.
+const specRoot = "../../../shared/kafka-spec"
+
+// release is one loaded spec release with its codec.
+type release struct {
+	label string
+	reg   *schema.Registry
+	c     *codec.Codec
+}
+
+var (
+	releaseMu    sync.Mutex
+	releaseCache = map[string]*release{}
+)
+
+// loadRelease loads (once per test binary) the specs of one release.
+func loadRelease(t testing.TB, label string) *release {
+	t.Helper()
+	releaseMu.Lock()
+	defer releaseMu.Unlock()
+	if r, ok := releaseCache[label]; ok {
+		return r
+	}
+	reg, err := schema.Load(filepath.Join(specRoot, label))
+	if err != nil {
+		t.Fatalf("loading release %s: %v", label, err)
+	}
+	r := &release{label: label, reg: reg, c: codec.New(reg)}
+	releaseCache[label] = r
+	return r
+}
+
+// releaseLabels lists the release directories under specRoot.
+func releaseLabels(t testing.TB) []string {
+	t.Helper()
+	entries, err := os.ReadDir(specRoot)
+	if err != nil {
+		t.Fatalf("reading %s: %v", specRoot, err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	if len(out) < 5 {
+		t.Fatalf("found releases %v under %s, want at least 3.9 4.0 4.1 4.2 4.3", out, specRoot)
+	}
+	return out
+}
+
+// triple is one (api, version, kind) of a registry.
+type triple struct {
+	api  *schema.API
+	v    int16
+	kind schema.MessageType
+}
+
+func (tr triple) msg() *schema.Message {
+	if tr.kind == schema.TypeResponse {
+		return tr.api.Response
+	}
+	return tr.api.Request
+}
+
+func (tr triple) String() string {
+	return fmt.Sprintf("%s(%d) v%d %s", tr.api.Name, tr.api.Key, tr.v, tr.kind)
+}
+
+// triples lists every (api, version, kind) of reg with a valid version,
+// request before response.
+func triples(reg *schema.Registry) []triple {
+	var out []triple
+	for _, api := range reg.APIs {
+		if api.Reserved() {
+			continue
+		}
+		for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+			out = append(out, triple{api, v, schema.TypeRequest})
+			if api.Response.Valid.Contains(v) {
+				out = append(out, triple{api, v, schema.TypeResponse})
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,225 @@
+package codec_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/sample"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// TestSpansTileEveryFrame decodes the smallest frame of every (api,
+// version, kind) of every release with spans on and checks the span tree:
+// the root covers the frame, the leaves tile it in order with no gap or
+// overlap, every group is exactly the union of its children (which are
+// contiguous and in order), every node below the root has a category that
+// fits where it is, and records fields carry a RecordBatch node.
+func TestSpansTileEveryFrame(t *testing.T) {
+	for _, label := range releaseLabels(t) {
+		t.Run(label, func(t *testing.T) {
+			rel := loadRelease(t, label)
+			n := 0
+			for _, tr := range triples(rel.reg) {
+				frame, err := sample.Encode(rel.c, tr.api, tr.kind, tr.v)
+				if err != nil {
+					t.Errorf("%s: encode: %v", tr, err)
+					continue
+				}
+				f, err := decodeFrame(rel.c, tr, frame, codec.Options{Spans: true, Sample: true})
+				if err != nil {
+					t.Errorf("%s: decode: %v", tr, err)
+					continue
+				}
+				for _, problem := range checkTree(f.Root, len(frame)) {
+					t.Errorf("%s: %s", tr, problem)
+				}
+				for _, problem := range checkCategories(f.Root, tr.kind) {
+					t.Errorf("%s: %s", tr, problem)
+				}
+				if want := recordsFields(tr.msg().Body, tr.v, 0); want > 0 {
+					if got := countBatches(f.Root); got != want {
+						t.Errorf("%s: %d RecordBatch nodes of %d bytes, want %d (one per records field)", tr, got, records.BatchHeaderSize, want)
+					}
+				}
+
+				// The body decoded alone tiles the body bytes.
+				m := tr.msg()
+				body := sample.Body(m, tr.v)
+				bb, err := rel.c.EncodeBody(nil, m, tr.v, &body)
+				if err != nil {
+					t.Errorf("%s: encode body: %v", tr, err)
+					continue
+				}
+				_, root, err := rel.c.DecodeBody(m, tr.v, bb, codec.Options{Spans: true})
+				if err != nil {
+					t.Errorf("%s: decode body: %v", tr, err)
+					continue
+				}
+				for _, problem := range checkTree(root, len(bb)) {
+					t.Errorf("%s (body only): %s", tr, problem)
+				}
+				n++
+			}
+			t.Logf("%s: span trees of %d frames checked", label, n)
+		})
+	}
+}
+
+// checkTree returns what is wrong with a span tree over size bytes.
+func checkTree(root *span.Node, size int) []string {
+	var out []string
+	if root == nil {
+		return []string{"no span tree"}
+	}
+	if root.Off != 0 || root.Len != size {
+		out = append(out, fmt.Sprintf("root covers [%d, %d), want [0, %d)", root.Off, root.Off+root.Len, size))
+	}
+	// Leaves tile [0, size) in order.
+	at := 0
+	for _, l := range root.Leaves() {
+		if l.Off != at {
+			out = append(out, fmt.Sprintf("leaf %s at [0x%04x, %dB]: expected offset 0x%04x (gap or overlap)", l.Path(), l.Off, l.Len, at))
+		}
+		// Only a struct with no fields on the wire (the ApiVersions v0-2
+		// request body) may own no bytes.
+		if l.Len < 0 || l.Len == 0 && l.Type != "struct" && l.Val != span.ValStruct {
+			out = append(out, fmt.Sprintf("leaf %s at 0x%04x has length %d", l.Path(), l.Off, l.Len))
+		}
+		at = l.Off + l.Len
+	}
+	if at != size {
+		out = append(out, fmt.Sprintf("leaves end at %d, frame has %d bytes", at, size))
+	}
+	// Groups are the union of their children, which are contiguous.
+	root.Walk(func(n *span.Node, _ int) {
+		if n.IsLeaf() {
+			return
+		}
+		first, last := n.Kids[0], n.Kids[len(n.Kids)-1]
+		if first.Off != n.Off || last.Off+last.Len != n.Off+n.Len {
+			out = append(out, fmt.Sprintf("group %q covers [%d, %d), its children [%d, %d)", n.Path(), n.Off, n.Off+n.Len, first.Off, last.Off+last.Len))
+		}
+		for i, k := range n.Kids {
+			if k.Parent != n {
+				out = append(out, fmt.Sprintf("node %q: wrong parent", k.Path()))
+			}
+			if i > 0 {
+				prev := n.Kids[i-1]
+				if k.Off != prev.Off+prev.Len {
+					out = append(out, fmt.Sprintf("children %q and %q of %q are not contiguous", prev.DisplayName(), k.DisplayName(), n.Path()))
+				}
+			}
+		}
+	})
+	if len(out) > 10 {
+		out = append(out[:10], fmt.Sprintf("... and %d more", len(out)-10))
+	}
+	return out
+}
+
+// checkCategories checks that every node below the root has a category and
+// that it fits its place: the Frame subtree is "frame", the header subtree
+// "rpc header" (or tagged_fields), the body the body category of the kind
+// (or tagged_fields, RecordBatch, Record).
+func checkCategories(root *span.Node, kind schema.MessageType) []string {
+	var out []string
+	bodyCat := span.CatRequestBody
+	if kind == schema.TypeResponse {
+		bodyCat = span.CatResponseBody
+	}
+	if len(root.Kids) != 3 {
+		return []string{fmt.Sprintf("root has %d children, want frame, header and body", len(root.Kids))}
+	}
+	allowed := []map[span.Category]bool{
+		{span.CatFrame: true},
+		{span.CatHeader: true, span.CatTagged: true},
+		{bodyCat: true, span.CatTagged: true, span.CatRecordBatch: true, span.CatRecord: true},
+	}
+	for i, top := range root.Kids {
+		top.Walk(func(n *span.Node, _ int) {
+			if n.Cat == span.CatNone {
+				out = append(out, fmt.Sprintf("node %q has no category", n.Path()))
+			} else if !allowed[i][n.Cat] {
+				out = append(out, fmt.Sprintf("node %q has category %q under %q", n.Path(), n.Cat, top.Name))
+			}
+		})
+	}
+	if c := root.Kids[0].Cat; c != span.CatFrame {
+		out = append(out, fmt.Sprintf("first child %q is %q, want frame", root.Kids[0].Name, c))
+	}
+	if c := root.Kids[2].Cat; c != bodyCat {
+		out = append(out, fmt.Sprintf("body %q is %q, want %q", root.Kids[2].Name, c, bodyCat))
+	}
+	return out
+}
+
+// recordsFields counts the records values the smallest instance of s holds
+// at v (each array holds one element, so each records field counts once).
+func recordsFields(s *schema.Struct, v int16, depth int) int {
+	if s == nil || depth > 64 {
+		return 0
+	}
+	n := 0
+	for _, f := range s.Fields {
+		if !f.Versions.Contains(v) || f.IsTagged(v) {
+			continue
+		}
+		switch {
+		case f.Type.Kind == schema.KindRecords:
+			n++
+		case f.Type.ElemStruct() != nil:
+			n += recordsFields(f.Type.ElemStruct(), v, depth+1)
+		}
+	}
+	return n
+}
+
+// countBatches counts RecordBatch group nodes of exactly one empty batch.
+func countBatches(root *span.Node) int {
+	n := 0
+	root.Walk(func(x *span.Node, _ int) {
+		if x.Cat == span.CatRecordBatch && !x.IsLeaf() && x.Len == records.BatchHeaderSize &&
+			(x.Parent == nil || x.Parent.Cat != span.CatRecordBatch) {
+			n++
+		}
+	})
+	return n
+}
+
+// TestSpanChecksCatchBrokenTrees makes sure the tree checks above can fail:
+// each damage to a real AlterConfigs v2 request tree must be reported.
+func TestSpanChecksCatchBrokenTrees(t *testing.T) {
+	rel := loadRelease(t, "4.3")
+	api, ok := rel.reg.APIByName("AlterConfigs")
+	if !ok {
+		t.Fatal("no AlterConfigs in 4.3")
+	}
+	damage := map[string]func(root *span.Node){
+		"leaf shifted":     func(root *span.Node) { root.Leaves()[3].Off++ },
+		"leaf shortened":   func(root *span.Node) { root.Leaves()[5].Len-- },
+		"group too long":   func(root *span.Node) { root.Kids[2].Len++ },
+		"root too short":   func(root *span.Node) { root.Len-- },
+		"category missing": func(root *span.Node) { root.Leaves()[7].Cat = span.CatNone },
+		"wrong category":   func(root *span.Node) { root.Kids[1].Kids[0].Cat = span.CatRequestBody },
+	}
+	for name, hurt := range damage {
+		frame, err := sample.Encode(rel.c, api, schema.TypeRequest, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := rel.c.DecodeRequest(frame, codec.Options{Spans: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := append(checkTree(f.Root, len(frame)), checkCategories(f.Root, schema.TypeRequest)...); len(p) != 0 {
+			t.Fatalf("undamaged tree reported: %v", p)
+		}
+		hurt(f.Root)
+		if p := append(checkTree(f.Root, len(frame)), checkCategories(f.Root, schema.TypeRequest)...); len(p) == 0 {
+			t.Errorf("%s: not reported", name)
+		}
+	}
+}
