@@ -518,6 +518,9 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) err
 			saved := d.r.B
 			d.r.B = d.r.B[:vs+int(size)]
 			d.push(fp.f.Name, -1)
+			// The slot holds the field's default, which may be null; the
+			// decoded value replaces it entirely.
+			out.Fields[fp.f.Index] = Value{}
 			err := d.field(fp, &out.Fields[fp.f.Index], en)
 			d.pop()
 			consumed := d.r.Off - vs
