@@ -1,0 +1,533 @@
+// Package jsonvalue converts message bodies between [codec.Value] and JSON,
+// the form `manifester decode --format json` prints and `manifester encode`
+// reads.
+//
+// # Shape
+//
+// A body is a JSON object whose keys are the spec's field names, in the
+// spec's order, holding only the fields that exist at the version (tagged
+// fields included). Values:
+//
+//   - bool: true/false; integers: JSON numbers (int64 too, written exactly);
+//     float64: a number, or "NaN", "Infinity", "-Infinity";
+//   - uuid: the usual 8-4-4-4-12 hex form; Kafka's 22-character URL-safe
+//     base64 form is accepted on input;
+//   - string: a JSON string; a string whose bytes are not valid UTF-8 is
+//     written {"hex": "..."} so that it survives a round trip;
+//   - bytes and records: lower-case hex strings (records are the raw record
+//     batches, as the wire carries them; see docs/decode.md for building
+//     them);
+//   - arrays: JSON arrays; structs: objects; null where the version allows
+//     it;
+//   - tagged fields the spec does not know: "_unknown_tags":
+//     [{"tag": N, "data": "hex"}] in the struct that carried them (no
+//     spec field name starts with "_").
+//
+// On input, missing fields take their defaults; a key that names no field,
+// or a field that does not exist at the version, is an [*Error] naming the
+// path.
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// UnknownTagsKey is the key holding a struct's unknown tagged fields.
+const UnknownTagsKey = "_unknown_tags"
+
+// Causes of [Error], for errors.Is.
+var (
+	ErrUnknownField = errors.New("unknown field")
+	ErrNotInVersion = errors.New("field does not exist at this version")
+	ErrType         = errors.New("wrong JSON type")
+	ErrRange        = errors.New("out of range")
+	ErrNull         = errors.New("null where this version does not allow null")
+	ErrSyntax       = errors.New("JSON syntax error")
+)
+
+// Error names the JSON path (in the spec's field names, "Topics[0].Name")
+// where a body could not be read or written.
+type Error struct {
+	Path string
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return e.Err.Error()
+	}
+	return e.Path + ": " + e.Err.Error()
+}
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// maxDepth bounds struct nesting, for malformed specs.
+const maxDepth = 64
+
+// Marshal writes the body val of message m at version v as compact JSON.
+func Marshal(m *schema.Message, v int16, val *codec.Value) ([]byte, error) {
+	if m.Body == nil {
+		return nil, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
+	}
+	w := &writer{v: v}
+	if err := w.structValue(m.Body, val, m.Name, 0); err != nil {
+		return nil, err
+	}
+	return w.b.Bytes(), nil
+}
+
+type writer struct {
+	b bytes.Buffer
+	v int16
+}
+
+func (w *writer) structValue(s *schema.Struct, val *codec.Value, path string, depth int) error {
+	if depth > maxDepth {
+		return &Error{Path: path, Err: errors.New("structs nested too deeply")}
+	}
+	if len(val.Fields) != len(s.Fields) {
+		return &Error{Path: path, Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Fields))}
+	}
+	w.b.WriteByte('{')
+	first := true
+	for _, f := range s.Fields {
+		if !f.Versions.Contains(w.v) {
+			continue
+		}
+		if !first {
+			w.b.WriteByte(',')
+		}
+		first = false
+		w.str(f.Name)
+		w.b.WriteByte(':')
+		if err := w.value(f, f.Type, &val.Fields[f.Index], path+"."+f.Name, depth); err != nil {
+			return err
+		}
+	}
+	if len(val.Unknown) > 0 {
+		if !first {
+			w.b.WriteByte(',')
+		}
+		w.str(UnknownTagsKey)
+		w.b.WriteString(":[")
+		for i, t := range val.Unknown {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			fmt.Fprintf(&w.b, `{"tag":%d,"data":"%s"}`, t.Tag, hex.EncodeToString(t.Data))
+		}
+		w.b.WriteByte(']')
+	}
+	w.b.WriteByte('}')
+	return nil
+}
+
+func (w *writer) str(s string) {
+	b, _ := json.Marshal(s) // strings always marshal
+	w.b.Write(b)
+}
+
+func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, path string, depth int) error {
+	switch t.Kind {
+	case schema.KindBool:
+		w.b.WriteString(strconv.FormatBool(val.Int != 0))
+	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
+		w.b.WriteString(strconv.FormatInt(val.Int, 10))
+	case schema.KindFloat64:
+		switch {
+		case math.IsNaN(val.Float):
+			w.b.WriteString(`"NaN"`)
+		case math.IsInf(val.Float, 1):
+			w.b.WriteString(`"Infinity"`)
+		case math.IsInf(val.Float, -1):
+			w.b.WriteString(`"-Infinity"`)
+		default:
+			w.b.WriteString(strconv.FormatFloat(val.Float, 'g', -1, 64))
+		}
+	case schema.KindUUID:
+		if len(val.Bytes) != 16 {
+			return &Error{Path: path, Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes))}
+		}
+		w.str(span.FormatUUID(val.Bytes))
+	case schema.KindString:
+		switch {
+		case val.Null:
+			w.b.WriteString("null")
+		case utf8.Valid(val.Bytes):
+			w.str(string(val.Bytes))
+		default:
+			fmt.Fprintf(&w.b, `{"hex":"%s"}`, hex.EncodeToString(val.Bytes))
+		}
+	case schema.KindBytes, schema.KindRecords:
+		if val.Null {
+			w.b.WriteString("null")
+		} else {
+			w.b.WriteByte('"')
+			w.b.WriteString(hex.EncodeToString(val.Bytes))
+			w.b.WriteByte('"')
+		}
+	case schema.KindArray:
+		if val.Null {
+			w.b.WriteString("null")
+			return nil
+		}
+		w.b.WriteByte('[')
+		for i := range val.Elems {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			if err := w.value(f, t.Elem, &val.Elems[i], path+"["+strconv.Itoa(i)+"]", depth); err != nil {
+				return err
+			}
+		}
+		w.b.WriteByte(']')
+	case schema.KindStruct:
+		if val.Null {
+			w.b.WriteString("null")
+			return nil
+		}
+		return w.structValue(t.Struct, val, path, depth+1)
+	default:
+		return &Error{Path: path, Err: fmt.Errorf("%w: cannot write kind %s", ErrType, t.Kind)}
+	}
+	return nil
+}
+
+// Unmarshal reads the body of message m at version v from JSON. Missing
+// fields take their defaults (fields absent at v too); the result can be
+// encoded with [codec.Codec.EncodeBody].
+func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
+	if m.Body == nil {
+		return codec.Value{}, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		return codec.Value{}, syntaxError(data, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		off := dec.InputOffset()
+		return codec.Value{}, &Error{Err: fmt.Errorf("%w at %s: data after the JSON object", ErrSyntax, lineCol(data, off))}
+	}
+	r := &reader{v: v, flex: m.Flexible}
+	return r.structValue(m.Body, doc, m.Name, 0)
+}
+
+func syntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &Error{Err: fmt.Errorf("%w at %s: %v", ErrSyntax, lineCol(data, max(se.Offset-1, 0)), se)}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &Error{Err: fmt.Errorf("%w: unexpected end of the JSON input", ErrSyntax)}
+	}
+	return &Error{Err: fmt.Errorf("%w: %v", ErrSyntax, err)}
+}
+
+// lineCol turns a byte offset into "line L, column C" (1-based).
+func lineCol(data []byte, off int64) string {
+	off = min(off, int64(len(data)))
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Sprintf("line %d, column %d", line, col)
+}
+
+type reader struct {
+	v    int16
+	flex schema.Versions
+}
+
+func jsonType(x any) string {
+	switch x.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a bool"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", x)
+}
+
+func typeErr(path, want string, x any) error {
+	return &Error{Path: path, Err: fmt.Errorf("%w: want %s, got %s", ErrType, want, jsonType(x))}
+}
+
+func (r *reader) structValue(s *schema.Struct, x any, path string, depth int) (codec.Value, error) {
+	if depth > maxDepth {
+		return codec.Value{}, &Error{Path: path, Err: errors.New("structs nested too deeply")}
+	}
+	obj, ok := x.(map[string]any)
+	if !ok {
+		return codec.Value{}, typeErr(path, "an object", x)
+	}
+	out := codec.DefaultStruct(s, 0)
+	byName := make(map[string]*schema.Field, len(s.Fields))
+	for _, f := range s.Fields {
+		byName[f.Name] = f
+	}
+	// Check keys in a stable order, so errors are reproducible.
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	for _, k := range keys {
+		if k == UnknownTagsKey {
+			tags, err := r.unknownTags(obj[k], path+"."+k)
+			if err != nil {
+				return out, err
+			}
+			out.Unknown = tags
+			continue
+		}
+		f, ok := byName[k]
+		if !ok {
+			return out, &Error{Path: path + "." + k, Err: fmt.Errorf("%w: %s has no field %q%s", ErrUnknownField, s.Name, k, suggest(k, s))}
+		}
+		if !f.Versions.Contains(r.v) {
+			return out, &Error{Path: path + "." + k, Err: fmt.Errorf("%w: %s exists in versions %s, not in %d", ErrNotInVersion, k, f.Versions, r.v)}
+		}
+		val, err := r.value(f, f.Type, obj[k], path+"."+k, depth)
+		if err != nil {
+			return out, err
+		}
+		out.Fields[f.Index] = val
+	}
+	return out, nil
+}
+
+func suggest(k string, s *schema.Struct) string {
+	for _, f := range s.Fields {
+		if strings.EqualFold(f.Name, k) {
+			return fmt.Sprintf(" (did you mean %q?)", f.Name)
+		}
+	}
+	return ""
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
+	arr, ok := x.([]any)
+	if !ok {
+		return nil, typeErr(path, "an array of {\"tag\", \"data\"} objects", x)
+	}
+	var out []codec.RawTag
+	for i, e := range arr {
+		p := path + "[" + strconv.Itoa(i) + "]"
+		obj, ok := e.(map[string]any)
+		if !ok {
+			return nil, typeErr(p, "an object", e)
+		}
+		for k := range obj {
+			if k != "tag" && k != "data" {
+				return nil, &Error{Path: p + "." + k, Err: fmt.Errorf("%w: an unknown tag has only \"tag\" and \"data\"", ErrUnknownField)}
+			}
+		}
+		n, ok := obj["tag"].(json.Number)
+		if !ok {
+			return nil, typeErr(p+".tag", "a number", obj["tag"])
+		}
+		tag, err := strconv.ParseUint(n.String(), 10, 32)
+		if err != nil || tag > math.MaxInt32 {
+			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: tag %s", ErrRange, n)}
+		}
+		s, ok := obj["data"].(string)
+		if !ok {
+			return nil, typeErr(p+".data", "a hex string", obj["data"])
+		}
+		data, err := hex.DecodeString(s)
+		if err != nil {
+			return nil, &Error{Path: p + ".data", Err: fmt.Errorf("%w: %v", ErrType, err)}
+		}
+		out = append(out, codec.RawTag{Tag: uint32(tag), Data: data})
+	}
+	sortTags(out)
+	return out, nil
+}
+
+func sortTags(t []codec.RawTag) {
+	for i := 1; i < len(t); i++ {
+		for j := i; j > 0 && t[j].Tag < t[j-1].Tag; j-- {
+			t[j], t[j-1] = t[j-1], t[j]
+		}
+	}
+}
+
+func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, depth int) (codec.Value, error) {
+	if x == nil {
+		switch t.Kind {
+		case schema.KindString, schema.KindBytes, schema.KindRecords, schema.KindArray, schema.KindStruct:
+			// Array elements are never null; the field's own nullability
+			// applies to the field value only.
+			if t == f.Type && f.Nullable.Contains(r.v) {
+				return codec.Value{Null: true}, nil
+			}
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w (nullable versions: %s)", ErrNull, f.Nullable)}
+		}
+		return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s cannot be null", ErrNull, t.Kind)}
+	}
+	switch t.Kind {
+	case schema.KindBool:
+		b, ok := x.(bool)
+		if !ok {
+			return codec.Value{}, typeErr(path, "true or false", x)
+		}
+		if b {
+			return codec.Value{Int: 1}, nil
+		}
+		return codec.Value{}, nil
+	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
+		n, ok := x.(json.Number)
+		if !ok {
+			return codec.Value{}, typeErr(path, "an integer", x)
+		}
+		i, err := strconv.ParseInt(n.String(), 10, 64)
+		if err != nil {
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a %s", ErrRange, n, t.Kind)}
+		}
+		lo, hi := intRange(t.Kind)
+		if i < lo || i > hi {
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %d is not a %s (%d..%d)", ErrRange, i, t.Kind, lo, hi)}
+		}
+		return codec.Value{Int: i}, nil
+	case schema.KindFloat64:
+		switch y := x.(type) {
+		case json.Number:
+			fl, err := strconv.ParseFloat(y.String(), 64)
+			if err != nil {
+				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a float64", ErrRange, y)}
+			}
+			return codec.Value{Float: fl}, nil
+		case string:
+			switch y {
+			case "NaN":
+				return codec.Value{Float: math.NaN()}, nil
+			case "Infinity":
+				return codec.Value{Float: math.Inf(1)}, nil
+			case "-Infinity":
+				return codec.Value{Float: math.Inf(-1)}, nil
+			}
+		}
+		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"", x)
+	case schema.KindUUID:
+		s, ok := x.(string)
+		if !ok {
+			return codec.Value{}, typeErr(path, "a uuid string", x)
+		}
+		b, err := ParseUUID(s)
+		if err != nil {
+			return codec.Value{}, &Error{Path: path, Err: err}
+		}
+		return codec.Value{Bytes: b}, nil
+	case schema.KindString:
+		switch y := x.(type) {
+		case string:
+			if len(y) > math.MaxInt16 {
+				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: string of %d bytes (max %d)", ErrRange, len(y), math.MaxInt16)}
+			}
+			return codec.Value{Bytes: []byte(y)}, nil
+		case map[string]any:
+			if h, ok := y["hex"].(string); ok && len(y) == 1 {
+				b, err := hex.DecodeString(h)
+				if err != nil {
+					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: %v", ErrType, err)}
+				}
+				return codec.Value{Bytes: b}, nil
+			}
+		}
+		return codec.Value{}, typeErr(path, "a string (or {\"hex\": ...} for bytes that are not UTF-8)", x)
+	case schema.KindBytes, schema.KindRecords:
+		s, ok := x.(string)
+		if !ok {
+			return codec.Value{}, typeErr(path, "a hex string", x)
+		}
+		b, err := hex.DecodeString(s)
+		if err != nil {
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		return codec.Value{Bytes: b}, nil
+	case schema.KindArray:
+		arr, ok := x.([]any)
+		if !ok {
+			return codec.Value{}, typeErr(path, "an array", x)
+		}
+		out := codec.Value{Elems: make([]codec.Value, len(arr))}
+		for i, e := range arr {
+			val, err := r.value(f, t.Elem, e, path+"["+strconv.Itoa(i)+"]", depth)
+			if err != nil {
+				return out, err
+			}
+			out.Elems[i] = val
+		}
+		return out, nil
+	case schema.KindStruct:
+		return r.structValue(t.Struct, x, path, depth+1)
+	}
+	return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: cannot read kind %s", ErrType, t.Kind)}
+}
+
+func intRange(k schema.Kind) (int64, int64) {
+	switch k {
+	case schema.KindInt8:
+		return math.MinInt8, math.MaxInt8
+	case schema.KindInt16:
+		return math.MinInt16, math.MaxInt16
+	case schema.KindUint16:
+		return 0, math.MaxUint16
+	case schema.KindInt32:
+		return math.MinInt32, math.MaxInt32
+	case schema.KindUint32:
+		return 0, math.MaxUint32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// ParseUUID reads a uuid in the 8-4-4-4-12 hex form, as 32 hex digits, or
+// in Kafka's 22-character URL-safe base64 form.
+func ParseUUID(s string) ([]byte, error) {
+	h := strings.ReplaceAll(s, "-", "")
+	if len(h) == 32 {
+		if b, err := hex.DecodeString(h); err == nil {
+			return b, nil
+		}
+	}
+	if len(s) == 22 {
+		if b, err := base64.RawURLEncoding.DecodeString(s); err == nil && len(b) == 16 {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: %q is not a uuid (want 8-4-4-4-12 hex or 22-character base64)", ErrType, s)
+}

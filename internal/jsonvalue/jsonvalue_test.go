@@ -1,0 +1,264 @@
+package jsonvalue
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/sample"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+const specDir = "../../../shared/kafka-spec/"
+
+func load(t testing.TB, rel string) *codec.Codec {
+	t.Helper()
+	reg, err := schema.Load(specDir + rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codec.New(reg)
+}
+
+// TestRoundTripAll converts the smallest instance of every body of every
+// API and version to JSON and back, and checks that the result encodes to
+// the same bytes and prints the same JSON again.
+func TestRoundTripAll(t *testing.T) {
+	for _, rel := range []string{"3.9", "4.3"} {
+		c := load(t, rel)
+		n := 0
+		for _, api := range c.Reg.APIs {
+			if api.Reserved() {
+				continue
+			}
+			for _, m := range []*schema.Message{api.Request, api.Response} {
+				for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+					body := sample.Body(m, v)
+					want, err := c.EncodeBody(nil, m, v, &body)
+					if err != nil {
+						t.Fatalf("%s v%d: %v", m.Name, v, err)
+					}
+					js, err := Marshal(m, v, &body)
+					if err != nil {
+						t.Fatalf("%s v%d: Marshal: %v", m.Name, v, err)
+					}
+					if !json.Valid(js) {
+						t.Fatalf("%s v%d: invalid JSON %s", m.Name, v, js)
+					}
+					back, err := Unmarshal(m, v, js)
+					if err != nil {
+						t.Fatalf("%s v%d: Unmarshal(%s): %v", m.Name, v, js, err)
+					}
+					got, err := c.EncodeBody(nil, m, v, &back)
+					if err != nil {
+						t.Fatalf("%s v%d: encoding the JSON: %v", m.Name, v, err)
+					}
+					if !bytes.Equal(got, want) {
+						t.Errorf("%s v%d: bytes differ after JSON\nwant %x\n got %x", m.Name, v, want, got)
+					}
+					js2, _ := Marshal(m, v, &back)
+					if !bytes.Equal(js, js2) {
+						t.Errorf("%s v%d: JSON not stable:\n%s\n%s", m.Name, v, js, js2)
+					}
+					n++
+				}
+			}
+		}
+		if n < 500 {
+			t.Errorf("%s: only %d bodies checked", rel, n)
+		}
+	}
+}
+
+// TestAgainstKmsg checks JSON -> bytes and bytes -> JSON against franz-go's
+// kmsg, an independent encoder, for a CreateTopics request with every kind
+// of value in it.
+func TestAgainstKmsg(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("CreateTopics")
+	for _, v := range []int16{4, 5, 7} {
+		req := kmsg.NewPtrCreateTopicsRequest()
+		req.Version = v
+		req.TimeoutMillis = 30000
+		req.ValidateOnly = true
+		topic := kmsg.NewCreateTopicsRequestTopic()
+		topic.Topic = "orders"
+		topic.NumPartitions = -1
+		topic.ReplicationFactor = 3
+		ra := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+		ra.Partition = 0
+		ra.Replicas = []int32{1, 2, 3}
+		topic.ReplicaAssignment = append(topic.ReplicaAssignment, ra)
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name = "cleanup.policy"
+		cfg.Value = nil // null
+		topic.Configs = append(topic.Configs, cfg)
+		req.Topics = append(req.Topics, topic)
+		want := req.AppendTo(nil)
+
+		js := `{"Topics":[{"Name":"orders","NumPartitions":-1,"ReplicationFactor":3,
+			"Assignments":[{"PartitionIndex":0,"BrokerIds":[1,2,3]}],
+			"Configs":[{"Name":"cleanup.policy","Value":null}]}],
+			"timeoutMs":30000,"validateOnly":true}`
+		val, err := Unmarshal(api.Request, v, []byte(js))
+		if err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		got, err := c.EncodeBody(nil, api.Request, v, &val)
+		if err != nil {
+			t.Fatalf("v%d: %v", v, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("v%d: JSON encodes to\n%x\nkmsg gives\n%x", v, got, want)
+		}
+		dec, _, err := c.DecodeBody(api.Request, v, want, codec.Options{})
+		if err != nil {
+			t.Fatalf("v%d: decoding kmsg's bytes: %v", v, err)
+		}
+		out, err := Marshal(api.Request, v, &dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		_ = json.Unmarshal(out, &a)
+		_ = json.Unmarshal([]byte(js), &b)
+		if diff := cmp.Diff(b, a); diff != "" {
+			t.Errorf("v%d: JSON of kmsg's bytes differs (-want +got):\n%s", v, diff)
+		}
+	}
+}
+
+// TestValueForms covers uuids, unknown tags, non-UTF-8 strings, floats and
+// bytes.
+func TestValueForms(t *testing.T) {
+	c := load(t, "4.3")
+	// DescribeClientQuotas response v1 has float64 values.
+	api, _ := c.Reg.Lookup("DescribeClientQuotas")
+	js := `{"ThrottleTimeMs":0,"ErrorCode":0,"ErrorMessage":null,"Entries":[{"Entity":[{"EntityType":"user","EntityName":{"hex":"ff00"}}],"Values":[{"Key":"k","Value":"Infinity"},{"Key":"k2","Value":1.5}]}],"_unknown_tags":[{"tag":9,"data":"0102"},{"tag":3,"data":""}]}`
+	val, err := Unmarshal(api.Response, 1, []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.EncodeBody(nil, api.Response, 1, &val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, _, err := c.DecodeBody(api.Response, 1, b, codec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dec.Unknown) != 2 || dec.Unknown[0].Tag != 3 || dec.Unknown[1].Tag != 9 {
+		t.Errorf("unknown tags after the wire: %+v (want 3 then 9)", dec.Unknown)
+	}
+	out, err := Marshal(api.Response, 1, &dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"EntityName":{"hex":"ff00"}`, `"Value":"Infinity"`, `"Value":1.5`, `"_unknown_tags":[{"tag":3,"data":""},{"tag":9,"data":"0102"}]`} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+
+	for in, want := range map[string]string{
+		"01234567-89ab-cdef-0123-456789abcdef": "0123456789abcdef0123456789abcdef",
+		"0123456789ABCDEF0123456789ABCDEF":     "0123456789abcdef0123456789abcdef",
+		"ASNFZ4mrze8BI0VniavN7w":               "0123456789abcdef0123456789abcdef",
+	} {
+		b, err := ParseUUID(in)
+		if err != nil || !bytes.Equal(b, mustHex(want)) {
+			t.Errorf("ParseUUID(%q) = %x, %v", in, b, err)
+		}
+	}
+	if _, err := ParseUUID("xyz"); err == nil {
+		t.Error("ParseUUID(xyz) succeeded")
+	}
+}
+
+func mustHex(s string) []byte {
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		b[i] = hexNib(s[2*i])<<4 | hexNib(s[2*i+1])
+	}
+	return b
+}
+
+func hexNib(c byte) byte {
+	if c <= '9' {
+		return c - '0'
+	}
+	return c - 'a' + 10
+}
+
+func TestDefaults(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("CreateTopics")
+	val, err := Unmarshal(api.Request, 7, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// timeoutMs defaults to 60000 in the spec; kmsg agrees.
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	want := req.AppendTo(nil)
+	got, err := c.EncodeBody(nil, api.Request, 7, &val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("empty JSON encodes to %x, kmsg's defaults give %x", got, want)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	for _, tc := range []struct {
+		v     int16
+		in    string
+		cause error
+		text  string
+	}{
+		{7, `{"Topics":[{"Nmae":"x"}]}`, ErrUnknownField, `CreateTopicsRequest.Topics[0].Nmae: unknown field: CreatableTopic has no field "Nmae"`},
+		{7, `{"topics":[]}`, ErrUnknownField, `did you mean "Topics"?`},
+		{0 + 2, `{"validateOnly":true}`, nil, ""},
+		{7, `{"timeoutMs":"soon"}`, ErrType, "CreateTopicsRequest.timeoutMs: wrong JSON type: want an integer, got a string"},
+		{7, `{"timeoutMs":2147483648}`, ErrRange, "2147483648 is not a int32"},
+		{7, `{"Topics":null}`, ErrNull, "CreateTopicsRequest.Topics: null"},
+		{7, `{"Topics":[{"Name":null}]}`, ErrNull, "Topics[0].Name"},
+		{7, `{"Topics":[{"Assignments":[{"BrokerIds":[null]}]}]}`, ErrNull, "BrokerIds[0]"},
+		{7, "{\n  \"Topics\": [,]\n}", ErrSyntax, "line 2, column 14"},
+		{7, `{} {}`, ErrSyntax, "data after the JSON object"},
+		{7, `{"Topics":[{"Configs":[{"Value":{"hex":"zz"}}]}]}`, ErrType, "Configs[0].Value.hex"},
+		{7, `{"_unknown_tags":[{"tag":-1,"data":""}]}`, ErrRange, "_unknown_tags[0].tag"},
+		{7, `[]`, ErrType, "want an object, got an array"},
+	} {
+		_, err := Unmarshal(ct.Request, tc.v, []byte(tc.in))
+		if tc.cause == nil {
+			if err != nil {
+				t.Errorf("Unmarshal(%s): %v", tc.in, err)
+			}
+			continue
+		}
+		var je *Error
+		if !errors.Is(err, tc.cause) || !errors.As(err, &je) || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("Unmarshal(%s) = %v; want %v containing %q", tc.in, err, tc.cause, tc.text)
+		}
+	}
+	// A field that exists, but not at this version.
+	_, err := Unmarshal(ct.Request, 0+2, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, _ := c.Reg.Lookup("Metadata")
+	_, err = Unmarshal(api.Request, 3, []byte(`{"AllowAutoTopicCreation":false}`))
+	if !errors.Is(err, ErrNotInVersion) || !strings.Contains(err.Error(), "MetadataRequest.AllowAutoTopicCreation") {
+		t.Errorf("got %v, want ErrNotInVersion naming the path", err)
+	}
+}
