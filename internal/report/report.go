@@ -1,0 +1,460 @@
+// Package report is the per-frame account that every decoding front end
+// prints: `manifester decode` for hex and files, `decode --pcap` for
+// captures, the proxy's log and the site's /decode page.
+//
+// [Decode] decodes one frame into a [Frame]: what the frame is (kind, API,
+// version, correlation id, sizes), its annotated tree, its body as JSON,
+// the error (with byte offset and field path) when it does not decode,
+// the versions of the same API that would decode it cleanly, and, on
+// request, whether re-encoding reproduces the input byte for byte ([Check]).
+// [Text] and [JSONLine] render a Frame.
+package report
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/wire"
+)
+
+// Frame is the report of one decoded (or undecodable) frame. Its JSON form
+// is one line of `decode --format json` output; the field names are a
+// published format.
+type Frame struct {
+	// Index is the frame's position in its stream, from 0.
+	Index int `json:"index"`
+	// Offset is where the frame starts in its input stream.
+	Offset int64 `json:"offset"`
+	// Kind is "request" or "response".
+	Kind          string `json:"kind"`
+	APIKey        int16  `json:"api_key"`
+	API           string `json:"api,omitempty"`
+	Version       int16  `json:"version"`
+	CorrelationID int32  `json:"correlation_id"`
+	// ClientID is the request header's client id (absent for null).
+	ClientID *string `json:"client_id,omitempty"`
+	// Size is the frame's size, its int32 size prefix included.
+	Size          int   `json:"size"`
+	HeaderVersion int16 `json:"header_version"`
+
+	// Capture metadata, set by capture and proxy front ends.
+	Time *time.Time `json:"time,omitempty"`
+	Src  string     `json:"src,omitempty"`
+	Dst  string     `json:"dst,omitempty"`
+	// LatencyMicros is, for a response, the time since its request.
+	LatencyMicros *int64 `json:"latency_us,omitempty"`
+
+	// Error says why the frame did not decode cleanly; empty when it did.
+	Error string `json:"error,omitempty"`
+	// ErrorOffset and ErrorPath locate the error, when known.
+	ErrorOffset *int   `json:"error_offset,omitempty"`
+	ErrorPath   string `json:"error_path,omitempty"`
+	// AlsoDecodesAs lists the other versions of the API that decode the
+	// frame cleanly, when it does not decode at its own version.
+	AlsoDecodesAs []int16 `json:"also_decodes_as,omitempty"`
+
+	// Roundtrip, when checked, says whether re-encoding the decoded frame
+	// reproduced the input byte for byte; RoundtripDiff says where not.
+	Roundtrip     *bool `json:"roundtrip,omitempty"`
+	RoundtripDiff *Diff `json:"roundtrip_diff,omitempty"`
+
+	// Body is the message body as JSON (see package jsonvalue), when the
+	// frame decoded cleanly.
+	Body json.RawMessage `json:"body,omitempty"`
+	// Hex is the frame's bytes.
+	Hex string `json:"hex"`
+	// Tree is the annotated tree, partial when decoding failed.
+	Tree *page.Node `json:"tree"`
+
+	// Bytes is the frame as read.
+	Bytes []byte `json:"-"`
+	// Decoded is the codec's frame (nil when the header did not decode).
+	Decoded *codec.Frame `json:"-"`
+	// Err is the decoding error, for errors.Is.
+	Err error `json:"-"`
+}
+
+// Diff is where a re-encoded frame first differs from the input.
+type Diff struct {
+	// Offset is the first differing byte, from the start of the frame.
+	Offset int `json:"offset"`
+	// Field is the path of the leaf that covers Offset in the input's tree.
+	Field string `json:"field,omitempty"`
+	// Input and Encoded are the byte at Offset in each (-1 past the end).
+	Input   int `json:"input"`
+	Encoded int `json:"encoded"`
+	// InputSize and EncodedSize are the two lengths.
+	InputSize   int `json:"input_size"`
+	EncodedSize int `json:"encoded_size"`
+	// Reason explains the difference when it is a known non-canonical
+	// encoding ("redundant varint bytes", ...).
+	Reason string `json:"reason,omitempty"`
+}
+
+// OK reports whether the frame decoded cleanly and, when the round trip
+// was checked, reproduced its bytes.
+func (f *Frame) OK() bool {
+	return f.Error == "" && (f.Roundtrip == nil || *f.Roundtrip)
+}
+
+// Options control [Decode].
+type Options struct {
+	// Kind is schema.TypeRequest (the default when zero) or
+	// schema.TypeResponse.
+	Kind schema.MessageType
+	// API and Version are needed for responses, which do not name them.
+	API     *schema.API
+	Version int16
+	// Roundtrip re-encodes a cleanly decoded frame and compares.
+	Roundtrip bool
+	// NoAlternatives skips the search for other versions that decode a
+	// frame that failed.
+	NoAlternatives bool
+}
+
+// Decode decodes one frame (size prefix included) and reports on it. It
+// never fails: problems are in the report.
+func Decode(c *codec.Codec, b []byte, o Options) *Frame {
+	kind := o.Kind
+	if kind == 0 {
+		kind = schema.TypeRequest
+	}
+	opts := codec.Options{Spans: true}
+	var (
+		f   *codec.Frame
+		err error
+	)
+	if kind == schema.TypeResponse {
+		if o.API == nil {
+			err = &wire.DecodeError{Offset: 0, Err: fmt.Errorf("%w: a response needs its API and version", wire.ErrUnknownAPI)}
+		} else {
+			f, err = c.DecodeResponse(b, o.API, o.Version, opts)
+		}
+	} else {
+		f, err = c.DecodeRequest(b, opts)
+	}
+	r := &Frame{Kind: kind.String(), Size: len(b), Bytes: b, Hex: hex.EncodeToString(b), Decoded: f, Err: err}
+	if kind == schema.TypeRequest {
+		if key, v, corr, ok := codec.PeekRequest(b); ok {
+			r.APIKey, r.Version, r.CorrelationID = key, v, corr
+		} else if len(b) >= 6 {
+			r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+		}
+	} else if o.API != nil {
+		r.APIKey, r.Version = o.API.Key, o.Version
+	}
+	if f != nil {
+		if f.API != nil {
+			r.API, r.APIKey = f.API.Name, f.API.Key
+		}
+		r.Version, r.CorrelationID, r.HeaderVersion = f.Version, f.CorrelationID, f.HeaderVersion
+		if kind == schema.TypeRequest && f.HeaderVersion >= 1 && !f.ClientIDNull && (err == nil || f.ClientID != nil) {
+			s := string(f.ClientID)
+			r.ClientID = &s
+		}
+		r.Tree = page.FromSpan(f.Root)
+	}
+	if err != nil {
+		r.Error = err.Error()
+		var de *wire.DecodeError
+		if errors.As(err, &de) {
+			off := de.Offset
+			r.ErrorOffset, r.ErrorPath = &off, de.Path
+		}
+		if !o.NoAlternatives {
+			r.AlsoDecodesAs = alternatives(c, b, kind, f, o)
+		}
+		return r
+	}
+	if js, jerr := jsonvalue.Marshal(f.Message(), f.Version, &f.Body); jerr == nil {
+		r.Body = js
+	}
+	if o.Roundtrip {
+		ok, d := Check(c, f, b)
+		r.Roundtrip, r.RoundtripDiff = &ok, d
+		if d != nil && r.Tree != nil {
+			r.Tree = page.FromSpan(f.Root) // Check flagged the leaf
+		}
+	}
+	return r
+}
+
+// alternatives returns the versions of the frame's API, other than the one
+// tried, at which the frame decodes cleanly.
+func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options) []int16 {
+	var api *schema.API
+	var tried int16
+	if kind == schema.TypeResponse {
+		api, tried = o.API, o.Version
+	} else if f != nil && f.API != nil {
+		api, tried = f.API, f.Version
+	}
+	if api == nil || api.Reserved() || len(b) < 8 {
+		return nil
+	}
+	var out []int16
+	var patched []byte
+	if kind == schema.TypeRequest {
+		patched = append([]byte(nil), b...)
+	}
+	m := api.Request
+	if kind == schema.TypeResponse {
+		m = api.Response
+	}
+	for v := m.Valid.Lo; v <= m.Valid.Hi && v >= m.Valid.Lo; v++ {
+		if v == tried {
+			continue
+		}
+		var err error
+		if kind == schema.TypeRequest {
+			patched[6], patched[7] = byte(uint16(v)>>8), byte(v)
+			_, err = c.DecodeRequest(patched, codec.Options{})
+		} else {
+			_, err = c.DecodeResponse(b, api, v, codec.Options{})
+		}
+		if err == nil {
+			out = append(out, v)
+		}
+		if v == schema.MaxVersion {
+			break
+		}
+	}
+	return out
+}
+
+// Check re-encodes a cleanly decoded frame and compares the bytes with in.
+// When they differ it returns where, flags the input's leaf that covers the
+// first difference ("non-canonical") and explains the difference when it
+// can.
+func Check(c *codec.Codec, f *codec.Frame, in []byte) (bool, *Diff) {
+	var out []byte
+	var err error
+	if f.Kind == schema.TypeResponse {
+		out, err = c.EncodeResponse(nil, f)
+	} else {
+		out, err = c.EncodeRequest(nil, f)
+	}
+	if err != nil {
+		return false, &Diff{Offset: 0, Input: byteAt(in, 0), Encoded: -1, InputSize: len(in), Reason: "re-encoding failed: " + err.Error()}
+	}
+	i := 0
+	for i < len(in) && i < len(out) && in[i] == out[i] {
+		i++
+	}
+	if i == len(in) && i == len(out) {
+		return true, nil
+	}
+	d := &Diff{Offset: i, Input: byteAt(in, i), Encoded: byteAt(out, i), InputSize: len(in), EncodedSize: len(out)}
+	// The size prefix differs whenever the body's length does; look at the
+	// first difference after it, which is the cause.
+	if i < 4 && len(in) >= 4 && len(out) >= 4 {
+		j := 4
+		for j < len(in) && j < len(out) && in[j] == out[j] {
+			j++
+		}
+		if j < len(in) || j < len(out) {
+			d.Offset, d.Input, d.Encoded = j, byteAt(in, j), byteAt(out, j)
+		}
+	}
+	if f.Root != nil {
+		if leaf := LeafAt(f.Root, d.Offset); leaf != nil {
+			d.Field = leaf.Path()
+			d.Reason = explain(leaf, in, out, d.Offset)
+			if leaf.Flag == "" {
+				leaf.Flag = "non-canonical"
+			}
+		}
+	}
+	return false, d
+}
+
+func byteAt(b []byte, i int) int {
+	if i < len(b) {
+		return int(b[i])
+	}
+	return -1
+}
+
+// LeafAt returns the leaf of the tree whose bytes cover offset off (nil
+// when none does).
+func LeafAt(root *span.Node, off int) *span.Node {
+	var found *span.Node
+	root.Walk(func(n *span.Node, _ int) {
+		if n.IsLeaf() && off >= n.Off && off < n.Off+n.Len {
+			found = n
+		}
+	})
+	return found
+}
+
+// explain names a known non-canonical encoding at the leaf.
+func explain(leaf *span.Node, in, out []byte, off int) string {
+	raw := in[leaf.Off:min(leaf.Off+leaf.Len, len(in))]
+	isVarint := strings.Contains(leaf.Type, "varint") || strings.Contains(leaf.Type, "varlong") || leaf.Enc == span.EncCompact
+	switch {
+	case isVarint && redundantVarint(raw):
+		return fmt.Sprintf("redundant varint bytes: %s is %d bytes where %d suffice", leaf.Name, varintLen(raw), minimalLen(raw))
+	case leaf.Val == span.ValBool && len(raw) == 1 && raw[0] > 1:
+		return fmt.Sprintf("bool written as 0x%02x; it reads as true and re-encodes as 0x01", raw[0])
+	case leaf.Val == span.ValPresence && len(raw) == 1 && raw[0] != 0xff && raw[0] != 1:
+		return fmt.Sprintf("nullable-struct marker 0x%02x; it reads as %s and re-encodes as 0x%02x", raw[0], map[bool]string{true: "null", false: "present"}[int8(raw[0]) < 0], byteAt(out, off))
+	case leaf.Cat == span.CatTagged || (leaf.Parent != nil && leaf.Parent.Cat == span.CatTagged):
+		if leaf.Name == "count" || leaf.Name == "tagged_fields" || leaf.Name == "tag" || leaf.Name == "size" {
+			return "tagged field that holds its default value (writers omit it), or tagged fields in a different order"
+		}
+		return "tagged section differs"
+	case leaf.Name == "size" && leaf.Parent != nil && leaf.Parent.Name == "Frame":
+		return "the size prefix disagrees with the re-encoded frame"
+	}
+	for p := leaf.Parent; p != nil; p = p.Parent {
+		if p.Cat == span.CatTagged && p.Name != "tagged_fields" {
+			return "tagged field " + p.Name + " holds its default value (writers omit it)"
+		}
+	}
+	return ""
+}
+
+// redundantVarint reports whether a varint ends in a zero group after a
+// continuation byte (0x80 0x00 for 0).
+func redundantVarint(b []byte) bool {
+	n := varintLen(b)
+	return n >= 2 && b[n-1] == 0
+}
+
+func varintLen(b []byte) int {
+	for i, c := range b {
+		if c < 0x80 {
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
+func minimalLen(b []byte) int {
+	n := varintLen(b)
+	for n > 1 && b[n-1] == 0 {
+		n--
+	}
+	return n
+}
+
+// Summary is the one-line description of a frame:
+// "request Produce(0) v9 correlation_id 7, 120 bytes, header v2".
+func (f *Frame) Summary() string {
+	var b strings.Builder
+	if f.Time != nil {
+		b.WriteString(f.Time.UTC().Format("15:04:05.000000") + " ")
+	}
+	if f.Src != "" || f.Dst != "" {
+		b.WriteString(f.Src + " -> " + f.Dst + " ")
+	}
+	b.WriteString(f.Kind + " ")
+	if f.API != "" {
+		fmt.Fprintf(&b, "%s(%d)", f.API, f.APIKey)
+	} else {
+		fmt.Fprintf(&b, "api_key %d", f.APIKey)
+	}
+	fmt.Fprintf(&b, " v%d correlation_id %d, %d bytes", f.Version, f.CorrelationID, f.Size)
+	if f.Tree != nil {
+		fmt.Fprintf(&b, ", header v%d", f.HeaderVersion)
+	}
+	if f.LatencyMicros != nil {
+		fmt.Fprintf(&b, ", latency %s", time.Duration(*f.LatencyMicros)*time.Microsecond)
+	}
+	return b.String()
+}
+
+// Text writes the frame for a terminal: the summary, the error, the other
+// versions that decode it, the round-trip verdict, and with verbose the
+// byte grid and the object tree (plus a grid and tree for every
+// decompressed records area).
+func Text(w io.Writer, f *Frame, verbose bool) error {
+	var b strings.Builder
+	b.WriteString(f.Summary() + "\n")
+	if f.Error != "" {
+		b.WriteString("  error: " + f.Error + "\n")
+		switch {
+		case len(f.AlsoDecodesAs) > 0:
+			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
+		case f.API != "" || f.Kind == "response":
+			b.WriteString("  no other version of this API decodes it cleanly\n")
+		}
+	}
+	if f.Roundtrip != nil {
+		if *f.Roundtrip {
+			b.WriteString("  roundtrip: re-encoding reproduces the input byte for byte\n")
+		} else if d := f.RoundtripDiff; d != nil {
+			fmt.Fprintf(&b, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
+			if d.Field != "" {
+				b.WriteString(", " + d.Field)
+			}
+			fmt.Fprintf(&b, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
+			if d.Reason != "" {
+				b.WriteString("; " + d.Reason)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if verbose {
+		b.WriteString("\n")
+		text.Grid(&b, f.Bytes)
+		if f.Tree != nil {
+			b.WriteString("\nobject tree\n\n")
+			text.Tree(&b, f.Tree)
+			detached(&b, f.Tree)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func detached(b *strings.Builder, n *page.Node) {
+	if n.Detached != nil {
+		fmt.Fprintf(b, "\n%s (%s): decompressed records, offsets within the inflated bytes\n\n", n.Path, n.Value)
+		text.Grid(b, n.Detached.Bytes)
+		b.WriteString("\n")
+		text.Tree(b, n.Detached)
+	}
+	for _, k := range n.Children {
+		detached(b, k)
+	}
+}
+
+func byteText(v int) string {
+	if v < 0 {
+		return "end of data"
+	}
+	return fmt.Sprintf("0x%02x", v)
+}
+
+func versionList(vs []int16) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = "v" + strconv.Itoa(int(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// JSONLine writes the frame as one JSON object on one line.
+func JSONLine(w io.Writer, f *Frame) error {
+	b, err := json.Marshal(f)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,192 @@
+package report
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/wire"
+)
+
+func load(t testing.TB) *codec.Codec {
+	t.Helper()
+	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codec.New(reg)
+}
+
+// frame builds a request frame with franz-go's kmsg, an independent encoder.
+func frame(r kmsg.Request, corr int32) []byte {
+	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
+}
+
+func createTopics(v int16) *kmsg.CreateTopicsRequest {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = v
+	req.ValidateOnly = true
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic = "orders"
+	t.NumPartitions = 3
+	t.ReplicationFactor = 1
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+func TestDecodeClean(t *testing.T) {
+	c := load(t)
+	b := frame(createTopics(7), 42)
+	f := Decode(c, b, Options{Roundtrip: true})
+	if !f.OK() || f.Error != "" || f.Roundtrip == nil || !*f.Roundtrip {
+		t.Fatalf("not clean: %+v", f)
+	}
+	if f.Kind != "request" || f.APIKey != 19 || f.API != "CreateTopics" || f.Version != 7 || f.CorrelationID != 42 ||
+		f.Size != len(b) || f.HeaderVersion != 2 || f.ClientID == nil || *f.ClientID != "kgo" {
+		t.Errorf("header facts wrong: %+v", f)
+	}
+	var body map[string]any
+	if err := json.Unmarshal(f.Body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body["validateOnly"] != true || body["Topics"].([]any)[0].(map[string]any)["Name"] != "orders" {
+		t.Errorf("body JSON: %s", f.Body)
+	}
+	var line bytes.Buffer
+	if err := JSONLine(&line, f); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(line.Bytes(), []byte("\n")) != 1 {
+		t.Errorf("JSONLine wrote %d lines", bytes.Count(line.Bytes(), []byte("\n")))
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"kind", "api_key", "version", "correlation_id", "tree", "roundtrip"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("JSON line lacks %q", k)
+		}
+	}
+	if _, ok := m["error"]; ok {
+		t.Errorf("clean frame has an error key")
+	}
+	var txt bytes.Buffer
+	if err := Text(&txt, f, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"request CreateTopics(19) v7 correlation_id 42", "roundtrip: re-encoding reproduces", "byte layout (", "+-- validateOnly"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, txt.String())
+		}
+	}
+}
+
+// TestNonCanonical feeds frames that decode but are not what a writer
+// produces, and checks the first difference and its explanation.
+func TestNonCanonical(t *testing.T) {
+	c := load(t)
+	base := frame(createTopics(7), 1)
+	// The request header's tagged-field count sits after the client id:
+	// size 4 + key 2 + version 2 + corr 4 + client id 2+3 = offset 17.
+	if base[17] != 0 {
+		t.Fatalf("expected the header tag count at 17, got %x", base[17])
+	}
+	cases := []struct {
+		name   string
+		mutate func([]byte) []byte
+		off    int
+		field  string
+		reason string
+	}{
+		{"redundant varint", func(b []byte) []byte {
+			return fixSize(slices.Insert(slices.Clone(b), 17, 0x80))
+		}, 17, "RequestHeader.tagged_fields", "redundant varint bytes"},
+		{"bool 2", func(b []byte) []byte {
+			b = append([]byte(nil), b...)
+			b[len(b)-2] = 2 // validateOnly, before the body's tag count
+			return b
+		}, len(base) - 2, "CreateTopicsRequest.validateOnly", "bool written as 0x02"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			in := tc.mutate(base)
+			f := Decode(c, in, Options{Roundtrip: true})
+			if f.Error != "" {
+				t.Fatalf("did not decode: %s", f.Error)
+			}
+			if f.Roundtrip == nil || *f.Roundtrip || f.OK() {
+				t.Fatalf("round trip passed on non-canonical input")
+			}
+			d := f.RoundtripDiff
+			if d.Offset != tc.off || d.Field != tc.field || !strings.Contains(d.Reason, tc.reason) {
+				t.Errorf("diff %+v; want offset %d field %s reason %q", d, tc.off, tc.field, tc.reason)
+			}
+			var txt bytes.Buffer
+			_ = Text(&txt, f, true)
+			if !strings.Contains(txt.String(), "[non-canonical]") {
+				t.Errorf("tree does not flag the leaf:\n%s", txt.String())
+			}
+		})
+	}
+}
+
+func fixSize(b []byte) []byte {
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}
+
+// TestAlsoDecodesAs: a v4 CreateTopics request relabelled v5 (the first
+// flexible version) does not decode; the report says which versions do.
+func TestAlsoDecodesAs(t *testing.T) {
+	c := load(t)
+	b := frame(createTopics(4), 9)
+	b[7] = 5
+	f := Decode(c, b, Options{})
+	if f.Error == "" || f.ErrorOffset == nil {
+		t.Fatalf("relabelled frame decoded cleanly")
+	}
+	if !slices.Contains(f.AlsoDecodesAs, 4) || slices.Contains(f.AlsoDecodesAs, 5) {
+		t.Errorf("also_decodes_as = %v; want 4 in it, not 5", f.AlsoDecodesAs)
+	}
+	if !errors.Is(f.Err, wire.ErrTruncated) && !errors.Is(f.Err, wire.ErrTrailing) && !errors.Is(f.Err, wire.ErrCountTooLarge) {
+		t.Logf("error: %v", f.Err)
+	}
+	var txt bytes.Buffer
+	_ = Text(&txt, f, false)
+	if !strings.Contains(txt.String(), "decodes cleanly as v") || !strings.Contains(txt.String(), "error: offset 0x") {
+		t.Errorf("text: %s", txt.String())
+	}
+
+	// A response decoded at the wrong version.
+	api, _ := c.Reg.Lookup("CreateTopics")
+	resp := kmsg.NewPtrCreateTopicsResponse()
+	resp.Version = 2
+	rt := kmsg.NewCreateTopicsResponseTopic()
+	rt.Topic = "orders"
+	resp.Topics = append(resp.Topics, rt)
+	body := resp.AppendTo(nil)
+	rb := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	rb = binary.BigEndian.AppendUint32(rb, 77)
+	rb = append(rb, body...)
+	f = Decode(c, rb, Options{Kind: schema.TypeResponse, API: api, Version: 5})
+	if f.Error == "" || !slices.Contains(f.AlsoDecodesAs, 2) || slices.Contains(f.AlsoDecodesAs, 5) {
+		t.Errorf("response at v5: error %q, also %v", f.Error, f.AlsoDecodesAs)
+	}
+	f = Decode(c, rb, Options{Kind: schema.TypeResponse, API: api, Version: 2, Roundtrip: true})
+	if !f.OK() || f.CorrelationID != 77 {
+		t.Errorf("response at v2: %+v", f)
+	}
+	f = Decode(c, rb, Options{Kind: schema.TypeResponse})
+	if f.Error == "" || !strings.Contains(f.Error, "needs its API") {
+		t.Errorf("response without API: %q", f.Error)
+	}
+}
