@@ -1,0 +1,109 @@
+package diff
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// Comment is one of the spec's own per-version comments, such as
+// "// Version 13 replaces topic names with topic IDs (KIP-516).". A comment
+// that wraps over several "//" lines is one Comment.
+type Comment struct {
+	// Versions are the versions the comment is about: "Version 3" gives
+	// 3-3, "Versions 0-3 were removed" gives 0-3.
+	Versions schema.Versions `json:"-"`
+	// Lo and Hi repeat Versions for JSON.
+	Lo   int16  `json:"lo"`
+	Hi   int16  `json:"hi"`
+	Text string `json:"text"`
+	// Line is the 1-based line of the comment's first line in the file.
+	Line int `json:"line"`
+}
+
+// commentStart matches the opening words of a per-version comment and
+// captures the version or version range it is about.
+var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) versions?|from versions?|in versions?)\s+(\d+)(?:\s*(?:-|to|through)\s*(\d+))?\b`)
+
+// VersionComments returns the per-version comments of a spec file's
+// source, in file order. The licence header (the comment block before the
+// first JSON line) is skipped. A comment starts with a line such as
+// "Version N ...", "Versions A-B ..." or "Starting in version N ..."; the
+// comment lines that follow it, up to a blank comment line, a code line or
+// the next such start, continue it. Comment paragraphs that do not start
+// that way ("Supported errors: ...") are not per-version and are left out.
+func VersionComments(src []byte) []Comment {
+	var out []Comment
+	var cur *Comment
+	flush := func() {
+		if cur != nil {
+			out = append(out, *cur)
+			cur = nil
+		}
+	}
+	inHeader := true
+	line := 0
+	for len(src) > 0 {
+		var raw []byte
+		raw, src, _ = bytes.Cut(src, []byte("\n"))
+		line++
+		s := strings.TrimSpace(string(raw))
+		text, isComment := strings.CutPrefix(s, "//")
+		if inHeader {
+			if s == "" || isComment {
+				continue
+			}
+			inHeader = false
+		}
+		if !isComment {
+			flush()
+			continue
+		}
+		text = strings.TrimSpace(text)
+		if text == "" {
+			flush()
+			continue
+		}
+		if m := commentStart.FindStringSubmatch(text); m != nil {
+			flush()
+			lo, errLo := strconv.ParseInt(m[1], 10, 16)
+			hi := lo
+			if m[2] != "" {
+				h, err := strconv.ParseInt(m[2], 10, 16)
+				if err == nil && h >= lo {
+					hi = h
+				}
+			}
+			if errLo != nil {
+				continue
+			}
+			v := schema.Versions{Lo: int16(lo), Hi: int16(hi)}
+			cur = &Comment{Versions: v, Lo: v.Lo, Hi: v.Hi, Text: text, Line: line}
+			continue
+		}
+		if cur != nil {
+			cur.Text += " " + text
+		}
+	}
+	flush()
+	return out
+}
+
+// commentsBetween returns the comments about any version in (a, b] (or
+// (b, a] when a > b).
+func commentsBetween(src []byte, a, b int16) []Comment {
+	if a > b {
+		a, b = b, a
+	}
+	span := schema.Versions{Lo: a + 1, Hi: b}
+	var out []Comment
+	for _, c := range VersionComments(src) {
+		if !c.Versions.Intersect(span).Empty() {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,59 @@
+package diff
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+func TestVersionComments(t *testing.T) {
+	src := `// A licence header that mentions Version 2.0 of a licence.
+// Version 9 in the header is not a per-version comment either.
+
+{
+  "name": "XRequest",
+  // Versions 0-3 were removed in release 4.0.
+  //
+  // Version 4 adds Foo.  Starting in version 4, the order
+  // of partitions matters.
+  // Version 5 is the same as version 4.
+  //
+  // Supported errors:
+  // - Version 6 mentioned in a list is not a start
+  // Starting in version 6, brokers throttle.
+  "validVersions": "4-7", // Version 99 trailing a code line is not read
+  // Versions 6 through 7 add
+  // a tagged field.
+  "fields": []
+}
+`
+	r := func(lo, hi int16) schema.Versions { return schema.Versions{Lo: lo, Hi: hi} }
+	want := []Comment{
+		{Versions: r(0, 3), Lo: 0, Hi: 3, Text: "Versions 0-3 were removed in release 4.0.", Line: 6},
+		{Versions: r(4, 4), Lo: 4, Hi: 4, Text: "Version 4 adds Foo.  Starting in version 4, the order of partitions matters.", Line: 8},
+		{Versions: r(5, 5), Lo: 5, Hi: 5, Text: "Version 5 is the same as version 4.", Line: 10},
+		{Versions: r(6, 6), Lo: 6, Hi: 6, Text: "Starting in version 6, brokers throttle.", Line: 14},
+		{Versions: r(6, 7), Lo: 6, Hi: 7, Text: "Versions 6 through 7 add a tagged field.", Line: 16},
+	}
+	got := VersionComments([]byte(src))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("VersionComments (-want +got):\n%s", diff)
+	}
+	between := func(a, b int16) []int {
+		var lines []int
+		for _, c := range commentsBetween([]byte(src), a, b) {
+			lines = append(lines, c.Line)
+		}
+		return lines
+	}
+	if diff := cmp.Diff([]int{8}, between(3, 4)); diff != "" {
+		t.Errorf("comments in (3, 4] (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{10, 14, 16}, between(6, 4)); diff != "" {
+		t.Errorf("comments in (4, 6] (-want +got):\n%s", diff)
+	}
+	if got := between(5, 5); len(got) != 0 {
+		t.Errorf("comments in (5, 5] = %v, want none", got)
+	}
+}

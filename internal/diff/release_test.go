@@ -1,0 +1,88 @@
+package diff
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func findChange(d *ReleaseDiff, name string) *APIChange {
+	for i := range d.Changed {
+		if d.Changed[i].Name == name {
+			return &d.Changed[i]
+		}
+	}
+	return nil
+}
+
+// 3.9 -> 4.0, from the spec files: LeaderAndIsr (key 4, 3.9 "0-7"),
+// StopReplica (5, "0-4"), UpdateMetadata (6, "0-8") and ControlledShutdown
+// (7, "0-3") all become "validVersions": "none" in 4.0. Fetch goes from
+// "0-17" to "4-17" and Produce from "0-11" to "3-12". No API is added.
+func TestRelease39To40(t *testing.T) {
+	d := Releases(load(t, "3.9").Reg, load(t, "4.0").Reg)
+	wantRemoved := []APIRef{
+		{Key: 4, Name: "LeaderAndIsr", Versions: "0-7", Reserved: true},
+		{Key: 5, Name: "StopReplica", Versions: "0-4", Reserved: true},
+		{Key: 6, Name: "UpdateMetadata", Versions: "0-8", Reserved: true},
+		{Key: 7, Name: "ControlledShutdown", Versions: "0-3", Reserved: true},
+	}
+	if diff := cmp.Diff(wantRemoved, d.Removed); diff != "" {
+		t.Errorf("removed (-want +got):\n%s", diff)
+	}
+	if len(d.Added) != 0 {
+		t.Errorf("added %+v, want none", d.Added)
+	}
+	fetch := findChange(d, "Fetch")
+	if fetch == nil {
+		t.Fatal("Fetch not in the changes")
+	}
+	if fetch.Lowest != "raised" || fetch.Valid != (StringPair{"0-17", "4-17"}) ||
+		!cmp.Equal(fetch.RemovedVersions, []string{"0-3"}) || len(fetch.NewVersions) != 0 {
+		t.Errorf("Fetch change %+v, want 0-17 -> 4-17, baseline raised, v0-3 removed", fetch)
+	}
+	produce := findChange(d, "Produce")
+	if produce == nil || !cmp.Equal(produce.RemovedVersions, []string{"0-2"}) || !cmp.Equal(produce.NewVersions, []string{"12"}) {
+		t.Errorf("Produce change %+v, want v0-2 removed and v12 new", produce)
+	}
+	// Heartbeat's request lists ["zkBroker", "broker"] in 3.9 and
+	// ["broker"] in 4.0; its versions stay 0-4.
+	hb := findChange(d, "Heartbeat")
+	if hb == nil || !cmp.Equal(hb.ListenersRemoved, []string{"zkBroker"}) || len(hb.ListenersAdded) != 0 || hb.Lowest != "" {
+		t.Errorf("Heartbeat change %+v, want only listener zkBroker removed", hb)
+	}
+}
+
+// Produce across the 4.0 baseline: 3.9 "0-11", 4.3 "3-13". InitProducerId:
+// 3.9 "0-5", 4.3 "0-6" with latestVersionUnstable, so v6 is new and
+// unstable.
+func TestRelease39To43(t *testing.T) {
+	d := Releases(load(t, "3.9").Reg, load(t, "4.3").Reg)
+	produce := findChange(d, "Produce")
+	want := &APIChange{Key: 0, Name: "Produce", Valid: StringPair{"0-11", "3-13"}, Lowest: "raised",
+		RemovedVersions: []string{"0-2"}, NewVersions: []string{"12-13"}, ListenersRemoved: []string{"zkBroker"}}
+	if diff := cmp.Diff(want, produce); diff != "" {
+		t.Errorf("Produce (-want +got):\n%s", diff)
+	}
+	ipid := findChange(d, "InitProducerId")
+	if ipid == nil || ipid.Unstable == nil || *ipid.Unstable != (StringPair{"", "6"}) || !cmp.Equal(ipid.NewVersions, []string{"6"}) {
+		t.Errorf("InitProducerId %+v, want new v6, unstable none -> 6", ipid)
+	}
+	var unstable bool
+	for _, u := range d.Unstable {
+		if u.Name == "InitProducerId" && u.Versions == "6" {
+			unstable = true
+		}
+	}
+	if !unstable {
+		t.Errorf("InitProducerId v6 not among 4.3's unstable versions %+v", d.Unstable)
+	}
+}
+
+func TestReleaseSame(t *testing.T) {
+	r := load(t, "4.3").Reg
+	d := Releases(r, r)
+	if len(d.Added)+len(d.Removed)+len(d.Changed) != 0 {
+		t.Errorf("diff of a release with itself: %+v", d)
+	}
+}

@@ -1,0 +1,165 @@
+package diff
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteText writes the version diff for a terminal, request then response.
+func (d *VersionDiff) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	rel := ""
+	if d.Release != "" {
+		rel = " in " + d.Release
+	}
+	fmt.Fprintf(bw, "%s (key %d) v%d -> v%d%s\n", d.API, d.Key, d.From, d.To, rel)
+	for _, md := range []*MessageDiff{&d.Request, &d.Response} {
+		fmt.Fprintln(bw)
+		md.writeText(bw)
+	}
+	return bw.Flush()
+}
+
+func (md *MessageDiff) writeText(w io.Writer) {
+	fmt.Fprintln(w, md.Message)
+	fmt.Fprintf(w, "  flexible        %s\n", pairText(yesNo(md.Flexible.From), yesNo(md.Flexible.To)))
+	fmt.Fprintf(w, "  header version  %s\n", pairText(fmt.Sprint(md.HeaderVersion.From), fmt.Sprint(md.HeaderVersion.To)))
+	fmt.Fprintf(w, "  smallest frame  %d -> %d bytes (%+d)\n", md.Size.From, md.Size.To, md.Size.Delta())
+	if len(md.Structs) == 0 {
+		fmt.Fprintln(w, "  fields          no changes")
+	}
+	for _, sd := range md.Structs {
+		name := md.Message
+		if sd.Path != "" {
+			name += "." + sd.Path + " (" + sd.Struct + ")"
+		}
+		fmt.Fprintf(w, "  %s\n", name)
+		for _, f := range sd.Removed {
+			writeField(w, "-", f, 4)
+		}
+		for _, f := range sd.Added {
+			writeField(w, "+", f, 4)
+		}
+		for _, fc := range sd.Changed {
+			for _, c := range fc.Changes {
+				detail := ""
+				if c.Detail != "" {
+					detail = " (" + c.Detail + ")"
+				}
+				fmt.Fprintf(w, "    ~ %s: %s %s -> %s%s\n", fc.Name, c.Property, c.From, c.To, detail)
+			}
+		}
+	}
+	if len(md.Comments) > 0 {
+		fmt.Fprintln(w, "  spec comments")
+		for _, c := range md.Comments {
+			fmt.Fprintf(w, "    line %d: %s\n", c.Line, c.Text)
+		}
+	}
+}
+
+func writeField(w io.Writer, mark string, f FieldInfo, indent int) {
+	var attrs []string
+	if f.Tag != nil {
+		attrs = append(attrs, fmt.Sprintf("tag %d", *f.Tag))
+	}
+	if f.Nullable {
+		attrs = append(attrs, "nullable")
+	}
+	if f.Default != "" {
+		attrs = append(attrs, "default "+f.Default)
+	}
+	attrs = append(attrs, "versions "+f.Versions)
+	fmt.Fprintf(w, "%s%s %s %s (%s)\n", strings.Repeat(" ", indent), mark, f.Name, f.Type, strings.Join(attrs, ", "))
+	for _, sub := range f.Fields {
+		writeField(w, " ", sub, indent+2)
+	}
+}
+
+func pairText(a, b string) string {
+	if a == b {
+		return a + " (unchanged)"
+	}
+	return a + " -> " + b
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// WriteText writes the release diff for a terminal.
+func (d *ReleaseDiff) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "Kafka %s -> %s\n", d.From, d.To)
+	fmt.Fprintf(bw, "\nAPIs added (%d)\n", len(d.Added))
+	for _, a := range d.Added {
+		fmt.Fprintf(bw, "  %3d %s v%s\n", a.Key, a.Name, a.Versions)
+	}
+	fmt.Fprintf(bw, "\nAPIs removed (%d)\n", len(d.Removed))
+	for _, a := range d.Removed {
+		note := "file gone"
+		if a.Reserved {
+			note = "key reserved in " + d.To
+		}
+		fmt.Fprintf(bw, "  %3d %s v%s (%s)\n", a.Key, a.Name, a.Versions, note)
+	}
+	fmt.Fprintf(bw, "\nAPIs changed (%d)\n", len(d.Changed))
+	for _, c := range d.Changed {
+		fmt.Fprintf(bw, "  %3d %s %s\n", c.Key, c.Name, strings.Join(c.notes(), "; "))
+	}
+	fmt.Fprintf(bw, "\nUnstable latest versions in %s (%d)\n", d.To, len(d.Unstable))
+	for _, a := range d.Unstable {
+		fmt.Fprintf(bw, "  %3d %s v%s\n", a.Key, a.Name, a.Versions)
+	}
+	return bw.Flush()
+}
+
+// notes returns the changes of an API as short phrases.
+func (c *APIChange) notes() []string {
+	notes := []string{"versions " + pairText(c.Valid.From, c.Valid.To)}
+	if c.Lowest != "" {
+		notes = append(notes, "baseline "+c.Lowest)
+	}
+	if len(c.RemovedVersions) > 0 {
+		notes = append(notes, "removed v"+strings.Join(c.RemovedVersions, ", v"))
+	}
+	if len(c.NewVersions) > 0 {
+		notes = append(notes, "new v"+strings.Join(c.NewVersions, ", v"))
+	}
+	if c.ResponseValid != nil {
+		notes = append(notes, "response versions "+pairText(c.ResponseValid.From, c.ResponseValid.To))
+	}
+	if c.Unstable != nil {
+		notes = append(notes, "unstable "+orNone(c.Unstable.From)+" -> "+orNone(c.Unstable.To))
+	}
+	if c.Flexible != nil {
+		notes = append(notes, "flexible "+c.Flexible.From+" -> "+c.Flexible.To)
+	}
+	for _, l := range c.ListenersAdded {
+		notes = append(notes, "listener +"+l)
+	}
+	for _, l := range c.ListenersRemoved {
+		notes = append(notes, "listener -"+l)
+	}
+	return notes
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return "v" + s
+}
+
+// WriteJSON writes v (a *VersionDiff or *ReleaseDiff) as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

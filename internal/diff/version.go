@@ -1,0 +1,301 @@
+// Package diff compares Kafka message schemas: two versions of one API
+// ([Versions]), or two releases of the whole protocol ([Releases]). The
+// results are plain data with text ([VersionDiff.WriteText],
+// [ReleaseDiff.WriteText]) and JSON renderings, for the CLI and the site.
+package diff
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/sample"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// VersionDiff is what changed in one API from version From to version To.
+type VersionDiff struct {
+	API      string      `json:"api"`
+	Key      int16       `json:"api_key"`
+	Release  string      `json:"release,omitempty"`
+	From     int16       `json:"from"`
+	To       int16       `json:"to"`
+	Request  MessageDiff `json:"request"`
+	Response MessageDiff `json:"response"`
+}
+
+// MessageDiff is what changed in the request or the response.
+type MessageDiff struct {
+	Message string `json:"message"`
+	// Flexible tells whether each version uses the flexible encoding.
+	Flexible BoolPair `json:"flexible"`
+	// HeaderVersion is the request or response header version at each
+	// version.
+	HeaderVersion IntPair `json:"header_version"`
+	// Size is the size in bytes of the smallest frame at each version,
+	// length prefix included.
+	Size IntPair `json:"size"`
+	// Structs lists, per struct, the fields added, removed and changed; a
+	// struct with no changes is left out.
+	Structs []StructDiff `json:"structs"`
+	// Comments are the spec's own comments about the versions after From
+	// up to To.
+	Comments []Comment `json:"comments"`
+}
+
+// BoolPair is a boolean at the old and the new version.
+type BoolPair struct {
+	From bool `json:"from"`
+	To   bool `json:"to"`
+}
+
+// Changed reports whether the value differs.
+func (p BoolPair) Changed() bool { return p.From != p.To }
+
+// IntPair is a number at the old and the new version.
+type IntPair struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// Changed reports whether the value differs.
+func (p IntPair) Changed() bool { return p.From != p.To }
+
+// Delta returns To - From.
+func (p IntPair) Delta() int { return p.To - p.From }
+
+// StructDiff lists the field changes of one struct, identified by its field
+// path from the message body ("" for the body itself, "Topics",
+// "Topics.Partitions").
+type StructDiff struct {
+	Path    string        `json:"path"`
+	Struct  string        `json:"struct"`
+	Added   []FieldInfo   `json:"added,omitempty"`
+	Removed []FieldInfo   `json:"removed,omitempty"`
+	Changed []FieldChange `json:"changed,omitempty"`
+}
+
+// Empty reports whether nothing changed in the struct.
+func (s *StructDiff) Empty() bool {
+	return len(s.Added) == 0 && len(s.Removed) == 0 && len(s.Changed) == 0
+}
+
+// FieldInfo describes a field as it is at one version.
+type FieldInfo struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Versions string `json:"versions"`
+	Nullable bool   `json:"nullable,omitempty"`
+	// Tag is the field's tag when it is a tagged field at this version.
+	Tag     *int32 `json:"tag,omitempty"`
+	Default string `json:"default,omitempty"`
+	About   string `json:"about,omitempty"`
+	// Fields are the fields of a struct or struct-array field present at
+	// this version.
+	Fields []FieldInfo `json:"fields,omitempty"`
+}
+
+// FieldChange lists what changed in a field present at both versions.
+type FieldChange struct {
+	Name    string   `json:"name"`
+	Changes []Change `json:"changes"`
+}
+
+// Change is one changed property of a field: "type", "nullable", "tagged",
+// "tag", "default", "versions" or "flexibleVersions".
+type Change struct {
+	Property string `json:"property"`
+	From     string `json:"from"`
+	To       string `json:"to"`
+	// Detail gives the spec's version range behind the change, such as
+	// "nullableVersions 1+".
+	Detail string `json:"detail,omitempty"`
+}
+
+// Versions compares versions a and b of api within one release (c's
+// registry). Both versions must be valid for the request; the result lists
+// b's changes relative to a (a may be greater than b, giving the reverse
+// view).
+func Versions(c *codec.Codec, api *schema.API, a, b int16) (*VersionDiff, error) {
+	for _, v := range []int16{a, b} {
+		if !api.Request.Valid.Contains(v) {
+			return nil, fmt.Errorf("%w: %s has no version %d in %s; valid versions are %s",
+				codec.ErrVersion, api.Name, v, c.Reg.Label, api.Request.Valid)
+		}
+	}
+	d := &VersionDiff{API: api.Name, Key: api.Key, Release: c.Reg.Label, From: a, To: b}
+	var err error
+	if d.Request, err = messageDiff(c, api, schema.TypeRequest, a, b); err != nil {
+		return nil, err
+	}
+	if d.Response, err = messageDiff(c, api, schema.TypeResponse, a, b); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Previous returns the changes of version v relative to v-1, or nil when v
+// is the lowest valid version (or not valid at all).
+func Previous(c *codec.Codec, api *schema.API, v int16) (*VersionDiff, error) {
+	if v <= api.Request.Valid.Lo || !api.Request.Valid.Contains(v) {
+		return nil, nil
+	}
+	return Versions(c, api, v-1, v)
+}
+
+func messageDiff(c *codec.Codec, api *schema.API, kind schema.MessageType, a, b int16) (MessageDiff, error) {
+	m := api.Request
+	if kind == schema.TypeResponse {
+		m = api.Response
+	}
+	md := MessageDiff{
+		Message:       m.Name,
+		Flexible:      BoolPair{m.IsFlexible(a), m.IsFlexible(b)},
+		HeaderVersion: IntPair{int(m.HeaderVersion(a)), int(m.HeaderVersion(b))},
+		Comments:      commentsBetween(m.Source, a, b),
+	}
+	for i, v := range []int16{a, b} {
+		frame, err := sample.Encode(c, api, kind, v)
+		if err != nil {
+			return md, fmt.Errorf("encoding the smallest %s v%d: %w", m.Name, v, err)
+		}
+		if i == 0 {
+			md.Size.From = len(frame)
+		} else {
+			md.Size.To = len(frame)
+		}
+	}
+	md.Structs = Structs(m.Body, a, m.Body, b)
+	if md.Comments == nil {
+		md.Comments = []Comment{}
+	}
+	return md, nil
+}
+
+// Structs compares struct sa at version a with struct sb at version b,
+// recursively, matching fields by name and nested structs by field path.
+// The structs may come from different releases. Structs without changes
+// are left out; the result is in depth-first field order.
+func Structs(sa *schema.Struct, a int16, sb *schema.Struct, b int16) []StructDiff {
+	out := []StructDiff{}
+	compareStruct(&out, "", sa, a, sb, b, 0)
+	return out
+}
+
+// maxDepth guards against self-referencing structs.
+const maxDepth = 64
+
+func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, sb *schema.Struct, b int16, depth int) {
+	if depth > maxDepth {
+		return
+	}
+	sd := StructDiff{Path: path, Struct: sb.Name}
+	byName := map[string]*schema.Field{}
+	for _, f := range sa.Fields {
+		if f.Versions.Contains(a) {
+			byName[f.Name] = f
+		}
+	}
+	var nested []func()
+	seen := map[string]bool{}
+	for _, fb := range sb.Fields {
+		if !fb.Versions.Contains(b) {
+			continue
+		}
+		seen[fb.Name] = true
+		fa, ok := byName[fb.Name]
+		if !ok {
+			sd.Added = append(sd.Added, info(fb, b, depth))
+			continue
+		}
+		if ch := fieldChanges(fa, a, fb, b); len(ch) > 0 {
+			sd.Changed = append(sd.Changed, FieldChange{Name: fb.Name, Changes: ch})
+		}
+		ta, tb := fa.Type.ElemStruct(), fb.Type.ElemStruct()
+		if ta != nil && tb != nil {
+			sub := fb.Name
+			if path != "" {
+				sub = path + "." + fb.Name
+			}
+			nested = append(nested, func() { compareStruct(out, sub, ta, a, tb, b, depth+1) })
+		}
+	}
+	for _, fa := range sa.Fields {
+		if fa.Versions.Contains(a) && !seen[fa.Name] {
+			sd.Removed = append(sd.Removed, info(fa, a, depth))
+		}
+	}
+	if !sd.Empty() {
+		*out = append(*out, sd)
+	}
+	for _, f := range nested {
+		f()
+	}
+}
+
+// info describes f at version v, with its struct's fields.
+func info(f *schema.Field, v int16, depth int) FieldInfo {
+	fi := FieldInfo{
+		Name: f.Name, Type: f.Type.Name, Versions: f.Versions.String(),
+		Nullable: f.IsNullable(v), Default: f.Default.Text, About: f.About,
+	}
+	if f.IsTagged(v) {
+		tag := f.Tag
+		fi.Tag = &tag
+	}
+	if s := f.Type.ElemStruct(); s != nil && depth < maxDepth {
+		for _, sf := range s.Fields {
+			if sf.Versions.Contains(v) {
+				fi.Fields = append(fi.Fields, info(sf, v, depth+1))
+			}
+		}
+	}
+	return fi
+}
+
+// fieldChanges compares field fa at version a with field fb at version b.
+func fieldChanges(fa *schema.Field, a int16, fb *schema.Field, b int16) []Change {
+	var ch []Change
+	add := func(prop, from, to, detail string) {
+		if from != to {
+			ch = append(ch, Change{Property: prop, From: from, To: to, Detail: detail})
+		}
+	}
+	add("type", fa.Type.Name, fb.Type.Name, "")
+	add("nullable", strconv.FormatBool(fa.IsNullable(a)), strconv.FormatBool(fb.IsNullable(b)),
+		rangeDetail("nullableVersions", fa.Nullable, fb.Nullable))
+	add("tagged", strconv.FormatBool(fa.IsTagged(a)), strconv.FormatBool(fb.IsTagged(b)),
+		rangeDetail("taggedVersions", fa.Tagged, fb.Tagged))
+	if fa.IsTagged(a) && fb.IsTagged(b) {
+		add("tag", strconv.Itoa(int(fa.Tag)), strconv.Itoa(int(fb.Tag)), "")
+	}
+	add("default", defaultText(fa), defaultText(fb), "")
+	add("versions", fa.Versions.String(), fb.Versions.String(), "")
+	if fa.HasFlexible || fb.HasFlexible {
+		add("flexibleVersions", flexText(fa), flexText(fb), "")
+	}
+	return ch
+}
+
+func rangeDetail(key string, a, b schema.Versions) string {
+	if a == b {
+		return key + " " + a.String()
+	}
+	return key + " " + a.String() + " -> " + b.String()
+}
+
+// flexText gives a field's own flexibleVersions, or "(message's)" when it
+// has none.
+func flexText(f *schema.Field) string {
+	if !f.HasFlexible {
+		return "(message's)"
+	}
+	return f.Flexible.String()
+}
+
+func defaultText(f *schema.Field) string {
+	if f.Default.Text == "" {
+		return "(implicit)"
+	}
+	return f.Default.Text
+}
