@@ -1,0 +1,108 @@
+// Package capture reads Kafka traffic out of packet captures: pcap and
+// pcapng files are read in pure Go (gopacket's pcapgo), TCP streams are
+// reassembled (gopacket's reassembly), each direction is split into Kafka
+// frames, and responses are paired with their requests by correlation id
+// per connection, so each response can be decoded with the API and version
+// of the request it answers.
+//
+// # Streaming
+//
+// [Read] calls a function for every frame as soon as it is complete and
+// keeps no frame after that call returns. Memory is bounded by the largest
+// frame, the reassembler's out-of-order buffer ([Options.MaxBuffered]) and
+// the pending-request table ([Options.MaxPending]), never by the file size.
+//
+// # Captures that begin mid-connection
+//
+// A connection whose SYN was not captured starts in the middle of a byte
+// stream. Its client-to-server half is resynchronised on the first offset
+// that reads as a plausible request frame (size in range, API key known, a
+// valid version, a client id that fits); its server-to-client half on the
+// first offset that reads as a response to a request seen on the
+// connection. Bytes skipped are counted in [Event.Skipped] and [Stats].
+// The same resynchronisation recovers from gaps (lost packets).
+//
+// # Which side is the client
+//
+// The sender of the first SYN; else the endpoint on one of [Options.Ports];
+// else the endpoint with the lower port number.
+package capture
+
+import (
+	"fmt"
+	"net/netip"
+	"time"
+)
+
+// Dir is the direction of a frame on its connection.
+type Dir uint8
+
+// Directions.
+const (
+	ClientToServer Dir = iota // requests
+	ServerToClient            // responses
+)
+
+func (d Dir) String() string {
+	if d == ServerToClient {
+		return "server->client"
+	}
+	return "client->server"
+}
+
+// Conn is one TCP connection of the capture.
+type Conn struct {
+	// ID numbers connections from 1 in the order they first appear.
+	ID     int
+	Client netip.AddrPort
+	Server netip.AddrPort
+	// SawSYN reports whether the capture holds the connection's start.
+	SawSYN bool
+}
+
+func (c *Conn) String() string {
+	return fmt.Sprintf("%s -> %s", c.Client, c.Server)
+}
+
+// Request identifies the request a response answers.
+type Request struct {
+	APIKey        int16
+	Version       int16
+	CorrelationID int32
+	Time          time.Time // when the request frame completed
+	Size          int       // bytes of the request frame
+}
+
+// Event is one complete Kafka frame.
+type Event struct {
+	Conn *Conn
+	Dir  Dir
+	// Time is the capture time of the packet that completed the frame.
+	Time time.Time
+	// Data is the frame, size prefix included. It is only valid during the
+	// call; copy it to keep it.
+	Data []byte
+	// Offset is the position of the frame in its direction's byte stream
+	// (0 = the first byte after the SYN, or the first byte captured).
+	Offset int64
+	// Skipped is the number of bytes of this direction that were skipped
+	// (not captured, or not a plausible frame) just before this frame.
+	Skipped int64
+	// Request is the paired request, for a response; nil when no request
+	// with the response's correlation id was seen on the connection.
+	Request *Request
+}
+
+// Stats summarises a read.
+type Stats struct {
+	Packets      int64 // packets read from the file
+	TCPPackets   int64 // packets with a TCP layer on a selected port
+	Bytes        int64 // bytes of the capture file read
+	Connections  int
+	Requests     int64
+	Responses    int64
+	Unpaired     int64 // responses with no request seen
+	Unanswered   int64 // requests with no response seen (acks=0 produce, or cut off)
+	SkippedBytes int64 // stream bytes not part of any frame
+	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
+}

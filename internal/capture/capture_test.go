@@ -1,0 +1,363 @@
+package capture
+
+import (
+	"bytes"
+	"encoding/binary"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+const specDir = "../../../shared/kafka-spec/4.3"
+
+var (
+	regOnce sync.Once
+	reg     *schema.Registry
+	regErr  error
+)
+
+// verify confirms resync boundaries by decoding with the core codec.
+func verify(t testing.TB) func([]byte, Dir, *Request) bool {
+	known(t)
+	c := codec.New(reg)
+	return func(b []byte, d Dir, req *Request) bool {
+		if d == ClientToServer {
+			_, err := c.DecodeRequest(b, codec.Options{})
+			return err == nil
+		}
+		if req == nil {
+			return false
+		}
+		api, ok := reg.API(req.APIKey)
+		if !ok {
+			return false
+		}
+		_, err := c.DecodeResponse(b, api, req.Version, codec.Options{})
+		return err == nil
+	}
+}
+
+func known(t testing.TB) func(key, version int16) bool {
+	t.Helper()
+	regOnce.Do(func() { reg, regErr = schema.Load(specDir) })
+	if regErr != nil {
+		t.Fatalf("loading specs: %v", regErr)
+	}
+	return func(key, v int16) bool {
+		api, ok := reg.API(key)
+		return ok && api.Request.Valid.Contains(v)
+	}
+}
+
+// reqFrame encodes a request with kmsg, an independent encoder.
+func reqFrame(r kmsg.Request, corr int32) []byte {
+	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("capture-test")).AppendRequest(nil, r, corr)
+}
+
+// respFrame encodes a response with kmsg and the response header.
+func respFrame(r kmsg.Response, corr int32) []byte {
+	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
+	if r.IsFlexible() && r.Key() != 18 {
+		b = append(b, 0) // empty header tagged fields
+	}
+	b = r.AppendTo(b)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}
+
+type exchange struct {
+	req, resp []byte
+}
+
+// sampleExchanges returns a few request/response pairs of different APIs,
+// with big frames that span several segments.
+func sampleExchanges() []exchange {
+	var out []exchange
+	corr := int32(1)
+	add := func(req kmsg.Request, resp kmsg.Response) {
+		out = append(out, exchange{reqFrame(req, corr), respFrame(resp, corr)})
+		corr++
+	}
+	av := kmsg.NewPtrApiVersionsRequest()
+	av.Version = 3
+	av.ClientSoftwareName, av.ClientSoftwareVersion = "t", "1"
+	avr := kmsg.NewPtrApiVersionsResponse()
+	avr.Version = 3
+	for k := int16(0); k < 20; k++ {
+		avr.ApiKeys = append(avr.ApiKeys, kmsg.ApiVersionsResponseApiKey{ApiKey: k, MaxVersion: 9})
+	}
+	add(av, avr)
+
+	md := kmsg.NewPtrMetadataRequest()
+	md.Version = 12
+	topic := "orders"
+	md.Topics = []kmsg.MetadataRequestTopic{{Topic: &topic}}
+	mdr := kmsg.NewPtrMetadataResponse()
+	mdr.Version = 12
+	mdr.Brokers = []kmsg.MetadataResponseBroker{{NodeID: 1, Host: "broker-1", Port: 9092}}
+	mt := kmsg.NewMetadataResponseTopic()
+	mt.Topic = &topic
+	for p := int32(0); p < 300; p++ { // several KiB: many segments
+		mp := kmsg.NewMetadataResponseTopicPartition()
+		mp.Partition, mp.Replicas, mp.ISR = p, []int32{1}, []int32{1}
+		mt.Partitions = append(mt.Partitions, mp)
+	}
+	mdr.Topics = append(mdr.Topics, mt)
+	add(md, mdr)
+
+	hb := kmsg.NewPtrHeartbeatRequest()
+	hb.Version = 4
+	hb.Group, hb.MemberID = "g", "m"
+	hbr := kmsg.NewPtrHeartbeatResponse()
+	hbr.Version = 4
+	hbr.ErrorCode = 27
+	add(hb, hbr)
+	return out
+}
+
+var (
+	client = netip.MustParseAddrPort("10.0.0.1:51000")
+	server = netip.MustParseAddrPort("10.0.0.2:9092")
+	t0     = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+)
+
+// writeCapture writes the exchanges on one connection, the response to
+// request i 1+i ms after it. skip bytes of each direction are left out
+// after the handshake when open is false (a mid-connection capture).
+func writeCapture(t *testing.T, f Format, xs []exchange, open bool, skipC2S, skipS2C int) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(client, server)
+	if open {
+		if err := c.Open(t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Skip(ClientToServer, skipC2S)
+	c.Skip(ServerToClient, skipS2C)
+	// cut returns the part of frame b (starting at stream offset *pos)
+	// that lies after the first skip bytes of the stream.
+	cut := func(b []byte, pos *int, skip int) []byte {
+		from := min(max(skip-*pos, 0), len(b))
+		*pos += len(b)
+		return b[from:]
+	}
+	var cpos, spos int
+	at := t0
+	for _, x := range xs {
+		if err := c.Write(ClientToServer, at, cut(x.req, &cpos, skipC2S)); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Millisecond)
+		if err := c.Write(ServerToClient, at, cut(x.resp, &spos, skipS2C)); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Millisecond)
+	}
+	if err := c.Close(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+type got struct {
+	Dir     Dir
+	Data    []byte
+	Skipped int64
+	Req     *Request
+	Client  netip.AddrPort
+	Server  netip.AddrPort
+}
+
+func readAll(t *testing.T, data []byte, opts Options) ([]got, Stats) {
+	t.Helper()
+	if opts.Known == nil {
+		opts.Known = known(t)
+		opts.Verify = verify(t)
+	}
+	var out []got
+	st, err := Read(bytes.NewReader(data), opts, func(ev *Event) error {
+		out = append(out, got{ev.Dir, bytes.Clone(ev.Data), ev.Skipped, ev.Request, ev.Conn.Client, ev.Conn.Server})
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return out, st
+}
+
+func TestReadPairsExchanges(t *testing.T) {
+	xs := sampleExchanges()
+	for _, f := range []Format{PCAP, PCAPNG} {
+		capture := writeCapture(t, f, xs, true, 0, 0)
+		frames, st := readAll(t, capture, Options{})
+		if len(frames) != 2*len(xs) {
+			t.Fatalf("format %d: %d frames, want %d", f, len(frames), 2*len(xs))
+		}
+		for i, x := range xs {
+			rq, rs := frames[2*i], frames[2*i+1]
+			if rq.Dir != ClientToServer || !bytes.Equal(rq.Data, x.req) {
+				t.Errorf("exchange %d: request frame differs (dir %v)", i, rq.Dir)
+			}
+			if rs.Dir != ServerToClient || !bytes.Equal(rs.Data, x.resp) {
+				t.Errorf("exchange %d: response frame differs (dir %v)", i, rs.Dir)
+			}
+			if rq.Client != client || rq.Server != server {
+				t.Errorf("exchange %d: conn %v -> %v", i, rq.Client, rq.Server)
+			}
+			key, ver := int16(binary.BigEndian.Uint16(x.req[4:])), int16(binary.BigEndian.Uint16(x.req[6:]))
+			want := &Request{APIKey: key, Version: ver, CorrelationID: int32(i + 1), Time: t0.Add(time.Duration(2*i) * time.Millisecond), Size: len(x.req)}
+			if diff := cmp.Diff(want, rs.Req); diff != "" {
+				t.Errorf("exchange %d: paired request (-want +got):\n%s", i, diff)
+			}
+		}
+		if st.Connections != 1 || st.Requests != 3 || st.Responses != 3 || st.Unpaired != 0 || st.SkippedBytes != 0 {
+			t.Errorf("stats %+v", st)
+		}
+	}
+}
+
+func TestReadMidConnection(t *testing.T) {
+	xs := sampleExchanges()
+	// No handshake; the capture starts 5 bytes into the first request and
+	// 7 bytes into the first response: both halves must resync on the
+	// second exchange.
+	capture := writeCapture(t, PCAP, xs, false, 5, 7)
+	frames, st := readAll(t, capture, Options{})
+	if len(frames) != 4 {
+		t.Fatalf("%d frames, want 4", len(frames))
+	}
+	for i, x := range xs[1:] {
+		rq, rs := frames[2*i], frames[2*i+1]
+		if !bytes.Equal(rq.Data, x.req) || !bytes.Equal(rs.Data, x.resp) {
+			t.Errorf("exchange %d differs", i+1)
+		}
+		if rs.Req == nil || rs.Req.CorrelationID != int32(i+2) {
+			t.Errorf("exchange %d: paired with %+v", i+1, rs.Req)
+		}
+		if rq.Client != client || rq.Server != server {
+			t.Errorf("client/server guessed wrong: %v -> %v", rq.Client, rq.Server)
+		}
+	}
+	wantSkipped := int64(len(xs[0].req) - 5 + len(xs[0].resp) - 7)
+	if st.SkippedBytes != wantSkipped {
+		t.Errorf("skipped %d bytes, want %d", st.SkippedBytes, wantSkipped)
+	}
+	if frames[0].Skipped != int64(len(xs[0].req)-5) || frames[1].Skipped != int64(len(xs[0].resp)-7) {
+		t.Errorf("per-frame skipped: %d, %d", frames[0].Skipped, frames[1].Skipped)
+	}
+}
+
+func TestReadGap(t *testing.T) {
+	// A request's segment lost in the middle of a stream: the frames after
+	// the gap still come out, and the response to the lost request has no
+	// pair (it was never seen).
+	xs := sampleExchanges()
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, PCAP)
+	c := w.Conn(client, server)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	for i, x := range xs {
+		if i == 1 {
+			c.Skip(ClientToServer, len(x.req))
+		} else if err := c.Write(ClientToServer, t0, x.req); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, t0, x.resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = c.Close(t0)
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	// The reassembler holds the bytes behind a gap until it gives up on
+	// the missing ones (here: at the end of the capture), so the request
+	// after the gap comes out after its response, which stays unpaired.
+	var reqs [][]byte
+	var resps int
+	for _, f := range frames {
+		if f.Dir == ClientToServer {
+			reqs = append(reqs, f.Data)
+		} else {
+			resps++
+		}
+	}
+	if len(reqs) != 2 || !bytes.Equal(reqs[0], xs[0].req) || !bytes.Equal(reqs[1], xs[2].req) || resps != 3 {
+		t.Errorf("%d requests, %d responses; want requests 1 and 3 and 3 responses (stats %+v)", len(reqs), resps, st)
+	}
+	if st.SkippedBytes != int64(len(xs[1].req)) {
+		t.Errorf("skipped %d bytes, want the %d of the lost request", st.SkippedBytes, len(xs[1].req))
+	}
+}
+
+func TestReadPortsAndNonKafka(t *testing.T) {
+	xs := sampleExchanges()
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, PCAP)
+	k := w.Conn(client, server)
+	h := w.Conn(netip.MustParseAddrPort("10.0.0.1:52000"), netip.MustParseAddrPort("10.0.0.3:80"))
+	for _, c := range []*ConnWriter{k, h} {
+		if err := c.Open(t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := h.Write(ClientToServer, t0, []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Write(ServerToClient, t0, []byte("HTTP/1.1 200 OK\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		_ = k.Write(ClientToServer, t0, x.req)
+		_ = k.Write(ServerToClient, t0, x.resp)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	if len(frames) != 6 || st.Connections != 1 {
+		t.Errorf("no ports: %d frames on %d connections, want 6 on 1", len(frames), st.Connections)
+	}
+	frames, _ = readAll(t, buf.Bytes(), Options{Ports: []int{9093}})
+	if len(frames) != 0 {
+		t.Errorf("port 9093: %d frames, want 0", len(frames))
+	}
+	frames, _ = readAll(t, buf.Bytes(), Options{Ports: []int{9092}})
+	if len(frames) != 6 {
+		t.Errorf("port 9092: %d frames, want 6", len(frames))
+	}
+}
+
+func TestReadBadInput(t *testing.T) {
+	for name, in := range map[string][]byte{
+		"empty":    nil,
+		"short":    {0xd4, 0xc3},
+		"not pcap": []byte("hello, world, this is text"),
+	} {
+		_, err := Read(bytes.NewReader(in), Options{Known: known(t)}, func(*Event) error { return nil })
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	// A capture cut in the middle of a packet: the frames before the cut
+	// come out, then an error.
+	capture := writeCapture(t, PCAP, sampleExchanges(), true, 0, 0)
+	cut := capture[:len(capture)-30]
+	n := 0
+	_, err := Read(bytes.NewReader(cut), Options{Known: known(t)}, func(*Event) error { n++; return nil })
+	if err == nil || n == 0 {
+		t.Errorf("truncated capture: err %v after %d frames", err, n)
+	}
+}

@@ -1,0 +1,340 @@
+package capture
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+	"github.com/gopacket/gopacket/reassembly"
+)
+
+// Defaults for [Options].
+const (
+	DefaultMaxFrame    = 100 << 20 // Kafka's default socket.request.max.bytes
+	DefaultMaxPending  = 4096
+	DefaultMaxBuffered = 16384 // reassembly pages of 1,900 bytes: about 31 MB
+	// flushEvery is how many packets pass between flushes of idle
+	// connections; idleAfter is how long (in capture time) a connection
+	// with no packets stays open.
+	flushEvery = 1 << 14
+	idleAfter  = 2 * time.Minute
+)
+
+// Options control [Read].
+type Options struct {
+	// Ports selects connections with an endpoint on one of these TCP
+	// ports, and names that endpoint the server. Empty: every TCP
+	// connection whose first client bytes read as a Kafka request.
+	Ports []int
+	// Known reports whether key is an API key with version valid; it is
+	// how frame boundaries are recognised when resynchronising. Required.
+	Known func(key, version int16) bool
+	// Verify, when set, confirms the first frame after a boundary found by
+	// resynchronisation (typically: it decodes cleanly); req is the paired
+	// request of a response, or nil. A false answer resumes the search one
+	// byte further on.
+	Verify func(frame []byte, dir Dir, req *Request) bool
+	// MaxFrame is the largest frame accepted (default [DefaultMaxFrame]);
+	// a larger size prefix means the stream is out of sync.
+	MaxFrame int
+	// MaxPending bounds the requests awaiting a response per connection
+	// (default [DefaultMaxPending]); the oldest is dropped beyond it.
+	MaxPending int
+	// MaxBuffered bounds the reassembler's out-of-order pages over all
+	// connections (default [DefaultMaxBuffered]).
+	MaxBuffered int
+	// Progress, when set, is called now and then with the number of bytes
+	// of the file read so far.
+	Progress func(read int64)
+}
+
+// ErrFormat is returned for input that is neither pcap nor pcapng.
+var ErrFormat = errors.New("not a pcap or pcapng file")
+
+// packetSource abstracts pcapgo's two readers.
+type packetSource interface {
+	ZeroCopyReadPacketData() ([]byte, gopacket.CaptureInfo, error)
+}
+
+// Read reads a pcap or pcapng capture from r and calls fn for every Kafka
+// frame, in capture order. It stops at the first error fn returns. A
+// capture cut short (a truncated last packet) is read up to the cut and
+// reported as an error after the frames before it.
+func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
+	if opts.Known == nil {
+		return Stats{}, errors.New("capture: Options.Known is required")
+	}
+	if opts.MaxFrame <= 0 {
+		opts.MaxFrame = DefaultMaxFrame
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = DefaultMaxPending
+	}
+	if opts.MaxBuffered <= 0 {
+		opts.MaxBuffered = DefaultMaxBuffered
+	}
+	cr := &countingReader{r: r}
+	br := bufio.NewReaderSize(cr, 1<<16)
+	magic, err := br.Peek(4)
+	if err != nil {
+		return Stats{}, fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
+	}
+	var src packetSource
+	var linkOf func(ci gopacket.CaptureInfo) layers.LinkType
+	switch {
+	case bytes.Equal(magic, []byte{0x0a, 0x0d, 0x0d, 0x0a}):
+		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		if err != nil {
+			return Stats{}, fmt.Errorf("pcapng header: %w", err)
+		}
+		src = ng
+		linkOf = func(ci gopacket.CaptureInfo) layers.LinkType {
+			if len(ci.AncillaryData) > 0 {
+				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
+					return lt
+				}
+			}
+			return ng.LinkType()
+		}
+	case isPcapMagic(magic):
+		pr, err := pcapgo.NewReader(br)
+		if err != nil {
+			return Stats{}, fmt.Errorf("pcap header: %w", err)
+		}
+		src = pr
+		lt := pr.LinkType()
+		linkOf = func(gopacket.CaptureInfo) layers.LinkType { return lt }
+	default:
+		return Stats{}, fmt.Errorf("%w: starts % x", ErrFormat, magic)
+	}
+
+	rd := newReader(opts, fn)
+	defer rd.release()
+	var lastFlush time.Time
+	for {
+		data, ci, err := src.ZeroCopyReadPacketData()
+		if err != nil {
+			rd.finish()
+			rd.stats.Bytes = cr.n
+			if errors.Is(err, io.EOF) {
+				return rd.stats, rd.err
+			}
+			if rd.err != nil {
+				return rd.stats, rd.err
+			}
+			return rd.stats, fmt.Errorf("reading packet %d (file offset about %d): %w", rd.stats.Packets+1, cr.n, err)
+		}
+		rd.stats.Packets++
+		rd.packet(data, ci, linkOf(ci))
+		if rd.err != nil {
+			rd.stats.Bytes = cr.n
+			return rd.stats, rd.err
+		}
+		if rd.stats.Packets%flushEvery == 0 {
+			if opts.Progress != nil {
+				opts.Progress(cr.n)
+			}
+			if !rd.last.IsZero() && rd.last.Sub(lastFlush) > idleAfter/4 {
+				rd.asm.FlushCloseOlderThan(rd.last.Add(-idleAfter))
+				lastFlush = rd.last
+			}
+		}
+	}
+}
+
+func isPcapMagic(m []byte) bool {
+	for _, x := range [][]byte{{0xd4, 0xc3, 0xb2, 0xa1}, {0xa1, 0xb2, 0xc3, 0xd4}, {0x4d, 0x3c, 0xb2, 0xa1}, {0xa1, 0xb2, 0x3c, 0x4d}} {
+		if bytes.Equal(m, x) {
+			return true
+		}
+	}
+	return false
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// reader holds the state of one Read.
+type reader struct {
+	opts  Options
+	fn    func(*Event) error
+	err   error
+	stats Stats
+	ports map[uint16]bool
+	asm   *reassembly.Assembler
+	last  time.Time
+	conns int
+
+	eth     layers.Ethernet
+	dot1q   layers.Dot1Q
+	loop    layers.Loopback
+	sll     layers.LinuxSLL
+	sll2    layers.LinuxSLL2
+	ip4     layers.IPv4
+	ip6     layers.IPv6
+	tcp     layers.TCP
+	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
+	decoded []gopacket.LayerType
+	live    []*stream
+}
+
+func newReader(opts Options, fn func(*Event) error) *reader {
+	rd := &reader{opts: opts, fn: fn, parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}}
+	if len(opts.Ports) > 0 {
+		rd.ports = map[uint16]bool{}
+		for _, p := range opts.Ports {
+			rd.ports[uint16(p)] = true
+		}
+	}
+	pool := reassembly.NewStreamPool(rd)
+	rd.asm = reassembly.NewAssembler(pool)
+	rd.asm.MaxBufferedPagesTotal = opts.MaxBuffered
+	rd.asm.MaxBufferedPagesPerConnection = max(opts.MaxBuffered/4, 64)
+	return rd
+}
+
+func (rd *reader) release() { rd.live = nil }
+
+// parser returns the layer parser starting at first.
+func (rd *reader) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
+	p, ok := rd.parsers[first]
+	if !ok {
+		p = gopacket.NewDecodingLayerParser(first, &rd.eth, &rd.dot1q, &rd.loop, &rd.sll, &rd.sll2, &rd.ip4, &rd.ip6, &rd.tcp)
+		p.IgnoreUnsupported = true
+		rd.parsers[first] = p
+	}
+	return p
+}
+
+// firstLayer maps a link type to the layer its packets start with.
+func firstLayer(lt layers.LinkType, data []byte) (gopacket.LayerType, bool) {
+	switch lt {
+	case layers.LinkTypeEthernet:
+		return layers.LayerTypeEthernet, true
+	case layers.LinkTypeNull, layers.LinkTypeLoop:
+		return layers.LayerTypeLoopback, true
+	case layers.LinkTypeLinuxSLL:
+		return layers.LayerTypeLinuxSLL, true
+	case layers.LinkTypeLinuxSLL2:
+		return layers.LayerTypeLinuxSLL2, true
+	case layers.LinkTypeIPv4:
+		return layers.LayerTypeIPv4, true
+	case layers.LinkTypeIPv6:
+		return layers.LayerTypeIPv6, true
+	case layers.LinkTypeRaw, 12: // 12: the raw-IP DLT some BSDs use
+		if len(data) > 0 && data[0]>>4 == 6 {
+			return layers.LayerTypeIPv6, true
+		}
+		return layers.LayerTypeIPv4, true
+	}
+	return 0, false
+}
+
+type captureContext gopacket.CaptureInfo
+
+func (c *captureContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(*c) }
+
+func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) {
+	first, ok := firstLayer(lt, data)
+	if !ok {
+		rd.stats.Undecodable++
+		return
+	}
+	p := rd.parser(first)
+	if err := p.DecodeLayers(data, &rd.decoded); err != nil && !slices.Contains(rd.decoded, layers.LayerTypeTCP) {
+		rd.stats.Undecodable++
+		return
+	}
+	var netFlow gopacket.Flow
+	hasTCP := false
+	for _, t := range rd.decoded {
+		switch t {
+		case layers.LayerTypeIPv4:
+			if rd.ip4.Flags&layers.IPv4MoreFragments != 0 || rd.ip4.FragOffset != 0 {
+				return // fragments are not reassembled
+			}
+			netFlow = rd.ip4.NetworkFlow()
+		case layers.LayerTypeIPv6:
+			netFlow = rd.ip6.NetworkFlow()
+		case layers.LayerTypeTCP:
+			hasTCP = true
+		}
+	}
+	if !hasTCP || netFlow == (gopacket.Flow{}) {
+		return
+	}
+	if rd.ports != nil && !rd.ports[uint16(rd.tcp.SrcPort)] && !rd.ports[uint16(rd.tcp.DstPort)] {
+		return
+	}
+	rd.stats.TCPPackets++
+	if ci.Timestamp.After(rd.last) {
+		rd.last = ci.Timestamp
+	}
+	ctx := captureContext(ci)
+	rd.asm.AssembleWithContext(netFlow, &rd.tcp, &ctx)
+}
+
+// finish flushes every connection still open at the end of the capture.
+func (rd *reader) finish() {
+	rd.asm.FlushAll()
+}
+
+// New implements reassembly.StreamFactory.
+func (rd *reader) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
+	src := addrPort(netFlow.Src(), tcpFlow.Src())
+	dst := addrPort(netFlow.Dst(), tcpFlow.Dst())
+	c := &Conn{} // numbered when its first frame comes out
+	firstIsClient := true
+	switch {
+	case tcp.SYN && !tcp.ACK:
+		c.SawSYN = true
+	case tcp.SYN && tcp.ACK:
+		c.SawSYN, firstIsClient = true, false
+	case rd.ports != nil:
+		firstIsClient = rd.ports[uint16(tcp.DstPort)] || !rd.ports[uint16(tcp.SrcPort)]
+	default:
+		firstIsClient = tcp.DstPort < tcp.SrcPort || (tcp.DstPort == tcp.SrcPort && true)
+	}
+	if firstIsClient {
+		c.Client, c.Server = src, dst
+	} else {
+		c.Client, c.Server = dst, src
+	}
+	s := newStream(rd, c, firstIsClient)
+	return s
+}
+
+func addrPort(n, t gopacket.Endpoint) netip.AddrPort {
+	a, _ := netip.AddrFromSlice(n.Raw())
+	var port uint16
+	if raw := t.Raw(); len(raw) == 2 {
+		port = uint16(raw[0])<<8 | uint16(raw[1])
+	}
+	return netip.AddrPortFrom(a.Unmap(), port)
+}
+
+// emit delivers one event, remembering the first error.
+func (rd *reader) emit(ev *Event) {
+	if rd.err != nil {
+		return
+	}
+	if err := rd.fn(ev); err != nil {
+		rd.err = err
+	}
+}
