@@ -40,7 +40,7 @@ func TestDecodedNotes(t *testing.T) {
 		}
 	})
 	for path, want := range map[string]string{
-		"ErrorCode":                  "= 35 (UNSUPPORTED_VERSION)",
+		"ErrorCode":                    "= 35 (UNSUPPORTED_VERSION)",
 		"ApiKeys.ApiVersion[0].ApiKey": "= 0 (Produce)",
 		"ApiKeys.ApiVersion[1].ApiKey": "= 18 (ApiVersions)",
 		"ApiKeys.ApiVersion[2].ApiKey": "= 92 (DeleteShareGroupOffsets)",
