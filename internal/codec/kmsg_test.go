@@ -275,6 +275,17 @@ type smallestFiller struct {
 // not), tagged fields at kmsg's defaults.
 func (sf *smallestFiller) fillStruct(gv reflect.Value, m *structMap, path string) {
 	def := defaulted(m.gt)
+	// Go fields the spec does not have (fields of newer Kafka releases)
+	// take kmsg's defaults, so that kmsg does not write them as tags.
+	paired := map[int]bool{}
+	for _, gi := range m.gi {
+		paired[gi] = true
+	}
+	for j := 0; j < gv.NumField(); j++ {
+		if f := m.gt.Field(j); !paired[j] && f.IsExported() && f.Name != "Version" {
+			gv.Field(j).Set(def.Field(j))
+		}
+	}
 	for i, f := range m.s.Fields {
 		gi := m.gi[i]
 		if gi < 0 {
@@ -361,9 +372,45 @@ func kmsgHeaderVersion(kind schema.MessageType, key, v int16, flexible bool) int
 // that kmsg reads our bytes and writes them back unchanged.
 func TestKmsgSmallest(t *testing.T) {
 	rel := loadRelease(t, kmsgLabel)
+	compared, skipped := compareSmallest(t, rel)
+	t.Logf("%s: compared %d of %d (api, version, kind) triples with kmsg; skipped %d:", kmsgLabel, compared, len(triples(rel.reg)), len(skipped))
+	for _, s := range skipped {
+		t.Logf("  skipped %s", s)
+	}
+	if compared < minCompared {
+		t.Errorf("only %d triples compared, want at least %d", compared, minCompared)
+	}
+}
+
+// TestKmsgSmallestOtherReleases runs the same comparison for the other
+// releases: this covers the 3.9-only request header v0 of ControlledShutdown
+// v0 and the APIs 4.0 removed. Triples kmsg cannot build are skipped, but
+// at least 90% of each release must be compared.
+func TestKmsgSmallestOtherReleases(t *testing.T) {
+	for _, label := range releaseLabels(t) {
+		if label == kmsgLabel {
+			continue
+		}
+		t.Run(label, func(t *testing.T) {
+			rel := loadRelease(t, label)
+			all := len(triples(rel.reg))
+			compared, skipped := compareSmallest(t, rel)
+			t.Logf("%s: compared %d of %d triples with kmsg; skipped %d:", label, compared, all, len(skipped))
+			for _, s := range skipped {
+				t.Logf("  skipped %s", s)
+			}
+			if compared*10 < all*9 {
+				t.Errorf("only %d of %d triples compared", compared, all)
+			}
+		})
+	}
+}
+
+// compareSmallest compares the smallest instances of every triple of rel
+// with kmsg's, returning how many were compared and why the rest were not.
+func compareSmallest(t *testing.T, rel *release) (compared int, skipped []string) {
+	t.Helper()
 	all := triples(rel.reg)
-	compared := 0
-	var skipped []string
 	for _, tr := range all {
 		msg, why := kmsgMessage(tr)
 		if msg == nil {
@@ -393,6 +440,14 @@ func TestKmsgSmallest(t *testing.T) {
 		}
 		theirs := msg.AppendTo(nil)
 		if !bytes.Equal(ours, theirs) {
+			if tr.api.Request.LatestVersionUnstable && tr.v == tr.api.Request.Valid.Hi {
+				// An unreleased version may still change, and kmsg follows a
+				// later layout (ReadShareGroupStateSummary v0 in 3.9/4.0
+				// gained LeaderEpoch in 4.1).
+				compared--
+				skipped = append(skipped, fmt.Sprintf("%s: unstable in this release and laid out differently in kmsg (% x vs % x)", tr, ours, theirs))
+				continue
+			}
 			t.Errorf("%s: bodies differ\n ours % x\nkmsg % x", tr, ours, theirs)
 			continue
 		}
@@ -414,6 +469,12 @@ func TestKmsgSmallest(t *testing.T) {
 		var kframe []byte
 		if req, ok := msg.(kmsg.Request); ok {
 			kframe = kmsg.NewRequestFormatter(kmsg.FormatterClientID("")).AppendRequest(nil, req, 0)
+			if tr.api.Key == 7 && tr.v == 0 {
+				// kmsg writes the v0 header (no client id) of ControlledShutdown
+				// v0 and returns early, without the body or the size.
+				kframe = append(kframe, theirs...)
+				binary.BigEndian.PutUint32(kframe, uint32(len(kframe)-4))
+			}
 		} else {
 			kframe = responseFrame(tr.api.Key, msg.IsFlexible(), 0, theirs)
 		}
@@ -424,11 +485,5 @@ func TestKmsgSmallest(t *testing.T) {
 			t.Errorf("%s: header v%d, kmsg's rule gives v%d", tr, got, want)
 		}
 	}
-	t.Logf("%s: compared %d of %d (api, version, kind) triples with kmsg; skipped %d:", kmsgLabel, compared, len(all), len(skipped))
-	for _, s := range skipped {
-		t.Logf("  skipped %s", s)
-	}
-	if compared < minCompared {
-		t.Errorf("only %d triples compared, want at least %d", compared, minCompared)
-	}
+	return compared, skipped
 }
