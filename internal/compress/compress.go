@@ -1,0 +1,140 @@
+// Package compress inflates the records area of compressed record batches
+// for display: gzip, snappy (Kafka's xerial framing, or a raw snappy block
+// as some producers write), lz4 (the LZ4 frame format) and zstd. It plugs
+// into the codec as a [records.Decompressor].
+//
+// Inflating untrusted bytes is bounded: the output may not exceed a limit
+// derived from the input size ([Limit]), so a small frame cannot claim
+// gigabytes.
+package compress
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+
+	"github.com/manifester/manifester/internal/records"
+)
+
+// Codec attribute values of RecordBatch v2 (bits 0-2).
+const (
+	None   = 0
+	Gzip   = 1
+	Snappy = 2
+	LZ4    = 3
+	Zstd   = 4
+)
+
+// Errors, for errors.Is.
+var (
+	ErrTooLarge     = errors.New("inflated data larger than the limit")
+	ErrUnknownCodec = errors.New("unknown compression codec")
+)
+
+// MaxInflated caps the inflated size of one records area.
+const MaxInflated = 64 << 20
+
+// Limit is the most bytes n compressed bytes may inflate to: 1024 times
+// the input plus 64 KiB, at most [MaxInflated].
+func Limit(n int) int { return min(MaxInflated, 1024*n+64<<10) }
+
+// Decompressor returns a [records.Decompressor] with the default limits.
+func Decompressor() records.Decompressor { return Decompress }
+
+// Decompress inflates data compressed with the given codec attribute.
+func Decompress(codec int, data []byte) ([]byte, error) {
+	return DecompressLimit(codec, data, Limit(len(data)))
+}
+
+// DecompressLimit inflates data, failing with [ErrTooLarge] beyond limit
+// bytes.
+func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
+	switch codec {
+	case Gzip:
+		r, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("gzip: %w", err)
+		}
+		return readLimited("gzip", r, limit)
+	case Snappy:
+		return unsnappy(data, limit)
+	case LZ4:
+		return readLimited("lz4", lz4.NewReader(bytes.NewReader(data)), limit)
+	case Zstd:
+		d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(uint64(limit)+1))
+		if err != nil {
+			return nil, fmt.Errorf("zstd: %w", err)
+		}
+		defer d.Close()
+		return readLimited("zstd", d, limit)
+	}
+	return nil, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
+}
+
+func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
+	var buf bytes.Buffer
+	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if n > int64(limit) {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+	}
+	return buf.Bytes(), nil
+}
+
+// xerialMagic starts Kafka's (snappy-java's) framed snappy format, followed
+// by int32 version and int32 compatible version, then blocks of int32
+// length + raw snappy block.
+var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
+
+func unsnappy(data []byte, limit int) ([]byte, error) {
+	if !bytes.HasPrefix(data, xerialMagic) {
+		return snappyBlock(nil, data, limit)
+	}
+	if len(data) < 16 {
+		return nil, errors.New("snappy: xerial header cut short")
+	}
+	var out []byte
+	for p := 16; p < len(data); {
+		if len(data)-p < 4 {
+			return nil, fmt.Errorf("snappy: xerial block length cut short at %d", p)
+		}
+		n := int(binary.BigEndian.Uint32(data[p:]))
+		p += 4
+		if n < 0 || n > len(data)-p {
+			return nil, fmt.Errorf("snappy: xerial block of %d bytes at %d, %d left", n, p-4, len(data)-p)
+		}
+		var err error
+		if out, err = snappyBlock(out, data[p:p+n], limit-len(out)); err != nil {
+			return nil, err
+		}
+		p += n
+	}
+	return out, nil
+}
+
+func snappyBlock(out, block []byte, limit int) ([]byte, error) {
+	n, err := snappy.DecodedLen(block)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("snappy: %w (%d bytes)", ErrTooLarge, limit)
+	}
+	b, err := snappy.Decode(nil, block)
+	if err != nil {
+		return nil, fmt.Errorf("snappy: %w", err)
+	}
+	return append(out, b...), nil
+}
