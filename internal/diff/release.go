@@ -39,6 +39,8 @@ type APIRef struct {
 type APIChange struct {
 	Key  int16  `json:"api_key"`
 	Name string `json:"name"`
+	// FormerName is the API's name in From when To renamed it.
+	FormerName string `json:"former_name,omitempty"`
 	// Valid is the request's validVersions in From and To.
 	Valid StringPair `json:"valid"`
 	// ResponseValid is set when the response's validVersions differ from
@@ -60,6 +62,18 @@ type APIChange struct {
 	// changes.
 	ListenersAdded   []string `json:"listeners_added,omitempty"`
 	ListenersRemoved []string `json:"listeners_removed,omitempty"`
+	// Redefined lists the versions valid in both releases whose fields
+	// differ between them (a spec fix, or a field added to an existing
+	// version as a tagged field).
+	Redefined []Redefined `json:"redefined,omitempty"`
+}
+
+// Redefined is how one version's request or response fields differ
+// between two releases.
+type Redefined struct {
+	Version  int16        `json:"version"`
+	Request  []StructDiff `json:"request,omitempty"`
+	Response []StructDiff `json:"response,omitempty"`
 }
 
 // StringPair is a text value in the old and the new release.
@@ -111,6 +125,10 @@ func apiChange(a, b *schema.API) (APIChange, bool) {
 	ra, rb := a.Request, b.Request
 	c := APIChange{Key: b.Key, Name: b.Name, Valid: StringPair{ra.Valid.String(), rb.Valid.String()}}
 	changed := false
+	if a.Name != b.Name {
+		c.FormerName = a.Name
+		changed = true
+	}
 	if ra.Valid != rb.Valid {
 		changed = true
 		switch {
@@ -146,6 +164,22 @@ func apiChange(a, b *schema.API) (APIChange, bool) {
 		}
 	}
 	changed = changed || len(c.ListenersAdded) > 0 || len(c.ListenersRemoved) > 0
+	both := ra.Valid.Intersect(rb.Valid)
+	for v := both.Lo; !both.Empty() && v <= both.Hi; v++ {
+		r := Redefined{Version: v}
+		if sd := Structs(ra.Body, v, rb.Body, v); len(sd) > 0 {
+			r.Request = sd
+		}
+		if a.Response.Valid.Contains(v) && b.Response.Valid.Contains(v) {
+			if sd := Structs(a.Response.Body, v, b.Response.Body, v); len(sd) > 0 {
+				r.Response = sd
+			}
+		}
+		if r.Request != nil || r.Response != nil {
+			c.Redefined = append(c.Redefined, r)
+			changed = true
+		}
+	}
 	return c, changed
 }
 

@@ -86,3 +86,58 @@ func TestReleaseSame(t *testing.T) {
 		t.Errorf("diff of a release with itself: %+v", d)
 	}
 }
+
+// Key 74 is ListClientMetricsResourcesRequest ("0") in 4.0 and
+// ListConfigResourcesRequest ("0-1") in 4.1. The v0 response renames the
+// body's ClientMetricsResources ([]ClientMetricsResource) to
+// ConfigResources ([]ConfigResource) and its Name to ResourceName: the
+// same bytes under new names, which the diff shows as removed and added.
+func TestReleaseRename(t *testing.T) {
+	d := Releases(load(t, "4.0").Reg, load(t, "4.1").Reg)
+	c := findChange(d, "ListConfigResources")
+	if c == nil {
+		t.Fatal("key 74 not among the changes")
+	}
+	redefined := c.Redefined
+	c.Redefined = nil
+	want := &APIChange{Key: 74, Name: "ListConfigResources", FormerName: "ListClientMetricsResources",
+		Valid: StringPair{"0", "0-1"}, NewVersions: []string{"1"}}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("key 74 (-want +got):\n%s", diff)
+	}
+	if len(redefined) != 1 || redefined[0].Version != 0 || redefined[0].Request != nil || len(redefined[0].Response) != 1 {
+		t.Fatalf("redefined %+v, want the v0 response only", redefined)
+	}
+	body := redefined[0].Response[0]
+	if body.Path != "" || len(body.Removed) != 1 || body.Removed[0].Name != "ClientMetricsResources" ||
+		len(body.Added) != 1 || body.Added[0].Name != "ConfigResources" || body.Added[0].Type != "[]ConfigResource" ||
+		len(body.Added[0].Fields) != 1 || body.Added[0].Fields[0].Name != "ResourceName" {
+		t.Errorf("v0 response body %+v", body)
+	}
+}
+
+// VoteRequest: 3.9 names Topics[].Partitions[] fields CandidateEpoch and
+// CandidateId ("0+"), 4.0 names them ReplicaEpoch and ReplicaId.
+func TestReleaseRedefinedVote(t *testing.T) {
+	d := Releases(load(t, "3.9").Reg, load(t, "4.0").Reg)
+	c := findChange(d, "Vote")
+	if c == nil || len(c.Redefined) == 0 || c.Redefined[0].Version != 0 {
+		t.Fatalf("Vote %+v, want v0 redefined", c)
+	}
+	var names []string
+	for _, sd := range c.Redefined[0].Request {
+		if sd.Path != "Topics.Partitions" {
+			continue
+		}
+		for _, f := range sd.Removed {
+			names = append(names, "-"+f.Name)
+		}
+		for _, f := range sd.Added {
+			names = append(names, "+"+f.Name)
+		}
+	}
+	want := []string{"-CandidateEpoch", "-CandidateId", "+ReplicaEpoch", "+ReplicaId"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("Vote v0 Topics.Partitions (-want +got):\n%s", diff)
+	}
+}

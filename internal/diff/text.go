@@ -112,6 +112,10 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 	fmt.Fprintf(bw, "\nAPIs changed (%d)\n", len(d.Changed))
 	for _, c := range d.Changed {
 		fmt.Fprintf(bw, "  %3d %s %s\n", c.Key, c.Name, strings.Join(c.notes(), "; "))
+		for _, r := range c.Redefined {
+			writeRedefined(bw, r.Version, "request", r.Request)
+			writeRedefined(bw, r.Version, "response", r.Response)
+		}
 	}
 	fmt.Fprintf(bw, "\nUnstable latest versions in %s (%d)\n", d.To, len(d.Unstable))
 	for _, a := range d.Unstable {
@@ -120,9 +124,36 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 	return bw.Flush()
 }
 
+// writeRedefined writes one line per changed struct of a version that two
+// releases define differently.
+func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
+	for _, sd := range sds {
+		var parts []string
+		for _, f := range sd.Removed {
+			parts = append(parts, "-"+f.Name)
+		}
+		for _, f := range sd.Added {
+			parts = append(parts, "+"+f.Name)
+		}
+		for _, fc := range sd.Changed {
+			for _, c := range fc.Changes {
+				parts = append(parts, fmt.Sprintf("~%s %s %s -> %s", fc.Name, c.Property, c.From, c.To))
+			}
+		}
+		path := sd.Path
+		if path == "" {
+			path = "(body)"
+		}
+		fmt.Fprintf(w, "        v%d %s %s: %s\n", v, kind, path, strings.Join(parts, ", "))
+	}
+}
+
 // notes returns the changes of an API as short phrases.
 func (c *APIChange) notes() []string {
 	notes := []string{"versions " + pairText(c.Valid.From, c.Valid.To)}
+	if c.FormerName != "" {
+		notes = append(notes, "renamed from "+c.FormerName)
+	}
 	if c.Lowest != "" {
 		notes = append(notes, "baseline "+c.Lowest)
 	}

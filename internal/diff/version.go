@@ -102,7 +102,9 @@ type FieldChange struct {
 }
 
 // Change is one changed property of a field: "type", "nullable", "tagged",
-// "tag", "default", "versions" or "flexibleVersions".
+// "tag", "default" or "flexibleVersions". A field's "versions" range is
+// not compared: at two versions both inside it, it does not change what
+// is on the wire (releases narrow "0+" to "0-12" when v13 drops a field).
 type Change struct {
 	Property string `json:"property"`
 	From     string `json:"from"`
@@ -270,7 +272,6 @@ func fieldChanges(fa *schema.Field, a int16, fb *schema.Field, b int16) []Change
 		add("tag", strconv.Itoa(int(fa.Tag)), strconv.Itoa(int(fb.Tag)), "")
 	}
 	add("default", defaultText(fa), defaultText(fb), "")
-	add("versions", fa.Versions.String(), fb.Versions.String(), "")
 	if fa.HasFlexible || fb.HasFlexible {
 		add("flexibleVersions", flexText(fa), flexText(fb), "")
 	}
