@@ -406,25 +406,28 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 	}
 	if fp.nullable {
 		start := d.r.Off
-		var marker int64
+		var marker, raw int64 // marker < 0 means null; raw is the wire value
 		typ := "int8"
 		if fp.tagged {
 			u, err := d.r.Uvarint()
 			if err != nil {
 				return d.fail(n, start, err)
 			}
-			marker, typ = int64(u)-1, "uvarint"
+			raw, typ = int64(u), "uvarint"
+			marker = raw - 1
 		} else {
 			v, err := d.r.Int8()
 			if err != nil {
 				return d.fail(n, start, fmt.Errorf("%w: presence marker", err))
 			}
 			marker = int64(v)
+			raw = marker
 		}
 		if mn := d.node(n, "presence", typ, start, d.bodyCat); mn != nil {
-			mn.Val, mn.Int, mn.Len = span.ValPresence, marker, d.r.Off-start
+			mn.Val, mn.Int, mn.Len = span.ValPresence, raw, d.r.Off-start
 			mn.About = "nullable struct marker: -1 null, 1 present"
 			if fp.tagged {
+				mn.Enc = span.EncCompact // uvarint: 0 null, 1 present
 				mn.About = "tagged nullable struct marker: 0 null, 1 present"
 			}
 		}

@@ -203,7 +203,9 @@ func (n *Node) ValueText() string {
 		}
 	case ValPresence:
 		s = "= " + strconv.FormatInt(n.Int, 10)
-		if n.Int < 0 {
+		// Int is the wire value: int8 -1 is null; a tagged struct's
+		// uvarint marker (Enc == EncCompact) is 0 for null.
+		if n.Int < 0 || (n.Enc == EncCompact && n.Int == 0) {
 			s += " (null)"
 		} else {
 			s += " (present)"
