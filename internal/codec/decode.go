@@ -25,14 +25,47 @@ type decoder struct {
 	sample  bool
 	bodyCat span.Category
 	path    []pathElem
+	pathBuf [16]pathElem
+	// vals is the unused rest of the current Value slab; next is the size
+	// of the slab after it.
+	vals []Value
+	next int
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat}
+	d.path = d.pathBuf[:0]
 	if opts.Spans {
 		d.b = &span.Builder{}
 	}
 	return d
+}
+
+// Small Value slices come from slabs that grow from firstSlab to maxSlab
+// values; larger ones are allocated exactly.
+const (
+	firstSlab = 16
+	maxSlab   = 256
+	slabLimit = 16
+)
+
+// values returns n zeroed Values for the Fields of a struct or the Elems of
+// an array. Small requests are carved from a slab shared by the whole
+// decode, so a message of thousands of small structs and arrays costs a few
+// allocations instead of one each. Each slice is capped at its length, so
+// appending to it never overwrites a neighbour.
+func (d *decoder) values(n int) []Value {
+	if n > slabLimit {
+		return make([]Value, n)
+	}
+	if n > len(d.vals) {
+		size := max(d.next, firstSlab)
+		d.next = min(size*2, maxSlab)
+		d.vals = make([]Value, size)
+	}
+	s := d.vals[:n:n]
+	d.vals = d.vals[n:]
+	return s
 }
 
 func (d *decoder) push(name string, idx int32) { d.path = append(d.path, pathElem{name, idx}) }
@@ -106,11 +139,17 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 }
 
 func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
-	out.Fields = make([]Value, len(p.all))
-	for i, fp := range p.all {
-		if !fp.present || fp.tagged {
-			out.Fields[i] = fp.def
-		}
+	return d.structInto(p, out, parent, d.values(len(p.all)))
+}
+
+// structInto decodes a struct whose Fields are the given zeroed slice.
+func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Value) error {
+	if parent != nil {
+		d.b.Reserve(parent, len(p.wire)+1)
+	}
+	out.Fields = fields
+	for _, fp := range p.defaults {
+		out.Fields[fp.f.Index] = fp.def
 	}
 	for _, fp := range p.wire {
 		d.push(fp.f.Name, -1)
@@ -357,10 +396,20 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 	if count > int64(d.r.Remaining()/fp.elemMin) {
 		return d.fail(ln, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
-	out.Elems = make([]Value, count)
+	out.Elems = d.values(int(count))
+	if n != nil {
+		d.b.Reserve(n, int(count))
+	}
 	elemName, elemType := fp.f.Name, fp.f.Type.Elem.Name
+	// The Fields of all struct elements come from one exact block.
+	var block []Value
+	nf := 0
 	if fp.elemKind == schema.KindStruct {
 		elemName = elemType
+		nf = len(fp.sub.all)
+		if count > 0 && nf > 0 {
+			block = make([]Value, int(count)*nf)
+		}
 	}
 	for i := range out.Elems {
 		d.push("", int32(i))
@@ -373,7 +422,7 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 			if en != nil {
 				en.Val = span.ValStruct
 			}
-			err = d.structBody(fp.sub, &out.Elems[i], en)
+			err = d.structInto(fp.sub, &out.Elems[i], en, block[i*nf:(i+1)*nf:(i+1)*nf])
 		} else {
 			err = d.value(fp, fp.elemKind, false, &out.Elems[i], en)
 		}

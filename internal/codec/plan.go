@@ -16,6 +16,7 @@ type plan struct {
 	all      []*fieldPlan // one per schema field, by Field.Index
 	wire     []*fieldPlan // untagged fields on the wire, in order
 	tagged   []*fieldPlan // fields tagged at this version, by tag
+	defaults []*fieldPlan // fields not on the wire untagged: absent or tagged
 	byTag    map[uint32]*fieldPlan
 	minSize  int // smallest possible encoding, for count checks
 }
@@ -77,6 +78,9 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 			p.tagged = append(p.tagged, fp)
 		case fp.present:
 			p.wire = append(p.wire, fp)
+		}
+		if !fp.present || fp.tagged {
+			p.defaults = append(p.defaults, fp)
 		}
 	}
 	// s.Tagged is sorted by tag; keep that order.

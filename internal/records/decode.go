@@ -113,6 +113,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	var bn *span.Node
 	if d.Spans != nil {
 		bn = d.Spans.New(parent, "RecordBatch", "RecordBatch v2", start, span.CatRecordBatch)
+		d.Spans.Reserve(bn, 13)
 		bn.Index = int32(idx)
 		bn.Val = span.ValStruct
 	}
@@ -189,6 +190,9 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	}
 	if bn != nil {
 		bn.Note = plural(count, "record")
+		if count > 0 && count <= int64(end-r.Off) {
+			d.Spans.Reserve(bn, int(count))
+		}
 	}
 	if count < 0 {
 		return d.fail(r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
@@ -314,6 +318,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 	var rn *span.Node
 	if rr.d.Spans != nil {
 		rn = rr.d.Spans.New(parent, "Record", "Record v2", start, span.CatRecord)
+		rr.d.Spans.Reserve(rn, 7)
 		rn.Index, rn.Val = int32(idx), span.ValStruct
 	}
 	p := "Record[" + strconv.Itoa(idx) + "]."
@@ -357,10 +362,14 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 	if hc < 0 || int(hc) > r.Remaining()/2 {
 		return rr.fail(r.Off, p+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
 	}
+	if rn != nil {
+		rr.d.Spans.Reserve(rn, int(hc))
+	}
 	for h := 0; h < int(hc); h++ {
 		var hn *span.Node
 		if rr.d.Spans != nil {
 			hn = rr.d.Spans.New(rn, "Header", "RecordHeader", r.Off, span.CatRecord)
+			rr.d.Spans.Reserve(hn, 2)
 			hn.Index, hn.Val = int32(h), span.ValStruct
 		}
 		hs := r.Off

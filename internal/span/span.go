@@ -265,9 +265,12 @@ func FormatUUID(b []byte) string {
 }
 
 // Builder allocates nodes in chunks, so a tree of n nodes costs about n/256
-// allocations instead of n.
+// allocations instead of n (chunks start small and grow to 256 nodes).
 type Builder struct {
 	chunk []Node
+	kids  []*Node // the unused rest of the Kids slab (see Reserve)
+	next  int     // size of the last node chunk
+	nextK int     // size of the last Kids slab
 }
 
 const chunkSize = 256
@@ -275,7 +278,10 @@ const chunkSize = 256
 // New returns a fresh node attached under parent (when parent is not nil).
 func (b *Builder) New(parent *Node, name, typ string, off int, cat Category) *Node {
 	if len(b.chunk) == 0 {
-		b.chunk = make([]Node, chunkSize)
+		// Chunks grow from 16 nodes to chunkSize, so that a small frame
+		// does not pay for a whole chunk.
+		b.next = min(max(2*b.next, 16), chunkSize)
+		b.chunk = make([]Node, b.next)
 	}
 	n := &b.chunk[0]
 	b.chunk = b.chunk[1:]
@@ -285,4 +291,32 @@ func (b *Builder) New(parent *Node, name, typ string, off int, cat Category) *No
 		parent.Kids = append(parent.Kids, n)
 	}
 	return n
+}
+
+// kidChunk is the size of the slab that Reserve carves Kids slices from.
+const kidChunk = 1024
+
+// Reserve makes room for k more children of n, so that appending them
+// does not grow n.Kids one reallocation at a time. The room is carved
+// from a slab shared by the builder's nodes (capped, so that appending
+// past it reallocates rather than overwrite a neighbour). Reserving too
+// little or too much is harmless.
+func (b *Builder) Reserve(n *Node, k int) {
+	if n == nil || k <= 0 || cap(n.Kids)-len(n.Kids) >= k {
+		return
+	}
+	need := len(n.Kids) + k
+	var s []*Node
+	if need > kidChunk/4 {
+		s = make([]*Node, len(n.Kids), need)
+	} else {
+		if need > len(b.kids) {
+			b.nextK = min(max(2*b.nextK, 64, need), kidChunk)
+			b.kids = make([]*Node, b.nextK)
+		}
+		s = b.kids[:len(n.Kids):need]
+		b.kids = b.kids[need:]
+	}
+	copy(s, n.Kids)
+	n.Kids = s
 }
