@@ -178,9 +178,18 @@ func (rf *randFiller) fillValue(fv reflect.Value, t *schema.Type, nullable, nonD
 }
 
 // batches returns one or two valid RecordBatch v2 entries with up to two
-// hand-encoded records each.
+// hand-encoded records each, or (one time in six) legacy MessageSet v0/v1
+// entries written by kmsg, as old Fetch data can hold.
 func (rf *randFiller) batches() []byte {
 	var out []byte
+	if rf.rng.Intn(6) == 0 {
+		magic := int8(rf.rng.Intn(2))
+		for n := 1 + rf.rng.Intn(2); n > 0; n-- {
+			raw, _, _, _, _, _ := kmsgLegacy(rf.rng, magic)
+			out = append(out, raw...)
+		}
+		return out
+	}
 	for n := 1 + rf.rng.Intn(2); n > 0; n-- {
 		count := rf.rng.Intn(3)
 		var area []byte
@@ -618,4 +627,94 @@ func checkLeaves(root *span.Node, size int) []string {
 		out = append(out, fmt.Sprintf("leaves end at %d of %d", at, size))
 	}
 	return out
+}
+
+// kmsgLegacy encodes a legacy MessageSet entry (magic 0 or 1) with kmsg's
+// MessageV0/MessageV1 types; messageSize and the CRC-32/IEEE of magic
+// through value are computed here.
+func kmsgLegacy(rng *rand.Rand, magic int8) (raw []byte, offset, ts int64, attrs int8, key, value []byte) {
+	offset = rng.Int63()
+	if rng.Intn(4) != 0 {
+		key = randBytes(rng, 8)
+	}
+	if rng.Intn(4) != 0 {
+		value = randBytes(rng, 20)
+	}
+	finish := func(b []byte) []byte {
+		binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
+		binary.BigEndian.PutUint32(b[12:], crc32.ChecksumIEEE(b[16:]))
+		return b
+	}
+	if magic == 0 {
+		m := kmsg.MessageV0{Offset: offset, Magic: 0, Key: key, Value: value}
+		return finish(m.AppendTo(nil)), offset, 0, 0, key, value
+	}
+	ts = rng.Int63n(1 << 42)
+	attrs = int8(rng.Intn(2) << 3) // timestamp type
+	m := kmsg.MessageV1{Offset: offset, Magic: 1, Attributes: attrs, Timestamp: ts, Key: key, Value: value}
+	return finish(m.AppendTo(nil)), offset, ts, attrs, key, value
+}
+
+// TestKmsgLegacyMessageSet decodes MessageSet v0/v1 entries written by
+// kmsg (several per payload, sometimes with a cut-off trailing entry, as
+// Fetch may return) with internal/records and compares every field.
+func TestKmsgLegacyMessageSet(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	for it := 0; it < 200; it++ {
+		magic := int8(it % 2)
+		type entry struct {
+			off, ts    int64
+			attrs      int8
+			key, value []byte
+		}
+		var payload []byte
+		var want []entry
+		for n := 1 + rng.Intn(3); n > 0; n-- {
+			raw, off, ts, attrs, key, value := kmsgLegacy(rng, magic)
+			payload = append(payload, raw...)
+			want = append(want, entry{off, ts, attrs, key, value})
+		}
+		full := len(payload)
+		if rng.Intn(3) == 0 { // a trailing partial entry
+			raw, _, _, _, _, _ := kmsgLegacy(rng, magic)
+			payload = append(payload, raw[:1+rng.Intn(len(raw)-1)]...)
+		}
+		sb := &span.Builder{}
+		root := sb.New(nil, "Records", "records", 0, span.CatRecordBatch)
+		d := records.Decoder{R: &wire.Reader{B: payload}, Spans: sb}
+		if err := d.Decode(root); err != nil {
+			t.Fatalf("iteration %d: %v\n% x", it, err, payload)
+		}
+		root.Len = len(payload)
+		for _, p := range checkLeaves(root, len(payload)) {
+			t.Errorf("iteration %d: %s", it, p)
+		}
+		var msgs []*span.Node
+		for _, k := range root.Kids {
+			if k.Name == "Message" {
+				msgs = append(msgs, k)
+			}
+		}
+		if len(msgs) != len(want) {
+			t.Fatalf("iteration %d: %d messages decoded, kmsg wrote %d (+ partial: %v)", it, len(msgs), len(want), len(payload) > full)
+		}
+		for i, w := range want {
+			mn := msgs[i]
+			ints := map[string]int64{"offset": w.off, "magic": int64(magic), "attributes": int64(w.attrs)}
+			if magic == 1 {
+				ints["timestamp"] = w.ts
+			}
+			for name, v := range ints {
+				if n := child(mn, name); n == nil || n.Int != v {
+					t.Errorf("iteration %d message %d %s: got %v, kmsg %d", it, i, name, n, v)
+				}
+			}
+			for _, p := range compareBlob(child(mn, "key"), w.key, "key") {
+				t.Errorf("iteration %d message %d: %s", it, i, p)
+			}
+			for _, p := range compareBlob(child(mn, "value"), w.value, "value") {
+				t.Errorf("iteration %d message %d: %s", it, i, p)
+			}
+		}
+	}
 }
