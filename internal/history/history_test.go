@@ -283,3 +283,36 @@ func TestVectorLines(t *testing.T) {
 		t.Errorf("VectorLines does not parse back to Vectors (-want +got):\n%s", diff)
 	}
 }
+
+// API page data: LeaderAndIsr is built from 3.9 and marked removed in 4.0,
+// with the v6 -> v7 change adding isKRaftController ("versions": "7+" in
+// 3.9's LeaderAndIsrRequest). DescribeAcls comes from 4.3 ("1-3").
+func TestAPIHistory(t *testing.T) {
+	h := build(t, allReleases...)
+	ah, err := h.API(4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ah.Name != "LeaderAndIsr" || ah.Release != "3.9" || !ah.Removed || ah.RemovedIn != "4.0" || len(ah.Rows) != 8 || len(ah.Changes) != 7 {
+		t.Fatalf("LeaderAndIsr history: %+v", ah)
+	}
+	last := ah.Changes[6]
+	if last.From != 6 || last.To != 7 || len(last.Request.Structs) != 1 || len(last.Request.Structs[0].Added) != 1 ||
+		last.Request.Structs[0].Added[0].Name != "isKRaftController" {
+		t.Errorf("LeaderAndIsr v6 -> v7: %+v", last.Request.Structs)
+	}
+	ah, err = h.API(29)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ah.Release != "4.3" || ah.Removed || len(ah.Changes) != 2 || ah.Changes[0].From != 1 || ah.Changes[1].To != 3 {
+		t.Errorf("DescribeAcls history: release %s removed %v, %d changes", ah.Release, ah.Removed, len(ah.Changes))
+	}
+	// DescribeAcls v0 is only in 3.9 (3.9 "0-3", 4.0+ "1-3").
+	if r := ah.Rows[0]; r.Version != 0 || r.Request.First != "3.9" || r.Request.Last != "3.9" {
+		t.Errorf("DescribeAcls v0 row %+v", r)
+	}
+	if _, err := h.API(999); err == nil {
+		t.Error("API(999): no error")
+	}
+}
