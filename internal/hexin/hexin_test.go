@@ -143,3 +143,27 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestTcpdumpSegments(t *testing.T) {
+	in := `12:00:00.000001 IP 127.0.0.1.50000 > 127.0.0.1.9092: Flags [P.], seq 1:5, ack 1, win 512, length 4
+	0x0000:  4500 002c 0001 0000 4006 0000 7f00 0001  E..,....@.......
+	0x0010:  7f00 0001 c350 2384 0000 0001 0000 0001  .....P#.........
+	0x0020:  5018 0200 0000 0000 dead beef            P...........
+`
+	d, err := ParseDump(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs, ok, err := d.TCPSegments()
+	if err != nil || !ok || len(segs) != 1 {
+		t.Fatalf("segments %v, ok %v, err %v", segs, ok, err)
+	}
+	if !bytes.Equal(segs[0].Payload, []byte{0xde, 0xad, 0xbe, 0xef}) || segs[0].Flow() != "127.0.0.1:50000 -> 127.0.0.1:9092" {
+		t.Errorf("segment %s %x", segs[0].Flow(), segs[0].Payload)
+	}
+	// Plain Kafka bytes are not mistaken for packets.
+	d, _ = ParseDump("0000000a0012000300000001ffff00")
+	if _, ok, _ := d.TCPSegments(); ok {
+		t.Error("a Kafka frame was taken for an IP packet")
+	}
+}

@@ -1,0 +1,124 @@
+package hexin
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/netip"
+)
+
+// Segment is the TCP payload of one packet of a dump.
+type Segment struct {
+	Src, Dst netip.AddrPort
+	Payload  []byte
+}
+
+// Flow names the segment's direction, "10.0.0.1:50000 -> 10.0.0.2:9092".
+func (s Segment) Flow() string { return s.Src.String() + " -> " + s.Dst.String() }
+
+// TCPSegments reads the packets of a tcpdump -X (IP) or -XX (Ethernet or
+// Linux cooked) dump as IPv4/IPv6 TCP packets and returns their payloads.
+// ok is false when the first packet is not recognisably one, so that plain
+// dumps of Kafka bytes are left alone. Packets that are not TCP are
+// skipped; an IP or TCP header that is cut short is an error.
+func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
+	if len(d.Packets) == 0 {
+		return nil, false, nil
+	}
+	link := detectLink(d.Packets[0])
+	if link < 0 {
+		return nil, false, nil
+	}
+	for i, p := range d.Packets {
+		if len(p) < link {
+			return nil, true, fmt.Errorf("packet %d: %d bytes, shorter than its link header", i, len(p))
+		}
+		s, isTCP, err := tcpPayload(p[link:])
+		if err != nil {
+			return nil, true, fmt.Errorf("packet %d: %w", i, err)
+		}
+		if isTCP && len(s.Payload) > 0 {
+			segs = append(segs, s)
+		}
+	}
+	return segs, true, nil
+}
+
+// detectLink returns the link-header length of a packet (0 for raw IP, 14
+// for Ethernet, 16 for Linux cooked capture), or -1 when it is none of
+// them. A packet counts as IP when its IP length field matches its size.
+func detectLink(p []byte) int {
+	for _, l := range []int{0, 14, 16} {
+		if len(p) <= l {
+			continue
+		}
+		switch l {
+		case 14:
+			if et := binary.BigEndian.Uint16(p[12:]); et != 0x0800 && et != 0x86dd {
+				continue
+			}
+		case 16:
+			if et := binary.BigEndian.Uint16(p[14:]); et != 0x0800 && et != 0x86dd {
+				continue
+			}
+		}
+		if ipLengthMatches(p[l:]) {
+			return l
+		}
+	}
+	return -1
+}
+
+func ipLengthMatches(p []byte) bool {
+	if len(p) < 20 {
+		return false
+	}
+	switch p[0] >> 4 {
+	case 4:
+		return p[0]&0x0f >= 5 && int(binary.BigEndian.Uint16(p[2:])) == len(p)
+	case 6:
+		return len(p) >= 40 && int(binary.BigEndian.Uint16(p[4:]))+40 == len(p)
+	}
+	return false
+}
+
+func tcpPayload(p []byte) (Segment, bool, error) {
+	var s Segment
+	var proto byte
+	var src, dst netip.Addr
+	var rest []byte
+	switch {
+	case len(p) >= 20 && p[0]>>4 == 4:
+		ihl := int(p[0]&0x0f) * 4
+		total := int(binary.BigEndian.Uint16(p[2:]))
+		if ihl < 20 || total < ihl || total > len(p) {
+			return s, false, fmt.Errorf("IPv4 header: header %d bytes, total %d, have %d", ihl, total, len(p))
+		}
+		proto = p[9]
+		src, dst = netip.AddrFrom4([4]byte(p[12:16])), netip.AddrFrom4([4]byte(p[16:20]))
+		rest = p[ihl:total]
+	case len(p) >= 40 && p[0]>>4 == 6:
+		n := int(binary.BigEndian.Uint16(p[4:]))
+		if 40+n > len(p) {
+			return s, false, fmt.Errorf("IPv6 payload length %d, have %d", n, len(p)-40)
+		}
+		proto = p[6] // extension headers are not followed
+		src, dst = netip.AddrFrom16([16]byte(p[8:24])), netip.AddrFrom16([16]byte(p[24:40]))
+		rest = p[40 : 40+n]
+	default:
+		return s, false, fmt.Errorf("not an IP packet (first byte 0x%02x)", p[0])
+	}
+	if proto != 6 {
+		return s, false, nil
+	}
+	if len(rest) < 20 {
+		return s, false, fmt.Errorf("TCP header cut short: %d bytes", len(rest))
+	}
+	doff := int(rest[12]>>4) * 4
+	if doff < 20 || doff > len(rest) {
+		return s, false, fmt.Errorf("TCP data offset %d, segment of %d bytes", doff, len(rest))
+	}
+	s.Src = netip.AddrPortFrom(src, binary.BigEndian.Uint16(rest[0:]))
+	s.Dst = netip.AddrPortFrom(dst, binary.BigEndian.Uint16(rest[2:]))
+	s.Payload = rest[doff:]
+	return s, true, nil
+}
