@@ -82,7 +82,12 @@ func (rf *randFiller) fillStruct(gv reflect.Value, m *structMap, top bool, depth
 	}
 }
 
+// bytes returns up to n random bytes, or one time in twenty 128-400 of
+// them, so that lengths need multi-byte uvarints.
 func (rf *randFiller) bytes(n int) []byte {
+	if rf.rng.Intn(20) == 0 {
+		n = 128 + rf.rng.Intn(273)
+	}
 	b := make([]byte, rf.rng.Intn(n+1))
 	rf.rng.Read(b)
 	return b
@@ -91,7 +96,11 @@ func (rf *randFiller) bytes(n int) []byte {
 func (rf *randFiller) string() string {
 	const letters = "abcdefghijklmnopqrstuvwxyz-._ÄÖü€0123456789"
 	r := []rune(letters)
-	s := make([]rune, rf.rng.Intn(9))
+	n := 9
+	if rf.rng.Intn(20) == 0 {
+		n = 200 // multi-byte compact lengths
+	}
+	s := make([]rune, rf.rng.Intn(n))
 	for i := range s {
 		s[i] = r[rf.rng.Intn(len(r))]
 	}
@@ -158,6 +167,9 @@ func (rf *randFiller) fillValue(fv reflect.Value, t *schema.Type, nullable, nonD
 		}
 		if nonDefault {
 			n = max(n, 1)
+		}
+		if t.Elem.Kind != schema.KindStruct && rf.rng.Intn(25) == 0 {
+			n = 128 + rf.rng.Intn(40) // a multi-byte compact count
 		}
 		s := reflect.MakeSlice(fv.Type(), n, n)
 		for k := 0; k < n; k++ {

@@ -8,6 +8,7 @@ package codec_test
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -16,9 +17,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/wire"
 )
 
 // kmsgLabel is the release the kmsg comparison runs against.
@@ -486,4 +489,60 @@ func compareSmallest(t *testing.T, rel *release) (compared int, skipped []string
 		}
 	}
 	return compared, skipped
+}
+
+// TestKmsgTagOutsideItsVersions: kmsg writes a tagged field whenever it is
+// not at its default, without looking at the field's versions. A Fetch v12
+// request with a partition HighWatermark (tag 1, 18+ in the spec) is such
+// a message; like Kafka ("Tag 1 is not valid for version 12"), our decoder
+// must reject it with ErrTagVersion at the tag's offset and path.
+func TestKmsgTagOutsideItsVersions(t *testing.T) {
+	rel := loadRelease(t, kmsgLabel)
+	api, _ := rel.reg.APIByName("Fetch")
+	req := kmsg.NewPtrFetchRequest()
+	req.SetVersion(12)
+	topic := kmsg.NewFetchRequestTopic()
+	part := kmsg.NewFetchRequestTopicPartition()
+	part.HighWatermark = 7
+	topic.Partitions = append(topic.Partitions, part)
+	req.Topics = append(req.Topics, topic)
+	body := req.AppendTo(nil)
+	// The partition's tag section: 01 01 08 (one tag, tag 1, 8 bytes).
+	at := bytes.Index(body, []byte{1, 1, 8})
+	if at < 0 {
+		t.Fatalf("kmsg did not write tag 1: % x", body)
+	}
+	_, _, err := rel.c.DecodeBody(api.Request, 12, body, codec.Options{Spans: true})
+	var de *wire.DecodeError
+	if !errors.Is(err, wire.ErrTagVersion) || !errors.As(err, &de) {
+		t.Fatalf("decode error = %v, want ErrTagVersion", err)
+	}
+	if de.Offset != at+1 || !strings.Contains(de.Path, "Topics[0].Partitions[0]") {
+		t.Errorf("error at offset %d path %q, want offset %d (the tag) under Topics[0].Partitions[0]", de.Offset, de.Path, at+1)
+	}
+	// At v18, where the tag is valid, the same value decodes.
+	req.SetVersion(18)
+	val, _, err := rel.c.DecodeBody(api.Request, 18, req.AppendTo(nil), codec.Options{})
+	if err != nil {
+		t.Fatalf("v18: %v", err)
+	}
+	hw := findField(api.Request.Body, "Topics", "Partitions", "HighWatermark")
+	if got := val.Fields[hw[0]].Elems[0].Fields[hw[1]].Elems[0].Fields[hw[2]].Int; got != 7 {
+		t.Errorf("v18 HighWatermark = %d, want 7", got)
+	}
+}
+
+// findField returns the field indexes along a path of field names.
+func findField(s *schema.Struct, names ...string) []int {
+	var out []int
+	for _, n := range names {
+		for _, f := range s.Fields {
+			if f.Name == n {
+				out = append(out, f.Index)
+				s = f.Type.ElemStruct()
+				break
+			}
+		}
+	}
+	return out
 }
