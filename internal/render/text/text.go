@@ -48,11 +48,11 @@ func Page(w io.Writer, p *page.Page) error {
 // 16 bytes per line with a 0000-style offset and an ASCII gutter.
 func Grid(b *strings.Builder, data []byte) {
 	fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
-	b.WriteString("     ")
+	head := "     "
 	for i := 0; i < 16; i++ {
-		fmt.Fprintf(b, " %-2X", i)
+		head += fmt.Sprintf(" %-2X", i)
 	}
-	b.WriteString("\n")
+	b.WriteString(strings.TrimRight(head, " ") + "\n") // no trailing blank after "F"
 	for row := 0; row < len(data); row += 16 {
 		end := min(row+16, len(data))
 		fmt.Fprintf(b, "%04x ", row)

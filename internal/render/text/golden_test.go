@@ -1,0 +1,156 @@
+package text_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/text"
+)
+
+// update rewrites the golden files: go test ./internal/render/text -update
+var update = flag.Bool("update", false, "rewrite testdata/golden from the current output")
+
+const goldenDir = "../../../testdata/golden"
+
+// goldenFiles renders every non-reserved API of 4.3 at its highest
+// version, as the text page and as the page JSON (the document that
+// `manifester show --format json` prints), keyed by path under goldenDir.
+func goldenFiles(t *testing.T) map[string][]byte {
+	t.Helper()
+	c := loadCodec(t, spec43)
+	out := map[string][]byte{}
+	for _, api := range c.Reg.APIs {
+		if api.Reserved() {
+			continue
+		}
+		p, err := page.Build(c, api, -1)
+		if err != nil {
+			t.Fatalf("%s: %v", api.Name, err)
+		}
+		var txt bytes.Buffer
+		if err := text.Page(&txt, p); err != nil {
+			t.Fatal(err)
+		}
+		js, err := json.MarshalIndent(p, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := filepath.Join(api.Name, fmt.Sprintf("v%d", p.Version))
+		out[base+".txt"] = txt.Bytes()
+		out[base+".json"] = append(js, '\n')
+	}
+	return out
+}
+
+// TestGolden compares every page with its golden file and fails with a
+// diff when they differ; -update rewrites them.
+func TestGolden(t *testing.T) {
+	files := goldenFiles(t)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if *update {
+		if err := os.RemoveAll(goldenDir); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			p := filepath.Join(goldenDir, n)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, files[n], 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("wrote %d golden files", len(names))
+		return
+	}
+	for _, n := range names {
+		want, err := os.ReadFile(filepath.Join(goldenDir, n))
+		if err != nil {
+			t.Errorf("%s: %v (run go test ./internal/render/text -update)", n, err)
+			continue
+		}
+		if got := files[n]; !bytes.Equal(got, want) {
+			t.Errorf("%s is stale (-want +got):\n%s", n, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(got), "\n")))
+		}
+	}
+}
+
+// TestNoStaleGoldens fails when testdata/golden holds a file that the
+// current specs no longer produce (a renamed API, an old top version).
+func TestNoStaleGoldens(t *testing.T) {
+	if *update {
+		t.Skip("rewriting")
+	}
+	files := goldenFiles(t)
+	var extra []string
+	err := filepath.WalkDir(goldenDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(goldenDir, p)
+		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+			extra = append(extra, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(extra) > 0 {
+		t.Errorf("golden files no page produces (run -update): %v", extra)
+	}
+	if len(files) < 2*80 {
+		t.Errorf("only %d golden files for 4.3", len(files))
+	}
+}
+
+// TestGoldenJSONShape: the page JSON carries the summary and, for every
+// node, path, type, value, offset, size, category and about.
+func TestGoldenJSONShape(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(goldenDir, "AlterConfigs", "v2.json"))
+	if err != nil {
+		t.Skipf("no golden yet: %v", err)
+	}
+	var doc struct {
+		APIKey  int `json:"api_key"`
+		Summary []struct {
+			Label, Value string
+		} `json:"summary"`
+		Request struct {
+			Size int    `json:"size"`
+			Hex  string `json:"hex"`
+			Tree *struct {
+				Children []map[string]any `json:"children"`
+			} `json:"tree"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.APIKey != 33 || len(doc.Summary) != 8 || doc.Request.Size != 25 || len(doc.Request.Hex) != 50 {
+		t.Errorf("doc = %+v", doc)
+	}
+	hdr := doc.Request.Tree.Children[1]["children"].([]any)[0].(map[string]any)
+	for _, k := range []string{"name", "path", "type", "value", "offset", "size", "category", "about"} {
+		if _, ok := hdr[k]; !ok {
+			t.Errorf("header node lacks %q: %v", k, hdr)
+		}
+	}
+	if hdr["path"] != "RequestHeader.request_api_key" || hdr["category"] != "rpc header" || hdr["value"] != "= 33 (AlterConfigs)" {
+		t.Errorf("header node = %v", hdr)
+	}
+}
