@@ -401,3 +401,60 @@ func (g *gen) fill(v reflect.Value, name string, depth int) {
 		v.SetFloat(float64(g.rng.IntN(1000)) / 8)
 	}
 }
+
+// Exchange is a request and the response to it (same API, version and
+// correlation id).
+type Exchange struct {
+	Request, Response Frame
+}
+
+// Exchanges returns request/response pairs covering the workloads: the
+// Produce and OffsetCommit requests with filled responses, the Fetch and
+// Metadata responses with filled requests, and every mixed pair. Capture
+// and proxy benchmarks replay them.
+func Exchanges(known Versions) []Exchange {
+	g := &gen{rng: rand.New(rand.NewPCG(3, 4))}
+	var out []Exchange
+	pairReq := func(fs []Frame) {
+		for _, f := range fs {
+			resp := kmsg.ResponseForKey(f.Key)
+			resp.SetVersion(f.Version)
+			g.fill(reflect.ValueOf(resp).Elem(), "", 0)
+			resp.SetVersion(f.Version)
+			r := g.response(resp)
+			out = append(out, Exchange{Request: f, Response: withCorrelation(r, f.CorrelationID)})
+		}
+	}
+	pairResp := func(fs []Frame) {
+		for _, f := range fs {
+			req := kmsg.RequestForKey(f.Key)
+			req.SetVersion(f.Version)
+			g.fill(reflect.ValueOf(req).Elem(), "", 0)
+			req.SetVersion(f.Version)
+			r := g.request(req)
+			out = append(out, Exchange{Request: r, Response: withCorrelation(f, r.CorrelationID)})
+		}
+	}
+	pairReq(g.produce(known))
+	pairResp(g.fetch(known))
+	pairResp(g.metadata(known))
+	pairReq(g.offsetCommit(known))
+	m := g.mixed(known)
+	for i := 0; i+1 < len(m); i += 2 {
+		out = append(out, Exchange{Request: m[i], Response: withCorrelation(m[i+1], m[i].CorrelationID)})
+	}
+	return out
+}
+
+// withCorrelation returns f with its correlation id (header and field) set
+// to corr, in a copy of its bytes.
+func withCorrelation(f Frame, corr int32) Frame {
+	f.Bytes = append([]byte(nil), f.Bytes...)
+	f.CorrelationID = corr
+	at := 4
+	if f.Request {
+		at = 8
+	}
+	binary.BigEndian.PutUint32(f.Bytes[at:], uint32(corr))
+	return f
+}
