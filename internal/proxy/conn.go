@@ -1,0 +1,376 @@
+package proxy
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/manifester/manifester/internal/codec"
+)
+
+// readBuf is the size of each read from a socket.
+const readBuf = 64 << 10
+
+// pending is a request awaiting its response.
+type pending struct {
+	key, version int16
+	corr         int32
+	at           time.Time
+}
+
+// conn is one proxied client connection.
+type conn struct {
+	p        *Proxy
+	l        *listener
+	client   net.Conn
+	upstream net.Conn
+	id       int
+	base     Event // connection fields of every event
+
+	mu      sync.Mutex
+	pending []pending // requests in order, by the client pump
+	once    sync.Once
+}
+
+func newConn(p *Proxy, l *listener, c net.Conn, id int) *conn {
+	return &conn{p: p, l: l, client: c, id: id, base: Event{
+		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+	}}
+}
+
+func (c *conn) event(e Event) {
+	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
+	if e.Time.IsZero() {
+		e.Time = time.Now()
+	}
+	c.p.event(&e)
+}
+
+func (c *conn) fault(dir, format string, args ...any) {
+	c.event(Event{Kind: EventFault, Dir: dir, Detail: fmt.Sprintf(format, args...)})
+}
+
+// abort closes both sockets (proxy shutdown).
+func (c *conn) abort() {
+	c.client.Close()
+	if c.upstream != nil {
+		c.upstream.Close()
+	}
+}
+
+// run dials the broker and forwards both directions until both end.
+func (c *conn) run() {
+	defer c.client.Close()
+	c.event(Event{Kind: EventOpen, Detail: "client connected"})
+	d := net.Dialer{Timeout: c.p.cfg.DialTimeout}
+	up, err := d.DialContext(c.p.ctx, "tcp", c.l.upstream)
+	if err != nil {
+		c.fault("", "upstream %s: %v; closing the client connection", c.l.upstream, err)
+		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
+		return
+	}
+	c.p.mu.Lock()
+	closed := c.p.closed
+	c.upstream = up
+	c.p.mu.Unlock()
+	if closed {
+		up.Close()
+		return
+	}
+	defer up.Close()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	var reqBytes, respBytes int64
+	go func() { defer wg.Done(); reqBytes = c.pumpRequests() }()
+	go func() { defer wg.Done(); respBytes = c.pumpResponses() }()
+	wg.Wait()
+	c.mu.Lock()
+	unanswered := len(c.pending)
+	c.mu.Unlock()
+	detail := fmt.Sprintf("closed: %d bytes from the client, %d from the broker", reqBytes, respBytes)
+	if unanswered > 0 {
+		detail += fmt.Sprintf(", %d requests unanswered", unanswered)
+	}
+	c.event(Event{Kind: EventClose, Detail: detail})
+}
+
+// closeWrite half-closes a connection (or closes it when it cannot).
+func closeWrite(c net.Conn) {
+	if cw, ok := c.(interface{ CloseWrite() error }); ok {
+		if cw.CloseWrite() == nil {
+			return
+		}
+	}
+	c.Close()
+}
+
+// quiet reports errors that are an ordinary end of a connection.
+func quiet(err error) bool {
+	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+// framer follows the frame boundaries of one direction as bytes pass.
+type framer struct {
+	p       *Proxy
+	hdr     [12]byte
+	hn      int    // header bytes seen of the current frame
+	size    int    // bytes of the current frame, size prefix included (0: not known yet)
+	seen    int    // bytes of the current frame seen
+	body    []byte // the frame being collected for decoding, nil when not
+	collect bool   // the current frame is being collected
+	lost    bool   // framing lost: bytes pass without framing
+}
+
+// hdrLen is how much of a frame's start the framer needs: size, key,
+// version, correlation id for requests; size, correlation id for
+// responses.
+func (f *framer) mid() bool { return f.hn > 0 || f.seen > 0 }
+
+// pumpRequests forwards client bytes to the broker, noting each request's
+// API, version and correlation id before its bytes go on.
+func (c *conn) pumpRequests() int64 {
+	buf := make([]byte, readBuf)
+	f := &framer{p: c.p}
+	var total int64
+	defer closeWrite(c.upstream)
+	for {
+		n, err := c.client.Read(buf)
+		if n > 0 {
+			total += int64(n)
+			c.frameRequests(f, buf[:n])
+			if _, werr := c.upstream.Write(buf[:n]); werr != nil {
+				c.fault("request", "writing to the broker: %v; %d bytes read from the client could not be forwarded", werr, n)
+				c.client.Close()
+				return total
+			}
+		}
+		if err != nil {
+			if f.mid() && !f.lost {
+				c.fault("request", "client closed in the middle of a request frame: %d of %d bytes received and forwarded", f.seen, f.size)
+			} else if !quiet(err) {
+				c.fault("request", "reading from the client: %v", err)
+			}
+			return total
+		}
+	}
+}
+
+// frameRequests advances the request framer over data.
+func (c *conn) frameRequests(f *framer, data []byte) {
+	for len(data) > 0 && !f.lost {
+		if f.size == 0 {
+			k := copy(f.hdr[f.hn:12], data)
+			f.hn += k
+			data = data[k:]
+			if f.hn < 12 {
+				return
+			}
+			size := int(int32(binary.BigEndian.Uint32(f.hdr[:])))
+			if size < 8 || size > c.p.cfg.MaxFrame {
+				f.lost = true
+				c.fault("request", "request size prefix %d is out of range: framing stops, bytes still pass", size)
+				return
+			}
+			key, ver, corr, _ := codec.PeekRequest(f.hdr[:])
+			c.mu.Lock()
+			c.pending = append(c.pending, pending{key, ver, corr, time.Now()})
+			if len(c.pending) > 4096 {
+				c.pending = c.pending[1:]
+			}
+			c.mu.Unlock()
+			f.size, f.seen = 4+size, 12
+			f.collect = c.p.reserve(f.size)
+			if f.collect {
+				f.body = append(make([]byte, 0, f.size), f.hdr[:]...)
+			}
+		}
+		k := min(len(data), f.size-f.seen)
+		if f.collect {
+			f.body = append(f.body, data[:k]...)
+		}
+		f.seen += k
+		data = data[k:]
+		if f.seen == f.size {
+			if f.collect {
+				c.p.enqueue(&item{conn: c, kind: kindRequest, data: f.body, at: time.Now()})
+			}
+			*f = framer{p: c.p}
+		}
+	}
+}
+
+// takePending removes and returns the request a response answers.
+func (c *conn) takePending(corr int32) (pending, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, p := range c.pending {
+		if p.corr == corr {
+			c.pending = append(c.pending[:0], c.pending[i+1:]...)
+			return p, true
+		}
+	}
+	return pending{}, false
+}
+
+// pumpResponses forwards broker bytes to the client. Responses that
+// advertise broker addresses are held until complete and rewritten; all
+// others pass as they arrive.
+func (c *conn) pumpResponses() int64 {
+	buf := make([]byte, readBuf)
+	var total int64
+	defer closeWrite(c.client)
+	r := &respState{}
+	for {
+		n, err := c.upstream.Read(buf)
+		if n > 0 {
+			total += int64(n)
+			if werr := c.frameResponses(r, buf[:n]); werr != nil {
+				c.fault("response", "writing to the client: %v", werr)
+				c.upstream.Close()
+				return total
+			}
+		}
+		if err != nil {
+			switch {
+			case r.hold != nil:
+				// A held response cut short: forward what came, untouched.
+				if _, werr := c.client.Write(r.hold); werr != nil {
+					c.fault("response", "writing to the client: %v", werr)
+				}
+				c.fault("response", "broker closed in the middle of a %s response: %d of %d bytes received and forwarded", r.api, len(r.hold), r.size)
+			case r.hn > 0 || r.seen > 0:
+				if r.hn > 0 && r.size == 0 {
+					c.client.Write(r.hdr[:r.hn])
+				}
+				c.fault("response", "broker closed in the middle of a response frame: %d of %d bytes received and forwarded", max(r.seen, r.hn), r.size)
+			case !quiet(err):
+				c.fault("response", "reading from the broker: %v", err)
+			}
+			return total
+		}
+	}
+}
+
+// respState follows response frames.
+type respState struct {
+	hdr     [8]byte
+	hn      int
+	size    int // frame bytes, size prefix included
+	seen    int
+	req     pending
+	paired  bool
+	api     string
+	hold    []byte // the whole frame, held for rewriting
+	body    []byte // copy for decoding
+	collect bool
+	lost    bool
+}
+
+// frameResponses forwards data, holding address-advertising responses.
+func (c *conn) frameResponses(r *respState, data []byte) error {
+	if r.lost {
+		_, err := c.client.Write(data)
+		return err
+	}
+	for len(data) > 0 {
+		if r.size == 0 {
+			k := copy(r.hdr[r.hn:8], data)
+			r.hn += k
+			data = data[k:]
+			if r.hn < 8 {
+				return nil
+			}
+			size := int(int32(binary.BigEndian.Uint32(r.hdr[:])))
+			if size < 4 || size > c.p.cfg.MaxFrame {
+				r.lost = true
+				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
+				if _, err := c.client.Write(r.hdr[:]); err != nil {
+					return err
+				}
+				_, err := c.client.Write(data)
+				return err
+			}
+			corr := int32(binary.BigEndian.Uint32(r.hdr[4:]))
+			r.size, r.seen = 4+size, 8
+			r.req, r.paired = c.takePending(corr)
+			r.api = "unknown-API"
+			if api, ok := c.p.reg.API(r.req.key); ok && r.paired {
+				r.api = api.Name
+			}
+			if r.paired && c.p.rewrite[r.req.key] {
+				r.hold = append(make([]byte, 0, r.size), r.hdr[:]...)
+			} else {
+				if _, err := c.client.Write(r.hdr[:]); err != nil {
+					return err
+				}
+				r.collect = c.p.reserve(r.size)
+				if r.collect {
+					r.body = append(make([]byte, 0, r.size), r.hdr[:]...)
+				}
+			}
+		}
+		k := min(len(data), r.size-r.seen)
+		chunk := data[:k]
+		data = data[k:]
+		r.seen += k
+		if r.hold != nil {
+			r.hold = append(r.hold, chunk...)
+		} else {
+			if _, err := c.client.Write(chunk); err != nil {
+				return err
+			}
+			if r.collect {
+				r.body = append(r.body, chunk...)
+			}
+		}
+		if r.seen < r.size {
+			continue
+		}
+		now := time.Now()
+		if r.hold != nil {
+			out, rewritten, derr := c.rewriteResponse(r.hold, r.req)
+			if _, err := c.client.Write(out); err != nil {
+				return err
+			}
+			if derr != nil {
+				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.corr, derr)
+			}
+			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten}
+			if rewritten {
+				it.original = r.hold
+			}
+			c.p.enqueueHeld(it)
+		} else if r.collect {
+			c.p.enqueue(&item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now})
+		}
+		*r = respState{}
+	}
+	return nil
+}
+
+// rewriteResponse decodes a held response, replaces advertised broker
+// addresses and re-encodes it. On any failure the input comes back
+// unchanged, with the error.
+func (c *conn) rewriteResponse(b []byte, req pending) ([]byte, bool, error) {
+	api, ok := c.p.reg.API(req.key)
+	if !ok {
+		return b, false, fmt.Errorf("unknown API key %d", req.key)
+	}
+	f, err := c.p.cfg.Codec.DecodeResponse(b, api, req.version, codec.Options{})
+	if err != nil {
+		return b, false, err
+	}
+	if !rewriteAddresses(f, c.p.listenerFor) {
+		return b, false, nil
+	}
+	out, err := c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
+	if err != nil {
+		return b, false, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+	}
+	return out, true, nil
+}

@@ -1,0 +1,132 @@
+package proxy
+
+import (
+	"strconv"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// A broker address is advertised by a struct with a string field Host, an
+// integer field Port and a node id field (NodeId or BrokerId): Metadata
+// brokers, FindCoordinator (top level and Coordinators), DescribeCluster
+// brokers, and the NodeEndpoints of Produce, Fetch, ShareFetch,
+// ShareAcknowledge and the KRaft quorum APIs. Structs with a Host and Port
+// but no node id (Kafka Streams user endpoints, quorum listeners) and ACL
+// Host fields are not broker addresses and are left alone.
+
+// addrFields locates the host, port and node id of an address struct.
+type addrFields struct {
+	host, port, node *schema.Field
+}
+
+func addressOf(s *schema.Struct) (addrFields, bool) {
+	var a addrFields
+	for _, f := range s.Fields {
+		switch {
+		case f.Name == "Host" && f.Type.Kind == schema.KindString:
+			a.host = f
+		case f.Name == "Port" && (f.Type.Kind == schema.KindInt32 || f.Type.Kind == schema.KindUint16):
+			a.port = f
+		case (f.Name == "NodeId" || f.Name == "BrokerId") && f.Type.Kind == schema.KindInt32:
+			a.node = f
+		}
+	}
+	return a, a.host != nil && a.port != nil && a.node != nil
+}
+
+// advertises reports whether message m holds broker addresses at some
+// version, so its responses must be inspected whole.
+func advertises(m *schema.Message) bool {
+	seen := map[*schema.Struct]bool{}
+	var walk func(s *schema.Struct) bool
+	walk = func(s *schema.Struct) bool {
+		if s == nil || seen[s] {
+			return false
+		}
+		seen[s] = true
+		if _, ok := addressOf(s); ok {
+			return true
+		}
+		for _, f := range s.Fields {
+			if walk(f.Type.ElemStruct()) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(m.Body)
+}
+
+// AdvertisingAPIs lists the APIs of reg whose responses advertise broker
+// addresses, in key order.
+func AdvertisingAPIs(reg *schema.Registry) []*schema.API {
+	var out []*schema.API
+	for _, api := range reg.APIs {
+		if api.Response != nil && !api.Reserved() && advertises(api.Response) {
+			out = append(out, api)
+		}
+	}
+	return out
+}
+
+// mapFunc returns the address clients should use instead of an advertised
+// broker address, or ok false to leave it.
+type mapFunc func(host string, port int32) (newHost string, newPort int32, ok bool)
+
+// rewriteAddresses replaces every broker address in the body of a decoded
+// frame and reports whether anything changed.
+// Decoded values may share default sub-values, so the body is cloned
+// before the first change.
+func rewriteAddresses(f *codec.Frame, remap mapFunc) bool {
+	m := f.Message()
+	if !rewriteStruct(m.Body, &f.Body, f.Version, remap, true, 0) {
+		return false
+	}
+	f.Body = f.Body.Clone()
+	return rewriteStruct(m.Body, &f.Body, f.Version, remap, false, 0)
+}
+
+func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFunc, dry bool, depth int) bool {
+	if s == nil || depth > 32 || v.Null || len(v.Fields) != len(s.Fields) {
+		return false
+	}
+	changed := false
+	if a, ok := addressOf(s); ok && a.host.Versions.Contains(version) && a.port.Versions.Contains(version) {
+		hv, pv := &v.Fields[a.host.Index], &v.Fields[a.port.Index]
+		if h, p, ok := remap(string(hv.Bytes), int32(pv.Int)); ok && (h != string(hv.Bytes) || int64(p) != pv.Int) {
+			if dry {
+				return true
+			}
+			hv.Bytes, pv.Int = []byte(h), int64(p)
+			changed = true
+		}
+	}
+	for _, f := range s.Fields {
+		es := f.Type.ElemStruct()
+		if es == nil || !f.Versions.Contains(version) {
+			continue
+		}
+		fv := &v.Fields[f.Index]
+		if f.Type.Kind == schema.KindArray {
+			for i := range fv.Elems {
+				if rewriteStruct(es, &fv.Elems[i], version, remap, dry, depth+1) {
+					changed = true
+					if dry {
+						return true
+					}
+				}
+			}
+		} else if rewriteStruct(es, fv, version, remap, dry, depth+1) {
+			changed = true
+			if dry {
+				return true
+			}
+		}
+	}
+	return changed
+}
+
+func hostPort(host string, port int32) string {
+	return joinHostPort(host, strconv.Itoa(int(port)))
+}
