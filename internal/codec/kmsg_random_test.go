@@ -403,10 +403,7 @@ func TestKmsgRandom(t *testing.T) {
 	}
 }
 
-func randomOne(t *testing.T, rel *release, tr triple, msg interface {
-	AppendTo([]byte) []byte
-	IsFlexible() bool
-}, gv reflect.Value, sm *structMap, rf *randFiller, seed int64) bool {
+func randomOne(t *testing.T, rel *release, tr triple, msg kmsgMsg, gv reflect.Value, sm *structMap, rf *randFiller, seed int64) bool {
 	t.Helper()
 	m := tr.msg()
 	body := msg.AppendTo(nil)

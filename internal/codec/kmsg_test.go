@@ -38,22 +38,19 @@ const minCompared = 602
 
 var tagsType = reflect.TypeFor[kmsg.Tags]()
 
-// kmsgMessage returns a fresh kmsg request or response for tr, at tr's
-// version, or a reason why kmsg has none.
-func kmsgMessage(tr triple) (interface {
+// kmsgMsg is what kmsg's requests and responses have in common.
+type kmsgMsg interface {
 	AppendTo([]byte) []byte
 	ReadFrom([]byte) error
 	SetVersion(int16)
 	IsFlexible() bool
 	MaxVersion() int16
-}, string) {
-	var msg interface {
-		AppendTo([]byte) []byte
-		ReadFrom([]byte) error
-		SetVersion(int16)
-		IsFlexible() bool
-		MaxVersion() int16
-	}
+}
+
+// kmsgMessage returns a fresh kmsg request or response for tr, at tr's
+// version, or a reason why kmsg has none.
+func kmsgMessage(tr triple) (kmsgMsg, string) {
+	var msg kmsgMsg
 	if tr.kind == schema.TypeRequest {
 		if r := kmsg.RequestForKey(tr.api.Key); r != nil {
 			msg = r
