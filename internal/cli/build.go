@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/manifester/manifester/internal/site"
+)
+
+func init() {
+	register(&command{
+		name:    "build",
+		usage:   "[--spec P] --out DIR",
+		summary: "write the static site (every API at every version) to a directory",
+		run:     runBuild,
+	})
+}
+
+// siteExtensions are added to every site that build and serve make. Other
+// commands' files may append to it in init().
+var siteExtensions []site.Extension
+
+// buildSite loads the specs and builds the site from every release.
+func buildSite(env *Env, specs specFlags) (*site.Site, error) {
+	rels, err := specs.load(env)
+	if err != nil {
+		return nil, err
+	}
+	opts := site.Options{Extensions: siteExtensions}
+	for _, r := range rels {
+		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
+	}
+	s, err := site.Build(opts)
+	if err != nil {
+		return nil, failure{err}
+	}
+	return s, nil
+}
+
+func runBuild(env *Env, args []string) error {
+	fs := newFlags(env, "build", "[--spec P] --out DIR")
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
+	out := fs.String("out", "", "write the site into `DIR` (created if needed)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("build takes no arguments")
+	}
+	if *out == "" {
+		return usagef("build needs --out DIR")
+	}
+	s, err := buildSite(env, specs)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return failure{err}
+	}
+	if err := s.WriteDir(*out); err != nil {
+		return failure{err}
+	}
+	st := s.Stats
+	fmt.Fprintf(env.Stdout, "wrote %d files (%d HTML pages, %.1f MB; %.1f MB gzipped) for Kafka %s to %s in %s\n",
+		st.Files, st.Pages, float64(st.Bytes)/1e6, float64(st.GzipBytes)/1e6, st.Release, *out, st.Duration.Round(1e6))
+	fmt.Fprintf(env.Stdout, "largest page: %s (%d bytes, %d gzipped)\n", st.LargestGzipPath, st.LargestBody, st.LargestGzip)
+	return nil
+}

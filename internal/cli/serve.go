@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/manifester/manifester/internal/server"
+)
+
+func init() {
+	register(&command{
+		name:    "serve",
+		usage:   "[--spec P] [--addr 127.0.0.1:8080]",
+		summary: "serve the site from memory (every API at every version)",
+		run:     runServe,
+	})
+}
+
+// serveContext returns the context that ends serving; tests replace it.
+var serveContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// serveHooks may register dynamic handlers (POST /api/decode) on the server
+// before it starts; other commands' files append to it in init().
+var serveHooks []func(*server.Server, *Env) error
+
+func runServe(env *Env, args []string) error {
+	fs := newFlags(env, "serve", "[--spec P] [--addr 127.0.0.1:8080]")
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
+	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return usagef("serve takes no arguments")
+	}
+	s, err := buildSite(env, specs)
+	if err != nil {
+		return err
+	}
+	srv := server.New(s)
+	for _, h := range serveHooks {
+		if err := h(srv, env); err != nil {
+			return failure{err}
+		}
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return failure{fmt.Errorf("listening: %w", err)}
+	}
+	ctx, stop := serveContext()
+	defer stop()
+	st := s.Stats
+	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at http://%s/\n", st.Release, st.Pages, st.Duration.Round(1e6), ln.Addr())
+	fmt.Fprintln(env.Stderr, "press Ctrl-C to stop")
+	if err := srv.Serve(ctx, ln); err != nil {
+		return failure{err}
+	}
+	fmt.Fprintln(env.Stderr, "stopped")
+	return nil
+}

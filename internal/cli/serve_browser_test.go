@@ -1,0 +1,336 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+const spec43 = "../../../shared/kafka-spec/4.3"
+
+// artifacts is where screenshots go (gitignored).
+const artifacts = "../../testdata/artifacts"
+
+// startServe runs `manifester serve` in-process on a random 127.0.0.1 port
+// and returns its base URL ("http://127.0.0.1:N"). The server stops when
+// the test ends.
+func startServe(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	old := serveContext
+	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	var stderr strings.Builder
+	go func() {
+		env := &Env{Stdin: strings.NewReader(""), Stdout: pw, Stderr: &lockedWriter{w: &stderr}, Getenv: func(string) string { return "" }}
+		done <- Main(env, []string{"serve", "--spec", spec43, "--addr", "127.0.0.1:0"})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	go io.Copy(io.Discard, pr)
+	if err != nil {
+		cancel()
+		t.Fatalf("serve printed no URL: %v (exit %d)", err, <-done)
+	}
+	i := strings.Index(line, "http://")
+	if i < 0 {
+		t.Fatalf("serve printed %q, want a URL", line)
+	}
+	base := strings.TrimSuffix(strings.TrimSpace(line[i:]), "/")
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case code := <-done:
+			if code != ExitOK {
+				t.Errorf("serve exited %d after SIGINT-equivalent shutdown", code)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("serve did not shut down")
+		}
+		serveContext = old
+	})
+	return base
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// browser starts headless Chromium with the flags the project prescribes
+// and a fresh profile. It skips when Chromium is missing, except in CI.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := "/usr/bin/chromium"
+	if _, err := os.Stat(path); err != nil {
+		p, lerr := exec.LookPath("chromium")
+		if lerr != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("chromium is missing (CI=true): %v", err)
+			}
+			t.Skip("chromium is not installed")
+		}
+		path = p
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 900),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	tctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { tcancel(); cancel(); acancel() })
+	if err := chromedp.Do(tctx); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return tctx
+}
+
+// watcher records console errors, exceptions and requests to other origins.
+type watcher struct {
+	mu       sync.Mutex
+	origin   string
+	requests int
+	problems []string
+}
+
+func watch(t *testing.T, ctx context.Context, base string) *watcher {
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &watcher{origin: u.Scheme + "://" + u.Host}
+	err = chromedp.Listen(ctx, func(ev any) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		switch ev := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			w.requests++
+			ru, err := url.Parse(ev.Request.URL)
+			if err != nil || ru.Scheme+"://"+ru.Host != w.origin {
+				w.problems = append(w.problems, "request to another origin: "+ev.Request.URL)
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeError || ev.Type == runtime.ConsoleAPICalledTypeWarning || ev.Type == runtime.ConsoleAPICalledTypeAssert {
+				w.problems = append(w.problems, fmt.Sprintf("console %s", ev.Type))
+			}
+		case *runtime.EventExceptionThrown:
+			w.problems = append(w.problems, "exception: "+ev.ExceptionDetails.Text)
+		case *cdplog.EventEntryAdded:
+			if ev.Entry.Level == cdplog.EntryLevelError || ev.Entry.Level == cdplog.EntryLevelWarning {
+				w.problems = append(w.problems, fmt.Sprintf("log %s (%s): %s %s", ev.Entry.Level, ev.Entry.Source, ev.Entry.Text, ev.Entry.URL))
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.requests == 0 {
+			t.Errorf("no network request was seen: the watcher is not working")
+		}
+		for _, p := range w.problems {
+			t.Error(p)
+		}
+	})
+	return w
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(artifacts, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+}
+
+// hover moves the mouse to the centre of the first element matching sel.
+func hover(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	xy := eval[[]float64](t, ctx, fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "center"});
+		const r = e.getBoundingClientRect(); return [r.left + r.width/2, r.top + r.height/2]; })()`, sel))
+	if err := chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, xy[0], xy[1])); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	ctx := browser(t)
+	base := startServe(t)
+	watch(t, ctx, base)
+
+	t.Run("index filter", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"), chromedp.WaitVisible("#filter")); err != nil {
+			t.Fatal(err)
+		}
+		const visible = `Array.from(document.querySelectorAll("#apis tbody tr")).filter(r => r.offsetParent !== null).map(r => r.children[1].textContent.trim().split(" ")[0])`
+		all := eval[[]string](t, ctx, visible)
+		if len(all) < 80 {
+			t.Fatalf("index shows %d rows before filtering, want every API key of 4.3", len(all))
+		}
+		screenshot(t, ctx, "index.png")
+		if err := chromedp.Do(ctx, chromedp.SendKeys("#filter", "alterconfigs")); err != nil {
+			t.Fatal(err)
+		}
+		got := eval[[]string](t, ctx, visible)
+		if strings.Join(got, ",") != "AlterConfigs,IncrementalAlterConfigs" {
+			t.Errorf("filter %q shows %v, want AlterConfigs and IncrementalAlterConfigs", "alterconfigs", got)
+		}
+		out := eval[string](t, ctx, `document.querySelector("#filter-count").textContent`)
+		if want := fmt.Sprintf("2 of %d API keys", len(all)); out != want {
+			t.Errorf("filter count says %q, want %q", out, want)
+		}
+		// By key: "33" is AlterConfigs only (exact key match or substring of
+		// the "key name" text).
+		if err := chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector("#filter").value = ""; undefined`), chromedp.SendKeys("#filter", "33")); err != nil {
+			t.Fatal(err)
+		}
+		if got := eval[[]string](t, ctx, visible); strings.Join(got, ",") != "AlterConfigs" {
+			t.Errorf("filter 33 shows %v, want AlterConfigs", got)
+		}
+	})
+
+	t.Run("byte hover highlights field", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/"), chromedp.WaitVisible("#request .tools")); err != nil {
+			t.Fatal(err)
+		}
+		hover(t, ctx, `#request td.b[data-o="16"]`)
+		grpRows := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#request table.tree tr.grp th a")).map(a => a.textContent)`)
+		if strings.Join(grpRows, ",") != "AlterConfigsResource[0]" {
+			t.Errorf("hovering byte 0x0010: highlighted group rows %v, want [AlterConfigsResource[0]]", grpRows)
+		}
+		grpBytes := eval[[]float64](t, ctx, `Array.from(document.querySelectorAll("#request td.b.grp")).map(c => +c.dataset.o)`)
+		if fmt.Sprint(grpBytes) != "[16 17 18 19 20 21 22]" {
+			t.Errorf("hovering byte 0x0010: highlighted bytes %v, want the 7 bytes 0x10..0x16", grpBytes)
+		}
+		selRows := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#request table.tree tr.sel th a")).map(a => a.textContent)`)
+		if strings.Join(selRows, ",") != "ResourceType" {
+			t.Errorf("hovering byte 0x0010: selected row %v, want ResourceType (the leaf)", selRows)
+		}
+		screenshot(t, ctx, "alterconfigs.png")
+
+		// Hovering a tree row highlights its bytes.
+		hover(t, ctx, `[id="request:AlterConfigsRequest.ValidateOnly"] th a`)
+		sel := eval[[]float64](t, ctx, `Array.from(document.querySelectorAll("#request td.b.sel")).map(c => +c.dataset.o)`)
+		if fmt.Sprint(sel) != "[23]" {
+			t.Errorf("hovering the ValidateOnly row selects bytes %v, want [23]", sel)
+		}
+
+		// Click pins the selection and puts it in the fragment.
+		if err := chromedp.Do(ctx, chromedp.Click(`#request td.b[data-o="19"]`)); err != nil {
+			t.Fatal(err)
+		}
+
+		hash := eval[string](t, ctx, `decodeURIComponent(location.hash)`)
+		if !strings.HasSuffix(hash, ".Name") || !strings.HasPrefix(hash, "#request:") {
+			t.Errorf("after clicking byte 0x13 the fragment is %q, want the Name field's row", hash)
+		}
+		hover(t, ctx, `#response td.b[data-o="4"]`)
+		if got := eval[string](t, ctx, `decodeURIComponent("#" + document.querySelector("#request tr.sel").id)`); got != hash {
+			t.Errorf("pinned selection moved to %q on hover elsewhere, want %q", got, hash)
+		}
+
+		// The fragment selects the field on load.
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/v1/#response:AlterConfigsResponse.ThrottleTimeMs"),
+			chromedp.WaitVisible("#response .tools")); err != nil {
+			t.Fatal(err)
+		}
+		sel = eval[[]float64](t, ctx, `Array.from(document.querySelectorAll("#response td.b.sel")).map(c => +c.dataset.o)`)
+		if fmt.Sprint(sel) != "[8 9 10 11]" {
+			t.Errorf("fragment ThrottleTimeMs on v1 selects bytes %v, want [8 9 10 11]", sel)
+		}
+	})
+
+	t.Run("keyboard", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/"), chromedp.WaitVisible("#request .tools"),
+			chromedp.Focus(`#request td.b[data-o="0"]`)); err != nil {
+			t.Fatal(err)
+		}
+		// Down moves 16 bytes: 0x0010, ResourceType.
+		if err := chromedp.Do(ctx, chromedp.KeyEvent(kbDown)); err != nil {
+			t.Fatal(err)
+		}
+		focused := eval[float64](t, ctx, `+document.activeElement.dataset.o`)
+		if focused != 16 {
+			t.Errorf("ArrowDown from byte 0 focused byte %v, want 16", focused)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#request table.tree tr.sel th a").textContent`); got != "ResourceType" {
+			t.Errorf("keyboard focus on byte 0x10 selects %q, want ResourceType", got)
+		}
+	})
+
+	t.Run("version switcher", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/"), chromedp.WaitVisible("nav.versions"),
+			chromedp.Click(`nav.versions a[href="/apis/AlterConfigs/v0/"]`), chromedp.WaitVisible(`#request .title`)); err != nil {
+			t.Fatal(err)
+		}
+		loc := eval[string](t, ctx, `location.pathname`)
+		if loc != "/apis/AlterConfigs/v0/" {
+			t.Errorf("after clicking v0 the page is %s", loc)
+		}
+		title := eval[string](t, ctx, `document.querySelector("#request .title").textContent`)
+		if !strings.HasPrefix(title, "AlterConfigsRequest v0, request header v1,") {
+			t.Errorf("v0 request title %q", title)
+		}
+		cur := eval[string](t, ctx, `document.querySelector('nav.versions a[aria-current="page"]').textContent`)
+		if cur != "v0" {
+			t.Errorf("current version in switcher %q, want v0", cur)
+		}
+	})
+}
+
+// kbDown is the ArrowDown key for chromedp.KeyEvent.
+const kbDown = "\u0301"

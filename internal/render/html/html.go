@@ -1,0 +1,193 @@
+// Package html renders the site's pages: the "All Kafka APIs" index, the
+// reference page of one API at one version, the 404 page and generic
+// documents, all in one layout (brand header, navigation, footer).
+//
+// # Output rules
+//
+// Every page is complete without JavaScript: the byte grid, the object tree,
+// the tagged-field tables and the highlighted schema are plain HTML. The
+// script and the style sheet are separate files ([Static]) served from the
+// same origin, so a Content-Security-Policy of default-src 'self' holds:
+// the markup has no inline scripts, no inline styles and no style
+// attributes. Every text goes through html/template's escaping; the schema
+// goes through chroma's.
+//
+// # Interaction hooks
+//
+// Byte cells carry data-r (the index of their leaf's tree row) and tree rows
+// carry data-o, data-n (offset and size) and data-p (the parent row), which
+// the script uses to connect bytes and fields. Row ids are "<kind>:<path>"
+// (request:Frame.size), so a fragment selects a field with or without
+// script.
+//
+// # Extension
+//
+// [Extras] lets other packages add summary items and whole sections to an
+// API page, and [Renderer.Doc] wraps any body in the site layout.
+package html
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+//go:embed static
+var staticFS embed.FS
+
+// Static returns the site's static files (site.css, site.js), to be served
+// under /static/.
+func Static() fs.FS {
+	sub, err := fs.Sub(staticFS, "static")
+	if err != nil {
+		panic(err) // the directory is embedded at build time
+	}
+	return sub
+}
+
+// Link is a navigation link of the layout.
+type Link struct {
+	Href string
+	Text string
+}
+
+// Section is an extra section of an API page, added by an extension.
+type Section struct {
+	ID    string        // element id, unique on the page
+	Title string        // heading text
+	Body  template.HTML // trusted markup, produced by the extension's own templates
+}
+
+// Extras is what extensions add to one API page.
+type Extras struct {
+	Summary  []page.Item // appended to the summary
+	Sections []Section   // after the Response section
+}
+
+// Renderer renders pages. It is safe for concurrent use.
+type Renderer struct {
+	tmpl *template.Template
+	// Nav is the layout's navigation, after "All Kafka APIs".
+	Nav []Link
+	// Footer is a short plain text shown at the bottom of every page.
+	Footer string
+	hl     highlightCache
+}
+
+// New parses the embedded templates.
+func New() (*Renderer, error) {
+	t, err := template.New("site").Funcs(template.FuncMap{
+		"hexcols": func() []string {
+			return []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"}
+		},
+	}).ParseFS(templateFS, "templates/*.tmpl")
+	if err != nil {
+		return nil, fmt.Errorf("parsing templates: %w", err)
+	}
+	return &Renderer{tmpl: t}, nil
+}
+
+// layout is the data every template gets.
+type layout struct {
+	Title  string
+	Nav    []Link
+	Footer string
+	Main   any
+	Kind   string // "index", "api", "doc", "notfound"
+}
+
+func (r *Renderer) exec(w io.Writer, name, title, kind string, main any) error {
+	var b bytes.Buffer
+	if err := r.tmpl.ExecuteTemplate(&b, name, &layout{Title: clean(title), Nav: r.Nav, Footer: clean(r.Footer), Main: main, Kind: kind}); err != nil {
+		return fmt.Errorf("rendering %s: %w", name, err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Doc writes a page in the site layout with the given title and body.
+func (r *Renderer) Doc(w io.Writer, title string, body template.HTML) error {
+	return r.exec(w, "doc", title, "doc", body)
+}
+
+// NotFound writes the 404 page.
+func (r *Renderer) NotFound(w io.Writer) error {
+	return r.exec(w, "notfound", "Not found", "notfound", nil)
+}
+
+// clean replaces invalid UTF-8 so that no stray byte reaches the output.
+func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
+// catClass maps a page category label ("rpc header") to its CSS class.
+func catClass(label string) string {
+	for _, c := range span.Categories {
+		if c.String() == label {
+			return "c-" + c.Class()
+		}
+	}
+	return "c-none"
+}
+
+// Legend is one colour-legend entry.
+type legendItem struct{ Label, Class string }
+
+func legend() []legendItem {
+	out := make([]legendItem, len(span.Categories))
+	for i, c := range span.Categories {
+		out[i] = legendItem{c.String(), "c-" + c.Class()}
+	}
+	return out
+}
+
+// ascii is the printable form of b for the grid gutter.
+func ascii(b []byte) string {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if c >= 0x20 && c < 0x7f {
+			out[i] = c
+		} else {
+			out[i] = '.'
+		}
+	}
+	return string(out)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// versionsOf lists v's of a message's valid range, for the switcher.
+func versionsOf(m *schema.Message) []int16 {
+	if m.Reserved() {
+		return nil
+	}
+	out := make([]int16, 0, int(m.Valid.Hi-m.Valid.Lo)+1)
+	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+		out = append(out, v)
+	}
+	return out
+}
+
+// APIPath is the URL path of an API's page at version v, or at its highest
+// version when v < 0.
+func APIPath(name string, v int) string {
+	if v < 0 {
+		return "/apis/" + name + "/"
+	}
+	return "/apis/" + name + "/v" + strconv.Itoa(v) + "/"
+}
+
+// JSONPath is the URL path of the JSON page model of an API at version v.
+func JSONPath(name string, v int) string {
+	return "/apis/" + name + "/v" + strconv.Itoa(v) + ".json"
+}

@@ -1,0 +1,220 @@
+// manifester site script. Pages are complete without it; it only adds
+// interaction: the index filter, byte <-> field highlighting with pinning
+// and URL-fragment selection, keyboard moves in the byte grid, and copying
+// hex. Served as a file (no inline script), so CSP default-src 'self' holds.
+(function () {
+  "use strict";
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+  function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
+
+  // ---- index filter ----------------------------------------------------
+  function initFilter() {
+    var box = $("#filter-box"), input = $("#filter"), table = $("#apis");
+    if (!box || !input || !table) return;
+    box.hidden = false;
+    var rows = $$("tbody tr", table), out = $("#filter-count");
+    function apply() {
+      var q = input.value.trim().toLowerCase(), n = 0;
+      rows.forEach(function (tr) {
+        var show = q === "" || tr.dataset.key === q || tr.dataset.s.indexOf(q) >= 0;
+        tr.hidden = !show;
+        if (show) n++;
+      });
+      if (out) out.textContent = q === "" ? rows.length + " API keys" : n + " of " + rows.length + " API keys";
+    }
+    input.addEventListener("input", apply);
+    input.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") { input.value = ""; apply(); }
+    });
+    var q = new URLSearchParams(location.search).get("q");
+    if (q) { input.value = q; }
+    apply();
+  }
+
+  // ---- byte <-> field --------------------------------------------------
+  var sections = [];
+
+  function Section(el) {
+    this.el = el;
+    this.kind = el.dataset.kind;
+    this.hex = el.dataset.hex || "";
+    this.cells = $$("td.b", el);
+    this.rows = $$("table.tree tbody tr", el);
+    this.out = $("output.sel", el);
+    this.fieldBtn = $("button[data-copy=field]", el);
+    this.marked = [];
+    this.pinned = null;
+    this.current = null;
+    var tools = $(".tools", el);
+    if (tools) tools.hidden = false;
+  }
+
+  Section.prototype.clear = function () {
+    this.marked.forEach(function (x) { x.classList.remove("sel", "grp", "anc"); });
+    this.marked = [];
+    this.current = null;
+    if (this.fieldBtn) this.fieldBtn.disabled = true;
+    if (this.out) this.out.textContent = "Point at a byte or a tree row; click to pin.";
+  };
+
+  Section.prototype.mark = function (el, cls) {
+    el.classList.add(cls);
+    this.marked.push(el);
+  };
+
+  Section.prototype.markBytes = function (row, cls) {
+    var o = +row.dataset.o, n = +row.dataset.n;
+    for (var i = o; i < o + n && i < this.cells.length; i++) this.mark(this.cells[i], cls);
+  };
+
+  // show selects a tree row: the row and its bytes get "sel", its parent
+  // row and the parent's bytes "grp", further ancestors "anc".
+  Section.prototype.show = function (row) {
+    this.clear();
+    if (!row) return;
+    this.current = row;
+    this.mark(row, "sel");
+    this.markBytes(row, "sel");
+    var p = +row.dataset.p;
+    if (p >= 0) {
+      var parent = this.rows[p];
+      this.mark(parent, "grp");
+      this.markBytes(parent, "grp");
+      for (var q = +parent.dataset.p; q >= 0; q = +this.rows[q].dataset.p) this.mark(this.rows[q], "anc");
+    }
+    if (this.fieldBtn) this.fieldBtn.disabled = false;
+    if (this.out) {
+      var c = row.children;
+      this.out.textContent = row.id.slice(this.kind.length + 1) + "  " + c[1].textContent + " " +
+        c[2].textContent + "  " + c[3].textContent + (this.pinned === row ? "  (pinned)" : "");
+    }
+  };
+
+  Section.prototype.rowOfCell = function (cell) {
+    var r = +cell.dataset.r;
+    return r >= 0 ? this.rows[r] : null;
+  };
+
+  Section.prototype.pin = function (row, updateHash) {
+    if (this.pinned === row) row = null;
+    sections.forEach(function (s) { if (s.pinned) { s.pinned = null; s.show(null); } });
+    this.pinned = row;
+    this.show(row);
+    if (updateHash) {
+      var url = location.pathname + location.search + (row ? "#" + encodeURIComponent(row.id) : "");
+      history.replaceState(null, "", url);
+    }
+  };
+
+  Section.prototype.restore = function () {
+    this.show(this.pinned);
+  };
+
+  Section.prototype.fieldHex = function () {
+    var row = this.current;
+    if (!row) return "";
+    var o = +row.dataset.o, n = +row.dataset.n;
+    return this.hex.slice(2 * o, 2 * (o + n));
+  };
+
+  Section.prototype.bind = function () {
+    var s = this, el = this.el;
+    el.addEventListener("mouseover", function (e) {
+      if (s.pinned) return;
+      var cell = e.target.closest("td.b");
+      if (cell) { s.show(s.rowOfCell(cell)); return; }
+      var row = e.target.closest("table.tree tbody tr");
+      if (row) s.show(row);
+    });
+    el.addEventListener("mouseleave", function () { s.restore(); });
+    el.addEventListener("focusin", function (e) {
+      if (s.pinned) return;
+      var cell = e.target.closest("td.b");
+      if (cell) { s.show(s.rowOfCell(cell)); return; }
+      var row = e.target.closest("table.tree tbody tr");
+      if (row) s.show(row);
+    });
+    el.addEventListener("click", function (e) {
+      var cell = e.target.closest("td.b");
+      if (cell) { s.focusCell(cell); s.pin(s.rowOfCell(cell), true); return; }
+      var link = e.target.closest("table.tree tbody th a");
+      if (link) {
+        e.preventDefault();
+        s.pin(link.closest("tr"), true);
+        return;
+      }
+      var btn = e.target.closest("button[data-copy]");
+      if (btn) copy(btn, btn.dataset.copy === "frame" ? s.hex : s.fieldHex());
+    });
+    el.addEventListener("keydown", function (e) {
+      var cell = e.target.closest("td.b");
+      if (e.key === "Escape" && s.pinned) { s.pin(s.pinned, true); return; }
+      if (!cell) return;
+      var i = +cell.dataset.o, j = i;
+      switch (e.key) {
+        case "ArrowRight": j = i + 1; break;
+        case "ArrowLeft": j = i - 1; break;
+        case "ArrowDown": j = i + 16; break;
+        case "ArrowUp": j = i - 16; break;
+        case "Home": j = i - (i % 16); break;
+        case "End": j = Math.min(i - (i % 16) + 15, s.cells.length - 1); break;
+        case "Enter": case " ": e.preventDefault(); s.pin(s.rowOfCell(cell), true); return;
+        default: return;
+      }
+      e.preventDefault();
+      if (j >= 0 && j < s.cells.length) s.focusCell(s.cells[j]);
+    });
+  };
+
+  // focusCell moves the grid's single tab stop (roving tabindex).
+  Section.prototype.focusCell = function (cell) {
+    this.cells.forEach(function (c) { c.tabIndex = -1; });
+    cell.tabIndex = 0;
+    cell.focus();
+  };
+
+  function copy(btn, text) {
+    if (!text) return;
+    var label = btn.textContent;
+    function done(msg) {
+      btn.textContent = msg;
+      setTimeout(function () { btn.textContent = label; }, 1200);
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(text).then(function () { done("copied"); }, function () { done("copy failed"); });
+    } else {
+      done("copy unavailable");
+    }
+  }
+
+  function fromHash() {
+    var id = "";
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+    if (!id) return;
+    var row = document.getElementById(id);
+    if (!row || row.tagName !== "TR") return;
+    sections.forEach(function (s) {
+      if (s.el.contains(row)) { s.pinned = null; s.pin(row, false); }
+    });
+  }
+
+  function initPage() {
+    $$("section.msg").forEach(function (el) {
+      var s = new Section(el);
+      s.bind();
+      sections.push(s);
+    });
+    if (sections.length) {
+      fromHash();
+      window.addEventListener("hashchange", fromHash);
+    }
+  }
+
+  function init() {
+    initFilter();
+    initPage();
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

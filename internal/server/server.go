@@ -1,0 +1,241 @@
+// Package server serves a built [site.Site] over HTTP: every page from
+// memory, pre-compressed, with ETags, HEAD, a real 404 page, security
+// headers and timeouts, plus dynamic handlers that other packages register
+// with [Server.Handle] (such as POST /api/decode).
+//
+// # Requests
+//
+// GET and HEAD of a site path answer 200 with the stored bytes, gzipped
+// when the client accepts gzip (Vary: Accept-Encoding), or 304 when
+// If-None-Match names the representation's ETag. A path without its
+// trailing slash ("/apis/Fetch") is redirected to the slash form. Unknown
+// paths get the site's 404 page with status 404; other methods on site
+// paths get 405.
+//
+// Every answer carries a Content-Security-Policy of default-src 'self' and
+// the usual hardening headers (see [SecurityHeaders]).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/manifester/manifester/internal/site"
+)
+
+// Limits and timeouts of the HTTP server.
+const (
+	ReadHeaderTimeout = 5 * time.Second
+	ReadTimeout       = 15 * time.Second
+	WriteTimeout      = 30 * time.Second
+	IdleTimeout       = 120 * time.Second
+	MaxHeaderBytes    = 16 << 10
+	ShutdownTimeout   = 10 * time.Second
+)
+
+// SecurityHeaders are set on every response.
+var SecurityHeaders = map[string]string{
+	"Content-Security-Policy":      "default-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'; object-src 'none'",
+	"X-Content-Type-Options":       "nosniff",
+	"X-Frame-Options":              "DENY",
+	"Referrer-Policy":              "no-referrer",
+	"Cross-Origin-Opener-Policy":   "same-origin",
+	"Cross-Origin-Resource-Policy": "same-origin",
+}
+
+// securityHeaderValues is SecurityHeaders as ready-made header slices, in
+// canonical key form, so that serving allocates nothing for them.
+var securityHeaderValues = func() map[string][]string {
+	m := make(map[string][]string, len(SecurityHeaders))
+	for k, v := range SecurityHeaders {
+		m[http.CanonicalHeaderKey(k)] = []string{v}
+	}
+	return m
+}()
+
+var (
+	hVary    = []string{"Accept-Encoding"}
+	hGzip    = []string{"gzip"}
+	hAllow   = []string{"GET, HEAD"}
+	hHTML    = []string{site.TypeHTML}
+	hNoCache = []string{"no-cache"}
+)
+
+// Server serves a site.
+type Server struct {
+	site *site.Site
+	dyn  *http.ServeMux
+	ndyn int
+}
+
+// New returns a server of s.
+func New(s *site.Site) *Server {
+	return &Server{site: s, dyn: http.NewServeMux()}
+}
+
+// Handle registers a dynamic handler for a pattern (http.ServeMux syntax,
+// e.g. "POST /api/decode"). Site paths take precedence over dynamic ones;
+// the handler's responses get the security headers too. Register handlers
+// before serving.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	s.dyn.Handle(pattern, h)
+	s.ndyn++
+}
+
+// ServeHTTP answers one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	for k, v := range securityHeaderValues {
+		h[k] = v
+	}
+	a, ok := s.site.Lookup(r.URL.Path)
+	if !ok {
+		if s.ndyn > 0 {
+			if dh, pattern := s.dyn.Handler(r); pattern != "" {
+				dh.ServeHTTP(w, r)
+				return
+			}
+		}
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			if !strings.HasSuffix(r.URL.Path, "/") {
+				if _, ok := s.site.Lookup(r.URL.Path + "/"); ok {
+					target := r.URL.Path + "/"
+					if r.URL.RawQuery != "" {
+						target += "?" + r.URL.RawQuery
+					}
+					http.Redirect(w, r, target, http.StatusMovedPermanently)
+					return
+				}
+			}
+		}
+		s.notFound(w, r)
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h["Allow"] = hAllow
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	h["Vary"] = hVary
+	h["Cache-Control"] = a.HCacheControl
+	h["Content-Type"] = a.HContentType
+	body, tag, length := a.Body, a.HETag, a.HLength
+	if a.Gzip != nil && acceptsGzip(r.Header.Values("Accept-Encoding")) {
+		body, tag, length = a.Gzip, a.HGzipETag, a.HGzipLength
+		h["Content-Encoding"] = hGzip
+	}
+	h["Etag"] = tag
+	if inm := r.Header.Get("If-None-Match"); inm != "" && etagMatch(inm, tag[0]) {
+		delete(h, "Content-Type")
+		delete(h, "Content-Encoding")
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = length
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h["Content-Type"] = hHTML
+	h["Cache-Control"] = hNoCache
+	a := s.site.NotFound
+	var body []byte
+	if a != nil {
+		body = a.Body
+		h["Content-Length"] = a.HLength
+	}
+	w.WriteHeader(http.StatusNotFound)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// acceptsGzip reports whether Accept-Encoding values allow gzip: a "gzip"
+// or "*" coding without q=0.
+func acceptsGzip(values []string) bool {
+	for _, v := range values {
+		for len(v) > 0 {
+			var part string
+			part, v, _ = strings.Cut(v, ",")
+			coding, params, _ := strings.Cut(part, ";")
+			coding = strings.TrimSpace(coding)
+			if !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip") && coding != "*" {
+				continue
+			}
+			return !qZero(params)
+		}
+	}
+	return false
+}
+
+// qZero reports whether parameters set q to zero ("q=0", "q=0.000").
+func qZero(params string) bool {
+	for _, p := range strings.Split(params, ";") {
+		k, val, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
+			continue
+		}
+		val = strings.TrimSpace(val)
+		return strings.Trim(val, "0.") == "" && val != ""
+	}
+	return false
+}
+
+// etagMatch implements If-None-Match's weak comparison against one tag.
+func etagMatch(header, tag string) bool {
+	tag = strings.TrimPrefix(tag, "W/")
+	for len(header) > 0 {
+		var t string
+		t, header, _ = strings.Cut(header, ",")
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// HTTPServer returns an http.Server for h with the package's timeouts and
+// limits.
+func HTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+	}
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it
+// stops accepting, lets requests in flight finish (for at most
+// ShutdownTimeout) and returns nil.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := HTTPServer(s)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("server: %w", err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("server: shutting down: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("server: %w", err)
+	}
+	return nil
+}

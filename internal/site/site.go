@@ -1,0 +1,522 @@
+// Package site builds the whole web site into memory: every page as bytes,
+// pre-compressed with gzip and tagged with an ETag, keyed by URL path. The
+// same [Site] is written to a directory by `manifester build` and served by
+// `manifester serve`, so both give the same bytes for every path.
+//
+// # URL layout
+//
+//	/                          All Kafka APIs (index)
+//	/apis/<Name>/              the API's page at its highest version
+//	/apis/<Name>/v<N>/         the page at every valid version
+//	/apis/<Name>/v<N>.json     the JSON page model (package page)
+//	/vectors.jsonl             every test vector (package vectors)
+//	/static/site.css, site.js  style sheet and script
+//	/404.html                  the not-found page
+//
+// # Releases and extensions
+//
+// [Options.Releases] lists every loaded spec release, oldest first; the
+// newest one drives the pages. An [Extension] can add summary items and
+// sections to every API page ([Extension.Page]), add whole routes
+// ([Extension.Routes], through a [Builder]) and add navigation links.
+package site
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"mime"
+	"os"
+	"path"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/page"
+	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/vectors"
+)
+
+// Content types of the site's files.
+const (
+	TypeHTML  = "text/html; charset=utf-8"
+	TypeJSON  = "application/json"
+	TypeJSONL = "application/jsonl; charset=utf-8"
+	TypeCSS   = "text/css; charset=utf-8"
+	TypeJS    = "text/javascript; charset=utf-8"
+)
+
+// NotFoundPath is the path of the not-found page.
+const NotFoundPath = "/404.html"
+
+// Release is one loaded spec release.
+type Release struct {
+	Label string
+	Codec *codec.Codec
+}
+
+// Options configure [Build].
+type Options struct {
+	// Releases lists every release, oldest first; the last one (the newest)
+	// drives the pages. At least one is required.
+	Releases []Release
+	// Extensions add page sections, routes and links.
+	Extensions []Extension
+	// Workers bounds the build's parallelism (default GOMAXPROCS).
+	Workers int
+}
+
+// PageContext is what an extension sees of one API page.
+type PageContext struct {
+	Releases []Release // every release, oldest first
+	API      *schema.API
+	Version  int16
+	Page     *page.Page
+}
+
+// Extension adds to the site. Every field is optional.
+type Extension struct {
+	// Name identifies the extension in errors.
+	Name string
+	// Nav links are added to every page's header.
+	Nav []htmlr.Link
+	// Page returns extra summary items and sections for one API page. It
+	// is called concurrently for different pages.
+	Page func(pc *PageContext) (htmlr.Extras, error)
+	// Routes adds whole pages or files after the API pages are built.
+	Routes func(b *Builder) error
+}
+
+// Asset is one file of the site.
+type Asset struct {
+	Path        string
+	ContentType string
+	Body        []byte
+	// Gzip is Body gzip-compressed, or nil when that is not smaller.
+	Gzip []byte
+	// ETag and GzipETag are strong entity tags (quoted) of each form.
+	ETag     string
+	GzipETag string
+	// Header values, pre-built so serving allocates nothing for them.
+	HContentType, HETag, HGzipETag, HLength, HGzipLength, HCacheControl []string
+}
+
+// Stats describes a built site.
+type Stats struct {
+	Release   string
+	Pages     int // HTML pages (index, API pages, 404, extension pages)
+	Files     int // every path
+	Bytes     int64
+	GzipBytes int64 // sum of the smaller of body and gzip per file
+	// LargestGzipPath is the HTML page with the largest gzipped size.
+	LargestGzipPath string
+	LargestGzip     int
+	LargestBody     int
+	Duration        time.Duration
+}
+
+// Site is the built site.
+type Site struct {
+	assets   map[string]*Asset
+	paths    []string
+	NotFound *Asset
+	Stats    Stats
+}
+
+// Lookup returns the asset at a URL path.
+func (s *Site) Lookup(urlPath string) (*Asset, bool) {
+	a, ok := s.assets[urlPath]
+	return a, ok
+}
+
+// Paths returns every URL path, sorted.
+func (s *Site) Paths() []string { return s.paths }
+
+// Builder collects the files of a site under construction. Extensions get
+// one in [Extension.Routes].
+type Builder struct {
+	mu       sync.Mutex
+	r        *htmlr.Renderer
+	assets   map[string]*Asset
+	releases []Release
+}
+
+// Releases returns every release, oldest first.
+func (b *Builder) Releases() []Release { return b.releases }
+
+// Renderer returns the site's HTML renderer (layout, navigation).
+func (b *Builder) Renderer() *htmlr.Renderer { return b.r }
+
+// Add adds a file. The path must start with "/" and not be taken.
+func (b *Builder) Add(urlPath, contentType string, body []byte) error {
+	if !strings.HasPrefix(urlPath, "/") || strings.Contains(urlPath, "..") || strings.Contains(urlPath, "//") {
+		return fmt.Errorf("site: invalid path %q", urlPath)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if _, dup := b.assets[urlPath]; dup {
+		return fmt.Errorf("site: %s is added twice", urlPath)
+	}
+	b.assets[urlPath] = &Asset{Path: urlPath, ContentType: contentType, Body: body}
+	return nil
+}
+
+// AddDoc adds an HTML page whose body is wrapped in the site layout.
+func (b *Builder) AddDoc(urlPath, title string, body template.HTML) error {
+	var buf bytes.Buffer
+	if err := b.r.Doc(&buf, title, body); err != nil {
+		return err
+	}
+	return b.Add(urlPath, TypeHTML, buf.Bytes())
+}
+
+// Build renders every page of the newest release.
+func Build(opts Options) (*Site, error) {
+	start := time.Now()
+	if len(opts.Releases) == 0 {
+		return nil, errors.New("site: no releases")
+	}
+	newest := opts.Releases[len(opts.Releases)-1]
+	c := newest.Codec
+	r, err := htmlr.New()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range opts.Extensions {
+		r.Nav = append(r.Nav, e.Nav...)
+	}
+	r.Footer = "Kafka " + newest.Label + " message specs."
+	b := &Builder{r: r, assets: map[string]*Asset{}, releases: opts.Releases}
+
+	if err := addStatic(b); err != nil {
+		return nil, err
+	}
+	var nf bytes.Buffer
+	if err := r.NotFound(&nf); err != nil {
+		return nil, err
+	}
+	if err := b.Add(NotFoundPath, TypeHTML, nf.Bytes()); err != nil {
+		return nil, err
+	}
+
+	highest, err := buildAPIPages(b, opts, newest)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildIndex(b, newest, highest); err != nil {
+		return nil, err
+	}
+	vs, err := vectors.Generate(c)
+	if err != nil {
+		return nil, fmt.Errorf("site: vectors: %w", err)
+	}
+	var vb bytes.Buffer
+	if err := vectors.Write(&vb, vs); err != nil {
+		return nil, fmt.Errorf("site: vectors: %w", err)
+	}
+	if err := b.Add("/vectors.jsonl", TypeJSONL, vb.Bytes()); err != nil {
+		return nil, err
+	}
+	for _, e := range opts.Extensions {
+		if e.Routes == nil {
+			continue
+		}
+		if err := e.Routes(b); err != nil {
+			return nil, fmt.Errorf("site: extension %s: %w", e.Name, err)
+		}
+	}
+
+	s := &Site{assets: b.assets}
+	for p := range b.assets {
+		s.paths = append(s.paths, p)
+	}
+	sort.Strings(s.paths)
+	if err := finish(s, opts.workers()); err != nil {
+		return nil, err
+	}
+	s.NotFound = s.assets[NotFoundPath]
+	s.Stats.Release = newest.Label
+	s.Stats.Duration = time.Since(start)
+	return s, nil
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func addStatic(b *Builder) error {
+	return fs.WalkDir(htmlr.Static(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := fs.ReadFile(htmlr.Static(), p)
+		if err != nil {
+			return err
+		}
+		ct := mime.TypeByExtension(path.Ext(p))
+		switch path.Ext(p) {
+		case ".css":
+			ct = TypeCSS
+		case ".js":
+			ct = TypeJS
+		}
+		return b.Add("/static/"+p, ct, body)
+	})
+}
+
+type job struct {
+	api *schema.API
+	v   int16
+}
+
+// buildAPIPages renders every API at every valid version, in parallel, and
+// returns the pages at the highest versions by API key.
+func buildAPIPages(b *Builder, opts Options, rel Release) (map[int16]*page.Page, error) {
+	c := rel.Codec
+	var jobs []job
+	for _, api := range c.Reg.APIs {
+		if api.Reserved() {
+			continue
+		}
+		for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+			jobs = append(jobs, job{api, v})
+		}
+	}
+	highest := map[int16]*page.Page{}
+	var mu sync.Mutex
+	var firstErr error
+	ch := make(chan job)
+	var wg sync.WaitGroup
+	for range opts.workers() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				p, err := buildAPIPage(b, opts, rel, j)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if p != nil && j.v == j.api.Request.Valid.Hi {
+					highest[j.api.Key] = p
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	return highest, firstErr
+}
+
+func buildAPIPage(b *Builder, opts Options, rel Release, j job) (*page.Page, error) {
+	c := rel.Codec
+	p, err := page.Build(c, j.api, j.v)
+	if err != nil {
+		return nil, fmt.Errorf("site: %w", err)
+	}
+	in := &htmlr.PageInput{Page: p, API: j.api, RequestHeader: c.Reg.RequestHeader, ResponseHeader: c.Reg.ResponseHeader}
+	for _, e := range opts.Extensions {
+		if e.Page == nil {
+			continue
+		}
+		x, err := e.Page(&PageContext{Releases: opts.Releases, API: j.api, Version: j.v, Page: p})
+		if err != nil {
+			return nil, fmt.Errorf("site: extension %s: %s v%d: %w", e.Name, j.api.Name, j.v, err)
+		}
+		in.Extras.Summary = append(in.Extras.Summary, x.Summary...)
+		in.Extras.Sections = append(in.Extras.Sections, x.Sections...)
+	}
+	var hb bytes.Buffer
+	if err := b.r.Page(&hb, in); err != nil {
+		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
+	}
+	js, err := PageJSON(p)
+	if err != nil {
+		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
+	}
+	if err := b.Add(htmlr.APIPath(j.api.Name, int(j.v)), TypeHTML, hb.Bytes()); err != nil {
+		return nil, err
+	}
+	if err := b.Add(htmlr.JSONPath(j.api.Name, int(j.v)), TypeJSON, js); err != nil {
+		return nil, err
+	}
+	if j.v == j.api.Request.Valid.Hi {
+		if err := b.Add(htmlr.APIPath(j.api.Name, -1), TypeHTML, hb.Bytes()); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// PageJSON encodes a page the way `manifester show --format json` prints
+// it.
+func PageJSON(p *page.Page) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func buildIndex(b *Builder, rel Release, highest map[int16]*page.Page) error {
+	in := &htmlr.IndexInput{Release: rel.Label}
+	for _, api := range rel.Codec.Reg.APIs {
+		req := api.Request
+		row := htmlr.IndexRow{Key: api.Key, Name: api.Name, Reserved: api.Reserved(), Versions: req.Valid.String(),
+			Flexible: req.Flexible.String(), Listeners: req.Listeners, ControllerOnly: api.ControllerOnly(),
+			Unstable: req.LatestVersionUnstable, Highest: req.Valid.Hi}
+		if row.Reserved {
+			row.Flexible, row.Listeners, row.Unstable, row.ControllerOnly = "-", nil, false, false
+		} else if p := highest[api.Key]; p != nil {
+			row.RequestSize, row.ResponseSize = p.Request.Size, p.Response.Size
+		}
+		in.Rows = append(in.Rows, row)
+	}
+	var buf bytes.Buffer
+	if err := b.r.Index(&buf, in); err != nil {
+		return err
+	}
+	return b.Add("/", TypeHTML, buf.Bytes())
+}
+
+// finish compresses every asset, computes ETags, header values and stats.
+func finish(s *Site, workers int) error {
+	ch := make(chan *Asset)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for a := range ch {
+				if err := prepare(a); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, p := range s.paths {
+		ch <- s.assets[p]
+	}
+	close(ch)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	st := &s.Stats
+	for _, p := range s.paths {
+		a := s.assets[p]
+		st.Files++
+		st.Bytes += int64(len(a.Body))
+		gz := len(a.Body)
+		if a.Gzip != nil {
+			gz = len(a.Gzip)
+		}
+		st.GzipBytes += int64(gz)
+		if a.ContentType == TypeHTML {
+			st.Pages++
+			if gz > st.LargestGzip {
+				st.LargestGzip, st.LargestGzipPath, st.LargestBody = gz, p, len(a.Body)
+			}
+		}
+	}
+	return nil
+}
+
+func prepare(a *Asset) error {
+	sum := sha256.Sum256(a.Body)
+	tag := base64.RawURLEncoding.EncodeToString(sum[:12])
+	a.ETag = `"` + tag + `"`
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
+	if _, err := zw.Write(a.Body); err != nil {
+		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+	}
+	if err := zw.Close(); err != nil {
+		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+	}
+	if buf.Len() < len(a.Body) {
+		a.Gzip = buf.Bytes()
+		a.GzipETag = `"` + tag + `-gz"`
+	}
+	a.HContentType = []string{a.ContentType}
+	a.HETag = []string{a.ETag}
+	a.HLength = []string{fmt.Sprint(len(a.Body))}
+	if a.Gzip != nil {
+		a.HGzipETag = []string{a.GzipETag}
+		a.HGzipLength = []string{fmt.Sprint(len(a.Gzip))}
+	}
+	if strings.HasPrefix(a.Path, "/static/") {
+		a.HCacheControl = []string{"public, max-age=3600"}
+	} else {
+		a.HCacheControl = []string{"no-cache"}
+	}
+	return nil
+}
+
+// FilePath maps a URL path to the file that holds it in a written site:
+// "/" is index.html, "/apis/X/" is apis/X/index.html.
+func FilePath(urlPath string) string {
+	p := strings.TrimPrefix(urlPath, "/")
+	if p == "" || strings.HasSuffix(p, "/") {
+		p += "index.html"
+	}
+	return filepath.FromSlash(p)
+}
+
+// URLPath is the inverse of [FilePath].
+func URLPath(file string) string {
+	p := "/" + filepath.ToSlash(file)
+	if p == "/index.html" {
+		return "/"
+	}
+	if strings.HasSuffix(p, "/index.html") {
+		return strings.TrimSuffix(p, "index.html")
+	}
+	return p
+}
+
+// WriteDir writes every file of the site under dir (created if needed).
+// Only the uncompressed bodies are written.
+func (s *Site) WriteDir(dir string) error {
+	for _, p := range s.paths {
+		a := s.assets[p]
+		fp := filepath.Join(dir, FilePath(p))
+		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+			return fmt.Errorf("site: %w", err)
+		}
+		if err := os.WriteFile(fp, a.Body, 0o644); err != nil {
+			return fmt.Errorf("site: %w", err)
+		}
+	}
+	return nil
+}
