@@ -1,0 +1,284 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	annotatepkg "github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+const decodeUsage = "[--spec P] [--format text|json] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+
+func init() {
+	register(&command{
+		name:    "decode",
+		usage:   decodeUsage,
+		summary: "decode real bytes (hex, a binary file, stdin, or a capture) into the annotated view",
+		run:     runDecode,
+	})
+}
+
+// decodeOptions are the output settings shared by every decode input. The
+// capture reader (decode_pcap.go) receives them through decodePcap.
+type decodeOptions struct {
+	// Format is "text" or "json" (one JSON object per frame, see
+	// report.JSONLine).
+	Format string
+	// Verbose prints the byte grid and object tree of every frame in text
+	// output (hex and file input always show them).
+	Verbose bool
+	// Roundtrip re-encodes every cleanly decoded frame and reports whether
+	// the bytes are reproduced.
+	Roundtrip bool
+	// Release is the spec release to decode with; its Codec annotates
+	// values (error names, API names, dates) and inflates compressed
+	// batches.
+	Release *Release
+}
+
+// decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
+// init. ports lists the Kafka server ports (empty: 9092 or guess). It
+// prints through report.Text / report.JSONLine per o.Format and returns
+// errSilentFailure when any frame failed to decode or round-trip.
+var decodePcap func(env *Env, path string, ports []int, o decodeOptions) error
+
+// maxDecodeInput bounds what decode reads from a file or stdin.
+const maxDecodeInput = 1 << 30
+
+func runDecode(env *Env, args []string) error {
+	fs := newFlags(env, "decode", decodeUsage)
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
+	format := fs.String("format", "text", "output format: text, or json (one object per frame)")
+	kind := fs.String("kind", "request", "what the bytes are: request or response")
+	apiArg := fs.String("api", "", "API `name or key` of a response (requests name it in their header)")
+	version := fs.Int("version", -1, "API version of a response")
+	roundtrip := fs.Bool("roundtrip", false, "re-encode each frame and report whether the bytes are reproduced")
+	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
+	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
+	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
+	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default 9092)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("unknown --format %q (want text or json)", *format)
+	}
+	rel, _, err := specs.newest(env)
+	if err != nil {
+		return err
+	}
+	prepareCodec(rel)
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, Release: rel}
+
+	if *pcap != "" {
+		if *hexArg != "" || len(pos) > 0 {
+			return usagef("--pcap takes no other input")
+		}
+		ports, err := parsePorts(*portArg)
+		if err != nil {
+			return err
+		}
+		if decodePcap == nil {
+			return usagef("--pcap is not supported in this build")
+		}
+		return decodePcap(env, *pcap, ports, o)
+	}
+	if *portArg != "" {
+		return usagef("--port goes with --pcap")
+	}
+
+	ro := report.Options{Roundtrip: *roundtrip}
+	switch *kind {
+	case "request":
+		ro.Kind = schema.TypeRequest
+		if *apiArg != "" || *version >= 0 {
+			return usagef("requests name their API and version in their header; --api and --version are for --kind response")
+		}
+	case "response":
+		ro.Kind = schema.TypeResponse
+		if *apiArg == "" || *version < 0 {
+			return usagef("a response does not name its API or version: give --api KEY --version N")
+		}
+		api, v, err := lookupAPI(rel.Reg, *apiArg, *version)
+		if err != nil {
+			return err
+		}
+		ro.API, ro.Version = api, v
+	default:
+		return usagef("unknown --kind %q (want request or response)", *kind)
+	}
+
+	data, err := decodeInput(env, *hexArg, pos)
+	if err != nil {
+		return err
+	}
+	return decodeStream(env, data, ro, o)
+}
+
+// prepareCodec wires the value annotations and the decompressors into a
+// release's codec.
+func prepareCodec(rel *Release) {
+	rel.Codec.Annotate = annotatepkg.New(rel.Reg)
+	rel.Codec.Decompress = compress.Decompressor()
+}
+
+func parsePorts(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n <= 0 || n > 65535 {
+			return nil, usagef("bad --port %q: want comma-separated port numbers", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// decodeInput reads the bytes to decode: --hex, a file, or stdin ("-"),
+// the latter two as raw binary or as hex text (detected). A tcpdump -X
+// style dump of IP packets yields their TCP payload.
+func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
+	var text string
+	switch {
+	case hexArg != "" && len(pos) > 0:
+		return nil, usagef("give the input once: --hex, a FILE or -")
+	case hexArg != "":
+		text = hexArg
+	case len(pos) == 1:
+		var r io.Reader
+		if pos[0] == "-" {
+			r = env.Stdin
+		} else {
+			f, err := os.Open(pos[0])
+			if err != nil {
+				return nil, failure{err}
+			}
+			defer f.Close()
+			r = f
+		}
+		raw, err := io.ReadAll(io.LimitReader(r, maxDecodeInput+1))
+		if err != nil {
+			return nil, failure{fmt.Errorf("reading %s: %w", pos[0], err)}
+		}
+		if len(raw) > maxDecodeInput {
+			return nil, failure{fmt.Errorf("%s: more than %d bytes", pos[0], maxDecodeInput)}
+		}
+		if !looksLikeText(raw) {
+			return raw, nil
+		}
+		text = string(raw)
+	case len(pos) == 0:
+		return nil, usagef("nothing to decode: give --hex HEX, a FILE, - for stdin, or --pcap FILE")
+	default:
+		return nil, usagef("decode takes one FILE, got %d", len(pos))
+	}
+	d, err := hexin.ParseDump(text)
+	if err != nil {
+		return nil, failure{err}
+	}
+	segs, isPackets, err := d.TCPSegments()
+	if err != nil {
+		return nil, failure{fmt.Errorf("reading the dump's packets: %w", err)}
+	}
+	if !isPackets {
+		return d.Bytes(), nil
+	}
+	var out []byte
+	for _, s := range segs {
+		if s.Flow() != segs[0].Flow() {
+			return nil, failure{fmt.Errorf("the dump holds TCP payloads of more than one direction (%s and %s); decode one direction at a time, or write a capture and use --pcap", segs[0].Flow(), s.Flow())}
+		}
+		out = append(out, s.Payload...)
+	}
+	if len(out) == 0 {
+		return nil, failure{errors.New("the dump's packets carry no TCP payload")}
+	}
+	return out, nil
+}
+
+// looksLikeText reports whether b is printable ASCII and whitespace, as
+// hex text is; a Kafka frame starts with a size whose high byte is almost
+// always 0, which is not.
+func looksLikeText(b []byte) bool {
+	for _, c := range b {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeStream decodes back-to-back frames and prints a report for each.
+func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) error {
+	if len(data) == 0 {
+		return failure{errors.New("no bytes to decode")}
+	}
+	pieces := frames.Split(data)
+	// One whole frame followed by bytes that are not one: most likely a
+	// size prefix smaller than the data. Decode it all as one frame, so the
+	// error says so.
+	if len(pieces) == 2 && pieces[1].Err != nil {
+		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
+	}
+	w := bufio.NewWriter(env.Stdout)
+	failed := 0
+	var firstErr string
+	for i, p := range pieces {
+		r := report.Decode(o.Release.Codec, p.Bytes, ro)
+		r.Index, r.Offset = i, int64(p.Offset)
+		if p.Err != nil && r.Error == "" {
+			r.Error = p.Err.Error()
+		}
+		if !r.OK() {
+			failed++
+			if firstErr == "" {
+				firstErr = r.Error
+				if firstErr == "" {
+					firstErr = "re-encoding does not reproduce the input"
+					if d := r.RoundtripDiff; d != nil {
+						firstErr += fmt.Sprintf(" (first difference at offset %d, %s)", d.Offset, d.Field)
+					}
+				}
+			}
+		}
+		var err error
+		if o.Format == "json" {
+			err = report.JSONLine(w, r)
+		} else {
+			if len(pieces) > 1 {
+				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)
+			}
+			err = report.Text(w, r, true)
+		}
+		if err != nil {
+			return failure{fmt.Errorf("writing: %w", err)}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	if failed > 0 {
+		if len(pieces) > 1 {
+			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)
+		} else {
+			fmt.Fprintf(env.Stderr, "manifester decode: %s\n", firstErr)
+		}
+		return errSilentFailure
+	}
+	return nil
+}

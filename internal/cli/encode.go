@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+const encodeUsage = "[--spec P] --api KEY [--version N] [--kind request|response] [--correlation-id N] [--client-id S] [--raw] (FILE.json | -)"
+
+func init() {
+	register(&command{
+		name:    "encode",
+		usage:   encodeUsage,
+		summary: "encode a message body given as JSON into a frame (hex, or raw bytes with --raw)",
+		run:     runEncode,
+	})
+}
+
+// maxEncodeInput bounds the JSON encode reads.
+const maxEncodeInput = 256 << 20
+
+func runEncode(env *Env, args []string) error {
+	fs := newFlags(env, "encode", encodeUsage)
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
+	apiArg := fs.String("api", "", "API `name or key`")
+	version := fs.Int("version", -1, "API version (default: the highest valid version)")
+	kind := fs.String("kind", "request", "request or response")
+	corr := fs.Int("correlation-id", 0, "correlation id of the header")
+	clientID := fs.String("client-id", "manifester", "client id of a request header (\"\" for empty)")
+	nullClient := fs.Bool("null-client-id", false, "send a null client id")
+	raw := fs.Bool("raw", false, "write the frame as raw bytes instead of hex")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("encode takes one FILE.json or - for stdin, got %d arguments", len(pos))
+	}
+	if *corr < -1<<31 || *corr > 1<<31-1 {
+		return usagef("--correlation-id %d is not an int32", *corr)
+	}
+	var k schema.MessageType
+	switch *kind {
+	case "request":
+		k = schema.TypeRequest
+	case "response":
+		k = schema.TypeResponse
+	default:
+		return usagef("unknown --kind %q (want request or response)", *kind)
+	}
+	rel, _, err := specs.newest(env)
+	if err != nil {
+		return err
+	}
+	data, err := readEncodeInput(env, pos[0])
+	if err != nil {
+		return err
+	}
+	body, fromReport, err := bodyJSON(data)
+	if err != nil {
+		return failure{err}
+	}
+	// A decode report line names its API, version, kind and correlation id;
+	// flags override them.
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if fromReport != nil {
+		if !set["api"] {
+			*apiArg = fmt.Sprint(fromReport.APIKey)
+		}
+		if !set["version"] {
+			*version = int(fromReport.Version)
+		}
+		if !set["kind"] && fromReport.Kind != "" {
+			if fromReport.Kind == "response" {
+				k = schema.TypeResponse
+			} else {
+				k = schema.TypeRequest
+			}
+		}
+		if !set["correlation-id"] {
+			*corr = int(fromReport.CorrelationID)
+		}
+		if !set["client-id"] && !set["null-client-id"] {
+			if fromReport.ClientID != nil {
+				*clientID = *fromReport.ClientID
+			} else if k == schema.TypeRequest && fromReport.HeaderVersion >= 1 {
+				*nullClient = true
+			}
+		}
+	}
+	if *apiArg == "" {
+		return usagef("--api is required")
+	}
+	api, v, err := lookupAPI(rel.Reg, *apiArg, *version)
+	if err != nil {
+		return err
+	}
+	m := api.Request
+	if k == schema.TypeResponse {
+		m = api.Response
+	}
+	val, err := jsonvalue.Unmarshal(m, v, body)
+	if err != nil {
+		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
+	}
+	f := &codec.Frame{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: val}
+	if *nullClient {
+		f.ClientIDNull = true
+	} else {
+		f.ClientID = []byte(*clientID)
+	}
+	var out []byte
+	if k == schema.TypeResponse {
+		out, err = rel.Codec.EncodeResponse(nil, f)
+	} else {
+		out, err = rel.Codec.EncodeRequest(nil, f)
+	}
+	if err != nil {
+		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
+	}
+	if *raw {
+		_, err = env.Stdout.Write(out)
+	} else {
+		_, err = fmt.Fprintln(env.Stdout, hex.EncodeToString(out))
+	}
+	if err != nil {
+		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	return nil
+}
+
+func readEncodeInput(env *Env, name string) ([]byte, error) {
+	var r io.Reader = env.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, failure{err}
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, maxEncodeInput+1))
+	if err != nil {
+		return nil, failure{fmt.Errorf("reading %s: %w", name, err)}
+	}
+	if len(data) > maxEncodeInput {
+		return nil, failure{fmt.Errorf("%s: more than %d bytes", name, maxEncodeInput)}
+	}
+	return data, nil
+}
+
+// reportHead is the part of a decode --format json line that encode uses.
+type reportHead struct {
+	Kind          string          `json:"kind"`
+	APIKey        int16           `json:"api_key"`
+	Version       int16           `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      *string         `json:"client_id"`
+	HeaderVersion int16           `json:"header_version"`
+	Body          json.RawMessage `json:"body"`
+}
+
+// bodyJSON returns the body to encode: the input itself, or the "body" of
+// a `decode --format json` line (recognised by its "api_key" and "body"
+// keys, which no spec field can be named: spec names have no underscore).
+func bodyJSON(data []byte) ([]byte, *reportHead, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return data, nil, nil // jsonvalue reports the syntax error with its position
+	}
+	_, hasKey := probe["api_key"]
+	_, hasBody := probe["body"]
+	if !hasKey || !hasBody {
+		return data, nil, nil
+	}
+	var h reportHead
+	if err := json.Unmarshal(data, &h); err != nil {
+		return nil, nil, fmt.Errorf("reading a decode report line: %w", err)
+	}
+	if len(bytes.TrimSpace(h.Body)) == 0 || string(h.Body) == "null" {
+		return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode)")
+	}
+	return h.Body, &h, nil
+}
