@@ -1,0 +1,185 @@
+// Command proxybench measures what `manifester proxy` costs a Kafka client:
+// a franz-go producer and consumer move the same records once directly to
+// an in-process kfake broker and once through the proxy, and the program
+// prints throughput and produce-latency percentiles of both runs.
+//
+//	go run ./bench/proxybench -manifester ./manifester -records 20000
+//
+// Output, one line per run:
+//
+//	direct mbps=… p50_ms=… p99_ms=… produced=N consumed=N
+//	proxy  mbps=… p50_ms=… p99_ms=… produced=N consumed=N
+//
+// Throughput counts record values (1 KiB each) from the first produce to
+// the last record consumed. Latency is measured afterwards on records
+// produced one at a time (ProduceSync), from Produce to the acknowledgement,
+// so it is the round trip and not queueing. A run fails unless every record produced is consumed,
+// each exactly once.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func main() {
+	bin := flag.String("manifester", "", "manifester binary; without it only the direct run happens")
+	n := flag.Int("records", 20000, "records to produce and consume per run")
+	size := flag.Int("size", 1024, "bytes per record value")
+	listen := flag.String("listen", "127.0.0.1:19092", "address for the proxy to listen on")
+	flag.Parse()
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "direct", "proxied"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer cluster.Close()
+	upstream := cluster.ListenAddrs()[0]
+	if err := report("direct", upstream, "direct", *n, *size); err != nil {
+		log.Fatal(err)
+	}
+	if *bin == "" {
+		return
+	}
+	cmd := exec.Command(*bin, "proxy", "--listen", *listen, "--upstream", upstream, "--format", "summary", "--log", os.DevNull)
+	cmd.Stdout, cmd.Stderr = nil, os.Stderr
+	if err := cmd.Start(); err != nil {
+		log.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	if err := waitListening(*listen, 10*time.Second); err != nil {
+		log.Fatal(err)
+	}
+	if err := report("proxy ", *listen, "proxied", *n, *size); err != nil {
+		log.Print(err)
+		_ = cmd.Process.Kill()
+		os.Exit(1)
+	}
+}
+
+func waitListening(addr string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+		if err == nil {
+			return c.Close()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("proxy did not listen on %s within %v", addr, d)
+}
+
+func report(name, seed, topic string, n, size int) error {
+	mbps, lat, produced, consumed, err := runOnce(seed, topic, n, size)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / float64(time.Millisecond)
+	}
+	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f produced=%d consumed=%d\n", name, mbps, pct(0.50), pct(0.99), produced, consumed)
+	return nil
+}
+
+// latencyRecords are produced one at a time after the throughput run.
+const latencyRecords = 1000
+
+func runOnce(seed, topic string, n, size int) (mbps float64, lat []time.Duration, produced, consumed int, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	prod, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(time.Millisecond))
+	if err != nil {
+		return 0, nil, 0, 0, err
+	}
+	defer prod.Close()
+	cons, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return 0, nil, 0, 0, err
+	}
+	defer cons.Close()
+
+	total := n + latencyRecords
+	seen := make([]bool, total)
+	consumeErr := make(chan error, 1)
+	start := time.Now()
+	var last time.Time
+	go func() {
+		for consumed < total {
+			fs := cons.PollFetches(ctx)
+			if err := fs.Err0(); err != nil {
+				consumeErr <- err
+				return
+			}
+			var dup error
+			fs.EachRecord(func(r *kgo.Record) {
+				i, err := strconv.Atoi(string(r.Key))
+				if err != nil || i < 0 || i >= total || seen[i] {
+					dup = fmt.Errorf("unexpected or duplicate record key %q", r.Key)
+					return
+				}
+				seen[i] = true
+				consumed++
+				if consumed == n {
+					last = time.Now()
+				}
+			})
+			if dup != nil {
+				consumeErr <- dup
+				return
+			}
+		}
+		consumeErr <- nil
+	}()
+
+	value := make([]byte, size)
+	for i := range value {
+		value[i] = byte(i * 7)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var prodErr error
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		prod.Produce(ctx, &kgo.Record{Key: []byte(strconv.Itoa(i)), Value: value}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				mu.Lock()
+				prodErr = errors.Join(prodErr, err)
+				mu.Unlock()
+			}
+			wg.Done()
+		})
+	}
+	wg.Wait()
+	if prodErr != nil {
+		return 0, nil, 0, 0, prodErr
+	}
+	produced = n
+	// Latency: one record at a time, so that it measures the round trip
+	// and not the queue behind a burst.
+	for i := n; i < total; i++ {
+		t0 := time.Now()
+		if err := prod.ProduceSync(ctx, &kgo.Record{Key: []byte(strconv.Itoa(i)), Value: value}).FirstErr(); err != nil {
+			return 0, nil, produced, consumed, err
+		}
+		lat = append(lat, time.Since(t0))
+		produced++
+	}
+	if err := <-consumeErr; err != nil {
+		return 0, nil, produced, consumed, err
+	}
+	mbps = float64(n*size) / last.Sub(start).Seconds() / 1e6
+	return mbps, lat, produced, consumed, nil
+}
