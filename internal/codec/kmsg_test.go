@@ -119,7 +119,9 @@ func mapStructLocked(s *schema.Struct, gt reflect.Type, top bool, depth int) *st
 	}
 	n, k := len(s.Fields), len(gos)
 	// score[i][j]: best alignment of spec fields i.. with Go fields j..,
-	// in units of 2 per pair plus 1 per name match.
+	// in units of 8 per pair, so that the tie-breakers (2 for equal
+	// normalised names, 1 when a Go pointer goes with a nullable field or a
+	// value with a non-nullable one) never outweigh one more pair.
 	score := make([][]int, n+1)
 	for i := range score {
 		score[i] = make([]int, k+1)
@@ -129,10 +131,14 @@ func mapStructLocked(s *schema.Struct, gt reflect.Type, top bool, depth int) *st
 		if !compatible(f.Type, g.Type, 0) {
 			return -1
 		}
+		p := 8
 		if normName(f.Name) == normName(g.Name) {
-			return 3
+			p += 2
 		}
-		return 2
+		if (g.Type.Kind() == reflect.Pointer) == !f.Nullable.Empty() {
+			p++
+		}
+		return p
 	}
 	for i := n - 1; i >= 0; i-- {
 		for j := k - 1; j >= 0; j-- {
@@ -205,10 +211,10 @@ func mapStructLocked(s *schema.Struct, gt reflect.Type, top bool, depth int) *st
 }
 
 // normName folds the naming differences between the spec and kmsg that
-// matter for tie-breaking: case, "Ms"/"Millis", "Id"/"ID", "Index".
+// matter for tie-breaking: case, "Ms"/"Millis", "Id"/"ID"/"", "Index".
 func normName(s string) string {
 	s = strings.ToLower(s)
-	for _, suffix := range []string{"millis", "ms", "index"} {
+	for _, suffix := range []string{"millis", "ms", "index", "id"} {
 		s = strings.TrimSuffix(s, suffix)
 	}
 	return s
