@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -56,4 +57,19 @@ func TestVersionComments(t *testing.T) {
 	if got := between(5, 5); len(got) != 0 {
 		t.Errorf("comments in (5, 5] = %v, want none", got)
 	}
+}
+
+// FuzzVersionComments: any input gives well-formed comments, without
+// panicking.
+func FuzzVersionComments(f *testing.F) {
+	f.Add([]byte("{\n// Version 3 adds X.\n// more\n\"a\": 1\n"))
+	f.Add([]byte("x\n// Versions 9-2 reversed\n// Version 99999999999 too big\n//\n// Starting in version 4, y"))
+	f.Fuzz(func(t *testing.T, src []byte) {
+		lines := 1 + bytes.Count(src, []byte("\n"))
+		for _, c := range VersionComments(src) {
+			if c.Lo > c.Hi || c.Versions.Lo != c.Lo || c.Versions.Hi != c.Hi || c.Line < 1 || c.Line > lines || c.Text == "" {
+				t.Fatalf("bad comment %+v", c)
+			}
+		}
+	})
 }

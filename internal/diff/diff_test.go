@@ -258,3 +258,46 @@ func TestFieldChanges(t *testing.T) {
 		t.Errorf("two fields at v2 (-want +got):\n%s", diff)
 	}
 }
+
+// FetchRequest 4.3: Topics[].Partitions[].CurrentLeaderEpoch is "9+",
+// default -1; the response is "the same as version 8". Nested structs are
+// matched by field path.
+func TestFetchV8V9Nested(t *testing.T) {
+	d := versionDiff(t, "4.3", "Fetch", 8, 9)
+	want := []StructDiff{{Path: "Topics.Partitions", Struct: "FetchPartition", Added: []FieldInfo{{
+		Name: "CurrentLeaderEpoch", Type: "int32", Versions: "9+", Default: "-1",
+	}}}}
+	if diff := cmp.Diff(want, d.Request.Structs, ignoreAbout); diff != "" {
+		t.Errorf("request structs (-want +got):\n%s", diff)
+	}
+	if got := d.Request.Size.Delta(); got != 4 {
+		t.Errorf("request size delta %d, want +4 (one int32)", got)
+	}
+	if len(d.Response.Structs) != 0 || d.Response.Size.Changed() {
+		t.Errorf("response: %+v, size %+v; want no change", d.Response.Structs, d.Response.Size)
+	}
+	if got := commentTexts(d.Response.Comments); len(got) != 1 || got[0] != "Version 9 is the same as version 8." {
+		t.Errorf("response comments %q", got)
+	}
+}
+
+// A reversed diff swaps added and removed.
+func TestReversedDiff(t *testing.T) {
+	fwd := versionDiff(t, "4.3", "Fetch", 12, 13)
+	rev := versionDiff(t, "4.3", "Fetch", 13, 12)
+	if len(fwd.Request.Structs) != len(rev.Request.Structs) {
+		t.Fatalf("forward %d structs, reverse %d", len(fwd.Request.Structs), len(rev.Request.Structs))
+	}
+	for i := range fwd.Request.Structs {
+		f, r := fwd.Request.Structs[i], rev.Request.Structs[i]
+		if !cmp.Equal(f.Added, r.Removed) || !cmp.Equal(f.Removed, r.Added) {
+			t.Errorf("%s: forward %+v, reverse %+v", f.Path, f, r)
+		}
+	}
+	if rev.Request.Size.Delta() != -fwd.Request.Size.Delta() {
+		t.Errorf("size deltas %d and %d", fwd.Request.Size.Delta(), rev.Request.Size.Delta())
+	}
+	if !cmp.Equal(fwd.Request.Comments, rev.Request.Comments) {
+		t.Errorf("comments differ: %+v vs %+v", fwd.Request.Comments, rev.Request.Comments)
+	}
+}
