@@ -31,10 +31,14 @@ const mss = 1448
 // traffic seen by the proxy (or built by a test) becomes a file other tools
 // read.
 type Writer struct {
-	pw  *pcapgo.Writer
-	nw  *pcapgo.NgWriter
-	buf gopacket.SerializeBuffer
+	pw      *pcapgo.Writer
+	nw      *pcapgo.NgWriter
+	buf     gopacket.SerializeBuffer
+	packets int
 }
+
+// Packets returns the number of packets written so far.
+func (w *Writer) Packets() int { return w.packets }
 
 // NewWriter starts a capture file on w.
 func NewWriter(w io.Writer, f Format) (*Writer, error) {
@@ -172,6 +176,7 @@ func (c *ConnWriter) packet(d Dir, t time.Time, payload []byte, f flags) error {
 	}
 	data := c.w.buf.Bytes()
 	ci := gopacket.CaptureInfo{Timestamp: t, CaptureLength: len(data), Length: len(data)}
+	c.w.packets++
 	if c.w.nw != nil {
 		return c.w.nw.WritePacket(ci, data)
 	}

@@ -345,4 +345,7 @@ func TestKgoThroughProxy(t *testing.T) {
 	if rewritten == 0 {
 		t.Error("no Metadata response was rewritten")
 	}
+
+	// A capture of the same traffic gives the same frames.
+	checkCaptureOfProxy(t, events)
 }

@@ -1,0 +1,173 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/manifester/manifester/internal/proxy"
+	"github.com/manifester/manifester/internal/report"
+)
+
+const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--roundtrip]"
+
+func init() {
+	register(&command{
+		name:    "proxy",
+		usage:   proxyUsage,
+		summary: "forward Kafka traffic to a broker, decoding every frame on the way",
+		run:     runProxy,
+	})
+}
+
+// proxyStop, when set (by tests), stops the proxy instead of a signal.
+var proxyStop context.Context
+
+// noticeLine is the JSON form of a proxy event that is not a frame.
+type noticeLine struct {
+	Event    string    `json:"event"`
+	Time     time.Time `json:"time"`
+	Conn     int       `json:"conn,omitempty"`
+	Client   string    `json:"client,omitempty"`
+	Listener string    `json:"listener,omitempty"`
+	Upstream string    `json:"upstream,omitempty"`
+	Dir      string    `json:"dir,omitempty"`
+	Detail   string    `json:"detail,omitempty"`
+	Count    int       `json:"count,omitempty"`
+}
+
+func runProxy(env *Env, args []string) error {
+	fs := newFlags(env, "proxy", proxyUsage)
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
+	listen := fs.String("listen", "127.0.0.1:19092", "address to accept clients on")
+	upstream := fs.String("upstream", "", "the broker to forward to, `HOST:PORT`")
+	logPath := fs.String("log", "", "also write every event as JSON lines to `FILE.jsonl`")
+	format := fs.String("format", "summary", "what to print: summary (a line per frame), text (grid and tree per frame) or json (a JSON line per frame)")
+	noRewrite := fs.Bool("no-rewrite", false, "forward broker addresses in Metadata, FindCoordinator, DescribeCluster, ... unchanged")
+	roundtrip := fs.Bool("roundtrip", false, "check that every decoded frame re-encodes byte for byte")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("proxy takes no arguments, got %q", pos)
+	}
+	if *upstream == "" {
+		return usagef("give the broker to forward to: --upstream HOST:PORT")
+	}
+	switch *format {
+	case "summary", "text", "json":
+	default:
+		return usagef("unknown --format %q (want summary, text or json)", *format)
+	}
+	rel, _, err := specs.newest(env)
+	if err != nil {
+		return err
+	}
+	prepareCodec(rel)
+
+	var logW *bufio.Writer
+	if *logPath != "" {
+		lf, err := os.Create(*logPath)
+		if err != nil {
+			return failure{err}
+		}
+		defer lf.Close()
+		logW = bufio.NewWriter(lf)
+		defer logW.Flush()
+	}
+	out := bufio.NewWriter(env.Stdout)
+	defer out.Flush()
+	var mu sync.Mutex
+	var writeErr error
+	sink := func(e *proxy.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if logW != nil {
+			if err := writeEventJSON(logW, e); err != nil && writeErr == nil {
+				writeErr = err
+			}
+			logW.Flush()
+		}
+		var err error
+		switch *format {
+		case "json":
+			err = writeEventJSON(out, e)
+		default:
+			err = writeEventText(out, e, *format == "text")
+		}
+		if err != nil && writeErr == nil {
+			writeErr = err
+		}
+		out.Flush()
+	}
+	p, err := proxy.New(proxy.Config{
+		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
+		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink,
+	})
+	if err != nil {
+		return failure{err}
+	}
+	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label)
+	ctx := proxyStop
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
+	<-ctx.Done()
+	p.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if writeErr != nil {
+		return failure{fmt.Errorf("writing the log: %w", writeErr)}
+	}
+	return nil
+}
+
+// writeEventJSON writes a frame as report.JSONLine and any other event as
+// a noticeLine.
+func writeEventJSON(w io.Writer, e *proxy.Event) error {
+	if e.Kind == proxy.EventFrame && e.Frame != nil {
+		return report.JSONLine(w, e.Frame)
+	}
+	b, err := json.Marshal(noticeLine{Event: e.Kind.String(), Time: e.Time, Conn: e.Conn, Client: e.Client,
+		Listener: e.Listener, Upstream: e.Upstream, Dir: e.Dir, Detail: e.Detail, Count: e.Count})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeEventText writes a frame's summary (and with verbose its grid and
+// tree) or a "#" line for any other event.
+func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
+	if e.Kind == proxy.EventFrame && e.Frame != nil {
+		if e.Rewritten {
+			fmt.Fprintf(w, "# conn %d: broker addresses rewritten to proxy listeners (%d bytes from the broker, %d forwarded)\n", e.Conn, len(e.Original), len(e.Data))
+		}
+		if err := report.Text(w, e.Frame, verbose); err != nil {
+			return err
+		}
+		if verbose {
+			_, err := io.WriteString(w, "\n")
+			return err
+		}
+		return nil
+	}
+	conn := ""
+	if e.Conn > 0 {
+		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, e.Client, e.Listener, e.Upstream)
+	}
+	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, e.Detail)
+	return err
+}
