@@ -301,3 +301,17 @@ func TestReversedDiff(t *testing.T) {
 		t.Errorf("comments differ: %+v vs %+v", fwd.Request.Comments, rev.Request.Comments)
 	}
 }
+
+// ControlledShutdownRequest 3.9 ("0-3", flexible "3+"): v0 is sent with
+// request header v0 (no client id), v1 with header v1, Kafka's second
+// header exception.
+func TestControlledShutdownHeader(t *testing.T) {
+	d := versionDiff(t, "3.9", "ControlledShutdown", 0, 1)
+	if d.Request.HeaderVersion != (IntPair{0, 1}) {
+		t.Errorf("request header %+v, want 0 -> 1", d.Request.HeaderVersion)
+	}
+	// Header v1 adds the nullable client id: an int16 length, 0 for "".
+	if got := d.Request.Size.Delta(); got != 2 {
+		t.Errorf("request size delta %d, want +2", got)
+	}
+}
