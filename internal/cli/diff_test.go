@@ -22,10 +22,10 @@ func runDiffCmd(t *testing.T, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-func spec(label string) string { return "--spec=" + label + "=" + diffSpecs + label }
+func diffSpecFlag(label string) string { return "--spec=" + label + "=" + diffSpecs + label }
 
 func TestDiffCommandVersions(t *testing.T) {
-	code, out, errs := runDiffCmd(t, "diff", spec("4.3"), "Fetch", "v12", "v13")
+	code, out, errs := runDiffCmd(t, "diff", diffSpecFlag("4.3"), "Fetch", "v12", "v13")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -40,11 +40,11 @@ func TestDiffCommandVersions(t *testing.T) {
 	}
 	// "Fetch 12..13" is the same request, and --format json carries the
 	// same data.
-	_, out2, _ := runDiffCmd(t, "diff", "Fetch", "12..13", spec("4.3"))
+	_, out2, _ := runDiffCmd(t, "diff", "Fetch", "12..13", diffSpecFlag("4.3"))
 	if out2 != out {
 		t.Errorf("Fetch 12..13 differs from Fetch v12 v13:\n%s", out2)
 	}
-	code, js, errs := runDiffCmd(t, "diff", spec("4.3"), "--format", "json", "fetch", "12", "13")
+	code, js, errs := runDiffCmd(t, "diff", diffSpecFlag("4.3"), "--format", "json", "fetch", "12", "13")
 	if code != ExitOK {
 		t.Fatalf("json: exit %d: %s", code, errs)
 	}
@@ -70,25 +70,25 @@ func TestDiffCommandPicksRelease(t *testing.T) {
 		{[]string{"LeaderAndIsr", "v6", "v7"}, "LeaderAndIsr (key 4) v6 -> v7 in 3.9\n"},
 	}
 	for _, c := range cases {
-		args := append([]string{"diff", spec("4.3"), spec("3.9")}, c.args...)
+		args := append([]string{"diff", diffSpecFlag("4.3"), diffSpecFlag("3.9")}, c.args...)
 		code, out, errs := runDiffCmd(t, args...)
 		if code != ExitOK || !strings.HasPrefix(out, c.want) {
-			t.Errorf("%v: exit %d, output starts %q, want %q (%s)", c.args, code, firstLine(out), c.want, errs)
+			t.Errorf("%v: exit %d, output starts %q, want %q (%s)", c.args, code, diffFirstLine(out), c.want, errs)
 		}
 	}
-	code, _, errs := runDiffCmd(t, "diff", spec("4.3"), spec("3.9"), "Produce", "v2", "v13")
+	code, _, errs := runDiffCmd(t, "diff", diffSpecFlag("4.3"), diffSpecFlag("3.9"), "Produce", "v2", "v13")
 	if code != ExitUsage || !strings.Contains(errs, "3.9: 0-11") || !strings.Contains(errs, "4.3: 3-13") {
 		t.Errorf("Produce v2 v13: exit %d, stderr %q", code, errs)
 	}
 }
 
-func firstLine(s string) string {
+func diffFirstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
 
 func TestDiffCommandRelease(t *testing.T) {
-	code, out, errs := runDiffCmd(t, "diff", spec("3.9"), spec("4.0"), "--release", "3.9", "4.0")
+	code, out, errs := runDiffCmd(t, "diff", diffSpecFlag("3.9"), diffSpecFlag("4.0"), "--release", "3.9", "4.0")
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -101,7 +101,7 @@ func TestDiffCommandRelease(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
-	code, js, _ := runDiffCmd(t, "diff", spec("3.9"), spec("4.0"), "--release", "--format=json", "3.9", "4.0")
+	code, js, _ := runDiffCmd(t, "diff", diffSpecFlag("3.9"), diffSpecFlag("4.0"), "--release", "--format=json", "3.9", "4.0")
 	var d diff.ReleaseDiff
 	if err := json.Unmarshal([]byte(js), &d); code != ExitOK || err != nil || d.From != "3.9" || d.To != "4.0" || len(d.Removed) != 4 {
 		t.Errorf("json: exit %d, err %v, %+v", code, err, d)
@@ -110,14 +110,14 @@ func TestDiffCommandRelease(t *testing.T) {
 
 func TestDiffCommandUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"diff", spec("4.3"), "Fetch", "v12"},
-		{"diff", spec("4.3"), "Fetch", "v12", "vx"},
-		{"diff", spec("4.3"), "--format", "xml", "Fetch", "1", "2"},
-		{"diff", spec("4.3"), "NoSuchApi", "1", "2"},
-		{"diff", spec("4.3"), "Fetch", "1", "2"},
-		{"diff", spec("4.3"), "--in", "9.9", "Fetch", "12", "13"},
-		{"diff", spec("4.3"), "--release", "4.3"},
-		{"diff", spec("4.3"), "--release", "3.9", "4.3"},
+		{"diff", diffSpecFlag("4.3"), "Fetch", "v12"},
+		{"diff", diffSpecFlag("4.3"), "Fetch", "v12", "vx"},
+		{"diff", diffSpecFlag("4.3"), "--format", "xml", "Fetch", "1", "2"},
+		{"diff", diffSpecFlag("4.3"), "NoSuchApi", "1", "2"},
+		{"diff", diffSpecFlag("4.3"), "Fetch", "1", "2"},
+		{"diff", diffSpecFlag("4.3"), "--in", "9.9", "Fetch", "12", "13"},
+		{"diff", diffSpecFlag("4.3"), "--release", "4.3"},
+		{"diff", diffSpecFlag("4.3"), "--release", "3.9", "4.3"},
 	} {
 		code, out, errs := runDiffCmd(t, args...)
 		if code != ExitUsage || out != "" || !strings.HasPrefix(errs, "manifester diff: ") {
@@ -131,7 +131,7 @@ func TestDiffCommandUsage(t *testing.T) {
 // vectors and v1 only in 4.3's.
 func TestVectorsPerReleaseCommand(t *testing.T) {
 	read := func(label string) map[int16]bool {
-		code, out, errs := runDiffCmd(t, "vectors", spec(label))
+		code, out, errs := runDiffCmd(t, "vectors", diffSpecFlag(label))
 		if code != ExitOK {
 			t.Fatalf("vectors %s: exit %d: %s", label, code, errs)
 		}
