@@ -164,6 +164,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			s := string(f.ClientID)
 			r.ClientID = &s
 		}
+		if err != nil && f.Root != nil {
+			fillUndecoded(f.Root, b)
+		}
 		r.Tree = page.FromSpan(f.Root)
 	}
 	if err != nil {
@@ -189,6 +192,16 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 	}
 	return r
+}
+
+// fillUndecoded gives the "undecoded" leaf that the codec adds after an
+// error its bytes, so that it shows them.
+func fillUndecoded(root *span.Node, b []byte) {
+	for _, k := range root.Kids {
+		if k.Name == "undecoded" && k.Bytes == nil && k.Off >= 0 && k.Off+k.Len <= len(b) {
+			k.Bytes = b[k.Off : k.Off+k.Len]
+		}
+	}
 }
 
 // alternatives returns the versions of the frame's API, other than the one
