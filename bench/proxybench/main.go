@@ -40,6 +40,7 @@ func main() {
 	n := flag.Int("records", 20000, "records to produce and consume per run")
 	size := flag.Int("size", 1024, "bytes per record value")
 	listen := flag.String("listen", "127.0.0.1:19092", "address for the proxy to listen on")
+	specDir := flag.String("spec", "../shared/kafka-spec/4.3", "spec the proxy decodes with")
 	flag.Parse()
 	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "direct", "proxied"))
 	if err != nil {
@@ -53,7 +54,7 @@ func main() {
 	if *bin == "" {
 		return
 	}
-	cmd := exec.Command(*bin, "proxy", "--listen", *listen, "--upstream", upstream, "--format", "summary", "--log", os.DevNull)
+	cmd := exec.Command(*bin, "proxy", "--spec", *specDir, "--listen", *listen, "--upstream", upstream, "--format", "summary", "--log", os.DevNull)
 	cmd.Stdout, cmd.Stderr = nil, os.Stderr
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
