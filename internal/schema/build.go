@@ -251,7 +251,11 @@ func (b *builder) message(f *spec.File) *Message {
 	b.pending = nil
 	for _, cs := range raw.CommonStructs {
 		if cs.Name.S == "" || !isUpper(cs.Name.S) {
-			b.errf(cs.Pos, "commonStructs", ErrType, "common struct name %q must start with an upper-case letter", cs.Name.S)
+			pos := cs.Pos
+			if cs.Name.Set {
+				pos = cs.Name.Pos // point at the bad name itself
+			}
+			b.errf(pos, "commonStructs", ErrType, "common struct name %q must start with an upper-case letter", cs.Name.S)
 			continue
 		}
 		if _, dup := b.common[cs.Name.S]; dup {
