@@ -41,6 +41,11 @@ func runServe(env *Env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("serve takes no arguments")
 	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return failure{fmt.Errorf("listening: %w", err)}
+	}
+	defer ln.Close()
 	s, err := buildSite(env, specs)
 	if err != nil {
 		return err
@@ -50,10 +55,6 @@ func runServe(env *Env, args []string) error {
 		if err := h(srv, env); err != nil {
 			return failure{err}
 		}
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return failure{fmt.Errorf("listening: %w", err)}
 	}
 	ctx, stop := serveContext()
 	defer stop()

@@ -102,7 +102,7 @@
     this.pinned = row;
     this.show(row);
     if (updateHash) {
-      var url = location.pathname + location.search + (row ? "#" + encodeURIComponent(row.id) : "");
+      var url = location.pathname + location.search + (row ? "#" + encodeURI(row.id) : "");
       history.replaceState(null, "", url);
     }
   };
