@@ -189,8 +189,32 @@ func FromSpan(n *span.Node) *Node {
 // SchemaText is the spec file as shown on a page: from the opening brace
 // of the message (the licence header is dropped), comments kept.
 func SchemaText(src []byte) string {
-	if i := bytes.IndexByte(src, '{'); i >= 0 {
+	if i := openingBrace(src); i >= 0 {
 		src = src[i:]
 	}
 	return strings.TrimRight(string(src), "\n") + "\n"
+}
+
+// openingBrace finds the first '{' outside // and /* */ comments, so a
+// brace inside the header comment does not cut the text short.
+func openingBrace(src []byte) int {
+	for i := 0; i < len(src); i++ {
+		switch {
+		case src[i] == '{':
+			return i
+		case bytes.HasPrefix(src[i:], []byte("//")):
+			j := bytes.IndexByte(src[i:], '\n')
+			if j < 0 {
+				return -1
+			}
+			i += j
+		case bytes.HasPrefix(src[i:], []byte("/*")):
+			j := bytes.Index(src[i+2:], []byte("*/"))
+			if j < 0 {
+				return -1
+			}
+			i += j + 3
+		}
+	}
+	return -1
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -62,8 +63,12 @@ func TestGolden(t *testing.T) {
 	}
 	sort.Strings(names)
 	if *update {
-		if err := os.RemoveAll(goldenDir); err != nil {
-			t.Fatal(err)
+		// Remove this test's old files (not other packages' goldens, such
+		// as testdata/golden/diff), then write the current ones.
+		for _, old := range pageGoldens(t) {
+			if err := os.Remove(filepath.Join(goldenDir, old)); err != nil {
+				t.Fatal(err)
+			}
 		}
 		for _, n := range names {
 			p := filepath.Join(goldenDir, n)
@@ -89,7 +94,36 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// TestNoStaleGoldens fails when testdata/golden holds a file that the
+// pageGolden matches the paths of page goldens: <API>/v<N>.txt|json.
+var pageGolden = regexp.MustCompile(`^[A-Za-z0-9]+/v[0-9]+\.(txt|json)$`)
+
+// pageGoldens lists the page goldens now under goldenDir, slash-separated.
+func pageGoldens(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(goldenDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			if os.IsNotExist(err) {
+				return nil
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(goldenDir, p)
+		if rel = filepath.ToSlash(rel); pageGolden.MatchString(rel) {
+			out = append(out, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestNoStaleGoldens fails when testdata/golden holds a page file that the
 // current specs no longer produce (a renamed API, an old top version).
 func TestNoStaleGoldens(t *testing.T) {
 	if *update {
@@ -97,18 +131,10 @@ func TestNoStaleGoldens(t *testing.T) {
 	}
 	files := goldenFiles(t)
 	var extra []string
-	err := filepath.WalkDir(goldenDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(goldenDir, p)
-		if _, ok := files[filepath.ToSlash(rel)]; !ok {
+	for _, rel := range pageGoldens(t) {
+		if _, ok := files[rel]; !ok {
 			extra = append(extra, rel)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if len(extra) > 0 {
 		t.Errorf("golden files no page produces (run -update): %v", extra)

@@ -1,0 +1,171 @@
+package page_test
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+const (
+	spec43    = "../../../shared/kafka-spec/4.3"
+	everyType = "../../testdata/specs/everytype"
+)
+
+func load(t *testing.T, dir string) *codec.Codec {
+	t.Helper()
+	reg, err := schema.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codec.New(reg)
+}
+
+// TestEveryVersion builds the page of every 4.3 API at every valid version
+// and checks what holds for all of them.
+func TestEveryVersion(t *testing.T) {
+	c := load(t, spec43)
+	pages := 0
+	for _, api := range c.Reg.APIs {
+		if api.Reserved() {
+			if _, err := page.Build(c, api, -1); err == nil || !strings.Contains(err.Error(), "reserved") {
+				t.Errorf("%s: err = %v, want a reserved-key error", api.Name, err)
+			}
+			continue
+		}
+		for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+			p, err := page.Build(c, api, v)
+			if err != nil {
+				t.Errorf("%s v%d: %v", api.Name, v, err)
+				continue
+			}
+			pages++
+			if p.Version != v || p.APIKey != api.Key || p.API != api.Name || p.Release != "4.3" {
+				t.Errorf("%s v%d: page header %+v", api.Name, v, p)
+			}
+			if p.Flexible != api.Request.IsFlexible(v) {
+				t.Errorf("%s v%d: flexible %v", api.Name, v, p.Flexible)
+			}
+			labels := []string{"API key", "Encoded at", "Flexible versions", "Headers", "Request versions", "Response versions", "Request size", "Response size"}
+			for i, it := range p.Summary {
+				if i >= len(labels) || it.Label != labels[i] {
+					t.Errorf("%s v%d: summary item %d %q", api.Name, v, i, it.Label)
+				}
+			}
+			for _, s := range []*page.Section{p.Request, p.Response} {
+				if s.Size != len(s.Bytes) || s.Hex != hex.EncodeToString(s.Bytes) || s.Tree == nil || s.Tree.Offset != 0 || s.Tree.Size != s.Size {
+					t.Errorf("%s v%d %s: size %d, %d bytes, tree %+v", api.Name, v, s.Kind, s.Size, len(s.Bytes), s.Tree)
+				}
+				if !strings.HasPrefix(s.Schema, "{") || strings.Contains(s.Schema, "Licensed to the Apache") {
+					t.Errorf("%s v%d %s: schema text keeps the licence header", api.Name, v, s.Kind)
+				}
+			}
+			if p.Request.HeaderVersion != api.Request.HeaderVersion(v) || p.Response.HeaderVersion != api.Response.HeaderVersion(v) {
+				t.Errorf("%s v%d: header versions %d/%d", api.Name, v, p.Request.HeaderVersion, p.Response.HeaderVersion)
+			}
+		}
+	}
+	if pages != 302 {
+		t.Errorf("%d pages, want 302", pages)
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	c := load(t, spec43)
+	api, _ := c.Reg.API(33)
+	if _, err := page.Build(c, api, 3); !errors.Is(err, codec.ErrVersion) || !strings.Contains(err.Error(), "0-2") {
+		t.Errorf("v3: err = %v, want ErrVersion naming 0-2", err)
+	}
+	p, err := page.Build(c, api, -1)
+	if err != nil || p.Version != 2 {
+		t.Errorf("default version = %v, %v; want 2", p.Version, err)
+	}
+}
+
+func TestIntro(t *testing.T) {
+	const rule = "This page encodes the smallest legal instance of the request and the response: numeric fields are zero, strings and byte arrays are empty, every array carries exactly one sample element, and any records field holds one empty 61-byte RecordBatch v2. "
+	const tail = " Sizes below include the leading int32 size prefix."
+	flex := page.Intro(2, true)
+	if flex != rule+"Version 2 is a flexible version, so every struct is terminated by a uvarint tagged-field count and strings and arrays carry compact length-plus-one prefixes."+tail {
+		t.Errorf("flexible intro = %q", flex)
+	}
+	classic := page.Intro(0, false)
+	if classic != rule+"Version 0 is not a flexible version, so strings carry int16 length prefixes, bytes and arrays int32 ones, and structs have no tagged-field section."+tail {
+		t.Errorf("classic intro = %q", classic)
+	}
+}
+
+func TestSchemaText(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"// Licence {not the start}\n/* more { */\n{\n  \"a\": 1 // x\n}\n\n\n", "{\n  \"a\": 1 // x\n}\n"},
+		{"{\"a\": 1}", "{\"a\": 1}\n"},
+		{"no object here", "no object here\n"},
+	}
+	for _, c := range cases {
+		if got := page.SchemaText([]byte(c.in)); got != c.want {
+			t.Errorf("SchemaText(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestFromSpan(t *testing.T) {
+	var b span.Builder
+	root := b.New(nil, "M", "message v1", 0, span.CatNone)
+	root.Len = 6
+	arr := b.New(root, "Items", "[]Item", 0, span.CatRequestBody)
+	arr.Val, arr.Int, arr.Len, arr.About = span.ValArray, 1, 6, "the items"
+	el := b.New(arr, "Item", "Item", 1, span.CatRequestBody)
+	el.Index, el.Val, el.Len = 0, span.ValStruct, 5
+	leaf := b.New(el, "Code", "int16", 1, span.CatRequestBody)
+	leaf.Val, leaf.Int, leaf.Len, leaf.Note, leaf.Flag = span.ValInt, 3, 2, "UNKNOWN_TOPIC", "odd"
+	leaf.Err = errors.New("boom")
+	el.Detached = &span.Node{Name: "inflated", Index: -1, Bytes: []byte{1, 2}, Len: 2}
+
+	n := page.FromSpan(root)
+	code := n.Children[0].Children[0].Children[0]
+	if code.Path != "Items.Item[0].Code" || code.Name != "Code" || code.Value != "= 3 (UNKNOWN_TOPIC)" || code.Offset != 1 || code.Size != 2 ||
+		code.Category != "request body" || code.Cat != span.CatRequestBody || code.Flag != "odd" || code.Error != "boom" {
+		t.Errorf("leaf = %+v", code)
+	}
+	item := n.Children[0].Children[0]
+	if item.Name != "Item[0]" || item.Value != "= struct" || item.Detached == nil || string(item.Detached.Bytes) != "\x01\x02" {
+		t.Errorf("element = %+v", item)
+	}
+	if n.Children[0].Value != "= 1 element" || n.Children[0].About != "the items" || n.Path != "" {
+		t.Errorf("array = %+v, root path %q", n.Children[0], n.Path)
+	}
+	if page.FromSpan(nil) != nil {
+		t.Error("FromSpan(nil) is not nil")
+	}
+	// JSON: empty optional fields are left out; bytes are not serialized.
+	js, err := json.Marshal(code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(js); got != `{"name":"Code","path":"Items.Item[0].Code","type":"int16","value":"= 3 (UNKNOWN_TOPIC)","offset":1,"size":2,"category":"request body","flag":"odd","error":"boom"}` {
+		t.Errorf("node JSON = %s", got)
+	}
+}
+
+// TestSyntheticPage: a page of the synthetic spec set, whose request header
+// version is explicit, shows it in the summary.
+func TestSyntheticPage(t *testing.T) {
+	c := load(t, everyType)
+	api, _ := c.Reg.API(1000)
+	p, err := page.Build(c, api, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Summary[3].Value != "req v1, resp v0" || p.Request.HeaderVersion != 1 || p.Response.HeaderVersion != 0 {
+		t.Errorf("headers = %q, %d/%d", p.Summary[3].Value, p.Request.HeaderVersion, p.Response.HeaderVersion)
+	}
+	if !strings.HasPrefix(p.Request.Schema, "{\n  \"apiKey\": 1000,") {
+		t.Errorf("schema text starts %q", p.Request.Schema[:min(40, len(p.Request.Schema))])
+	}
+}
