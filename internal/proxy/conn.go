@@ -71,6 +71,11 @@ func (c *conn) run() {
 	up, err := d.DialContext(c.p.ctx, "tcp", c.l.upstream)
 	if err != nil {
 		c.fault("", "upstream %s: %v; closing the client connection", c.l.upstream, err)
+		// Close gracefully: FIN first, and drain what the client already
+		// sent, so it sees an end of stream rather than a reset.
+		closeWrite(c.client)
+		c.client.SetReadDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(c.client, 1<<20))
 		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
 		return
 	}
