@@ -174,6 +174,7 @@ func TestShowErrors(t *testing.T) {
 		{"unknown key", []string{"show", "--spec", specDir43, "999"}, []string{"unknown API", "999"}},
 		{"version above the range", []string{"show", "--spec", specDir43, "--version", "3", "AlterConfigs"}, []string{"no version 3", "valid versions are 0-2"}},
 		{"version below the range", []string{"show", "--spec", specDir43, "--version", "0", "DescribeAcls"}, []string{"no version 0", "valid versions are 1-3"}},
+		{"negative version", []string{"show", "--spec", specDir43, "--version", "-5", "AlterConfigs"}, []string{"no version -5", "valid versions are 0-2"}},
 		{"reserved key", []string{"show", "--spec", specDir43, "4"}, []string{"LeaderAndIsr", "reserved"}},
 		{"bad format", []string{"show", "--spec", specDir43, "--format", "xml", "33"}, []string{"--format"}},
 		{"no API", []string{"show", "--spec", specDir43}, []string{"one API"}},

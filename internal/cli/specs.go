@@ -121,6 +121,9 @@ func lookupAPI(reg *schema.Registry, arg string, version int) (*schema.API, int1
 		return nil, 0, usagef("%s (key %d) is reserved in this spec: it has no valid versions", api.Name, api.Key)
 	}
 	v := api.Request.Valid.Hi
+	if version < -1 { // -1 is the flag's "highest" default
+		return nil, 0, usageError{fmt.Errorf("%w: %s has no version %d; valid versions are %s", codec.ErrVersion, api.Name, version, api.Request.Valid)}
+	}
 	if version >= 0 {
 		if version > 32767 || !api.Request.Valid.Contains(int16(version)) {
 			return nil, 0, usageError{fmt.Errorf("%w: %s has no version %d; valid versions are %s", codec.ErrVersion, api.Name, version, api.Request.Valid)}

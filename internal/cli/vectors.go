@@ -43,6 +43,7 @@ func runVectors(env *Env, args []string) error {
 		if f, err = os.Create(*out); err != nil {
 			return failure{err}
 		}
+		defer f.Close() // on the error paths; the normal path closes below
 		w = f
 	}
 	bw := bufio.NewWriter(w)

@@ -99,6 +99,9 @@ func Build(c *codec.Codec, api *schema.API, v int16) (*Page, error) {
 		RequestHeaderVersion: req.HeaderVersion(v), ResponseHeaderVersion: resp.HeaderVersion(v),
 		Listeners: req.Listeners, LatestVersionUnstable: req.LatestVersionUnstable,
 	}
+	if p.Listeners == nil {
+		p.Listeners = []string{} // JSON [] rather than null
+	}
 	p.Intro = Intro(v, p.Flexible)
 	var err error
 	if p.Request, err = section(c, api, schema.TypeRequest, v); err != nil {

@@ -165,6 +165,15 @@ func TestSyntheticPage(t *testing.T) {
 	if p.Summary[3].Value != "req v1, resp v0" || p.Request.HeaderVersion != 1 || p.Response.HeaderVersion != 0 {
 		t.Errorf("headers = %q, %d/%d", p.Summary[3].Value, p.Request.HeaderVersion, p.Response.HeaderVersion)
 	}
+	// PlainRequest has no listeners: the JSON says [], not null.
+	plain, _ := c.Reg.API(1001)
+	pp, err := page.Build(c, plain, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js, _ := json.Marshal(pp); !strings.Contains(string(js), `"listeners":[]`) {
+		t.Errorf("listeners in %s", js)
+	}
 	if !strings.HasPrefix(p.Request.Schema, "{\n  \"apiKey\": 1000,") {
 		t.Errorf("schema text starts %q", p.Request.Schema[:min(40, len(p.Request.Schema))])
 	}
