@@ -317,6 +317,8 @@ func explain(leaf *span.Node, in, out []byte, off int) string {
 	raw := in[leaf.Off:min(leaf.Off+leaf.Len, len(in))]
 	isVarint := strings.Contains(leaf.Type, "varint") || strings.Contains(leaf.Type, "varlong") || leaf.Enc == span.EncCompact
 	switch {
+	case isVarint && varintWide(raw):
+		return fmt.Sprintf("varint %s carries bits beyond 32, which Kafka's reader drops", leaf.Name)
 	case isVarint && redundantVarint(raw):
 		return fmt.Sprintf("redundant varint bytes: %s is %d bytes where %d suffice", leaf.Name, varintLen(raw), minimalLen(raw))
 	case leaf.Val == span.ValBool && len(raw) == 1 && raw[0] > 1:
@@ -337,6 +339,13 @@ func explain(leaf *span.Node, in, out []byte, off int) string {
 		}
 	}
 	return ""
+}
+
+// varintWide reports whether a 5-byte unsigned varint sets bits above
+// bit 31.
+func varintWide(b []byte) bool {
+	n := varintLen(b)
+	return n == 5 && b[4]&0x70 != 0
 }
 
 // redundantVarint reports whether a varint ends in a zero group after a

@@ -190,3 +190,15 @@ func TestAlsoDecodesAs(t *testing.T) {
 		t.Errorf("response without API: %q", f.Error)
 	}
 }
+
+// TestWideVarint: a 5-byte uvarint whose top bits Kafka's reader drops
+// decodes to 0 and is explained when it does not round-trip.
+func TestWideVarint(t *testing.T) {
+	c := load(t)
+	base := frame(createTopics(7), 1)
+	in := fixSize(slices.Concat(base[:17], []byte{0x80, 0x80, 0x80, 0x80, 0x10}, base[18:]))
+	f := Decode(c, in, Options{Roundtrip: true})
+	if f.Error != "" || f.Roundtrip == nil || *f.Roundtrip || !strings.Contains(f.RoundtripDiff.Reason, "bits beyond 32") {
+		t.Fatalf("error %q, diff %+v", f.Error, f.RoundtripDiff)
+	}
+}
