@@ -372,6 +372,55 @@ func TestEveryTypeSpanValues(t *testing.T) {
 	}
 }
 
+// TestEveryTypeVariants swaps single fields of the vectors for their other
+// forms: null structs (int8 -1 in both encodings), non-null nullable
+// values, empty arrays and strings.
+func TestEveryTypeVariants(t *testing.T) {
+	f := etLoad(t)
+	body := f.every.Request.Body
+	cases := []struct {
+		v     int16
+		field string
+		val   codec.Value
+		hex   string
+	}{
+		{0, "Opt", etNull, "ff"},                                                        // int8 -1
+		{1, "Opt", etNull, "ff"},                                                        // still int8 -1 in a flexible version
+		{0, "NullableStr", etS("n"), "00 01 6e"},                                        // int16 1, "n"
+		{1, "NullableStr", etS(""), "01"},                                               // empty, not null: uvarint 0+1
+		{0, "NullableBytes", etB(), "00 00 00 00"},                                      // empty bytes: int32 0
+		{1, "NullableBytes", etB(1, 2), "03 01 02"},                                     // uvarint 2+1
+		{0, "NullableInts", etA(), "00 00 00 00"},                                       // empty array: int32 0
+		{1, "NullableInts", etA(etI(-1)), "02 ff ff ff ff"},                             // [-1]
+		{1, "Items", etA(), "01"},                                                       // empty array: uvarint 0+1
+		{1, "Str", etS(strings.Repeat("x", 127)), "80 01 " + strings.Repeat("78", 127)}, // len+1 = 128: two-byte uvarint
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("v%d %s", c.v, c.field), func(t *testing.T) {
+			val := etEveryValue(t, f, c.v)
+			val.Fields[etFieldOf(t, body, c.field).Index] = c.val
+			want := etJoin(t, etReplace(etVectors()[c.v], c.field, c.hex))
+			got, err := f.c.EncodeBody(nil, f.every.Request, c.v, &val)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("encode:\n got %x\nwant %x", got, want)
+			}
+			back, root, err := f.c.DecodeBody(f.every.Request, c.v, want, codec.Options{Spans: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !codec.Equal(&back, &val) {
+				t.Errorf("decoded value differs")
+			}
+			if problems := etTiles(root, len(want)); len(problems) > 0 {
+				t.Errorf("span tree: %s", strings.Join(problems, "; "))
+			}
+		})
+	}
+}
+
 // TestTaggedNullStruct: a nullable tagged struct sent as null is tag 3,
 // size 1, uvarint 0; the tree shows the wire value of the marker.
 func TestTaggedNullStruct(t *testing.T) {
