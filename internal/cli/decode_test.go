@@ -136,6 +136,9 @@ func decErrCases(t *testing.T) []decErrCase {
 	binary.BigEndian.PutUint32(lying[8:], 49+3)
 	binary.BigEndian.PutUint32(lying[17:], records.CRC32C(lying[21:12+49+3]))
 	produceShort, atShort := decProduce(lying)
+	long := slices.Clone(batch)
+	binary.BigEndian.PutUint32(long[8:], uint32(len(batch)-12+10))
+	produceLong, atLong := decProduce(long)
 	tiny := slices.Clone(batch)
 	binary.BigEndian.PutUint32(tiny[8:], 20)
 	produceTiny, atTiny := decProduce(tiny)
@@ -156,6 +159,7 @@ func decErrCases(t *testing.T) []decErrCase {
 		{"batch CRC mismatch", badCRC, wire.ErrCRC, at + 17, "Records[0].crc", nil},
 		{"batchLength larger than the records", produceExtra, wire.ErrBatchLength, atExtra + 61 + len(decRecord(nil, "k", "v")), "Records[0].records", nil},
 		{"batchLength cutting a record", produceShort, wire.ErrRecordLength, atShort + 61, "Record[0].length", nil},
+		{"batchLength larger than the records field", produceLong, wire.ErrBatchLength, atLong, "Records", nil},
 		{"batchLength smaller than the header", produceTiny, wire.ErrBatchLength, atTiny + 8, "Records[0].batchLength", nil},
 		{"trailing bytes", setSize(append(slices.Clone(v4), 0xab, 0xcd)), wire.ErrTrailing, len(v4), "", nil},
 		{"response truncated", []byte{0, 0, 0, 6, 0, 0, 0, 1, 0, 0}, wire.ErrTruncated, 8, "CreateTopicsResponse.ThrottleTimeMs", []string{"--kind", "response", "--api", "CreateTopics", "--version", "2"}},
