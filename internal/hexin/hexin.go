@@ -1,6 +1,7 @@
 // Package hexin reads bytes written as hex in the shapes people paste:
 // plain ("0000001c0021"), spaced ("00 00 00 1c"), colon-separated
-// ("00:00:00:1c"), 0x-prefixed ("0x00, 0x1c" or "0x0000001c"), and dumps
+// ("00:00:00:1c"), 0x-prefixed ("0x00, 0x1c" or "0x0000001c"), C arrays
+// (xxd -i), and dumps
 // with an offset column and an ASCII column: xxd, hexdump -C, Wireshark's
 // "copy as hex dump", and tcpdump -X / -XX (whose packet header lines are
 // skipped).
@@ -88,6 +89,7 @@ func Parse(s string) ([]byte, error) {
 // ParseDump reads hex in any of the package's shapes, keeping a dump's
 // packets apart.
 func ParseDump(s string) (*Dump, error) {
+	s = cArray(s)
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	dumpish := false
 	for _, l := range lines {
@@ -100,6 +102,20 @@ func ParseDump(s string) (*Dump, error) {
 		return parsePlain(lines)
 	}
 	return parseDumpLines(lines)
+}
+
+// cArray reduces a C array initializer, as `xxd -i` writes it
+// ("unsigned char f[] = { 0x00, 0x1c };\nunsigned int f_len = 2;"), to the
+// text between its braces, replacing the rest by blank lines so that line
+// numbers stay right.
+func cArray(s string) string {
+	open := strings.IndexByte(s, '{')
+	end := strings.LastIndexByte(s, '}')
+	if open < 0 || end < open || !strings.Contains(s[:open], "[") {
+		return s
+	}
+	blank := func(t string) string { return strings.Repeat("\n", strings.Count(t, "\n")) }
+	return blank(s[:open]) + " " + s[open+1:end] + blank(s[end:])
 }
 
 func parsePlain(lines []string) (*Dump, error) {

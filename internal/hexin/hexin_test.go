@@ -47,7 +47,7 @@ func TestToolsLive(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"xxd"}, {"xxd", "-g1"}, {"xxd", "-g8"}, {"xxd", "-c8"}, {"xxd", "-p"}, {"hexdump", "-C"}, {"od", "-An", "-tx1"}} {
+	for _, args := range [][]string{{"xxd"}, {"xxd", "-i"}, {"xxd", "-g1"}, {"xxd", "-g8"}, {"xxd", "-c8"}, {"xxd", "-p"}, {"hexdump", "-C"}, {"od", "-An", "-tx1"}} {
 		if _, err := exec.LookPath(args[0]); err != nil {
 			continue
 		}
