@@ -26,7 +26,7 @@ func buildSite(env *Env, specs specFlags) (*site.Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := site.Options{Extensions: siteExtensions}
+	opts := site.Options{Extensions: siteExtensions, DecodePage: true}
 	for _, r := range rels {
 		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
 	}

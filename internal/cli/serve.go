@@ -51,6 +51,7 @@ func runServe(env *Env, args []string) error {
 		return err
 	}
 	srv := server.New(s)
+	server.RegisterDecode(srv, s)
 	for _, h := range serveHooks {
 		if err := h(srv, env); err != nil {
 			return failure{err}

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
@@ -309,6 +310,66 @@ func TestBrowser(t *testing.T) {
 		}
 		if got := eval[string](t, ctx, `document.querySelector("#request table.tree tr.sel th a").textContent`); got != "ResourceType" {
 			t.Errorf("keyboard focus on byte 0x10 selects %q, want ResourceType", got)
+		}
+	})
+
+	t.Run("dark mode and print", func(t *testing.T) {
+		media := func(m, scheme string) {
+			t.Helper()
+			p := emulation.SetEmulatedMediaParams{Media: m}
+			if scheme != "" {
+				p.Features = []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}
+			}
+			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		media("", "dark")
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/Produce/"), chromedp.WaitVisible("#request .tools")); err != nil {
+			t.Fatal(err)
+		}
+		if bg := eval[string](t, ctx, `getComputedStyle(document.body).backgroundColor`); bg != "rgb(13, 17, 23)" {
+			t.Errorf("dark mode body background %s", bg)
+		}
+		// Produce carries a RecordBatch: its bytes have their own colour.
+		if n := eval[float64](t, ctx, `document.querySelectorAll("#request td.b.c-batch").length`); n < 61 {
+			t.Errorf("Produce request shows %v RecordBatch bytes, want at least 61", n)
+		}
+		screenshot(t, ctx, "produce-dark.png")
+		media("print", "light")
+		if d := eval[string](t, ctx, `getComputedStyle(document.querySelector("#request .tools")).display`); d != "none" {
+			t.Errorf("print: tools display %s, want none", d)
+		}
+		media("", "")
+	})
+
+	t.Run("decode", func(t *testing.T) {
+		const frame = "00000015002100020000000000000002000102010100000000" // AlterConfigs v2, the page's request
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/decode/"), chromedp.WaitVisible("#hex"),
+			chromedp.SendKeys("#hex", frame), chromedp.Click(`#decode-form button[type=submit]`),
+			chromedp.WaitVisible(`#f0 td.b[data-o="16"]`)); err != nil {
+			t.Fatal(err)
+		}
+		if n := eval[float64](t, ctx, `document.querySelectorAll("#f0 td.b").length`); n != 25 {
+			t.Errorf("decoded frame shows %v cells, want 25", n)
+		}
+		hover(t, ctx, `#f0 td.b[data-o="16"]`)
+		if got := eval[string](t, ctx, `document.querySelector("#f0 table.tree tr.grp th a").textContent`); got != "AlterConfigsResource[0]" {
+			t.Errorf("hover on the decoded frame's byte 0x10 highlights %q", got)
+		}
+		screenshot(t, ctx, "decode.png")
+		// Edit the body and encode again: ValidateOnly is byte 0x17.
+		if err := chromedp.Do(ctx,
+			chromedp.Evaluate[chromedp.Void](`(() => { const b = document.querySelector("#f0-body"); b.value = b.value.replace('"ValidateOnly": false', '"ValidateOnly": true'); })()`),
+			chromedp.Click(`#f0 form.encode button`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#hex").value.endsWith("0100")`,
+			chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			t.Fatalf("the re-encoded hex did not arrive: %v", err)
+		}
+		if got := eval[string](t, ctx, `document.querySelector("#f0 td.b[data-o='23']").textContent`); got != "01" {
+			t.Errorf("after re-encoding, byte 0x17 is %q, want 01", got)
 		}
 	})
 

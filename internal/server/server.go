@@ -79,9 +79,10 @@ func New(s *site.Site) *Server {
 }
 
 // Handle registers a dynamic handler for a pattern (http.ServeMux syntax,
-// e.g. "POST /api/decode"). Site paths take precedence over dynamic ones;
-// the handler's responses get the security headers too. Register handlers
-// before serving.
+// e.g. "POST /api/decode"). For GET and HEAD, site paths take precedence
+// over dynamic ones; other methods try the dynamic handlers first (so a
+// form on a site page can post to its own path). The handler's responses
+// get the security headers too. Register handlers before serving.
 func (s *Server) Handle(pattern string, h http.Handler) {
 	s.dyn.Handle(pattern, h)
 	s.ndyn++
@@ -93,15 +94,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, v := range securityHeaderValues {
 		h[k] = v
 	}
+	get := r.Method == http.MethodGet || r.Method == http.MethodHead
 	a, ok := s.site.Lookup(r.URL.Path)
-	if !ok {
-		if s.ndyn > 0 {
-			if dh, pattern := s.dyn.Handler(r); pattern != "" {
-				dh.ServeHTTP(w, r)
-				return
-			}
+	if (!ok || !get) && s.ndyn > 0 {
+		if dh, pattern := s.dyn.Handler(r); pattern != "" {
+			dh.ServeHTTP(w, r)
+			return
 		}
-		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+	}
+	if !ok {
+		if get {
 			if !strings.HasSuffix(r.URL.Path, "/") {
 				if _, ok := s.site.Lookup(r.URL.Path + "/"); ok {
 					target := r.URL.Path + "/"
@@ -116,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+	if !get {
 		h["Allow"] = hAllow
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return

@@ -33,7 +33,7 @@ func testSite(t testing.TB) *site.Site {
 			errSet = err
 			return
 		}
-		built, errSet = site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg)}}})
+		built, errSet = site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true})
 	})
 	if errSet != nil {
 		t.Fatal(errSet)

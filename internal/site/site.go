@@ -12,6 +12,7 @@
 //	/vectors.jsonl             every test vector (package vectors)
 //	/static/site.css, site.js  style sheet and script
 //	/404.html                  the not-found page
+//	/decode/                   the decode form (with Options.DecodePage)
 //
 // # Releases and extensions
 //
@@ -61,6 +62,21 @@ const (
 // NotFoundPath is the path of the not-found page.
 const NotFoundPath = "/404.html"
 
+// DecodePath is the path of the decode page.
+const DecodePath = "/decode/"
+
+// APINames lists the names of the registry's APIs that have versions, for
+// the decode form's suggestions.
+func APINames(reg *schema.Registry) []string {
+	var out []string
+	for _, a := range reg.APIs {
+		if !a.Reserved() {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
 // Release is one loaded spec release.
 type Release struct {
 	Label string
@@ -76,6 +92,10 @@ type Options struct {
 	Extensions []Extension
 	// Workers bounds the build's parallelism (default GOMAXPROCS).
 	Workers int
+	// DecodePage adds the /decode/ page (and a "Decode" link). Its form
+	// posts to the server's decode handlers (package server), so it only
+	// decodes under `manifester serve`.
+	DecodePage bool
 }
 
 // PageContext is what an extension sees of one API page.
@@ -133,7 +153,14 @@ type Site struct {
 	paths    []string
 	NotFound *Asset
 	Stats    Stats
+	// Renderer renders pages in the site's layout (for dynamic pages).
+	Renderer *htmlr.Renderer
+	// Releases are the releases the site was built from, oldest first.
+	Releases []Release
 }
+
+// Newest returns the release that drives the pages.
+func (s *Site) Newest() Release { return s.Releases[len(s.Releases)-1] }
 
 // Lookup returns the asset at a URL path.
 func (s *Site) Lookup(urlPath string) (*Asset, bool) {
@@ -194,6 +221,9 @@ func Build(opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
+	if opts.DecodePage {
+		r.Nav = append(r.Nav, htmlr.Link{Href: DecodePath, Text: "Decode"})
+	}
 	for _, e := range opts.Extensions {
 		r.Nav = append(r.Nav, e.Nav...)
 	}
@@ -229,6 +259,15 @@ func Build(opts Options) (*Site, error) {
 	if err := b.Add("/vectors.jsonl", TypeJSONL, vb.Bytes()); err != nil {
 		return nil, err
 	}
+	if opts.DecodePage {
+		var db bytes.Buffer
+		if err := r.DecodePage(&db, &htmlr.DecodeInput{APIs: APINames(c.Reg), Form: htmlr.DecodeForm{Kind: "request"}}); err != nil {
+			return nil, err
+		}
+		if err := b.Add(DecodePath, TypeHTML, db.Bytes()); err != nil {
+			return nil, err
+		}
+	}
 	for _, e := range opts.Extensions {
 		if e.Routes == nil {
 			continue
@@ -238,7 +277,7 @@ func Build(opts Options) (*Site, error) {
 		}
 	}
 
-	s := &Site{assets: b.assets}
+	s := &Site{assets: b.assets, Renderer: r, Releases: opts.Releases}
 	for p := range b.assets {
 		s.paths = append(s.paths, p)
 	}

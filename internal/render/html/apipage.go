@@ -48,6 +48,7 @@ type apiView struct {
 }
 
 type sectionView struct {
+	ID      string // element id and row-id prefix: "request", "response", "f0"
 	Kind    string // "request" or "response"
 	Heading string // "Request"
 	Title   string
@@ -175,8 +176,29 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 	if data == nil && s.Hex != "" {
 		data, _ = hex.DecodeString(s.Hex)
 	}
+	sv.ID = s.Kind
+	fillBytes(sv, data, s.Tree)
+	sv.Schema = r.hl.get(s.Schema)
+	if in.API != nil {
+		m, hdr := in.API.Request, in.RequestHeader
+		if s.Kind == "response" {
+			m, hdr = in.API.Response, in.ResponseHeader
+		}
+		sv.File = clean(m.Name) + ".json"
+		if hdr != nil {
+			addTagged(sv, hdr, s.HeaderVersion)
+		}
+		addTagged(sv, m, p.Version)
+	}
+	return sv
+}
+
+// fillBytes sets the grid and tree of sv from the frame's bytes and its
+// annotated tree.
+func fillBytes(sv *sectionView, data []byte, tree *page.Node) {
+	sv.Size = len(data)
 	sv.Hex = hex.EncodeToString(data)
-	sv.Tree = treeRows(s.Kind, s.Tree)
+	sv.Tree = treeRows(sv.ID, tree)
 	owner := make([]int, len(data))
 	for i := range owner {
 		owner[i] = -1
@@ -201,19 +223,6 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 		}
 		sv.Grid = append(sv.Grid, gr)
 	}
-	sv.Schema = r.hl.get(s.Schema)
-	if in.API != nil {
-		m, hdr := in.API.Request, in.RequestHeader
-		if s.Kind == "response" {
-			m, hdr = in.API.Response, in.ResponseHeader
-		}
-		sv.File = clean(m.Name) + ".json"
-		if hdr != nil {
-			addTagged(sv, hdr, s.HeaderVersion)
-		}
-		addTagged(sv, m, p.Version)
-	}
-	return sv
 }
 
 // addTagged lists the tagged fields of every struct of m that exists at v.

@@ -199,21 +199,115 @@
     });
   }
 
-  function initPage() {
-    $$("section.msg").forEach(function (el) {
+  function bindSections(root) {
+    $$("section.msg", root).forEach(function (el) {
+      if (el.dataset.bound) return;
+      el.dataset.bound = "1";
       var s = new Section(el);
       s.bind();
       sections.push(s);
     });
+  }
+
+  function initPage() {
+    bindSections(document);
     if (sections.length) {
       fromHash();
       window.addEventListener("hashchange", fromHash);
     }
   }
 
+  // ---- decode page -----------------------------------------------------
+  // The forms work without script (they post to /decode/); with script
+  // they call /api/decode and /api/encode and insert the answered markup.
+  function post(url, body) {
+    return fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body)
+    }).then(function (r) { return r.json(); });
+  }
+
+  function showAnswer(target, a, replace) {
+    var html = "";
+    if (a.error) {
+      var p = document.createElement("p");
+      p.className = "error";
+      p.setAttribute("role", "alert");
+      p.textContent = a.error;
+      html += p.outerHTML;
+    }
+    (a.frames || []).forEach(function (f) { html += f.html; });
+    if (replace) {
+      var tmp = document.createElement("div");
+      tmp.innerHTML = html;
+      target.replaceWith.apply(target, Array.prototype.slice.call(tmp.childNodes));
+    } else {
+      target.innerHTML = html;
+    }
+    sections = sections.filter(function (s) { return document.body.contains(s.el); });
+    bindSections(document);
+  }
+
+  function initDecode() {
+    var form = $("#decode-form"), results = $("#decode-results");
+    if (!form || !results) return;
+    var respOnly = $(".resp-only", form);
+    function kind() { var k = $("input[name=kind]:checked", form); return k ? k.value : "request"; }
+    function toggle() { if (respOnly) respOnly.hidden = kind() !== "response"; }
+    $$("input[name=kind]", form).forEach(function (i) { i.addEventListener("change", toggle); });
+    toggle();
+    form.addEventListener("submit", function (e) {
+      e.preventDefault();
+      var req = { hex: $("#hex", form).value, kind: kind() };
+      if (req.kind === "response") {
+        req.api = $("#api", form).value;
+        var v = $("#version", form).value.trim();
+        if (v !== "") req.version = Number(v);
+      }
+      results.textContent = "decoding…";
+      post("/api/decode", req).then(function (a) { showAnswer(results, a, false); },
+        function (err) { results.textContent = "decoding failed: " + err; });
+    });
+    results.addEventListener("submit", function (e) {
+      var f = e.target.closest("form.encode");
+      if (!f) return;
+      e.preventDefault();
+      var body;
+      try { body = JSON.parse(f.elements.body.value); } catch (err) {
+        var p = f.querySelector("p.error") || document.createElement("p");
+        p.className = "error";
+        p.textContent = "not JSON: " + err.message;
+        f.appendChild(p);
+        return;
+      }
+      var req = {
+        kind: f.elements.kind.value, api: f.elements.api.value, version: Number(f.elements.version.value),
+        correlation_id: Number(f.elements.correlation_id.value),
+        client_id: f.elements.client_id ? f.elements.client_id.value : null, body: body
+      };
+      var section = f.closest("section");
+      req.index = Number(section.id.slice(1)) || 0;
+      f.querySelectorAll("p.error").forEach(function (p) { p.remove(); });
+      post("/api/encode", req).then(function (a) {
+        if (a.frames && a.frames.length) {
+          $("#hex", form).value = a.frames[0].hex;
+          showAnswer(section, a, true);
+          return;
+        }
+        var p = document.createElement("p");
+        p.className = "error";
+        p.setAttribute("role", "alert");
+        p.textContent = a.error || "encoding failed";
+        f.appendChild(p);
+      });
+    });
+  }
+
   function init() {
     initFilter();
     initPage();
+    initDecode();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

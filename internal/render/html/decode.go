@@ -1,0 +1,108 @@
+package html
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/manifester/manifester/internal/page"
+)
+
+// MaxGridBytes is the largest frame the decode page draws as a byte grid;
+// bigger frames are reported without grid and tree markup.
+const MaxGridBytes = 64 << 10
+
+// DecodeForm is the state of the decode form.
+type DecodeForm struct {
+	Hex     string
+	Kind    string // "request" or "response"
+	API     string // name or key, for responses
+	Version string // for responses
+}
+
+// DecodeResult is one decoded (or undecodable) frame.
+type DecodeResult struct {
+	Index   int
+	Summary string // one line: "request AlterConfigs v2, correlation id 0, 25 bytes"
+	Kind    string
+	API     string
+	Version int16
+	// CorrelationID and ClientID go back into the re-encode form.
+	CorrelationID int32
+	ClientID      *string
+	Error         string
+	Bytes         []byte
+	Tree          *page.Node
+	// Body is the message body as indented JSON, editable and re-encodable;
+	// empty when the frame did not decode.
+	Body string
+}
+
+// DecodeInput is the data of the /decode/ page.
+type DecodeInput struct {
+	APIs    []string // names for the API field's suggestions
+	Form    DecodeForm
+	Error   string
+	Results []DecodeResult
+}
+
+type decodeView struct {
+	APIs     []string
+	Form     DecodeForm
+	Error    string
+	Results  []*decodeResultView
+	Response bool
+}
+
+type decodeResultView struct {
+	sectionView
+	Summary       string
+	Body          string
+	API           string
+	Version       int16
+	CorrelationID int32
+	ClientID      string
+	ClientIDNull  bool
+	TooLarge      bool
+}
+
+func decodeResultViewOf(res *DecodeResult) *decodeResultView {
+	v := &decodeResultView{Summary: clean(res.Summary), Body: clean(res.Body), API: clean(res.API), Version: res.Version,
+		CorrelationID: res.CorrelationID}
+	if res.ClientID != nil {
+		v.ClientID = clean(*res.ClientID)
+	} else {
+		v.ClientIDNull = true
+	}
+	v.ID = fmt.Sprintf("f%d", res.Index)
+	v.Kind = res.Kind
+	v.Error = clean(res.Error)
+	if len(res.Bytes) > MaxGridBytes {
+		v.TooLarge = true
+		v.Size = len(res.Bytes)
+		return v
+	}
+	fillBytes(&v.sectionView, res.Bytes, res.Tree)
+	return v
+}
+
+// DecodePage writes the /decode/ page, with results when there are any.
+func (r *Renderer) DecodePage(w io.Writer, in *DecodeInput) error {
+	v := &decodeView{APIs: in.APIs, Form: in.Form, Error: clean(in.Error), Response: in.Form.Kind == "response"}
+	v.Form.Hex = clean(v.Form.Hex)
+	for i := range in.Results {
+		v.Results = append(v.Results, decodeResultViewOf(&in.Results[i]))
+	}
+	return r.exec(w, "decode", "Decode", "decode", v)
+}
+
+// DecodeFragment writes the markup of one result, as the decode page shows
+// it (for the script to insert).
+func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
+	var b bytes.Buffer
+	if err := r.tmpl.ExecuteTemplate(&b, "result", decodeResultViewOf(res)); err != nil {
+		return fmt.Errorf("rendering a decode result: %w", err)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}

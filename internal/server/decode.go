@@ -1,0 +1,403 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/jsonvalue"
+	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/site"
+)
+
+// Limits of the decode handlers.
+const (
+	// MaxDecodeBody is the largest request body the decode handlers read;
+	// larger ones get 413.
+	MaxDecodeBody = 1 << 20
+	// MaxDecodeFrames is the most frames one decode answers.
+	MaxDecodeFrames = 64
+)
+
+// Decoder answers the decode page and its API:
+//
+//	POST /decode/      form post (works without script): the page with results
+//	POST /api/decode   {"hex", "kind", "api", "version"} -> {"frames": [...]}
+//	POST /api/encode   {"kind", "api", "version", "correlation_id",
+//	                    "client_id", "body"} -> {"frames": [...]}
+//
+// Each answered frame is the report of package report (kind, API, version,
+// error with offset and path, tree, body JSON, hex) plus "html", the
+// frame's byte grid and tree as the page shows them.
+type Decoder struct {
+	Codec    *codec.Codec
+	Renderer *htmlr.Renderer
+}
+
+// RegisterDecode adds the decode handlers of the site's newest release to s.
+func RegisterDecode(s *Server, st *site.Site) *Decoder {
+	d := &Decoder{Codec: st.Newest().Codec, Renderer: st.Renderer}
+	s.Handle("POST "+site.DecodePath, http.HandlerFunc(d.servePage))
+	s.Handle("POST /api/decode", http.HandlerFunc(d.serveDecodeAPI))
+	s.Handle("POST /api/encode", http.HandlerFunc(d.serveEncodeAPI))
+	return d
+}
+
+// requestError is a problem with the client's input (400).
+type requestError struct{ msg string }
+
+func (e *requestError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &requestError{fmt.Sprintf(format, args...)}
+}
+
+// DecodeRequest is the JSON body of POST /api/decode.
+type DecodeRequest struct {
+	Hex     string `json:"hex"`
+	Kind    string `json:"kind"`              // "request" (default) or "response"
+	API     string `json:"api,omitempty"`     // name or key; responses only
+	Version *int   `json:"version,omitempty"` // responses only
+}
+
+// EncodeRequest is the JSON body of POST /api/encode.
+type EncodeRequest struct {
+	Kind          string          `json:"kind"`
+	API           string          `json:"api"`
+	Version       int             `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      *string         `json:"client_id"` // null for a null client id
+	Body          json.RawMessage `json:"body"`
+	// Index numbers the answered frame (its element ids), so that a page
+	// can replace frame N with its re-encoding.
+	Index int `json:"index,omitempty"`
+}
+
+// Answer is the JSON answer of the decode API.
+type Answer struct {
+	Frames []AnswerFrame `json:"frames,omitempty"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// AnswerFrame is one frame's report with its rendered grid and tree.
+type AnswerFrame struct {
+	*report.Frame
+	HTML string `json:"html"`
+}
+
+func parseKind(s string) (schema.MessageType, error) {
+	switch s {
+	case "", "request":
+		return schema.TypeRequest, nil
+	case "response":
+		return schema.TypeResponse, nil
+	}
+	return 0, badRequest("kind %q: want request or response", s)
+}
+
+// lookup resolves an API and version for a response (or an encode).
+func (d *Decoder) lookup(apiArg string, version int, haveVersion bool) (*schema.API, int16, error) {
+	if strings.TrimSpace(apiArg) == "" {
+		return nil, 0, badRequest("a response does not name its API: give the API (name or key) and version")
+	}
+	api, err := d.Codec.Reg.Lookup(apiArg)
+	if err != nil {
+		return nil, 0, &requestError{err.Error()}
+	}
+	if api.Reserved() {
+		return nil, 0, badRequest("%s (key %d) is reserved: it has no valid versions", api.Name, api.Key)
+	}
+	if !haveVersion {
+		return nil, 0, badRequest("give the version of the %s response", api.Name)
+	}
+	if version < 0 || version > 32767 || !api.Request.Valid.Contains(int16(version)) {
+		return nil, 0, badRequest("%s has no version %d; valid versions are %s", api.Name, version, api.Request.Valid)
+	}
+	return api, int16(version), nil
+}
+
+// Decode decodes every frame of a hex input.
+func (d *Decoder) Decode(in DecodeRequest) ([]*report.Frame, error) {
+	kind, err := parseKind(in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	opts := report.Options{Kind: kind, Roundtrip: true}
+	if kind == schema.TypeResponse {
+		v := -1
+		if in.Version != nil {
+			v = *in.Version
+		}
+		if opts.API, opts.Version, err = d.lookup(in.API, v, in.Version != nil); err != nil {
+			return nil, err
+		}
+	}
+	b, err := hexin.Parse(in.Hex)
+	if err != nil {
+		return nil, &requestError{err.Error()}
+	}
+	if len(b) == 0 {
+		return nil, badRequest("no bytes: paste a frame as hex")
+	}
+	var out []*report.Frame
+	for i, piece := range frames.Split(b) {
+		if i == MaxDecodeFrames {
+			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
+		}
+		f := report.Decode(d.Codec, piece.Bytes, opts)
+		f.Index, f.Offset = i, int64(piece.Offset)
+		if piece.Err != nil && f.Error == "" {
+			f.Error = piece.Err.Error()
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Encode encodes a body given as JSON into a frame and reports on it.
+func (d *Decoder) Encode(in EncodeRequest) (*report.Frame, error) {
+	kind, err := parseKind(in.Kind)
+	if err != nil {
+		return nil, err
+	}
+	api, v, err := d.lookup(in.API, in.Version, true)
+	if err != nil {
+		return nil, err
+	}
+	m := api.Request
+	if kind == schema.TypeResponse {
+		m = api.Response
+	}
+	body := in.Body
+	if len(bytes.TrimSpace(body)) == 0 {
+		body = []byte("{}")
+	}
+	val, err := jsonvalue.Unmarshal(m, v, body)
+	if err != nil {
+		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
+	}
+	f := &codec.Frame{Kind: kind, API: api, Version: v, CorrelationID: in.CorrelationID, Body: val}
+	if in.ClientID == nil {
+		f.ClientIDNull = true
+	} else {
+		f.ClientID = []byte(*in.ClientID)
+	}
+	var b []byte
+	if kind == schema.TypeResponse {
+		b, err = d.Codec.EncodeResponse(nil, f)
+	} else {
+		b, err = d.Codec.EncodeRequest(nil, f)
+	}
+	if err != nil {
+		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
+	}
+	opts := report.Options{Kind: kind, Roundtrip: true}
+	if kind == schema.TypeResponse {
+		opts.API, opts.Version = api, v
+	}
+	rep := report.Decode(d.Codec, b, opts)
+	rep.Index = max(in.Index, 0)
+	return rep, nil
+}
+
+// Result converts a report into what the page renders.
+func Result(f *report.Frame) htmlr.DecodeResult {
+	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
+		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.Tree}
+	if res.API == "" {
+		res.API = strconv.Itoa(int(f.APIKey))
+	}
+	if f.Kind == "response" {
+		// A response carries no client id; keep the re-encode form's
+		// field empty rather than null.
+		empty := ""
+		res.ClientID = &empty
+	}
+	if len(f.Body) > 0 {
+		var buf bytes.Buffer
+		if json.Indent(&buf, f.Body, "", "  ") == nil {
+			res.Body = buf.String()
+		}
+	}
+	return res
+}
+
+// readBody reads at most MaxDecodeBody bytes of the request body. A body
+// that announces more is refused before reading.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
+	if r.ContentLength > MaxDecodeBody {
+		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %d bytes is larger than %d", r.ContentLength, MaxDecodeBody)
+	}
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxDecodeBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body is larger than %d bytes", MaxDecodeBody)
+		}
+		return nil, http.StatusBadRequest, fmt.Errorf("reading the request: %w", err)
+	}
+	return b, 0, nil
+}
+
+var hJSON = []string{"application/json"}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
+	}
+	w.Header()["Content-Type"] = hJSON
+	w.Header()["Cache-Control"] = hNoCache
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+func isJSON(r *http.Request) bool {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// decodeJSON reads a JSON API request into v, answering the error itself.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if !isJSON(r) {
+		writeJSON(w, http.StatusUnsupportedMediaType, Answer{Error: "send application/json"})
+		return false
+	}
+	b, status, err := readBody(w, r)
+	if err != nil {
+		writeJSON(w, status, Answer{Error: err.Error()})
+		return false
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeJSON(w, http.StatusBadRequest, Answer{Error: "bad JSON request: " + err.Error()})
+		return false
+	}
+	return true
+}
+
+func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
+	var a Answer
+	for _, f := range fs {
+		var buf bytes.Buffer
+		res := Result(f)
+		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
+			writeJSON(w, http.StatusInternalServerError, Answer{Error: rerr.Error()})
+			return
+		}
+		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
+	}
+	status := http.StatusOK
+	if err != nil {
+		a.Error = err.Error()
+		var re *requestError
+		if errors.As(err, &re) && len(a.Frames) == 0 {
+			status = http.StatusBadRequest
+		}
+	}
+	writeJSON(w, status, a)
+}
+
+func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
+	var in DecodeRequest
+	if !decodeJSON(w, r, &in) {
+		return
+	}
+	fs, err := d.Decode(in)
+	d.answer(w, fs, err)
+}
+
+func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
+	var in EncodeRequest
+	if !decodeJSON(w, r, &in) {
+		return
+	}
+	f, err := d.Encode(in)
+	if err != nil {
+		d.answer(w, nil, err)
+		return
+	}
+	d.answer(w, []*report.Frame{f}, nil)
+}
+
+// servePage answers the form post of the /decode/ page with the whole page.
+func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
+	b, status, err := readBody(w, r)
+	in := &htmlr.DecodeInput{APIs: site.APINames(d.Codec.Reg), Form: htmlr.DecodeForm{Kind: "request"}}
+	var results []*report.Frame
+	if err == nil {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if perr := r.ParseForm(); perr != nil {
+			status, err = http.StatusBadRequest, perr
+		}
+	}
+	if err == nil {
+		f := r.PostForm
+		in.Form = htmlr.DecodeForm{Hex: f.Get("hex"), Kind: f.Get("kind"), API: f.Get("api"), Version: f.Get("version")}
+		if in.Form.Kind == "" {
+			in.Form.Kind = "request"
+		}
+		switch f.Get("op") {
+		case "encode":
+			v, verr := strconv.Atoi(f.Get("version"))
+			corr, cerr := strconv.ParseInt(f.Get("correlation_id"), 10, 32)
+			if verr != nil || cerr != nil {
+				err = badRequest("version and correlation_id must be numbers")
+				break
+			}
+			er := EncodeRequest{Kind: in.Form.Kind, API: in.Form.API, Version: v, CorrelationID: int32(corr), Body: json.RawMessage(f.Get("body"))}
+			if f.Get("client_id_null") == "" {
+				c := f.Get("client_id")
+				er.ClientID = &c
+			}
+			var rep *report.Frame
+			if rep, err = d.Encode(er); rep != nil {
+				results = append(results, rep)
+				in.Form.Hex = rep.Hex
+			}
+		default:
+			dr := DecodeRequest{Hex: in.Form.Hex, Kind: in.Form.Kind, API: in.Form.API}
+			if s := strings.TrimSpace(in.Form.Version); s != "" {
+				v, verr := strconv.Atoi(s)
+				if verr != nil {
+					err = badRequest("version %q is not a number", s)
+					break
+				}
+				dr.Version = &v
+			}
+			results, err = d.Decode(dr)
+		}
+		status = http.StatusOK
+		var re *requestError
+		if err != nil && errors.As(err, &re) && len(results) == 0 {
+			status = http.StatusBadRequest
+		}
+	}
+	if err != nil {
+		in.Error = err.Error()
+	}
+	for _, f := range results {
+		in.Results = append(in.Results, Result(f))
+	}
+	var buf bytes.Buffer
+	if rerr := d.Renderer.DecodePage(&buf, in); rerr != nil {
+		http.Error(w, rerr.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header()["Content-Type"] = hHTML
+	w.Header()["Cache-Control"] = hNoCache
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
