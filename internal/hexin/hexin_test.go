@@ -167,3 +167,19 @@ func TestTcpdumpSegments(t *testing.T) {
 		t.Error("a Kafka frame was taken for an IP packet")
 	}
 }
+
+// TestLinkHeaders: the same IPv4 packet behind each link header tcpdump
+// -XX can show.
+func TestLinkHeaders(t *testing.T) {
+	ip, _ := Parse("4500 002c 0001 0000 4006 0000 7f00 0001 7f00 0001 c350 2384 0000 0001 0000 0001 5018 0200 0000 0000 dead beef")
+	eth, _ := Parse("0000 0000 0000 0000 0000 0000 0800")
+	sll, _ := Parse("0000 0304 0006 0000 0000 0000 0000 0800")
+	sll2, _ := Parse("0800 0000 0000 0001 0304 0006 0000 0000 0000 0000")
+	for name, hdr := range map[string][]byte{"raw IP": nil, "Ethernet": eth, "Linux cooked": sll, "Linux cooked v2": sll2} {
+		d := &Dump{Format: FormatDump, Packets: [][]byte{append(append([]byte(nil), hdr...), ip...)}}
+		segs, ok, err := d.TCPSegments()
+		if err != nil || !ok || len(segs) != 1 || !bytes.Equal(segs[0].Payload, []byte{0xde, 0xad, 0xbe, 0xef}) {
+			t.Errorf("%s: %v %v %v", name, segs, ok, err)
+		}
+	}
+}

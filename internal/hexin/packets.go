@@ -16,7 +16,7 @@ type Segment struct {
 func (s Segment) Flow() string { return s.Src.String() + " -> " + s.Dst.String() }
 
 // TCPSegments reads the packets of a tcpdump -X (IP) or -XX (Ethernet or
-// Linux cooked) dump as IPv4/IPv6 TCP packets and returns their payloads.
+// Linux cooked v1/v2) dump as IPv4/IPv6 TCP packets and returns their payloads.
 // ok is false when the first packet is not recognisably one, so that plain
 // dumps of Kafka bytes are left alone. Packets that are not TCP are
 // skipped; an IP or TCP header that is cut short is an error.
@@ -44,10 +44,10 @@ func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 }
 
 // detectLink returns the link-header length of a packet (0 for raw IP, 14
-// for Ethernet, 16 for Linux cooked capture), or -1 when it is none of
+// for Ethernet, 16 or 20 for Linux cooked capture v1 or v2), or -1 when it is none of
 // them. A packet counts as IP when its IP length field matches its size.
 func detectLink(p []byte) int {
-	for _, l := range []int{0, 14, 16} {
+	for _, l := range []int{0, 14, 16, 20} {
 		if len(p) <= l {
 			continue
 		}
@@ -58,6 +58,10 @@ func detectLink(p []byte) int {
 			}
 		case 16:
 			if et := binary.BigEndian.Uint16(p[14:]); et != 0x0800 && et != 0x86dd {
+				continue
+			}
+		case 20: // Linux cooked v2 (tcpdump -i any): protocol first
+			if et := binary.BigEndian.Uint16(p); et != 0x0800 && et != 0x86dd {
 				continue
 			}
 		}
