@@ -257,6 +257,27 @@ func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
 	n.Detached = root
 }
 
+// inflateLegacy decodes the compressed value of a legacy wrapper message:
+// an inner MessageSet, shown as a detached tree whose offsets are relative
+// to the inflated bytes. Problems are flagged on the node, not returned,
+// as for RecordBatch v2.
+func (d *Decoder) inflateLegacy(n *span.Node, codec int, value []byte, path string) {
+	raw, err := d.Decompress(codec, value)
+	if err != nil {
+		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		return
+	}
+	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecordBatch)
+	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
+	root.About = "inner MessageSet after decompression; offsets are within these bytes"
+	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed"}
+	if err := inner.Decode(root); err != nil {
+		root.Err = err
+	}
+	n.Note = fmt.Sprintf("%s compressed, %d bytes inflated", CompressionName(codec), len(raw))
+	n.Detached = root
+}
+
 type recordReader struct {
 	d    *Decoder
 	r    *wire.Reader
@@ -467,6 +488,9 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		if d.Spans != nil {
 			x := d.Spans.New(mn, name, "bytes", off, span.CatRecord)
 			x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncInt32, int64(n), b, n < 0, sub.Off-off
+			if codec := int(attrs & 7); name == "value" && codec != 0 && n > 0 && d.Decompress != nil {
+				d.inflateLegacy(x, codec, b, p)
+			}
 		}
 	}
 	if sub.Off != end {
