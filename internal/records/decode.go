@@ -326,7 +326,7 @@ func (rr *recordReader) blob(parent *span.Node, name, path string, allowNull boo
 	if rr.d.Spans != nil {
 		x := rr.d.Spans.New(parent, name, "bytes", off, span.CatRecord)
 		x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncVarint, int64(n), b, n < 0, rr.r.Off-off
-		if name == "key" && n >= 0 && isText(b) || name == "headerKey" {
+		if (name == "key" || name == "value" || name == "headerValue") && n >= 0 && isText(b) || name == "headerKey" {
 			x.Val = span.ValString
 		}
 	}
