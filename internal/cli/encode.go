@@ -11,6 +11,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
 
@@ -70,8 +71,8 @@ func runEncode(env *Env, args []string) error {
 	if err != nil {
 		return failure{err}
 	}
-	// A decode report line names its API, version, kind and correlation id;
-	// flags override them.
+	// A decode report line names its API, version, kind, correlation id,
+	// client id and header tags; flags override the first five.
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fromReport != nil {
@@ -115,6 +116,15 @@ func runEncode(env *Env, args []string) error {
 		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
 	}
 	f := &codec.Frame{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: val}
+	if fromReport != nil {
+		for _, t := range fromReport.HeaderTags {
+			data, err := hex.DecodeString(t.Data)
+			if err != nil {
+				return failure{fmt.Errorf("header_tags: tag %d: %w", t.Tag, err)}
+			}
+			f.HeaderTags = append(f.HeaderTags, codec.RawTag{Tag: t.Tag, Data: data})
+		}
+	}
 	if *nullClient {
 		f.ClientIDNull = true
 	} else {
@@ -168,6 +178,7 @@ type reportHead struct {
 	CorrelationID int32           `json:"correlation_id"`
 	ClientID      *string         `json:"client_id"`
 	HeaderVersion int16           `json:"header_version"`
+	HeaderTags    []report.Tag    `json:"header_tags"`
 	Body          json.RawMessage `json:"body"`
 }
 

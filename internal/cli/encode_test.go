@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -147,5 +148,21 @@ func TestEncodeErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
 			t.Errorf("%s %v: exit %d, %q; want %d, %q", tc.in, tc.args, code, errs, tc.code, tc.msg)
 		}
+	}
+}
+
+// TestEncodeHeaderTags: unknown tagged fields in a request header survive
+// decode --format json | encode.
+func TestEncodeHeaderTags(t *testing.T) {
+	v7 := decCreateTopics(7)
+	// Replace the header's empty tag section (offset 15) with one tag.
+	in := setSize(slices.Concat(v7[:15], []byte{1, 5, 2, 0xca, 0xfe}, v7[16:]))
+	code, line, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--roundtrip", "--hex", hex.EncodeToString(in))
+	if code != 0 || !strings.Contains(line, `"header_tags":[{"tag":5,"data":"cafe"}]`) {
+		t.Fatalf("exit %d: %s %s", code, line, errs)
+	}
+	code, out, errs := decRun(t, []byte(line), "encode", "--spec", decSpec, "-")
+	if code != 0 || strings.TrimSpace(out) != hex.EncodeToString(in) {
+		t.Errorf("exit %d: %s %s\nwant %x", code, out, errs, in)
 	}
 }

@@ -48,6 +48,9 @@ type Frame struct {
 	// Size is the frame's size, its int32 size prefix included.
 	Size          int   `json:"size"`
 	HeaderVersion int16 `json:"header_version"`
+	// HeaderTags are the header's tagged fields (none are defined, so all
+	// are unknown), kept so that `encode` can reproduce the frame.
+	HeaderTags []Tag `json:"header_tags,omitempty"`
 
 	// Capture metadata, set by capture and proxy front ends.
 	Time *time.Time `json:"time,omitempty"`
@@ -84,6 +87,12 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+}
+
+// Tag is a raw tagged field: its number and its bytes as hex.
+type Tag struct {
+	Tag  uint32 `json:"tag"`
+	Data string `json:"data"`
 }
 
 // Diff is where a re-encoded frame first differs from the input.
@@ -160,6 +169,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			r.API, r.APIKey = f.API.Name, f.API.Key
 		}
 		r.Version, r.CorrelationID, r.HeaderVersion = f.Version, f.CorrelationID, f.HeaderVersion
+		for _, t := range f.HeaderTags {
+			r.HeaderTags = append(r.HeaderTags, Tag{Tag: t.Tag, Data: hex.EncodeToString(t.Data)})
+		}
 		if kind == schema.TypeRequest && f.HeaderVersion >= 1 && !f.ClientIDNull && (err == nil || f.ClientID != nil) {
 			s := string(f.ClientID)
 			r.ClientID = &s
