@@ -284,6 +284,19 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("pinned selection moved to %q on hover elsewhere, want %q", got, hash)
 		}
 
+		// "copy field hex" copies the pinned field's bytes, "copy hex" the
+		// frame. The clipboard is replaced by a recorder (headless Chromium
+		// has no clipboard to read back).
+		eval[chromedp.Void](t, ctx, `window.__copied = []; navigator.clipboard.writeText = t => { window.__copied.push(t); return Promise.resolve(); }; undefined`)
+		if err := chromedp.Do(ctx, chromedp.Click(`[id="request:AlterConfigsRequest.Resources.AlterConfigsResource[0]"] th a`),
+			chromedp.Click(`#request button[data-copy=field]`), chromedp.Click(`#request button[data-copy=frame]`)); err != nil {
+			t.Fatal(err)
+		}
+		copied := eval[[]string](t, ctx, `window.__copied`)
+		if want := []string{"00010201010000", "00000015002100020000000000000002000102010100000000"}; fmt.Sprint(copied) != fmt.Sprint(want) {
+			t.Errorf("copied %q, want the 7 bytes of AlterConfigsResource[0] then the frame %q", copied, want)
+		}
+
 		// The fragment selects the field on load.
 		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/v1/#response:AlterConfigsResponse.ThrottleTimeMs"),
 			chromedp.WaitVisible("#response .tools")); err != nil {
