@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
@@ -36,6 +37,29 @@ func (e *encoder) fail(err error) error {
 	return &EncodeError{Path: d.pathString(), Err: err}
 }
 
+// within prefixes the path of an error returned from inside field name (or
+// array element idx when idx >= 0). The hot path keeps no path stack: the
+// path is built only when an error unwinds.
+func within(err error, name string, idx int32) error {
+	ee, ok := err.(*EncodeError)
+	if !ok {
+		return err
+	}
+	seg := name
+	if idx >= 0 {
+		seg = "[" + strconv.Itoa(int(idx)) + "]"
+	}
+	switch {
+	case ee.Path == "":
+		ee.Path = seg
+	case ee.Path[0] == '[':
+		ee.Path = seg + ee.Path
+	default:
+		ee.Path = seg + "." + ee.Path
+	}
+	return ee
+}
+
 // EncodeBody appends the body of m at version v.
 func (c *Codec) EncodeBody(dst []byte, m *schema.Message, v int16, val *Value) ([]byte, error) {
 	p, err := c.plan(m, v)
@@ -43,8 +67,11 @@ func (c *Codec) EncodeBody(dst []byte, m *schema.Message, v int16, val *Value) (
 		return dst, &EncodeError{Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, err)}
 	}
 	e := &encoder{}
-	e.push(m.Name, -1)
-	return e.structBody(dst, p, val)
+	dst, err = e.structBody(dst, p, val)
+	if err != nil {
+		err = within(err, m.Name, -1)
+	}
+	return dst, err
 }
 
 // EncodeRequest appends a whole request frame: size, header, body.
@@ -122,7 +149,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 	if len(v.Fields) != len(p.all) {
 		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Fields)))
 	}
-	for _, fp := range p.all {
+	for _, fp := range p.defaults {
 		if !fp.present && !fp.f.Ignorable && !Equal(&v.Fields[fp.f.Index], &fp.def) {
 			e.push(fp.f.Name, -1)
 			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
@@ -132,11 +159,9 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	var err error
 	for _, fp := range p.wire {
-		e.push(fp.f.Name, -1)
 		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Fields[fp.f.Index])
-		e.pop()
 		if err != nil {
-			return dst, err
+			return dst, within(err, fp.f.Name, -1)
 		}
 	}
 	if !p.flexible {
@@ -183,11 +208,9 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			dst = append(dst, en.raw...)
 			continue
 		}
-		e.push(en.fp.f.Name, -1)
 		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Fields[en.fp.f.Index])
-		e.pop()
 		if err != nil {
-			return dst, err
+			return dst, within(err, en.fp.f.Name, -1)
 		}
 		dst = wire.AppendUvarint(dst, uint32(len(val)))
 		dst = append(dst, val...)
@@ -220,8 +243,10 @@ func (e *encoder) checkInt(v int64, k schema.Kind) error {
 }
 
 func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool, v *Value) ([]byte, error) {
-	if err := e.checkInt(v.Int, k); err != nil {
-		return dst, err
+	if k.IsInteger() || k == schema.KindBool {
+		if err := e.checkInt(v.Int, k); err != nil {
+			return dst, err
+		}
 	}
 	switch k {
 	case schema.KindBool:
@@ -271,15 +296,13 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		dst = e.appendLen(dst, fp.compact, false, len(v.Elems))
 		var err error
 		for i := range v.Elems {
-			e.push("", int32(i))
 			if fp.elemKind == schema.KindStruct {
 				dst, err = e.structBody(dst, fp.sub, &v.Elems[i])
 			} else {
 				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Elems[i])
 			}
-			e.pop()
 			if err != nil {
-				return dst, err
+				return dst, within(err, "", int32(i))
 			}
 		}
 		return dst, nil
