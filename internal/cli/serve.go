@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/server"
 )
 
@@ -50,6 +51,9 @@ func runServe(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The decode page inflates compressed record batches (the site's own
+	// pages hold none).
+	s.Newest().Codec.Decompress = compress.Decompressor()
 	srv := server.New(s)
 	server.RegisterDecode(srv, s)
 	for _, h := range serveHooks {

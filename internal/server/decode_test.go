@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -14,6 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/records"
 )
 
 // kmsgAlterConfigs is AlterConfigs v2 with one resource and one config,
@@ -282,5 +286,49 @@ func TestDecodeFormPost(t *testing.T) {
 	// GET /decode/ is the static page.
 	if g := do(t, srv, "GET", "/decode/", nil); g.Code != 200 || !strings.Contains(g.Body.String(), `id="decode-form"`) {
 		t.Errorf("GET /decode/: %d", g.Code)
+	}
+}
+
+// TestDecodeInflatedRecords decodes a Produce request (kmsg) whose batch
+// is gzip-compressed: the answer shows the inflated records in a grid and
+// tree of their own.
+func TestDecodeInflatedRecords(t *testing.T) {
+	srv := New(testSite(t))
+	d := RegisterDecode(srv, testSite(t))
+	d.Codec.Decompress = compress.Decompressor()
+	defer func() { d.Codec.Decompress = nil }()
+	// One record: length 11, attributes 0, timestamp and offset deltas 0,
+	// null key, value "hello", no headers (zig-zag varints).
+	rec := []byte{0x16, 0, 0, 0, 0x01, 0x0a, 'h', 'e', 'l', 'l', 'o', 0}
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write(rec)
+	zw.Close()
+	batch := records.AppendBatch(nil, &records.Batch{Attributes: 1, NumRecords: 1, Records: zb.Bytes()})
+	req := kmsg.NewPtrProduceRequest()
+	req.Version = 9
+	req.Acks = -1
+	tp := kmsg.NewProduceRequestTopic()
+	tp.Topic = "t"
+	p := kmsg.NewProduceRequestTopicPartition()
+	p.Records = batch
+	tp.Partitions = append(tp.Partitions, p)
+	req.Topics = append(req.Topics, tp)
+	frame := kmsg.NewRequestFormatter().AppendRequest(nil, req, 1)
+
+	w, a := postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame)})
+	if w.Code != 200 || len(a.Frames) != 1 || a.Frames[0].Error != "" {
+		t.Fatalf("decode: %d %+v", w.Code, a)
+	}
+	markup := a.Frames[0].HTML
+	i := strings.Index(markup, `id="f0-z0"`)
+	if i < 0 {
+		t.Fatalf("no inflated-records section in the answer")
+	}
+	if got := cells(t, markup[i-len(`<section `):]); strings.Join(got, "") != hex.EncodeToString(rec) {
+		t.Errorf("inflated grid shows %v, want the record %x", got, rec)
+	}
+	if !strings.Contains(markup[i:], "hello") {
+		t.Errorf("inflated tree lacks the record value")
 	}
 }

@@ -64,6 +64,14 @@ type decodeResultView struct {
 	ClientID      string
 	ClientIDNull  bool
 	TooLarge      bool
+	// Inflated holds the decompressed records of compressed batches, each
+	// with its own grid (offsets within the inflated bytes) and tree.
+	Inflated []*inflatedView
+}
+
+type inflatedView struct {
+	sectionView
+	Of string // path of the batch's records field
 }
 
 func decodeResultViewOf(res *DecodeResult) *decodeResultView {
@@ -83,6 +91,23 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		return v
 	}
 	fillBytes(&v.sectionView, res.Bytes, res.Tree)
+	var walk func(n *page.Node)
+	walk = func(n *page.Node) {
+		if n.Detached != nil && len(n.Detached.Bytes) <= MaxGridBytes {
+			iv := &inflatedView{Of: clean(n.Path)}
+			iv.ID = fmt.Sprintf("%s-z%d", v.ID, len(v.Inflated))
+			iv.Kind = "inflated records"
+			iv.Error = clean(n.Detached.Error)
+			fillBytes(&iv.sectionView, n.Detached.Bytes, n.Detached)
+			v.Inflated = append(v.Inflated, iv)
+		}
+		for _, k := range n.Children {
+			walk(k)
+		}
+	}
+	if res.Tree != nil {
+		walk(res.Tree)
+	}
 	return v
 }
 

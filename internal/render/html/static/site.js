@@ -286,8 +286,8 @@
         correlation_id: Number(f.elements.correlation_id.value),
         client_id: f.elements.client_id ? f.elements.client_id.value : null, body: body
       };
-      var section = f.closest("section");
-      req.index = Number(section.id.slice(1)) || 0;
+      var section = f.closest("div.result") || f.closest("section");
+      req.index = Number(f.closest("section").id.slice(1)) || 0;
       f.querySelectorAll("p.error").forEach(function (p) { p.remove(); });
       post("/api/encode", req).then(function (a) {
         if (a.frames && a.frames.length) {
