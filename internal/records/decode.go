@@ -297,30 +297,42 @@ func (rr *recordReader) leaf(parent *span.Node, name, typ string, off int, v int
 	return n
 }
 
-func (rr *recordReader) varint(parent *span.Node, name, about, path string) (int32, error) {
+// recAt names a record, and a header in it when hdr >= 0, for error paths.
+// The path text is built only when an error needs it.
+type recAt struct{ rec, hdr int }
+
+func (a recAt) String() string {
+	s := "Record[" + strconv.Itoa(a.rec) + "]."
+	if a.hdr >= 0 {
+		s += "Header[" + strconv.Itoa(a.hdr) + "]."
+	}
+	return s
+}
+
+func (rr *recordReader) varint(parent *span.Node, name, about string, at recAt) (int32, error) {
 	off := rr.r.Off
 	v, err := rr.r.Varint()
 	if err != nil {
-		return 0, rr.fail(off, path+name, err)
+		return 0, rr.fail(off, at.String()+name, err)
 	}
 	rr.leaf(parent, name, "varint", off, int64(v), about)
 	return v, nil
 }
 
 // blob reads a varint-length-prefixed key, value or header part.
-func (rr *recordReader) blob(parent *span.Node, name, path string, allowNull bool) error {
+func (rr *recordReader) blob(parent *span.Node, name string, at recAt, allowNull bool) error {
 	off := rr.r.Off
 	n, err := rr.r.Varint()
 	if err != nil {
-		return rr.fail(off, path+name+"Length", err)
+		return rr.fail(off, at.String()+name+"Length", err)
 	}
 	if n < -1 || (n == -1 && !allowNull) {
-		return rr.fail(off, path+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
+		return rr.fail(off, at.String()+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
 	}
 	var b []byte
 	if n >= 0 {
 		if b, err = rr.r.Span(int(n)); err != nil {
-			return rr.fail(off, path+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, rr.r.Remaining()))
+			return rr.fail(off, at.String()+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, rr.r.Remaining()))
 		}
 	}
 	if rr.d.Spans != nil {
@@ -342,14 +354,14 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		rr.d.Spans.Reserve(rn, 7)
 		rn.Index, rn.Val = int32(idx), span.ValStruct
 	}
-	p := "Record[" + strconv.Itoa(idx) + "]."
+	p := recAt{idx, -1}
 	length, err := rr.varint(rn, "length", "bytes of the rest of this record", p)
 	if err != nil {
 		return err
 	}
 	bodyStart := r.Off
 	if length < 0 || int(length) > r.Remaining() {
-		return rr.fail(start, p+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
+		return rr.fail(start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
 	}
 	end := bodyStart + int(length)
 	saved := r.B
@@ -358,13 +370,13 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 	off := r.Off
 	attrs, err := r.Int8()
 	if err != nil {
-		return rr.fail(off, p+"attributes", err)
+		return rr.fail(off, p.String()+"attributes", err)
 	}
 	rr.leaf(rn, "attributes", "int8", off, int64(attrs), "unused, 0")
 	off = r.Off
 	ts, err := r.Varlong()
 	if err != nil {
-		return rr.fail(off, p+"timestampDelta", err)
+		return rr.fail(off, p.String()+"timestampDelta", err)
 	}
 	rr.leaf(rn, "timestampDelta", "varlong", off, ts, "relative to baseTimestamp")
 	if _, err := rr.varint(rn, "offsetDelta", "relative to baseOffset", p); err != nil {
@@ -381,7 +393,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		return err
 	}
 	if hc < 0 || int(hc) > r.Remaining()/2 {
-		return rr.fail(r.Off, p+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
+		return rr.fail(r.Off, p.String()+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
 	}
 	if rn != nil {
 		rr.d.Spans.Reserve(rn, int(hc))
@@ -394,7 +406,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 			hn.Index, hn.Val = int32(h), span.ValStruct
 		}
 		hs := r.Off
-		hp := p + "Header[" + strconv.Itoa(h) + "]."
+		hp := recAt{idx, h}
 		if err := rr.blob(hn, "headerKey", hp, false); err != nil {
 			return err
 		}
@@ -406,7 +418,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		}
 	}
 	if r.Off != end {
-		return rr.fail(r.Off, p+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
+		return rr.fail(r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
 	}
 	if rn != nil {
 		rn.Len = r.Off - start
