@@ -197,6 +197,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		if !o.NoAlternatives {
 			r.AlsoDecodesAs = alternatives(c, b, kind, f, o)
 		}
+		if f != nil && f.API != nil && f.API.Key == apiVersionsKey && f.Version > f.API.Request.Valid.Hi && errors.Is(err, wire.ErrVersion) {
+			r.Error += "; clients send the newest ApiVersions version they know, and a broker that does not know it answers with a v0 response carrying UNSUPPORTED_VERSION (35) and its own version ranges"
+		}
 		return r
 	}
 	if js, jerr := jsonvalue.Marshal(f.Message(), f.Version, &f.Body); jerr == nil {
@@ -237,6 +240,10 @@ func fillUndecoded(root *span.Node, b []byte) {
 		}
 	}
 }
+
+// apiVersionsKey is the key of ApiVersions, whose requests clients send at
+// versions newer than the broker (or spec) may know.
+const apiVersionsKey = 18
 
 // alternatives returns the versions of the frame's API, other than the one
 // tried, at which the frame decodes cleanly.

@@ -202,3 +202,18 @@ func TestWideVarint(t *testing.T) {
 		t.Fatalf("error %q, diff %+v", f.Error, f.RoundtripDiff)
 	}
 }
+
+// TestApiVersionsNewer: an ApiVersions request newer than the spec is an
+// error that explains how brokers treat it.
+func TestApiVersionsNewer(t *testing.T) {
+	c := load(t)
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.Version = 4
+	req.ClientSoftwareName, req.ClientSoftwareVersion = "x", "1"
+	b := frame(req, 0)
+	b[7] = 9
+	f := Decode(c, b, Options{})
+	if !errors.Is(f.Err, wire.ErrVersion) || !strings.Contains(f.Error, "UNSUPPORTED_VERSION (35)") || !slices.Contains(f.AlsoDecodesAs, 4) {
+		t.Errorf("error %q, also %v", f.Error, f.AlsoDecodesAs)
+	}
+}
