@@ -88,6 +88,33 @@ func (d *decoder) pathString() string {
 	return b.String()
 }
 
+// within prefixes the path of a decode error returned from inside field
+// name (or array element idx when idx >= 0). Paths are built while an
+// error unwinds, so the hot path keeps no path stack; only the frame's
+// size prefix uses push/pop.
+func within(err error, name string, idx int32) error {
+	if de, ok := err.(*wire.DecodeError); ok {
+		de.Path = prependPath(de.Path, name, idx)
+	}
+	return err
+}
+
+// prependPath puts one path element in front of path: "A" + "B" is "A.B",
+// "A" + "[0].B" is "A[0].B", "[1]" + "B" is "[1].B".
+func prependPath(path, name string, idx int32) string {
+	seg := name
+	if idx >= 0 {
+		seg = "[" + strconv.Itoa(int(idx)) + "]"
+	}
+	switch {
+	case path == "":
+		return seg
+	case path[0] == '[':
+		return seg + path
+	}
+	return seg + "." + path
+}
+
 // fail wraps err with the current offset context and marks node n.
 func (d *decoder) fail(n *span.Node, off int, err error) error {
 	var de *wire.DecodeError
@@ -124,10 +151,12 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 		root.About = fmt.Sprintf("message body, version %d", v)
 	}
 	var out Value
-	d.push(m.Name, -1)
 	err = d.structBody(p, &out, root)
 	if err == nil && d.r.Remaining() > 0 {
 		err = d.fail(root, d.r.Off, fmt.Errorf("%w: %d bytes after the end of the body", wire.ErrTrailing, d.r.Remaining()))
+	}
+	if err != nil {
+		err = within(err, m.Name, -1)
 	}
 	if root != nil {
 		root.Len = d.r.Off
@@ -152,11 +181,8 @@ func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Va
 		out.Fields[fp.f.Index] = fp.def
 	}
 	for _, fp := range p.wire {
-		d.push(fp.f.Name, -1)
-		err := d.field(fp, &out.Fields[fp.f.Index], parent)
-		d.pop()
-		if err != nil {
-			return err
+		if err := d.field(fp, &out.Fields[fp.f.Index], parent); err != nil {
+			return within(err, fp.f.Name, -1)
 		}
 	}
 	if p.flexible {
@@ -347,7 +373,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 	if n != nil {
 		n.Bytes = out.Bytes
 	}
-	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Path: d.pathString(), Decompress: d.c.Decompress}
+	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress}
 	d.r.Off = end
 	if err := rd.Decode(n); err != nil {
 		return d.fail(n, bodyStart, err)
@@ -412,7 +438,6 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 		}
 	}
 	for i := range out.Elems {
-		d.push("", int32(i))
 		es := d.r.Off
 		en := d.node(n, elemName, elemType, es, d.bodyCat)
 		if en != nil {
@@ -429,9 +454,8 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 		if en != nil {
 			en.Len = d.r.Off - es
 		}
-		d.pop()
 		if err != nil {
-			return err
+			return within(err, "", int32(i))
 		}
 	}
 	return nil
@@ -493,10 +517,16 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 
 // tags decodes a tagged-field section. p is nil for header sections, which
 // have no known tags.
-func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) error {
+func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) (err error) {
 	start := d.r.Off
 	count, err := d.r.Uvarint()
 	tn := d.node(parent, "tagged_fields", "uvarint", start, span.CatTagged)
+	inLoop := false
+	defer func() {
+		if err != nil && inLoop {
+			err = within(err, "tagged_fields", -1)
+		}
+	}()
 	if tn != nil {
 		tn.Val, tn.Int, tn.About, tn.Len = span.ValInt, int64(count), about, d.r.Off-start
 	}
@@ -519,8 +549,7 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) err
 		return d.fail(tn, start, fmt.Errorf("%w: %d tagged fields, %d bytes left", wire.ErrCountTooLarge, count, d.r.Remaining()))
 	}
 	last := int64(-1)
-	d.push("tagged_fields", -1)
-	defer d.pop()
+	inLoop = true
 	for i := uint32(0); i < count; i++ {
 		es := d.r.Off
 		en := d.node(tn, "tag", "", es, span.CatTagged)
@@ -569,16 +598,14 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) err
 			}
 			saved := d.r.B
 			d.r.B = d.r.B[:vs+int(size)]
-			d.push(fp.f.Name, -1)
 			// The slot holds the field's default, which may be null; the
 			// decoded value replaces it entirely.
 			out.Fields[fp.f.Index] = Value{}
 			err := d.field(fp, &out.Fields[fp.f.Index], en)
-			d.pop()
 			consumed := d.r.Off - vs
 			d.r.B = saved
 			if err != nil {
-				return err
+				return within(err, fp.f.Name, -1)
 			}
 			if consumed != int(size) {
 				return d.fail(en, vs, fmt.Errorf("%w: %s used %d of %d bytes", wire.ErrTagSize, fp.f.Name, consumed, size))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
@@ -37,27 +36,14 @@ func (e *encoder) fail(err error) error {
 	return &EncodeError{Path: d.pathString(), Err: err}
 }
 
-// within prefixes the path of an error returned from inside field name (or
-// array element idx when idx >= 0). The hot path keeps no path stack: the
-// path is built only when an error unwinds.
-func within(err error, name string, idx int32) error {
-	ee, ok := err.(*EncodeError)
-	if !ok {
-		return err
+// withinEnc prefixes the path of an encode error returned from inside
+// field name (or array element idx when idx >= 0). The hot path keeps no
+// path stack: the path is built only when an error unwinds.
+func withinEnc(err error, name string, idx int32) error {
+	if ee, ok := err.(*EncodeError); ok {
+		ee.Path = prependPath(ee.Path, name, idx)
 	}
-	seg := name
-	if idx >= 0 {
-		seg = "[" + strconv.Itoa(int(idx)) + "]"
-	}
-	switch {
-	case ee.Path == "":
-		ee.Path = seg
-	case ee.Path[0] == '[':
-		ee.Path = seg + ee.Path
-	default:
-		ee.Path = seg + "." + ee.Path
-	}
-	return ee
+	return err
 }
 
 // EncodeBody appends the body of m at version v.
@@ -69,7 +55,7 @@ func (c *Codec) EncodeBody(dst []byte, m *schema.Message, v int16, val *Value) (
 	e := &encoder{}
 	dst, err = e.structBody(dst, p, val)
 	if err != nil {
-		err = within(err, m.Name, -1)
+		err = withinEnc(err, m.Name, -1)
 	}
 	return dst, err
 }
@@ -161,7 +147,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 	for _, fp := range p.wire {
 		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Fields[fp.f.Index])
 		if err != nil {
-			return dst, within(err, fp.f.Name, -1)
+			return dst, withinEnc(err, fp.f.Name, -1)
 		}
 	}
 	if !p.flexible {
@@ -210,7 +196,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Fields[en.fp.f.Index])
 		if err != nil {
-			return dst, within(err, en.fp.f.Name, -1)
+			return dst, withinEnc(err, en.fp.f.Name, -1)
 		}
 		dst = wire.AppendUvarint(dst, uint32(len(val)))
 		dst = append(dst, val...)
@@ -302,7 +288,7 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Elems[i])
 			}
 			if err != nil {
-				return dst, within(err, "", int32(i))
+				return dst, withinEnc(err, "", int32(i))
 			}
 		}
 		return dst, nil

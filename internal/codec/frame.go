@@ -115,9 +115,10 @@ func (d *decoder) headerAndBody(f *Frame, root *span.Node) error {
 		hn = d.b.New(root, name, "", hs, span.CatHeader)
 		hn.About = "common " + map[bool]string{true: "request", false: "response"}[f.Kind == schema.TypeRequest] + " header"
 	}
-	d.push("header", -1)
 	err := d.header(f, hn)
-	d.pop()
+	if err != nil {
+		err = within(err, "header", -1)
+	}
 	if hn != nil {
 		hn.Len = r.Off - hs
 		hn.Type = "v" + strconv.Itoa(int(f.HeaderVersion))
@@ -136,9 +137,10 @@ func (d *decoder) headerAndBody(f *Frame, root *span.Node) error {
 		bn = d.b.New(root, m.Name, "struct", bs, d.bodyCat)
 		bn.About = "message body, version " + strconv.Itoa(int(f.Version))
 	}
-	d.push(m.Name, -1)
 	err = d.structBody(p, &f.Body, bn)
-	d.pop()
+	if err != nil {
+		err = within(err, m.Name, -1)
+	}
 	if bn != nil {
 		bn.Len = r.Off - bs
 	}
