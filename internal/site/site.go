@@ -6,7 +6,8 @@
 // # URL layout
 //
 //	/                          All Kafka APIs (index)
-//	/apis/<Name>/              the API's page at its highest version
+//	/apis/<Name>/              the API's page at its highest version (for a
+//	                           reserved key, a page saying it is reserved)
 //	/apis/<Name>/v<N>/         the page at every valid version
 //	/apis/<Name>/v<N>.json     the JSON page model (package page)
 //	/vectors.jsonl             every test vector (package vectors)
@@ -427,6 +428,13 @@ func buildIndex(b *Builder, rel Release, highest map[int16]*page.Page) error {
 			Unstable: req.LatestVersionUnstable, Highest: req.Valid.Hi}
 		if row.Reserved {
 			row.Flexible, row.Listeners, row.Unstable, row.ControllerOnly = "-", nil, false, false
+			var rb bytes.Buffer
+			if err := b.r.Reserved(&rb, &htmlr.ReservedInput{Release: rel.Label, Key: api.Key, Name: api.Name}); err != nil {
+				return err
+			}
+			if err := b.Add(htmlr.APIPath(api.Name, -1), TypeHTML, rb.Bytes()); err != nil {
+				return err
+			}
 		} else if p := highest[api.Key]; p != nil {
 			row.RequestSize, row.ResponseSize = p.Request.Size, p.Response.Size
 		}

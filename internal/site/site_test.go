@@ -418,16 +418,21 @@ func TestIndexListsEveryKey(t *testing.T) {
 		}
 		links := elems(cells[1], atom.A, "")
 		if api.Reserved() {
-			if !hasClass(r, "reserved") || len(links) != 0 || len(elems(cells[1], atom.Span, "reserved")) != 1 {
+			if !hasClass(r, "reserved") || len(elems(cells[1], atom.Span, "reserved")) != 1 {
 				t.Errorf("%s is reserved but its row is not shown as reserved", api.Name)
 			}
-			continue
 		}
 		if len(links) != 1 || attr(links[0], "href") != "/apis/"+api.Name+"/" {
 			t.Errorf("%s: link %v", api.Name, links)
 		}
 		if _, ok := s.Lookup("/apis/" + api.Name + "/"); !ok {
 			t.Errorf("%s: the linked page does not exist", api.Name)
+		}
+		if api.Reserved() {
+			if text(cells[2]) != "none" || text(cells[3]) != "-" {
+				t.Errorf("reserved %s: versions %q flexible %q", api.Name, text(cells[2]), text(cells[3]))
+			}
+			continue
 		}
 		if text(cells[2]) != api.Request.Valid.String() || text(cells[3]) != api.Request.Flexible.String() {
 			t.Errorf("%s: versions %q flexible %q", api.Name, text(cells[2]), text(cells[3]))
@@ -464,8 +469,14 @@ func TestEveryVersionHasPages(t *testing.T) {
 	s := built43(t)
 	for _, api := range reg43.APIs {
 		if api.Reserved() {
-			if _, ok := s.Lookup("/apis/" + api.Name + "/"); ok {
-				t.Errorf("reserved %s has a page", api.Name)
+			doc := parse(t, s, "/apis/"+api.Name+"/")
+			if h1 := text(elems(doc, atom.H1, "")[0]); h1 != api.Name+" reserved" {
+				t.Errorf("reserved %s: page heading %q", api.Name, h1)
+			}
+			for _, p := range s.Paths() {
+				if strings.HasPrefix(p, "/apis/"+api.Name+"/v") {
+					t.Errorf("reserved %s has a version page %s", api.Name, p)
+				}
 			}
 			continue
 		}

@@ -48,9 +48,7 @@ func (r *Renderer) Index(w io.Writer, in *IndexInput) error {
 		row.Name = clean(row.Name)
 		rv := indexRowView{IndexRow: row, KeyText: strconv.Itoa(int(row.Key)),
 			Search: strings.ToLower(strconv.Itoa(int(row.Key)) + " " + row.Name)}
-		if !row.Reserved {
-			rv.Href = APIPath(row.Name, -1)
-		}
+		rv.Href = APIPath(row.Name, -1)
 		ls := make([]string, len(row.Listeners))
 		for i, l := range row.Listeners {
 			ls[i] = clean(l)
@@ -63,4 +61,17 @@ func (r *Renderer) Index(w io.Writer, in *IndexInput) error {
 		title += " (Kafka " + v.Release + ")"
 	}
 	return r.exec(w, "index", title, "index", v)
+}
+
+// ReservedInput is the page of a key that is only reserved.
+type ReservedInput struct {
+	Release string
+	Key     int16
+	Name    string
+}
+
+// Reserved writes the page of a reserved API key (validVersions "none").
+func (r *Renderer) Reserved(w io.Writer, in *ReservedInput) error {
+	v := &ReservedInput{Release: clean(in.Release), Key: in.Key, Name: clean(in.Name)}
+	return r.exec(w, "reserved", v.Name, "api", v)
 }
