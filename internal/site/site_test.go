@@ -222,6 +222,48 @@ func TestAlterConfigsPageGrid(t *testing.T) {
 	}
 }
 
+// TestAlterConfigsResponseGrid checks the response grid against kmsg's
+// body encoding behind a response header v1 (correlation id, empty tagged
+// fields), framed by its size.
+func TestAlterConfigsResponseGrid(t *testing.T) {
+	s := built43(t)
+	resp := kmsg.NewPtrAlterConfigsResponse()
+	resp.Version = 2
+	r := kmsg.NewAlterConfigsResponseResource()
+	empty := ""
+	r.ErrorMessage = &empty
+	resp.Resources = append(resp.Resources, r)
+	body := resp.AppendTo(nil)
+	want := append([]byte{0, 0, 0, byte(5 + len(body)), 0, 0, 0, 0, 0}, body...)
+	doc := parse(t, s, "/apis/AlterConfigs/")
+	cells := elems(byID(doc, "response"), atom.Td, "b")
+	var got []byte
+	for _, c := range cells {
+		b, err := hex.DecodeString(text(c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, b...)
+	}
+	if !bytes.Equal(got, want) || len(got) != 21 {
+		t.Errorf("response grid %x\nkmsg          %x", got, want)
+	}
+	for i, c := range cells {
+		want := "c-resp"
+		switch {
+		case i < 4:
+			want = "c-frame"
+		case i < 8:
+			want = "c-hdr"
+		case i == 8 || i == 19 || i == 20: // header, resource and message tagged-field counts
+			want = "c-tag"
+		}
+		if !hasClass(c, want) {
+			t.Errorf("response cell 0x%04x: classes %q, want %s", i, attr(c, "class"), want)
+		}
+	}
+}
+
 func TestAlterConfigsPageTree(t *testing.T) {
 	s := built43(t)
 	doc := parse(t, s, "/apis/AlterConfigs/")
@@ -433,6 +475,9 @@ func TestIndexListsEveryKey(t *testing.T) {
 				t.Errorf("reserved %s: versions %q flexible %q", api.Name, text(cells[2]), text(cells[3]))
 			}
 			continue
+		}
+		if api.Name == "AlterConfigs" && (text(cells[5]) != "25" || text(cells[6]) != "21") {
+			t.Errorf("AlterConfigs sizes at v2: %s and %s, want 25 and 21 (the seed's)", text(cells[5]), text(cells[6]))
 		}
 		if text(cells[2]) != api.Request.Valid.String() || text(cells[3]) != api.Request.Flexible.String() {
 			t.Errorf("%s: versions %q flexible %q", api.Name, text(cells[2]), text(cells[3]))
