@@ -137,6 +137,10 @@ func decErrCases(t *testing.T) []decErrCase {
 	binary.BigEndian.PutUint32(lying[8:], 49+3)
 	binary.BigEndian.PutUint32(lying[17:], records.CRC32C(lying[21:12+49+3]))
 	produceShort, atShort := decProduce(lying)
+	// A record whose timestampDelta varlong runs past 10 bytes.
+	badRec := slices.Concat([]byte{0}, bytes.Repeat([]byte{0xff}, 10), []byte{0x01, 0, 2, 'k', 2, 'v', 0})
+	wideVarlong := records.AppendBatch(nil, &records.Batch{NumRecords: 1, Records: append(wire.AppendVarint(nil, int32(len(badRec))), badRec...)})
+	produceVarlong, atVarlong := decProduce(wideVarlong)
 	long := slices.Clone(batch)
 	binary.BigEndian.PutUint32(long[8:], uint32(len(batch)-12+10))
 	produceLong, atLong := decProduce(long)
@@ -151,6 +155,7 @@ func decErrCases(t *testing.T) []decErrCase {
 		{"unknown API key", mut(v4, put16(4, 999)), wire.ErrUnknownAPI, 4, "header", nil},
 		{"version outside range", mut(v4, put16(6, 1)), wire.ErrVersion, 6, "header", nil},
 		{"invalid varint", setSize(slices.Concat(v7[:16], []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, v7[17:])), wire.ErrVarint, 16, "CreateTopicsRequest.Topics", nil},
+		{"invalid varlong", produceVarlong, wire.ErrVarint, atVarlong + 63, "Record[0].timestampDelta", nil},
 		{"negative length", mut(v4, put16(19, -2)), wire.ErrNegativeLength, 19, "Topics[0].Name", nil},
 		{"null not allowed", mut(v4, put16(19, -1)), wire.ErrNull, 19, "Topics[0].Name", nil},
 		{"string longer than frame", mut(v4, put16(19, 1000)), wire.ErrTruncated, 19, "Topics[0].Name", nil},
