@@ -620,9 +620,16 @@ func bytesEqual(s *Site, p, q string) bool {
 
 func TestNoExternalReferences(t *testing.T) {
 	s := built43(t)
-	for _, p := range []string{"/", "/apis/AlterConfigs/", "/apis/Produce/v3/", NotFoundPath} {
+	for _, p := range []string{"/", "/apis/AlterConfigs/", "/apis/Produce/v3/", "/apis/Fetch/", "/apis/LeaderAndIsr/", NotFoundPath} {
 		doc := parse(t, s, p)
+		ids := map[string]bool{}
 		for _, n := range find(doc, func(*html.Node) bool { return true }) {
+			if id := attr(n, "id"); id != "" {
+				if ids[id] {
+					t.Errorf("%s: duplicate id %q", p, id)
+				}
+				ids[id] = true
+			}
 			for _, a := range n.Attr {
 				if a.Key == "style" || strings.HasPrefix(a.Key, "on") {
 					t.Errorf("%s: <%s %s=...> would be blocked by the CSP", p, n.Data, a.Key)
