@@ -108,8 +108,11 @@ func runDecode(env *Env, args []string) error {
 		}
 	case "response":
 		ro.Kind = schema.TypeResponse
-		if *apiArg == "" || *version < 0 {
+		if *apiArg == "" {
 			return usagef("a response does not name its API or version: give --api KEY --version N")
+		}
+		if *version < 0 {
+			return responseVersionHint(env, rel, *apiArg, *hexArg, pos)
 		}
 		api, v, err := lookupAPI(rel.Reg, *apiArg, *version)
 		if err != nil {
@@ -125,6 +128,31 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	return decodeStream(env, data, ro, o)
+}
+
+// responseVersionHint is the usage error for a response given without
+// --version: it names the versions at which the first frame decodes
+// cleanly, when the input can be read.
+func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []string) error {
+	api, err := rel.Reg.Lookup(apiArg)
+	if err != nil {
+		return usageError{err}
+	}
+	const msg = "a response does not name its version: give --version N"
+	data, err := decodeInput(env, hexArg, pos)
+	if err != nil || len(data) == 0 || api.Reserved() {
+		return usagef("%s", msg)
+	}
+	first := frames.Split(data)[0]
+	r := report.Decode(rel.Codec, first.Bytes, report.Options{Kind: schema.TypeResponse, API: api, Version: -1})
+	if len(r.AlsoDecodesAs) == 0 {
+		return usagef("%s (no version of %s, %s, decodes the first frame cleanly)", msg, api.Name, api.Response.Valid)
+	}
+	vs := make([]string, len(r.AlsoDecodesAs))
+	for i, v := range r.AlsoDecodesAs {
+		vs[i] = "v" + strconv.Itoa(int(v))
+	}
+	return usagef("%s (the first frame decodes cleanly as %s %s)", msg, api.Name, strings.Join(vs, ", "))
 }
 
 // prepareCodec wires the value annotations and the decompressors into a

@@ -348,6 +348,10 @@ func TestDecodeNotCleanAtVersion(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "decodes cleanly as v5") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
+	code, _, errs := decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--api", "19", "--hex", hex.EncodeToString(b))
+	if code != ExitUsage || !strings.Contains(errs, "give --version N (the first frame decodes cleanly as CreateTopics v5") {
+		t.Errorf("without --version: exit %d, %s", code, errs)
+	}
 	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--api", "19", "--version", "5", "--roundtrip", "--hex", hex.EncodeToString(b))
 	if code != 0 || !strings.Contains(out, "roundtrip: re-encoding reproduces") || !strings.Contains(out, `"orders"`) {
 		t.Errorf("exit %d\n%s", code, out)
