@@ -8,7 +8,8 @@ import (
 )
 
 // A broker address is advertised by a struct with a string field Host, an
-// integer field Port and a node id field (NodeId or BrokerId): Metadata
+// integer field Port and a node id field (NodeId, BrokerId, or an int32 of
+// entityType brokerId such as UpdateRaftVoter's LeaderId): Metadata
 // brokers, FindCoordinator (top level and Coordinators), DescribeCluster
 // brokers, and the NodeEndpoints of Produce, Fetch, ShareFetch,
 // ShareAcknowledge and the KRaft quorum APIs. Structs with a Host and Port
@@ -28,7 +29,7 @@ func addressOf(s *schema.Struct) (addrFields, bool) {
 			a.host = f
 		case f.Name == "Port" && (f.Type.Kind == schema.KindInt32 || f.Type.Kind == schema.KindUint16):
 			a.port = f
-		case (f.Name == "NodeId" || f.Name == "BrokerId") && f.Type.Kind == schema.KindInt32:
+		case f.Type.Kind == schema.KindInt32 && (f.Name == "NodeId" || f.Name == "BrokerId" || f.EntityType == "brokerId"):
 			a.node = f
 		}
 	}
