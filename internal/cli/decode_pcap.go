@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -109,6 +110,11 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	})
 	if ferr := w.Flush(); ferr != nil && err == nil {
 		err = ferr
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) && stats.Packets > 0 {
+		// tcpdump stopped mid-write: the frames before the cut stand.
+		fmt.Fprintf(env.Stderr, "manifester decode: warning: %v\n", err)
+		err = nil
 	}
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}

@@ -271,3 +271,18 @@ func TestDecodePcapFailures(t *testing.T) {
 		t.Errorf("not a capture: exit %d, %s", code, errOut)
 	}
 }
+
+func TestDecodePcapCutShort(t *testing.T) {
+	// A capture whose last packet was cut off (tcpdump killed mid-write):
+	// the frames before the cut decode, the cut is a warning.
+	path := writePcap(t, pcapExchanges(), capture.PCAP, true, 0)
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, data[:len(data)-20], 0o644)
+	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json")
+	if code != 0 || !strings.Contains(errOut, "warning") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	if n := len(pcapLines(t, out)); n != 6 {
+		t.Errorf("%d frames before the cut, want 6", n)
+	}
+}
