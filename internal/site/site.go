@@ -31,6 +31,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"mime"
 	"os"
@@ -457,8 +458,11 @@ func finish(s *Site, workers int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			// One compressor per worker, reset for every file: a gzip
+			// writer at the best level allocates about 1 MB.
+			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
 			for a := range ch {
-				if err := prepare(a); err != nil {
+				if err := prepare(a, zw); err != nil {
 					mu.Lock()
 					if firstErr == nil {
 						firstErr = err
@@ -496,15 +500,13 @@ func finish(s *Site, workers int) error {
 	return nil
 }
 
-func prepare(a *Asset) error {
+func prepare(a *Asset, zw *gzip.Writer) error {
 	sum := sha256.Sum256(a.Body)
 	tag := base64.RawURLEncoding.EncodeToString(sum[:12])
 	a.ETag = `"` + tag + `"`
 	var buf bytes.Buffer
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	if err != nil {
-		return err
-	}
+	buf.Grow(len(a.Body)/4 + 64)
+	zw.Reset(&buf)
 	if _, err := zw.Write(a.Body); err != nil {
 		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
 	}

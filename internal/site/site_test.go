@@ -707,3 +707,17 @@ func TestExtensions(t *testing.T) {
 		t.Errorf("an extension replacing / did not fail the build")
 	}
 }
+
+// BenchmarkBuild43 builds the whole 4.3 site (pages, JSON, vectors, gzip).
+func BenchmarkBuild43(b *testing.B) {
+	reg, err := schema.Load(spec43)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := codec.New(reg)
+	for b.Loop() {
+		if _, err := Build(Options{Releases: []Release{{Label: "4.3", Codec: c}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
