@@ -15,8 +15,9 @@
 //   - string: a JSON string; a string whose bytes are not valid UTF-8 is
 //     written {"hex": "..."} so that it survives a round trip;
 //   - bytes and records: lower-case hex strings (records are the raw record
-//     batches, as the wire carries them; see docs/decode.md for building
-//     them);
+//     batches, as the wire carries them). On input, a records field may
+//     also be a batch object, or an array of them, from which uncompressed
+//     RecordBatch v2 bytes are built (see buildBatch);
 //   - arrays: JSON arrays; structs: objects; null where the version allows
 //     it;
 //   - tagged fields the spec does not know: "_unknown_tags":
@@ -467,6 +468,27 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		}
 		return codec.Value{}, typeErr(path, "a string (or {\"hex\": ...} for bytes that are not UTF-8)", x)
 	case schema.KindBytes, schema.KindRecords:
+		if t.Kind == schema.KindRecords {
+			switch y := x.(type) {
+			case map[string]any:
+				b, err := buildBatch(y, path)
+				return codec.Value{Bytes: b}, err
+			case []any:
+				out := []byte{}
+				for i, e := range y {
+					obj, ok := e.(map[string]any)
+					if !ok {
+						return codec.Value{}, typeErr(path+"["+strconv.Itoa(i)+"]", "a batch object", e)
+					}
+					b, err := buildBatch(obj, path+"["+strconv.Itoa(i)+"]")
+					if err != nil {
+						return codec.Value{}, err
+					}
+					out = append(out, b...)
+				}
+				return codec.Value{Bytes: out}, nil
+			}
+		}
 		s, ok := x.(string)
 		if !ok {
 			return codec.Value{}, typeErr(path, "a hex string", x)
@@ -497,6 +519,14 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		return r.structValue(t.Struct, x, path, depth+1)
 	}
 	return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: cannot read kind %s", ErrType, t.Kind)}
+}
+
+func decodeHex(s, path string) ([]byte, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
+	}
+	return b, nil
 }
 
 func intRange(k schema.Kind) (int64, int64) {
