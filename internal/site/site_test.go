@@ -721,3 +721,44 @@ func BenchmarkBuild43(b *testing.B) {
 		}
 	}
 }
+
+// TestTaggedFieldsListed checks that the Fetch v18 request lists the tagged
+// fields of its top-level struct (ClusterId, tag 0, since v12; ReplicaState,
+// tag 1, since v15) in the tagged-field table and on the struct's
+// tagged_fields row of the tree, and that a non-flexible version says it
+// has none.
+func TestTaggedFieldsListed(t *testing.T) {
+	s := built43(t)
+	doc := parse(t, s, "/apis/Fetch/v18/")
+	req := byID(doc, "request")
+	var rows []string
+	for _, tr := range elems(elems(req, atom.Table, "tagged")[0], atom.Tr, "") {
+		var cells []string
+		for c := tr.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				cells = append(cells, text(c))
+			}
+		}
+		rows = append(rows, strings.Join(cells[:min(len(cells), 5)], "|"))
+	}
+	for _, want := range []string{"FetchRequest|0|ClusterId|string|12+", "1|ReplicaState|ReplicaState|15+"} {
+		found := false
+		for _, r := range rows {
+			found = found || strings.HasPrefix(r+"|", want+"|")
+		}
+		if !found {
+			t.Errorf("tagged-field table lacks %q; rows %q", want, rows)
+		}
+	}
+	row := byID(doc, "request:FetchRequest.tagged_fields")
+	if row == nil {
+		t.Fatal("no row request:FetchRequest.tagged_fields")
+	}
+	if got := text(elems(row, atom.Span, "tags")[0]); got != "(could carry tagged fields 0 ClusterId, 1 ReplicaState)" {
+		t.Errorf("FetchRequest tagged_fields row notes %q", got)
+	}
+	v4 := parse(t, s, "/apis/Fetch/v4/")
+	if p := elems(byID(v4, "request"), atom.P, "tagged-none"); len(p) != 1 || !strings.Contains(text(p[0]), "not a flexible version") {
+		t.Errorf("Fetch v4 does not say it has no tagged fields")
+	}
+}

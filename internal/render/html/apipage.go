@@ -95,6 +95,9 @@ type treeRow struct {
 	Size   int
 	Parent int
 	Leaf   bool
+	// Tags lists, on a struct's tagged_fields row, the tagged fields the
+	// struct could carry at this version ("0 ClusterId, 1 ReplicaState").
+	Tags string
 }
 
 type taggedStruct struct {
@@ -189,8 +192,39 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 			addTagged(sv, hdr, s.HeaderVersion)
 		}
 		addTagged(sv, m, p.Version)
+		markTags(sv)
 	}
 	return sv
+}
+
+// markTags notes on every tagged_fields row of the tree which tagged
+// fields its struct could carry (the smallest instance sends none).
+func markTags(sv *sectionView) {
+	if len(sv.Tagged) == 0 {
+		return
+	}
+	byStruct := map[string]string{}
+	for _, ts := range sv.Tagged {
+		parts := make([]string, len(ts.Fields))
+		for i, f := range ts.Fields {
+			parts[i] = fmt.Sprintf("%d %s", f.Tag, f.Name)
+		}
+		byStruct[ts.Struct] = strings.Join(parts, ", ")
+	}
+	for i := range sv.Tree {
+		row := &sv.Tree[i]
+		if row.Name != "tagged_fields" || !row.Leaf || row.Parent < 0 {
+			continue
+		}
+		parent := sv.Tree[row.Parent]
+		name, _, _ := strings.Cut(parent.Name, "[")
+		for _, cand := range []string{parent.Type, name} {
+			if tags, ok := byStruct[cand]; ok {
+				row.Tags = tags
+				break
+			}
+		}
+	}
 }
 
 // fillBytes sets the grid and tree of sv from the frame's bytes and its
