@@ -88,7 +88,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		if o.Format == "json" {
 			return report.JSONLine(w, r)
 		}
-		if ev.Conn.ID != lastConn {
+		if ev.Conn.ID > lastConn { // connections are numbered as they first show up
 			lastConn = ev.Conn.ID
 			how := "from its start"
 			if !ev.Conn.SawSYN {
