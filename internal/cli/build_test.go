@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"io/fs"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -108,5 +109,21 @@ func TestBuildUsage(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, "serve", "--spec", spec43, "--addr", "256.0.0.1:99999"); code != ExitFailure {
 		t.Errorf("serve on a bad address exited %d, want %d", code, ExitFailure)
+	}
+}
+
+func TestBrowseURL(t *testing.T) {
+	for _, tc := range []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 8080}, "http://127.0.0.1:8080/"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 80}, "http://localhost:80/"},
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 9}, "http://localhost:9/"},
+		{&net.TCPAddr{IP: net.IPv6loopback, Port: 9}, "http://[::1]:9/"},
+	} {
+		if got := browseURL(tc.addr); got != tc.want {
+			t.Errorf("browseURL(%v) = %q, want %q", tc.addr, got, tc.want)
+		}
 	}
 }

@@ -64,11 +64,20 @@ func runServe(env *Env, args []string) error {
 	ctx, stop := serveContext()
 	defer stop()
 	st := s.Stats
-	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at http://%s/\n", st.Release, st.Pages, st.Duration.Round(1e6), ln.Addr())
+	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr()))
 	fmt.Fprintln(env.Stderr, "press Ctrl-C to stop")
 	if err := srv.Serve(ctx, ln); err != nil {
 		return failure{err}
 	}
 	fmt.Fprintln(env.Stderr, "stopped")
 	return nil
+}
+
+// browseURL is the URL to open for a listening address: a wildcard host
+// (":8080", "0.0.0.0", "::") becomes localhost.
+func browseURL(a net.Addr) string {
+	if ta, ok := a.(*net.TCPAddr); ok && ta.IP.IsUnspecified() {
+		return fmt.Sprintf("http://localhost:%d/", ta.Port)
+	}
+	return "http://" + a.String() + "/"
 }
