@@ -139,6 +139,15 @@ func runEncode(env *Env, args []string) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
 	}
+	// Records given as hex are copied as they are; say so when the frame
+	// does not decode (bad batches may be what the user wants to send).
+	check := report.Options{Kind: k, NoAlternatives: true}
+	if k == schema.TypeResponse {
+		check.API, check.Version = api, v
+	}
+	if r := report.Decode(rel.Codec, out, check); r.Error != "" {
+		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", r.Error)
+	}
 	if *raw {
 		_, err = env.Stdout.Write(out)
 	} else {

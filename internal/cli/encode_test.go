@@ -166,3 +166,18 @@ func TestEncodeHeaderTags(t *testing.T) {
 		t.Errorf("exit %d: %s %s\nwant %x", code, out, errs, in)
 	}
 }
+
+// TestEncodeWarnsOnBadRecords: records given as hex are sent as they are,
+// with a warning when they do not decode.
+func TestEncodeWarnsOnBadRecords(t *testing.T) {
+	js := `{"Acks":-1,"TopicData":[{"Name":"t","PartitionData":[{"Records":"00000000000000000000000000000000"}]}]}`
+	code, out, errs := decRun(t, []byte(js), "encode", "--spec", decSpec, "--api", "Produce", "--version", "9", "-")
+	if code != 0 || !strings.Contains(out, "00000000000000000000000000000000") || !strings.Contains(errs, "warning: the frame does not decode cleanly: offset 0x") {
+		t.Errorf("exit %d: %s %s", code, out, errs)
+	}
+	js = `{"Acks":-1,"TopicData":[{"Name":"t","PartitionData":[{"Records":{"records":[{"value":"v"}]}}]}]}`
+	code, _, errs = decRun(t, []byte(js), "encode", "--spec", decSpec, "--api", "Produce", "--version", "9", "-")
+	if code != 0 || errs != "" {
+		t.Errorf("built records: exit %d: %s", code, errs)
+	}
+}
