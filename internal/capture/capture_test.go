@@ -361,3 +361,40 @@ func TestReadBadInput(t *testing.T) {
 		t.Errorf("truncated capture: err %v after %d frames", err, n)
 	}
 }
+
+func TestReadMidConnectionRolesFromContent(t *testing.T) {
+	// No SYN and no ports, and the client's port is the lower one, so the
+	// port guess is wrong: the half that carries requests is the client's.
+	xs := sampleExchanges()
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, PCAP)
+	cl, sv := netip.MustParseAddrPort("10.0.0.1:1025"), netip.MustParseAddrPort("10.0.0.2:40000")
+	c := w.Conn(cl, sv)
+	for _, x := range xs {
+		if err := c.Write(ClientToServer, t0, x.req); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, t0, x.resp); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frames, _ := readAll(t, buf.Bytes(), Options{})
+	if len(frames) != 6 {
+		t.Fatalf("%d frames, want 6", len(frames))
+	}
+	for i, f := range frames {
+		if f.Client != cl || f.Server != sv {
+			t.Errorf("frame %d: client %v server %v, want %v and %v", i, f.Client, f.Server, cl, sv)
+		}
+		want := xs[i/2].req
+		if i%2 == 1 {
+			want = xs[i/2].resp
+			if f.Req == nil {
+				t.Errorf("response %d unpaired", i/2)
+			}
+		}
+		if !bytes.Equal(f.Data, want) {
+			t.Errorf("frame %d differs", i)
+		}
+	}
+}

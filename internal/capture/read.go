@@ -300,7 +300,7 @@ func (rd *reader) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reasse
 	src := addrPort(netFlow.Src(), tcpFlow.Src())
 	dst := addrPort(netFlow.Dst(), tcpFlow.Dst())
 	c := &Conn{} // numbered when its first frame comes out
-	firstIsClient := true
+	firstIsClient, guessed := true, false
 	switch {
 	case tcp.SYN && !tcp.ACK:
 		c.SawSYN = true
@@ -309,14 +309,14 @@ func (rd *reader) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reasse
 	case rd.ports != nil:
 		firstIsClient = rd.ports[uint16(tcp.DstPort)] || !rd.ports[uint16(tcp.SrcPort)]
 	default:
-		firstIsClient = tcp.DstPort < tcp.SrcPort || (tcp.DstPort == tcp.SrcPort && true)
+		firstIsClient, guessed = tcp.DstPort <= tcp.SrcPort, true
 	}
 	if firstIsClient {
 		c.Client, c.Server = src, dst
 	} else {
 		c.Client, c.Server = dst, src
 	}
-	s := newStream(rd, c, firstIsClient)
+	s := newStream(rd, c, firstIsClient, guessed)
 	return s
 }
 

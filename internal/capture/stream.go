@@ -12,20 +12,44 @@ import (
 // stream is one TCP connection: two halves and the requests awaiting
 // their responses.
 type stream struct {
-	rd            *reader
-	conn          *Conn
-	firstIsClient bool
-	c2s, s2c      half
-	pending       []Request // in request order; Kafka answers in order
-	ignored       bool      // not Kafka: the first client bytes were no request
+	rd   *reader
+	conn *Conn
+	// first and second are the halves of the first packet's direction and
+	// of the other; c2s and s2c point at them by role.
+	first, second *half
+	c2s, s2c      *half
+	// guessed: the roles come from port numbers alone (no SYN, no
+	// Options.Ports); the half that turns out to carry requests becomes
+	// the client's.
+	guessed bool
+	pending []Request // in request order; Kafka answers in order
+	ignored bool      // not Kafka: the first client bytes were no request
 }
 
-func newStream(rd *reader, c *Conn, firstIsClient bool) *stream {
-	s := &stream{rd: rd, conn: c, firstIsClient: firstIsClient}
+func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
+	s := &stream{rd: rd, conn: c, guessed: guessed}
 	// A connection captured from its SYN starts at a frame boundary.
-	s.c2s = half{s: s, dir: ClientToServer, synced: c.SawSYN}
-	s.s2c = half{s: s, dir: ServerToClient, synced: c.SawSYN}
+	s.c2s = &half{s: s, dir: ClientToServer, synced: c.SawSYN}
+	s.s2c = &half{s: s, dir: ServerToClient, synced: c.SawSYN}
+	s.first, s.second = s.c2s, s.s2c
+	if !firstIsClient {
+		s.first, s.second = s.s2c, s.c2s
+	}
 	return s
+}
+
+// mayFlip reports whether the roles are a guess that nothing has relied
+// on yet.
+func (s *stream) mayFlip() bool {
+	return s.guessed && s.conn.ID == 0 && len(s.pending) == 0
+}
+
+// flip swaps client and server.
+func (s *stream) flip() {
+	s.c2s, s.s2c = s.s2c, s.c2s
+	s.c2s.dir, s.s2c.dir = ClientToServer, ServerToClient
+	s.conn.Client, s.conn.Server = s.conn.Server, s.conn.Client
+	s.guessed = false
 }
 
 // Accept implements reassembly.Stream: every segment is taken, and a half
@@ -44,9 +68,9 @@ func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.Assemb
 	}
 	dir, _, _, skip := sg.Info()
 	n, _ := sg.Lengths()
-	h := &s.c2s
-	if (dir == reassembly.TCPDirClientToServer) != s.firstIsClient {
-		h = &s.s2c
+	h := s.first
+	if dir != reassembly.TCPDirClientToServer {
+		h = s.second
 	}
 	if skip > 0 {
 		h.gap(int64(skip))
@@ -82,9 +106,10 @@ type half struct {
 	synced bool   // buf starts at a frame boundary
 	// tentative marks a boundary found by resynchronisation that the
 	// first whole frame must confirm.
-	tentative bool
-	started   bool  // the first frame of a SYN-started client half was checked
-	skipped   int64 // bytes skipped since the last frame
+	tentative    bool
+	tentativeReq bool  // the boundary was judged as a request's
+	started      bool  // the first frame of a SYN-started client half was checked
+	skipped      int64 // bytes skipped since the last frame
 }
 
 // gap records n stream bytes that were never captured.
@@ -127,6 +152,15 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 				break
 			}
 			h.synced, h.tentative = true, true
+			h.tentativeReq = h.dir == ClientToServer || h.s.mayFlip()
+		}
+		if h.tentative && h.tentativeReq && h.dir == ServerToClient && !h.s.mayFlip() {
+			// Searched for requests while the roles were open; they are
+			// settled now and this is the server's half: search again.
+			h.synced, h.tentative = false, false
+			h.skip(1)
+			i++
+			continue
 		}
 		if len(b)-i < 4 {
 			break
@@ -147,12 +181,18 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 			break
 		}
 		frame := b[i:end]
-		if h.tentative && !h.verify(frame) {
-			// Not a frame after all: look again one byte further on.
-			h.synced, h.tentative = false, false
-			h.skip(1)
-			i++
-			continue
+		if h.tentative {
+			asReq := h.dir == ClientToServer || h.s.mayFlip()
+			if !h.verify(frame, asReq) {
+				// Not a frame after all: look again one byte further on.
+				h.synced, h.tentative = false, false
+				h.skip(1)
+				i++
+				continue
+			}
+			if asReq && h.dir == ServerToClient {
+				h.s.flip() // the guessed server sends requests
+			}
 		}
 		h.tentative = false
 		if !h.checkFirst(frame) {
@@ -204,10 +244,13 @@ func (h *half) checkFirst(frame []byte) bool {
 // how many bytes may be dropped (keeping a tail that could still start
 // one) and false.
 func (h *half) resync(b []byte) (int, bool) {
+	asReq := h.dir == ClientToServer || h.s.mayFlip()
 	need := h.minPeek()
+	if asReq {
+		need = 14
+	}
 	for j := 0; j+need <= len(b); j++ {
-		if h.dir == ClientToServer && h.plausibleRequest(b[j:]) ||
-			h.dir == ServerToClient && h.plausibleResponse(b[j:]) {
+		if asReq && h.plausibleRequest(b[j:]) || !asReq && h.plausibleResponse(b[j:]) {
 			return j, true
 		}
 	}
@@ -218,14 +261,21 @@ func (h *half) resync(b []byte) (int, bool) {
 // so a false boundary cannot make the half buffer up to MaxFrame bytes.
 const maxResyncFrame = 8 << 20
 
-// verify confirms a frame found by resynchronisation with Options.Verify.
-func (h *half) verify(frame []byte) bool {
+// verify confirms a frame found by resynchronisation with Options.Verify,
+// as a request or as a response.
+func (h *half) verify(frame []byte, asReq bool) bool {
+	if asReq && !h.plausibleRequest(frame) {
+		return false
+	}
 	v := h.s.rd.opts.Verify
 	if v == nil {
 		return true
 	}
+	if asReq {
+		return v(frame, ClientToServer, nil)
+	}
 	var req *Request
-	if h.dir == ServerToClient {
+	{
 		corr := int32(binary.BigEndian.Uint32(frame[4:]))
 		for i := range h.s.pending {
 			if h.s.pending[i].CorrelationID == corr {
@@ -234,7 +284,7 @@ func (h *half) verify(frame []byte) bool {
 			}
 		}
 	}
-	return v(frame, h.dir, req)
+	return v(frame, ServerToClient, req)
 }
 
 func (h *half) plausibleRequest(b []byte) bool {

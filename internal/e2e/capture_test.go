@@ -37,8 +37,15 @@ type exchangeLine struct {
 
 // writeProxyCapture writes the client side of every proxied connection
 // (client <-> proxy listener), as the proxy saw it, into a capture file.
-func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, path string) (want []exchangeLine, packets int) {
+//
+// With mid set, each connection is captured as if the capture started
+// in the middle of it: no handshake, and the first request and response
+// of every connection only partly there (their first 3 bytes missing).
+// Those frames cannot be decoded and are not in want.
+func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, path string, mid ...bool) (want []exchangeLine, packets int) {
 	t.Helper()
+	cut := len(mid) > 0 && mid[0]
+	firstSeen := map[int]map[string]bool{}
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, f)
 	if err != nil {
@@ -52,10 +59,13 @@ func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, pa
 		cw, ok := conns[e.Conn]
 		if !ok {
 			cw = w.Conn(netip.MustParseAddrPort(e.Client), netip.MustParseAddrPort(e.Listener))
-			if err := cw.Open(e.Time); err != nil {
-				t.Fatal(err)
+			if !cut {
+				if err := cw.Open(e.Time); err != nil {
+					t.Fatal(err)
+				}
 			}
 			conns[e.Conn] = cw
+			firstSeen[e.Conn] = map[string]bool{}
 		}
 		if e.Kind == proxy.EventClose {
 			if err := cw.Close(e.Time); err != nil {
@@ -66,6 +76,14 @@ func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, pa
 		dir, src, dst := capture.ClientToServer, e.Client, e.Listener
 		if e.Dir == "response" {
 			dir, src, dst = capture.ServerToClient, e.Listener, e.Client
+		}
+		if cut && !firstSeen[e.Conn][e.Dir] {
+			firstSeen[e.Conn][e.Dir] = true
+			cw.Skip(dir, 3)
+			if err := cw.Write(dir, e.Time, e.Data[3:]); err != nil {
+				t.Fatal(err)
+			}
+			continue
 		}
 		if err := cw.Write(dir, e.Time, e.Data); err != nil {
 			t.Fatal(err)
@@ -134,10 +152,11 @@ func checkCaptureOfProxy(t *testing.T, events []*proxy.Event) {
 	for _, f := range []struct {
 		name string
 		fmt  capture.Format
-	}{{"proxy.pcap", capture.PCAP}, {"proxy.pcapng", capture.PCAPNG}} {
+		mid  bool
+	}{{"proxy.pcap", capture.PCAP, false}, {"proxy.pcapng", capture.PCAPNG, false}, {"mid-connection.pcap", capture.PCAP, true}} {
 		t.Run(f.name, func(t *testing.T) {
 			path := filepath.Join(dir, f.name)
-			want, packets := writeProxyCapture(t, events, f.fmt, path)
+			want, packets := writeProxyCapture(t, events, f.fmt, path, f.mid)
 			if len(want) < 50 {
 				t.Fatalf("only %d frames to write", len(want))
 			}
