@@ -119,6 +119,9 @@ type Extension struct {
 	Page func(pc *PageContext) (htmlr.Extras, error)
 	// Routes adds whole pages or files after the API pages are built.
 	Routes func(b *Builder) error
+	// Index may change the rows of the "All Kafka APIs" page (add badges,
+	// say where a reserved key's page comes from) before it is rendered.
+	Index func(rows []htmlr.IndexRow) error
 }
 
 // Asset is one file of the site.
@@ -202,6 +205,24 @@ func (b *Builder) Add(urlPath, contentType string, body []byte) error {
 	return nil
 }
 
+// Replace puts a file at a path whether or not the site already has one
+// there, for an extension that supersedes a page the site made (a reserved
+// key's page replaced by the API's page from an older release).
+func (b *Builder) Replace(urlPath, contentType string, body []byte) error {
+	b.mu.Lock()
+	delete(b.assets, urlPath)
+	b.mu.Unlock()
+	return b.Add(urlPath, contentType, body)
+}
+
+// Has reports whether the site has a file at the path.
+func (b *Builder) Has(urlPath string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.assets[urlPath]
+	return ok
+}
+
 // AddDoc adds an HTML page whose body is wrapped in the site layout.
 func (b *Builder) AddDoc(urlPath, title string, body template.HTML) error {
 	var buf bytes.Buffer
@@ -247,7 +268,7 @@ func Build(opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := buildIndex(b, newest, highest); err != nil {
+	if err := buildIndex(b, opts, newest, highest); err != nil {
 		return nil, err
 	}
 	vs, err := vectors.Generate(c)
@@ -420,7 +441,7 @@ func PageJSON(p *page.Page) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func buildIndex(b *Builder, rel Release, highest map[int16]*page.Page) error {
+func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.Page) error {
 	in := &htmlr.IndexInput{Release: rel.Label}
 	for _, api := range rel.Codec.Reg.APIs {
 		req := api.Request
@@ -440,6 +461,14 @@ func buildIndex(b *Builder, rel Release, highest map[int16]*page.Page) error {
 			row.RequestSize, row.ResponseSize = p.Request.Size, p.Response.Size
 		}
 		in.Rows = append(in.Rows, row)
+	}
+	for _, e := range opts.Extensions {
+		if e.Index == nil {
+			continue
+		}
+		if err := e.Index(in.Rows); err != nil {
+			return fmt.Errorf("site: extension %s: index: %w", e.Name, err)
+		}
 	}
 	var buf bytes.Buffer
 	if err := b.r.Index(&buf, in); err != nil {

@@ -44,6 +44,7 @@ type apiView struct {
 	Legend   []legendItem
 	Sections []*sectionView
 	Extras   []Section
+	Note     string
 	JSONHref string
 }
 
@@ -128,7 +129,7 @@ func (r *Renderer) apiView(in *PageInput) (*apiView, error) {
 		return nil, fmt.Errorf("page is incomplete")
 	}
 	v := &apiView{P: p, Title: clean(p.API), Intro: clean(p.Intro), Legend: legend(), Extras: in.Extras.Sections,
-		JSONHref: JSONPath(p.API, int(p.Version))}
+		JSONHref: JSONPath(p.API, int(p.Version)), Note: clean(in.Extras.Intro)}
 	for _, it := range append(append([]page.Item(nil), p.Summary...), in.Extras.Summary...) {
 		v.Summary = append(v.Summary, page.Item{Label: clean(it.Label), Value: clean(it.Value)})
 	}
@@ -151,6 +152,9 @@ func (r *Renderer) apiView(in *PageInput) (*apiView, error) {
 				l.FirstFlexible = x != req.Valid.Lo
 			}
 			v.Versions = append(v.Versions, l)
+		}
+		for _, b := range in.Extras.Badges {
+			v.Badges = append(v.Badges, badge{clean(b.Class), clean(b.Text), clean(b.Title)})
 		}
 		switch {
 		case req.Flexible.Empty():

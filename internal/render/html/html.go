@@ -70,10 +70,21 @@ type Section struct {
 	Body  template.HTML // trusted markup, produced by the extension's own templates
 }
 
+// Badge is a small label beside a page title or an index row's name.
+type Badge struct {
+	Class string // CSS class after "badge" ("removed", "reserved", ...)
+	Text  string
+	Title string // tooltip
+}
+
 // Extras is what extensions add to one API page.
 type Extras struct {
 	Summary  []page.Item // appended to the summary
 	Sections []Section   // after the Response section
+	Badges   []Badge     // after the title's own badges
+	// Intro, when set, is a paragraph shown under the intro sentence (e.g.
+	// "removed in Kafka 4.0").
+	Intro string
 }
 
 // Renderer renders pages. It is safe for concurrent use.

@@ -25,6 +25,8 @@ type IndexRow struct {
 	Highest        int16 // the highest valid version
 	RequestSize    int   // bytes of the smallest request at Highest
 	ResponseSize   int
+	// Badges are added by extensions after the name (e.g. "removed in 4.0").
+	Badges []Badge
 }
 
 type indexView struct {
@@ -46,6 +48,11 @@ func (r *Renderer) Index(w io.Writer, in *IndexInput) error {
 	v := &indexView{Release: clean(in.Release), Count: len(in.Rows)}
 	for _, row := range in.Rows {
 		row.Name = clean(row.Name)
+		bs := make([]Badge, len(row.Badges))
+		for i, b := range row.Badges {
+			bs[i] = Badge{clean(b.Class), clean(b.Text), clean(b.Title)}
+		}
+		row.Badges = bs
 		rv := indexRowView{IndexRow: row, KeyText: strconv.Itoa(int(row.Key)),
 			Search: strings.ToLower(strconv.Itoa(int(row.Key)) + " " + row.Name)}
 		rv.Href = APIPath(row.Name, -1)
