@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -45,69 +49,49 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
-	var index, failed int
-	var firstErr string
+	pl := newPipeline(w, runtime.GOMAXPROCS(0))
+	var index int
 	lastConn := 0
 	stats, err := capture.Read(f, opts, func(ev *capture.Event) error {
-		ro := report.Options{Roundtrip: o.Roundtrip}
-		if ev.Dir == capture.ServerToClient {
-			ro.Kind = schema.TypeResponse
+		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o}
+		index++
+		j.ro = report.Options{Roundtrip: o.Roundtrip}
+		if ev.Dir == capture.ClientToServer {
+			j.src, j.dst = ev.Conn.Client.String(), ev.Conn.Server.String()
+		} else {
+			j.src, j.dst = ev.Conn.Server.String(), ev.Conn.Client.String()
+			j.ro.Kind = schema.TypeResponse
+			j.response = true
 			if ev.Request != nil {
 				if api, ok := reg.API(ev.Request.APIKey); ok {
-					ro.API, ro.Version = api, ev.Request.Version
+					j.ro.API, j.ro.Version = api, ev.Request.Version
 				}
-			}
-		}
-		r := report.Decode(c, ev.Data, ro)
-		r.Index, r.Offset = index, ev.Offset
-		index++
-		t := ev.Time
-		r.Time = &t
-		if ev.Dir == capture.ClientToServer {
-			r.Src, r.Dst = ev.Conn.Client.String(), ev.Conn.Server.String()
-		} else {
-			r.Src, r.Dst = ev.Conn.Server.String(), ev.Conn.Client.String()
-			if ev.Request != nil {
 				lat := ev.Time.Sub(ev.Request.Time).Microseconds()
-				r.LatencyMicros = &lat
-			} else {
-				corr, _ := codec.PeekCorrelationID(ev.Data)
-				r.CorrelationID = corr
-				r.Error = fmt.Sprintf("no request with correlation id %d was seen on this connection (the capture lost it), so the response's API and version are unknown", corr)
+				j.latency = &lat
+				j.paired = true
 			}
 		}
-		if !r.OK() {
-			failed++
-			if firstErr == "" {
-				firstErr = r.Summary() + ": " + r.Error
-				if r.Error == "" {
-					firstErr += "re-encoding does not reproduce the input"
+		if o.Format != "json" {
+			var pre strings.Builder
+			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
+				lastConn = ev.Conn.ID
+				how := "from its start"
+				if !ev.Conn.SawSYN {
+					how = "mid-connection (no SYN captured)"
 				}
+				fmt.Fprintf(&pre, "# connection %d: client %s, server %s, captured %s\n", ev.Conn.ID, ev.Conn.Client, ev.Conn.Server, how)
 			}
-		}
-		if o.Format == "json" {
-			return report.JSONLine(w, r)
-		}
-		if ev.Conn.ID > lastConn { // connections are numbered as they first show up
-			lastConn = ev.Conn.ID
-			how := "from its start"
-			if !ev.Conn.SawSYN {
-				how = "mid-connection (no SYN captured)"
+			if ev.Skipped > 0 {
+				fmt.Fprintf(&pre, "# %d bytes skipped before this frame (not captured, or no frame boundary)\n", ev.Skipped)
 			}
-			fmt.Fprintf(w, "# connection %d: client %s, server %s, captured %s\n", ev.Conn.ID, ev.Conn.Client, ev.Conn.Server, how)
+			j.prefix = pre.String()
 		}
-		if ev.Skipped > 0 {
-			fmt.Fprintf(w, "# %d bytes skipped before this frame (not captured, or no frame boundary)\n", ev.Skipped)
-		}
-		if err := report.Text(w, r, o.Verbose); err != nil {
-			return err
-		}
-		if o.Verbose {
-			_, err := io.WriteString(w, "\n")
-			return err
-		}
-		return nil
+		return pl.submit(c, j)
 	})
+	if perr := pl.close(); perr != nil && err == nil {
+		err = perr
+	}
+	failed, firstErr := pl.failed, pl.firstErr
 	if ferr := w.Flush(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -139,6 +123,132 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		return errSilentFailure
 	}
 	return nil
+}
+
+// pcapJob is one frame to decode and render.
+type pcapJob struct {
+	index    int
+	offset   int64
+	data     []byte
+	time     time.Time
+	src, dst string
+	response bool
+	paired   bool
+	latency  *int64
+	ro       report.Options
+	opts     decodeOptions
+	prefix   string // text lines printed before the frame
+	out      bytes.Buffer
+	ok       bool
+	errText  string
+	err      error
+}
+
+// run decodes and renders the frame.
+func (j *pcapJob) run(c *codec.Codec) {
+	r := report.Decode(c, j.data, j.ro)
+	r.Index, r.Offset = j.index, j.offset
+	t := j.time
+	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency
+	if j.response && !j.paired {
+		corr, _ := codec.PeekCorrelationID(j.data)
+		r.CorrelationID = corr
+		r.Error = fmt.Sprintf("no request with correlation id %d was seen on this connection (the capture lost it), so the response's API and version are unknown", corr)
+	}
+	j.ok = r.OK()
+	if !j.ok {
+		j.errText = r.Summary() + ": " + r.Error
+		if r.Error == "" {
+			j.errText += "re-encoding does not reproduce the input"
+		}
+	}
+	if j.opts.Format == "json" {
+		j.err = report.JSONLine(&j.out, r)
+		return
+	}
+	j.out.WriteString(j.prefix)
+	if j.err = report.Text(&j.out, r, j.opts.Verbose); j.err == nil && j.opts.Verbose {
+		j.out.WriteString("\n")
+	}
+}
+
+// pipeline decodes frames on several goroutines and writes the results in
+// capture order. At most 4 frames per worker are in flight, so memory
+// stays bounded.
+type pipeline struct {
+	w        io.Writer
+	done     chan *pcapJob
+	slots    chan struct{}
+	wg       sync.WaitGroup
+	writer   chan error
+	broken   atomic.Bool
+	failed   int
+	firstErr string
+}
+
+func newPipeline(w io.Writer, workers int) *pipeline {
+	workers = max(workers, 1)
+	p := &pipeline{w: w, done: make(chan *pcapJob, 4*workers),
+		slots: make(chan struct{}, 4*workers), writer: make(chan error, 1)}
+	go p.write()
+	return p
+}
+
+// submit hands a job over, waiting while the pipeline is full.
+func (p *pipeline) submit(c *codec.Codec, j *pcapJob) error {
+	if p.broken.Load() {
+		return errors.New("writing the output failed")
+	}
+	p.slots <- struct{}{}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		j.run(c)
+		p.done <- j
+	}()
+	return nil
+}
+
+// write puts results in order.
+func (p *pipeline) write() {
+	next := 0
+	held := map[int]*pcapJob{}
+	var werr error
+	for j := range p.done {
+		held[j.index] = j
+		for {
+			h, ok := held[next]
+			if !ok {
+				break
+			}
+			delete(held, next)
+			next++
+			<-p.slots
+			if !h.ok {
+				p.failed++
+				if p.firstErr == "" {
+					p.firstErr = h.errText
+				}
+			}
+			if werr == nil {
+				werr = h.err
+			}
+			if werr == nil {
+				_, werr = p.w.Write(h.out.Bytes())
+			}
+			if werr != nil {
+				p.broken.Store(true)
+			}
+		}
+	}
+	p.writer <- werr
+}
+
+// close waits for every job and returns the first write error.
+func (p *pipeline) close() error {
+	p.wg.Wait()
+	close(p.done)
+	return <-p.writer
 }
 
 // verifier confirms frame boundaries found by resynchronisation: the
