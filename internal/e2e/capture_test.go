@@ -30,6 +30,7 @@ type exchangeLine struct {
 	Src           string `json:"src"`
 	Dst           string `json:"dst"`
 	Size          int    `json:"size"`
+	Offset        int64  `json:"offset"`
 	Hex           string `json:"hex"`
 	Error         string `json:"error"`
 	Roundtrip     *bool  `json:"roundtrip"`
@@ -91,6 +92,9 @@ func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, pa
 		fr := e.Frame
 		want = append(want, exchangeLine{Kind: fr.Kind, APIKey: fr.APIKey, Version: fr.Version, CorrelationID: fr.CorrelationID,
 			Src: src, Dst: dst, Size: len(e.Data), Hex: hex.EncodeToString(e.Data), Roundtrip: fr.Roundtrip})
+		if !cut {
+			want[len(want)-1].Offset = fr.Offset
+		}
 	}
 	if err := w.Flush(); err != nil {
 		t.Fatal(err)
@@ -165,6 +169,11 @@ func checkCaptureOfProxy(t *testing.T, events []*proxy.Event) {
 				t.Errorf("decode --pcap exited %d: %s", code, errOut)
 			}
 			got := parseLines(t, out)
+			if f.mid { // stream offsets count from the first byte captured
+				for i := range got {
+					got[i].Offset = 0
+				}
+			}
 			for _, l := range got {
 				if l.Error != "" || l.Roundtrip == nil || !*l.Roundtrip {
 					t.Errorf("%s %d v%d corr %d: error %q roundtrip %v", l.Kind, l.APIKey, l.Version, l.CorrelationID, l.Error, l.Roundtrip)

@@ -32,6 +32,11 @@ type conn struct {
 	id       int
 	base     Event // connection fields of every event
 
+	// Frame numbers and stream offsets per direction (as the receiver
+	// sees the stream), each touched by one pump only.
+	reqIdx, respIdx int
+	reqOff, respOff int64
+
 	mu      sync.Mutex
 	pending []pending // requests in order, by the client pump
 	once    sync.Once
@@ -202,8 +207,10 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 		data = data[k:]
 		if f.seen == f.size {
 			if f.collect {
-				c.p.enqueue(&item{conn: c, kind: kindRequest, data: f.body, at: time.Now()})
+				c.p.enqueue(&item{conn: c, kind: kindRequest, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff})
 			}
+			c.reqIdx++
+			c.reqOff += int64(f.size)
 			*f = framer{p: c.p}
 		}
 	}
@@ -345,13 +352,19 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if derr != nil {
 				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.corr, derr)
 			}
-			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten}
+			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff}
+			c.respIdx++
+			c.respOff += int64(len(out))
 			if rewritten {
 				it.original = r.hold
 			}
 			c.p.enqueueHeld(it)
 		} else if r.collect {
-			c.p.enqueue(&item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now})
+			c.p.enqueue(&item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff})
+		}
+		if r.hold == nil {
+			c.respIdx++
+			c.respOff += int64(r.size)
 		}
 		*r = respState{}
 	}

@@ -29,6 +29,8 @@ type item struct {
 	req       pending // for a response: its request
 	paired    bool
 	at        time.Time
+	index     int   // frame number in its direction of the connection
+	offset    int64 // where the frame starts in that direction's stream
 }
 
 // overflow holds events that found the queue full; the decoder delivers
@@ -154,6 +156,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 		}
 	}
 	f.Time = &at
+	f.Index, f.Offset = it.index, it.offset
 	e.Frame = f
 	return e
 }
