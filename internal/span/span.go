@@ -111,14 +111,47 @@ func (n *Node) DisplayName() string {
 
 // Path is the dotted path from the root's child to n ("Resources[0].Name").
 func (n *Node) Path() string {
-	var parts []string
+	// Renderers ask for the path of every node, so it is built with one
+	// allocation: collect the ancestors, measure, then write.
+	var stack [32]*Node
+	up := stack[:0]
+	size := -1
 	for x := n; x != nil && x.Parent != nil; x = x.Parent {
-		parts = append(parts, x.DisplayName())
+		up = append(up, x)
+		size += len(x.Name) + 1
+		if x.Index >= 0 {
+			size += 2 + digits(x.Index)
+		}
 	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
+	if size <= 0 {
+		return ""
 	}
-	return strings.Join(parts, ".")
+	var sb strings.Builder
+	sb.Grow(size)
+	var num [12]byte
+	for i := len(up) - 1; i >= 0; i-- {
+		x := up[i]
+		if i < len(up)-1 {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(x.Name)
+		if x.Index >= 0 {
+			sb.WriteByte('[')
+			sb.Write(strconv.AppendInt(num[:0], int64(x.Index), 10))
+			sb.WriteByte(']')
+		}
+	}
+	return sb.String()
+}
+
+// digits returns the number of decimal digits of v >= 0.
+func digits(v int32) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
 }
 
 // IsLeaf reports whether n has no children.
