@@ -16,7 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/report"
 )
 
-const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--roundtrip]"
+const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip]"
 
 func init() {
 	register(&command{
@@ -53,6 +53,7 @@ func runProxy(env *Env, args []string) error {
 	format := fs.String("format", "summary", "what to print: summary (a line per frame), text (grid and tree per frame) or json (a JSON line per frame)")
 	noRewrite := fs.Bool("no-rewrite", false, "forward broker addresses in Metadata, FindCoordinator, DescribeCluster, ... unchanged")
 	roundtrip := fs.Bool("roundtrip", false, "check that every decoded frame re-encodes byte for byte")
+	advertise := fs.String("advertise-host", "", "host name clients reach the proxy by, written into rewritten broker addresses (default: the --listen host)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -111,7 +112,7 @@ func runProxy(env *Env, args []string) error {
 	}
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
-		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink,
+		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
 	})
 	if err != nil {
 		return failure{err}

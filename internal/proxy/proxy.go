@@ -71,7 +71,8 @@ type Config struct {
 	// DialTimeout bounds connecting to a broker.
 	DialTimeout time.Duration
 	// AdvertiseHost is the host written into rewritten responses (default:
-	// the host of each listener's address).
+	// the host of each listener's address, 127.0.0.1 for a wildcard one).
+	// With it, per-broker listeners bind the host of Listen, as given.
 	AdvertiseHost string
 }
 
@@ -222,6 +223,9 @@ func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 	}
 	host, portText, _ := net.SplitHostPort(ln.Addr().String())
 	port, _ := strconv.Atoi(portText)
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
 	if p.cfg.AdvertiseHost != "" {
 		host = p.cfg.AdvertiseHost
 	}
@@ -254,7 +258,12 @@ func (p *Proxy) listenerFor(host string, port int32) (string, int32, bool) {
 	}
 	if !ok {
 		var err error
-		l, err = p.listen(listenHost(p.cfg.Listen)+":0", up)
+		bind := listenHost(p.cfg.Listen)
+		if p.cfg.AdvertiseHost != "" {
+			// Clients come from elsewhere: bind like the first listener.
+			bind, _, _ = net.SplitHostPort(p.cfg.Listen)
+		}
+		l, err = p.listen(net.JoinHostPort(bind, "0"), up)
 		if err != nil {
 			p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + err.Error()})
 			return "", 0, false
