@@ -148,6 +148,10 @@ func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
 	}
 }
 
+// Notes returns the changes of an API as short phrases, as the text form
+// lists them ("versions 0-11 -> 3-12", "baseline raised", ...).
+func (c *APIChange) Notes() []string { return c.notes() }
+
 // notes returns the changes of an API as short phrases.
 func (c *APIChange) notes() []string {
 	notes := []string{"versions " + pairText(c.Valid.From, c.Valid.To)}

@@ -78,6 +78,10 @@ func New(s *site.Site) *Server {
 	return &Server{site: s, dyn: http.NewServeMux()}
 }
 
+// Site returns the site the server serves (for dynamic handlers that
+// render in its layout).
+func (s *Server) Site() *site.Site { return s.site }
+
 // Handle registers a dynamic handler for a pattern (http.ServeMux syntax,
 // e.g. "POST /api/decode"). For GET and HEAD, site paths take precedence
 // over dynamic ones; other methods try the dynamic handlers first (so a

@@ -121,7 +121,7 @@ type Extension struct {
 	Routes func(b *Builder) error
 	// Index may change the rows of the "All Kafka APIs" page (add badges,
 	// say where a reserved key's page comes from) before it is rendered.
-	Index func(rows []htmlr.IndexRow) error
+	Index func(b *Builder, rows []htmlr.IndexRow) error
 }
 
 // Asset is one file of the site.
@@ -193,7 +193,7 @@ func (b *Builder) Renderer() *htmlr.Renderer { return b.r }
 
 // Add adds a file. The path must start with "/" and not be taken.
 func (b *Builder) Add(urlPath, contentType string, body []byte) error {
-	if !strings.HasPrefix(urlPath, "/") || strings.Contains(urlPath, "..") || strings.Contains(urlPath, "//") {
+	if !validPath(urlPath) {
 		return fmt.Errorf("site: invalid path %q", urlPath)
 	}
 	b.mu.Lock()
@@ -203,6 +203,22 @@ func (b *Builder) Add(urlPath, contentType string, body []byte) error {
 	}
 	b.assets[urlPath] = &Asset{Path: urlPath, ContentType: contentType, Body: body}
 	return nil
+}
+
+// validPath reports whether a URL path can name a file of the site: it
+// starts with "/", has no empty, "." or ".." segment and no backslash
+// ("v3..v4" is a valid segment).
+func validPath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.Contains(p, "\\") {
+		return false
+	}
+	segs := strings.Split(p[1:], "/")
+	for i, s := range segs {
+		if s == "." || s == ".." || (s == "" && i != len(segs)-1) {
+			return false
+		}
+	}
+	return true
 }
 
 // Replace puts a file at a path whether or not the site already has one
@@ -466,7 +482,7 @@ func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.P
 		if e.Index == nil {
 			continue
 		}
-		if err := e.Index(in.Rows); err != nil {
+		if err := e.Index(b, in.Rows); err != nil {
 			return fmt.Errorf("site: extension %s: index: %w", e.Name, err)
 		}
 	}

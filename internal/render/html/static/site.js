@@ -304,10 +304,25 @@
     });
   }
 
+  // The "compare versions" forms (package histsite) go straight to the
+  // diff page /apis/<Name>/diff/v<A>..v<B>/, older version first; without
+  // script they land on the page listing every pair.
+  function initDiffPick() {
+    $$("form.diffpick").forEach(function (f) {
+      f.addEventListener("submit", function (e) {
+        var a = parseInt(f.elements.from.value, 10), b = parseInt(f.elements.to.value, 10);
+        if (isNaN(a) || isNaN(b) || a === b) return;
+        e.preventDefault();
+        location.href = f.getAttribute("data-base") + "v" + Math.min(a, b) + "..v" + Math.max(a, b) + "/";
+      });
+    });
+  }
+
   function init() {
     initFilter();
     initPage();
     initDecode();
+    initDiffPick();
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

@@ -1,0 +1,315 @@
+// Package histsite puts the version and release history (package history)
+// on the site (package site), as a [site.Extension]:
+//
+//   - on every API page, a "changes" section (what the version changed
+//     from the previous one: fields added, removed and changed per struct,
+//     the flexible switch, header versions, the spec's comments, the size
+//     of the smallest frame), a form to compare any two versions, and an
+//     "accepted by Kafka" summary item and table (first and last loaded
+//     release accepting each version);
+//   - /apis/<Name>/diff/v<A>..v<B>/ for every pair of versions A < B, and
+//     /apis/<Name>/diff/ listing them all; under `manifester serve`,
+//     [Handler] answers the reversed pairs (A > B) too;
+//   - /releases/: the diff of each pair of consecutive loaded releases, and
+//     of the oldest against the newest;
+//   - pages for APIs that only older releases define (LeaderAndIsr, reserved
+//     since 4.0), built from the newest release that defines them and
+//     marked removed, in place of the reserved-key page;
+//   - /vectors/<release>.jsonl for every loaded release.
+//
+// Every text goes through html/template.
+package histsite
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"regexp"
+	"sync"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/history"
+	"github.com/manifester/manifester/internal/page"
+	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/site"
+)
+
+// ReleasesPath is the path of the release-diff page.
+const ReleasesPath = "/releases/"
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var tmpl = template.Must(template.New("histsite").Funcs(template.FuncMap{
+	"vpath": func(name string, v int16) string { return htmlr.APIPath(name, int(v)) },
+	"dpath": func(name string, a, b int16) string { return DiffPath(name, a, b) },
+	"ipath": func(name string) string { return DiffIndexPath(name) },
+	"apath": func(name string) string { return htmlr.APIPath(name, -1) },
+}).ParseFS(templateFS, "templates/*.tmpl"))
+
+// DiffPath is the URL path of the diff of an API from version a to b.
+func DiffPath(name string, a, b int16) string {
+	return fmt.Sprintf("/apis/%s/diff/v%d..v%d/", name, a, b)
+}
+
+// DiffIndexPath is the URL path of the page listing an API's version diffs.
+func DiffIndexPath(name string) string { return "/apis/" + name + "/diff/" }
+
+// VectorsPath is the URL path of one release's test vectors.
+func VectorsPath(label string) string { return "/vectors/" + label + ".jsonl" }
+
+// safeLabel matches the release labels that can name a file.
+var safeLabel = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
+// Ext is the history extension. One Ext may serve several builds; it keeps
+// the history of the releases it last saw.
+type Ext struct {
+	mu   sync.Mutex
+	key  []*codec.Codec
+	data *data
+	err  error
+}
+
+// New returns the extension.
+func New() *Ext { return &Ext{} }
+
+// Extension returns the site hooks.
+func (e *Ext) Extension() site.Extension {
+	return site.Extension{
+		Name:   "history",
+		Nav:    []htmlr.Link{{Href: ReleasesPath, Text: "Releases"}},
+		Page:   e.page,
+		Routes: e.routes,
+		Index:  e.index,
+	}
+}
+
+// data is the history of one set of releases, computed once.
+type data struct {
+	h    *history.History
+	apis map[int16]*history.APIHistory
+	// removed are the APIs only older releases define, by key.
+	removed map[int16]history.RemovedAPI
+	// rels are the releases by label.
+	rels map[string]*history.Release
+}
+
+// get returns the history of rels, computing it when rels differ from the
+// last ones.
+func (e *Ext) get(rels []site.Release) (*data, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.data != nil || e.err != nil {
+		same := len(e.key) == len(rels)
+		for i := 0; same && i < len(rels); i++ {
+			same = e.key[i] == rels[i].Codec
+		}
+		if same {
+			return e.data, e.err
+		}
+	}
+	e.key = make([]*codec.Codec, len(rels))
+	for i, r := range rels {
+		e.key[i] = r.Codec
+	}
+	e.data, e.err = compute(rels)
+	return e.data, e.err
+}
+
+func compute(rels []site.Release) (*data, error) {
+	hr := make([]*history.Release, len(rels))
+	for i, r := range rels {
+		hr[i] = &history.Release{Label: r.Label, Reg: r.Codec.Reg, Codec: r.Codec}
+	}
+	h, err := history.New(hr)
+	if err != nil {
+		return nil, err
+	}
+	d := &data{h: h, apis: map[int16]*history.APIHistory{}, removed: map[int16]history.RemovedAPI{}, rels: map[string]*history.Release{}}
+	for _, r := range hr {
+		d.rels[r.Label] = r
+	}
+	for _, ra := range h.Removed() {
+		d.removed[ra.Key] = ra
+	}
+	keys := map[int16]bool{}
+	for _, r := range hr {
+		for _, api := range r.Reg.APIs {
+			if !api.Reserved() {
+				keys[api.Key] = true
+			}
+		}
+	}
+	for k := range keys {
+		ah, err := h.API(k)
+		if err != nil {
+			return nil, fmt.Errorf("history of API key %d: %w", k, err)
+		}
+		d.apis[k] = ah
+	}
+	return d, nil
+}
+
+// single reports whether only one release is loaded.
+func (d *data) single() bool { return len(d.h.Releases) < 2 }
+
+// page adds the summary item and the sections of one API page of the
+// newest release.
+func (e *Ext) page(pc *site.PageContext) (htmlr.Extras, error) {
+	d, err := e.get(pc.Releases)
+	if err != nil {
+		return htmlr.Extras{}, err
+	}
+	return d.extras(pc.API, pc.Version, d.h.Newest())
+}
+
+// extras builds the history sections of api at version v in release rel.
+func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Extras, error) {
+	var x htmlr.Extras
+	ah := d.apis[api.Key]
+	if ah == nil {
+		return x, fmt.Errorf("no history for API key %d", api.Key)
+	}
+	row := findRow(ah.Rows, v)
+	x.Summary = append(x.Summary, acceptedItem(d, row))
+
+	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi,
+		Picker: picker(api, v)}
+	if v > api.Request.Valid.Lo {
+		i := int(v - api.Request.Valid.Lo - 1)
+		if i < len(ah.Changes) && ah.Changes[i].To == v {
+			cv.Diff = diffOf(ah.Changes[i])
+		}
+	} else {
+		cv.Older = olderVersions(ah.Rows, api.Request.Valid.Lo)
+	}
+	body, err := execHTML("changes", cv)
+	if err != nil {
+		return x, err
+	}
+	title := fmt.Sprintf("Changes from v%d", v-1)
+	if cv.Diff == nil {
+		title = "Changes"
+	}
+	x.Sections = append(x.Sections, htmlr.Section{ID: "changes", Title: title, Body: body})
+
+	av := &acceptedView{API: api.Name, Version: v, Single: d.single(), Labels: d.h.Labels(), Newest: d.h.Newest().Label,
+		Release: rel.Label, Valid: api.Request.Valid}
+	for _, r := range ah.Rows {
+		av.Rows = append(av.Rows, rowView(r, v, api.Request.Valid))
+	}
+	body, err = execHTML("accepted", av)
+	if err != nil {
+		return x, err
+	}
+	x.Sections = append(x.Sections, htmlr.Section{ID: "accepted", Title: "Accepted by Kafka", Body: body})
+	return x, nil
+}
+
+func findRow(rows []history.VersionRow, v int16) *history.VersionRow {
+	for i := range rows {
+		if rows[i].Version == v {
+			return &rows[i]
+		}
+	}
+	return nil
+}
+
+// acceptedItem is the summary's "Accepted by Kafka" item for one version.
+func acceptedItem(d *data, row *history.VersionRow) page.Item {
+	it := page.Item{Label: "Accepted by Kafka"}
+	switch {
+	case d.single():
+		it.Value = d.h.Newest().Label + " (only release loaded)"
+	case row == nil || row.Request.First == "":
+		it.Value = "no loaded release"
+		if row != nil && len(row.Request.Unstable) > 0 {
+			it.Value = "unstable in " + joinLabels(row.Request.Unstable)
+		}
+	case row.Request.First == row.Request.Last:
+		it.Value = row.Request.First + " only"
+	default:
+		it.Value = row.Request.First + " to " + row.Request.Last
+	}
+	return it
+}
+
+func joinLabels(ls []string) string {
+	var b bytes.Buffer
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(l)
+	}
+	return b.String()
+}
+
+// olderVersions returns the versions below lo that some loaded release
+// accepts, as "v0-v2", or "".
+func olderVersions(rows []history.VersionRow, lo int16) string {
+	first, last := int16(-1), int16(-1)
+	for _, r := range rows {
+		if r.Version < lo && (r.Request.First != "" || len(r.Request.Unstable) > 0) {
+			if first < 0 {
+				first = r.Version
+			}
+			last = r.Version
+		}
+	}
+	switch {
+	case first < 0:
+		return ""
+	case first == last:
+		return fmt.Sprintf("v%d", first)
+	}
+	return fmt.Sprintf("v%d-v%d", first, last)
+}
+
+func execHTML(name string, v any) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, name, v); err != nil {
+		return "", fmt.Errorf("rendering %s: %w", name, err)
+	}
+	return template.HTML(b.String()), nil // produced by html/template, so escaped
+}
+
+// Handler answers /apis/<Name>/diff/v<A>..v<B>/ for pairs the site does
+// not hold (A > B, the reverse view), rendering in the site's layout. It
+// is meant for `manifester serve`: register it with
+// server.Handle("GET /apis/{name}/diff/{pair}/", ...).
+func (e *Ext) Handler(s *site.Site) *DiffHandler {
+	return &DiffHandler{ext: e, site: s}
+}
+
+// diff returns the diff page of api from a to b in rel, its title and body.
+func diffPage(d *data, rel *history.Release, api *schema.API, a, b int16) (string, template.HTML, error) {
+	vd, err := diff.Versions(rel.Codec, api, a, b)
+	if err != nil {
+		return "", "", err
+	}
+	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: picker(api, b),
+		Removed: d.removedNote(api.Key)}
+	body, err := execHTML("diffpage", dv)
+	if err != nil {
+		return "", "", err
+	}
+	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), body, nil
+}
+
+// removedNote is the sentence marking a removed API, or "".
+func (d *data) removedNote(key int16) string {
+	ra, ok := d.removed[key]
+	if !ok {
+		return ""
+	}
+	how := "no longer defines it"
+	if ra.Reserved {
+		how = fmt.Sprintf("keeps API key %d only as a reserved key (validVersions \"none\")", ra.Key)
+	}
+	return fmt.Sprintf("%s was removed in Kafka %s: that release %s, and brokers from %s on reject it. This page is built from Kafka %s, the newest loaded release that defines it.",
+		ra.Name, ra.RemovedIn, how, ra.RemovedIn, ra.LastRelease)
+}

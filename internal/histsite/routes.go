@@ -1,0 +1,378 @@
+package histsite
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/history"
+	"github.com/manifester/manifester/internal/page"
+	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/site"
+)
+
+// index marks the reserved keys that older releases define as removed.
+func (e *Ext) index(b *site.Builder, rows []htmlr.IndexRow) error {
+	d, err := e.get(b.Releases())
+	if err != nil {
+		return err
+	}
+	for i := range rows {
+		ra, ok := d.removed[rows[i].Key]
+		if !ok {
+			continue
+		}
+		rows[i].Badges = append(rows[i].Badges, htmlr.Badge{Class: "removed", Text: "removed in " + ra.RemovedIn,
+			Title: fmt.Sprintf("Kafka %s defines %s v%s; its page is built from that release", ra.LastRelease, ra.Name, ra.API.Request.Valid)})
+	}
+	return nil
+}
+
+// pageAPI is an API whose pages the site holds, with the release they are
+// built from.
+type pageAPI struct {
+	api *schema.API
+	rel *history.Release
+}
+
+// pageAPIs lists the newest release's APIs with versions and the removed
+// ones.
+func (d *data) pageAPIs() []pageAPI {
+	var out []pageAPI
+	newest := d.h.Newest()
+	for _, api := range newest.Reg.APIs {
+		if !api.Reserved() {
+			out = append(out, pageAPI{api, newest})
+		}
+	}
+	for _, ra := range d.h.Removed() {
+		out = append(out, pageAPI{ra.API, ra.Release})
+	}
+	return out
+}
+
+// lookup finds an API that has pages by name.
+func (d *data) lookup(name string) (pageAPI, bool) {
+	newest := d.h.Newest()
+	for _, api := range newest.Reg.APIs {
+		if api.Name == name && !api.Reserved() {
+			return pageAPI{api, newest}, true
+		}
+	}
+	for _, ra := range d.removed {
+		if ra.Name == name {
+			return pageAPI{ra.API, ra.Release}, true
+		}
+	}
+	return pageAPI{}, false
+}
+
+// routes adds the removed APIs' pages, the diff pages, /releases/ and the
+// vectors of every release.
+func (e *Ext) routes(b *site.Builder) error {
+	d, err := e.get(b.Releases())
+	if err != nil {
+		return err
+	}
+	for _, ra := range d.h.Removed() {
+		if err := d.addRemoved(b, ra); err != nil {
+			return fmt.Errorf("%s from %s: %w", ra.Name, ra.LastRelease, err)
+		}
+	}
+	if err := d.addDiffs(b); err != nil {
+		return err
+	}
+	if err := d.addReleases(b); err != nil {
+		return err
+	}
+	for _, r := range d.h.Releases {
+		if !safeLabel.MatchString(r.Label) {
+			continue
+		}
+		lines, err := d.h.VectorLines(r.Label)
+		if err != nil {
+			return err
+		}
+		if err := b.Add(VectorsPath(r.Label), site.TypeJSONL, lines); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRemoved builds every version page of an API that only older releases
+// define, from the newest of them, marked removed; its /apis/<Name>/
+// replaces the reserved-key page.
+func (d *data) addRemoved(b *site.Builder, ra history.RemovedAPI) error {
+	api, rel := ra.API, ra.Release
+	note := d.removedNote(ra.Key)
+	for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+		p, err := page.Build(rel.Codec, api, v)
+		if err != nil {
+			return err
+		}
+		x, err := d.extras(api, v, rel)
+		if err != nil {
+			return err
+		}
+		x.Badges = append(x.Badges, htmlr.Badge{Class: "removed", Text: "removed in " + ra.RemovedIn,
+			Title: "No version of " + ra.Name + " is valid in Kafka " + ra.RemovedIn + " and later loaded releases"})
+		x.Intro = note
+		x.Summary = append(x.Summary, page.Item{Label: "Removed in", Value: "Kafka " + ra.RemovedIn})
+		var hb bytes.Buffer
+		in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
+		if err := b.Renderer().Page(&hb, in); err != nil {
+			return err
+		}
+		js, err := site.PageJSON(p)
+		if err != nil {
+			return err
+		}
+		if err := b.Add(htmlr.APIPath(api.Name, int(v)), site.TypeHTML, hb.Bytes()); err != nil {
+			return err
+		}
+		if err := b.Add(htmlr.JSONPath(api.Name, int(v)), site.TypeJSON, js); err != nil {
+			return err
+		}
+		if v == api.Request.Valid.Hi {
+			if err := b.Replace(htmlr.APIPath(api.Name, -1), site.TypeHTML, hb.Bytes()); err != nil {
+				return err
+			}
+		}
+		if v == schema.MaxVersion {
+			break
+		}
+	}
+	return nil
+}
+
+type pairJob struct {
+	pa   pageAPI
+	a, b int16
+}
+
+// addDiffs adds /apis/<Name>/diff/ and every pair A < B of every API with
+// pages, rendering in parallel.
+func (d *data) addDiffs(b *site.Builder) error {
+	var jobs []pairJob
+	for _, pa := range d.pageAPIs() {
+		valid := pa.api.Request.Valid
+		iv := &diffIndexView{API: pa.api.Name, Release: pa.rel.Label, Removed: d.removedNote(pa.api.Key),
+			Picker: picker(pa.api, valid.Hi)}
+		for x := valid.Lo; x <= valid.Hi; x++ {
+			iv.Versions = append(iv.Versions, x)
+		}
+		for x := valid.Lo; x < valid.Hi; x++ {
+			row := pairRow{From: x}
+			for y := valid.Lo; y <= valid.Hi; y++ {
+				row.Cells = append(row.Cells, pairCell{From: x, To: y, Link: y > x})
+				if y > x {
+					jobs = append(jobs, pairJob{pa, x, y})
+					iv.Pairs++
+				}
+			}
+			iv.Rows = append(iv.Rows, row)
+		}
+		body, err := execHTML("diffindex", iv)
+		if err != nil {
+			return err
+		}
+		if err := b.AddDoc(DiffIndexPath(pa.api.Name), pa.api.Name+" version diffs", body); err != nil {
+			return err
+		}
+	}
+	ch := make(chan pairJob)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range ch {
+				title, body, err := diffPage(d, j.pa.rel, j.pa.api, j.a, j.b)
+				if err == nil {
+					err = b.AddDoc(DiffPath(j.pa.api.Name, j.a, j.b), title, body)
+				}
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("%s v%d..v%d: %w", j.pa.api.Name, j.a, j.b, err)
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for _, j := range jobs {
+		ch <- j
+	}
+	close(ch)
+	wg.Wait()
+	return firstErr
+}
+
+// addReleases adds /releases/.
+func (d *data) addReleases(b *site.Builder) error {
+	v := &releasesView{Labels: d.h.Labels(), Newest: d.h.Newest().Label, Single: d.single()}
+	for _, r := range d.h.Releases {
+		vl := vectorLink{Label: r.Label}
+		if safeLabel.MatchString(r.Label) {
+			vl.Href = VectorsPath(r.Label)
+		}
+		v.Vectors = append(v.Vectors, vl)
+	}
+	for _, ra := range d.h.Removed() {
+		v.Removed = append(v.Removed, removedView{Key: ra.Key, Name: ra.Name, Href: htmlr.APIPath(ra.Name, -1),
+			LastRelease: ra.LastRelease, RemovedIn: ra.RemovedIn, Reserved: ra.Reserved})
+	}
+	diffs := d.h.ReleaseDiffs()
+	if n := len(d.h.Releases); n > 2 {
+		all, err := d.h.ReleaseDiff(d.h.Releases[0].Label, d.h.Releases[n-1].Label)
+		if err != nil {
+			return err
+		}
+		diffs = append(diffs, all)
+	}
+	for _, rd := range diffs {
+		v.Diffs = append(v.Diffs, d.releaseDiffView(rd))
+	}
+	body, err := execHTML("releases", v)
+	if err != nil {
+		return err
+	}
+	return b.AddDoc(ReleasesPath, "Kafka releases", body)
+}
+
+func (d *data) href(name string) string {
+	if _, ok := d.lookup(name); ok {
+		return htmlr.APIPath(name, -1)
+	}
+	return ""
+}
+
+func (d *data) refs(rs []diff.APIRef) []apiRefView {
+	var out []apiRefView
+	for _, r := range rs {
+		out = append(out, apiRefView{Key: r.Key, Name: r.Name, Href: d.href(r.Name), Versions: r.Versions, Reserved: r.Reserved})
+	}
+	return out
+}
+
+func (d *data) releaseDiffView(rd *diff.ReleaseDiff) releaseDiffView {
+	v := releaseDiffView{ID: "r" + idPart(rd.From) + "-" + idPart(rd.To), From: rd.From, To: rd.To,
+		Added: d.refs(rd.Added), Removed: d.refs(rd.Removed), Unstable: d.refs(rd.Unstable)}
+	for i := range rd.Changed {
+		c := &rd.Changed[i]
+		cv := apiChangeView{Key: c.Key, Name: c.Name, Href: d.href(c.Name), Notes: strings.Join(c.Notes(), "; ")}
+		for _, r := range c.Redefined {
+			cv.Redefined = append(cv.Redefined, redefinedLines(r.Version, "request", r.Request)...)
+			cv.Redefined = append(cv.Redefined, redefinedLines(r.Version, "response", r.Response)...)
+		}
+		v.Changed = append(v.Changed, cv)
+	}
+	return v
+}
+
+// idPart keeps the characters of a label that are safe in an element id.
+func idPart(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// redefinedLines describes the struct changes of a version two releases
+// define differently, one line per struct.
+func redefinedLines(v int16, kind string, sds []diff.StructDiff) []string {
+	var out []string
+	for _, sd := range sds {
+		var parts []string
+		for _, f := range sd.Removed {
+			parts = append(parts, "−"+f.Name)
+		}
+		for _, f := range sd.Added {
+			parts = append(parts, "+"+f.Name)
+		}
+		for _, fc := range sd.Changed {
+			for _, c := range fc.Changes {
+				parts = append(parts, fmt.Sprintf("~%s %s %s → %s", fc.Name, c.Property, c.From, c.To))
+			}
+		}
+		path := sd.Path
+		if path == "" {
+			path = "(body)"
+		}
+		out = append(out, fmt.Sprintf("v%d %s %s: %s", v, kind, path, strings.Join(parts, ", ")))
+	}
+	return out
+}
+
+// DiffHandler answers diff pages the site does not hold (see
+// [Ext.Handler]).
+type DiffHandler struct {
+	ext  *Ext
+	site *site.Site
+}
+
+var pairPattern = regexp.MustCompile(`^v(\d{1,5})\.\.v(\d{1,5})$`)
+
+// ServeHTTP renders /apis/{name}/diff/{pair}/ (pair "v<A>..v<B>"); an
+// unknown API, a malformed pair or a version the API lacks gets the 404
+// page.
+func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	d, err := h.ext.get(h.site.Releases)
+	if err != nil {
+		http.Error(w, "history: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	pa, ok := d.lookup(r.PathValue("name"))
+	m := pairPattern.FindStringSubmatch(r.PathValue("pair"))
+	if !ok || m == nil {
+		h.notFound(w, r)
+		return
+	}
+	a, errA := strconv.Atoi(m[1])
+	bv, errB := strconv.Atoi(m[2])
+	valid := pa.api.Request.Valid
+	if errA != nil || errB != nil || a == bv || a > int(schema.MaxVersion) || bv > int(schema.MaxVersion) ||
+		!valid.Contains(int16(a)) || !valid.Contains(int16(bv)) {
+		h.notFound(w, r)
+		return
+	}
+	title, body, err := diffPage(d, pa.rel, pa.api, int16(a), int16(bv))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var buf bytes.Buffer
+	if err := h.site.Renderer.Doc(&buf, title, body); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", site.TypeHTML)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+func (h *DiffHandler) notFound(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", site.TypeHTML)
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusNotFound)
+	if nf := h.site.NotFound; nf != nil && r.Method != http.MethodHead {
+		w.Write(nf.Body)
+	}
+}
