@@ -398,3 +398,27 @@ func TestReadMidConnectionRolesFromContent(t *testing.T) {
 		}
 	}
 }
+
+func TestReadIPv6(t *testing.T) {
+	xs := sampleExchanges()
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, PCAPNG)
+	cl, sv := netip.MustParseAddrPort("[2001:db8::1]:50000"), netip.MustParseAddrPort("[2001:db8::2]:9092")
+	c := w.Conn(cl, sv)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		c.Write(ClientToServer, t0, x.req)
+		c.Write(ServerToClient, t0, x.resp)
+	}
+	c.Close(t0)
+	w.Flush()
+	frames, _ := readAll(t, buf.Bytes(), Options{Ports: []int{9092}})
+	if len(frames) != 6 {
+		t.Fatalf("%d frames, want 6", len(frames))
+	}
+	if frames[0].Client != cl || frames[0].Server != sv || frames[5].Req == nil || !bytes.Equal(frames[5].Data, xs[2].resp) {
+		t.Errorf("IPv6: %v -> %v, last pairing %+v", frames[0].Client, frames[0].Server, frames[5].Req)
+	}
+}
