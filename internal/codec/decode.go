@@ -470,8 +470,20 @@ func (d *decoder) countAbout(count int64) string {
 	case count == 1:
 		return "1 element follows"
 	}
+	if count < int64(len(countAbouts)) {
+		return countAbouts[count]
+	}
 	return strconv.FormatInt(count, 10) + " elements follow"
 }
+
+// countAbouts caches the notes of small array counts, which every array
+// length node of a span tree carries.
+var countAbouts = func() (t [256]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i) + " elements follow"
+	}
+	return t
+}()
 
 func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 	if n != nil {

@@ -113,7 +113,10 @@ func (d *decoder) headerAndBody(f *Frame, root *span.Node) error {
 			name = "ResponseHeader"
 		}
 		hn = d.b.New(root, name, "", hs, span.CatHeader)
-		hn.About = "common " + map[bool]string{true: "request", false: "response"}[f.Kind == schema.TypeRequest] + " header"
+		hn.About = "common response header"
+		if f.Kind == schema.TypeRequest {
+			hn.About = "common request header"
+		}
 	}
 	err := d.header(f, hn)
 	if err != nil {
