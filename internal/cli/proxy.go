@@ -113,6 +113,8 @@ func runProxy(env *Env, args []string) error {
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
+		// Summary lines need no trees; the JSON log and the other formats do.
+		Summary: *format == "summary" && logW == nil,
 	})
 	if err != nil {
 		return failure{err}

@@ -314,7 +314,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if api, ok := c.p.reg.API(r.req.key); ok && r.paired {
 				r.api = api.Name
 			}
-			if r.paired && c.p.rewrite[r.req.key] {
+			if r.paired && c.p.rewrite[holdKey{r.req.key, r.req.version}] {
 				r.hold = append(make([]byte, 0, r.size), r.hdr[:]...)
 			} else {
 				if _, err := c.client.Write(r.hdr[:]); err != nil {

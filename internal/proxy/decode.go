@@ -6,8 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/wire"
 )
 
 type itemKind uint8
@@ -140,7 +142,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	var f *report.Frame
 	if it.kind == kindRequest {
 		e.Dir = "request"
-		f = report.Decode(p.cfg.Codec, it.data, opts)
+		f = p.decode(it.data, opts)
 		f.Src, f.Dst = c.base.Client, c.base.Upstream
 	} else {
 		e.Dir = "response"
@@ -148,7 +150,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 		if api, ok := p.reg.API(it.req.key); ok && it.paired {
 			opts.API, opts.Version = api, it.req.version
 		}
-		f = report.Decode(p.cfg.Codec, it.data, opts)
+		f = p.decode(it.data, opts)
 		f.Src, f.Dst = c.base.Upstream, c.base.Client
 		if it.paired {
 			lat := it.at.Sub(it.req.at).Microseconds()
@@ -159,6 +161,44 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	f.Index, f.Offset = it.index, it.offset
 	e.Frame = f
 	return e
+}
+
+// decode reports on one frame: fully (span tree, body JSON), or with
+// Config.Summary only what a summary line needs, falling back to the full
+// report for a frame that does not decode.
+func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
+	if !p.cfg.Summary {
+		return report.Decode(p.cfg.Codec, b, opts)
+	}
+	c := p.cfg.Codec
+	var f *codec.Frame
+	var err error
+	switch {
+	case opts.Kind == schema.TypeResponse && opts.API != nil:
+		f, err = c.DecodeResponse(b, opts.API, opts.Version, codec.Options{})
+	case opts.Kind != schema.TypeResponse:
+		f, err = c.DecodeRequest(b, codec.Options{})
+	default:
+		err = wire.ErrUnknownAPI
+	}
+	if err != nil || f == nil || f.API == nil {
+		return report.Decode(c, b, opts)
+	}
+	kind := schema.TypeRequest
+	if opts.Kind == schema.TypeResponse {
+		kind = schema.TypeResponse
+	}
+	r := &report.Frame{Kind: kind.String(), APIKey: f.API.Key, API: f.API.Name, Version: f.Version,
+		CorrelationID: f.CorrelationID, Size: len(b), HeaderVersion: f.HeaderVersion, Bytes: b, Decoded: f}
+	if kind == schema.TypeRequest && f.HeaderVersion >= 1 && !f.ClientIDNull {
+		id := string(f.ClientID)
+		r.ClientID = &id
+	}
+	if opts.Roundtrip {
+		ok, d := report.Check(c, f, b)
+		r.Roundtrip, r.RoundtripDiff = &ok, d
+	}
+	return r
 }
 
 func joinHostPort(host, port string) string { return net.JoinHostPort(host, port) }

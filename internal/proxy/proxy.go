@@ -60,6 +60,10 @@ type Config struct {
 	NoRewrite bool
 	// Roundtrip checks that every decoded frame re-encodes byte for byte.
 	Roundtrip bool
+	// Summary decodes frames without span trees and body JSON (enough for
+	// one line per frame, much cheaper); a frame that does not decode still
+	// gets the full report.
+	Summary bool
 	// Sink receives every event, on the decoding goroutine, in order.
 	Sink func(*Event)
 	// QueueFrames and QueueBytes bound the frames waiting to be decoded.
@@ -123,7 +127,7 @@ type Event struct {
 type Proxy struct {
 	cfg     Config
 	reg     *schema.Registry
-	rewrite map[int16]bool // API keys whose responses advertise addresses
+	rewrite map[holdKey]bool // responses (API, version) that advertise addresses
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by upstream address
@@ -174,15 +178,13 @@ func New(cfg Config) (*Proxy, error) {
 		cfg.Listen = "127.0.0.1:0"
 	}
 	p := &Proxy{
-		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[int16]bool{},
+		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
 		listeners: map[string]*listener{}, conns: map[*conn]bool{},
 		queue: make(chan *item, cfg.QueueFrames),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if !cfg.NoRewrite {
-		for _, api := range AdvertisingAPIs(p.reg) {
-			p.rewrite[api.Key] = true
-		}
+		p.rewrite = holdTable(p.reg)
 	}
 	p.decodeWG.Add(1)
 	go p.decodeLoop()

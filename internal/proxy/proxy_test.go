@@ -396,3 +396,47 @@ func TestBytesInOrderWhenDecodingFallsBehind(t *testing.T) {
 		t.Errorf("faults: %v", ev.of(EventFault)[0].Detail)
 	}
 }
+
+// TestSummaryMode: with Config.Summary frames are reported from the plain
+// decode (no tree), with the same identity, and a frame that does not
+// decode still gets the full report with its error and partial tree.
+func TestSummaryMode(t *testing.T) {
+	req, resp := heartbeat(11)
+	bad := bytes.Clone(req)
+	bad[len(bad)-1] = 5
+	_, resp2 := heartbeat(12)
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(req)+len(bad))
+		io.ReadFull(c, b)
+		c.Write(resp)
+		c.Write(resp2)
+	})
+	p, ev := start(t, up, func(c *Config) { c.Summary = true })
+	c := dial(t, p.Addr())
+	bad[11] = 12 // correlation id 12
+	c.Write(req)
+	c.Write(bad)
+	b := make([]byte, len(resp)+len(resp2))
+	if _, err := io.ReadFull(c, b); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	p.Close()
+	frames := ev.of(EventFrame)
+	if len(frames) != 4 {
+		t.Fatalf("%d frames, want 4", len(frames))
+	}
+	for i, e := range frames {
+		f := e.Frame
+		if f.API != "Heartbeat" || f.Version != 4 {
+			t.Errorf("frame %d: %s v%d", i, f.API, f.Version)
+		}
+		corrupt := e.Dir == "request" && f.CorrelationID == 12
+		switch {
+		case corrupt && (f.Error == "" || f.Tree == nil):
+			t.Errorf("corrupt request: error %q, tree %v", f.Error, f.Tree != nil)
+		case !corrupt && (f.Error != "" || f.Tree != nil || f.Roundtrip == nil || !*f.Roundtrip):
+			t.Errorf("frame %d: error %q, tree %v, roundtrip %v; want a clean summary without tree", i, f.Error, f.Tree != nil, f.Roundtrip)
+		}
+	}
+}

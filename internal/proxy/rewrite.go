@@ -39,6 +39,21 @@ func addressOf(s *schema.Struct) (addrFields, bool) {
 // advertises reports whether message m holds broker addresses at some
 // version, so its responses must be inspected whole.
 func advertises(m *schema.Message) bool {
+	for v := m.Valid.Lo; v <= m.Valid.Hi && v >= m.Valid.Lo; v++ {
+		if advertisesAt(m, v) {
+			return true
+		}
+		if v == schema.MaxVersion {
+			break
+		}
+	}
+	return false
+}
+
+// advertisesAt reports whether message m holds broker addresses at
+// version v: an address struct reachable through fields present at v,
+// with its Host and Port present at v.
+func advertisesAt(m *schema.Message, v int16) bool {
 	seen := map[*schema.Struct]bool{}
 	var walk func(s *schema.Struct) bool
 	walk = func(s *schema.Struct) bool {
@@ -46,17 +61,37 @@ func advertises(m *schema.Message) bool {
 			return false
 		}
 		seen[s] = true
-		if _, ok := addressOf(s); ok {
+		if a, ok := addressOf(s); ok && a.host.Versions.Contains(v) && a.port.Versions.Contains(v) {
 			return true
 		}
 		for _, f := range s.Fields {
-			if walk(f.Type.ElemStruct()) {
+			if f.Versions.Contains(v) && walk(f.Type.ElemStruct()) {
 				return true
 			}
 		}
 		return false
 	}
 	return walk(m.Body)
+}
+
+// holdKey is an API key and version.
+type holdKey struct{ key, version int16 }
+
+// holdTable says which (API, version) responses advertise addresses.
+func holdTable(reg *schema.Registry) map[holdKey]bool {
+	out := map[holdKey]bool{}
+	for _, api := range AdvertisingAPIs(reg) {
+		m := api.Response
+		for v := m.Valid.Lo; v <= m.Valid.Hi && v >= m.Valid.Lo; v++ {
+			if advertisesAt(m, v) {
+				out[holdKey{api.Key, v}] = true
+			}
+			if v == schema.MaxVersion {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // AdvertisingAPIs lists the APIs of reg whose responses advertise broker

@@ -28,3 +28,24 @@ func TestAdvertisingAPIs(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldOnlyVersionsWithAddresses: only the versions of a response that
+// carry address fields are held whole; the others stream through.
+func TestHoldOnlyVersionsWithAddresses(t *testing.T) {
+	c := testCodec(t)
+	hold := holdTable(c.Reg)
+	for _, tc := range []struct {
+		key, version int16
+		want         bool
+	}{
+		{0, 9, false}, {0, 10, true}, // Produce NodeEndpoints: v10+
+		{1, 15, false}, {1, 16, true}, // Fetch NodeEndpoints: v16+
+		{3, 0, true}, {3, 13, true}, // Metadata brokers: always
+		{10, 0, true}, {10, 4, true}, // FindCoordinator: top level v0-3, Coordinators v4+
+		{12, 4, false}, // Heartbeat: never
+	} {
+		if got := hold[holdKey{tc.key, tc.version}]; got != tc.want {
+			t.Errorf("API %d v%d: held %v, want %v", tc.key, tc.version, got, tc.want)
+		}
+	}
+}
