@@ -124,9 +124,9 @@ func quiet(err error) bool {
 	return err == nil || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// framer follows the frame boundaries of one direction as bytes pass.
+// framer follows the request frame boundaries as bytes pass; it needs a
+// frame's first 12 bytes (size, key, version, correlation id).
 type framer struct {
-	p       *Proxy
 	hdr     [12]byte
 	hn      int    // header bytes seen of the current frame
 	size    int    // bytes of the current frame, size prefix included (0: not known yet)
@@ -136,16 +136,14 @@ type framer struct {
 	lost    bool   // framing lost: bytes pass without framing
 }
 
-// hdrLen is how much of a frame's start the framer needs: size, key,
-// version, correlation id for requests; size, correlation id for
-// responses.
+// mid reports whether a frame has started but not ended.
 func (f *framer) mid() bool { return f.hn > 0 || f.seen > 0 }
 
 // pumpRequests forwards client bytes to the broker, noting each request's
 // API, version and correlation id before its bytes go on.
 func (c *conn) pumpRequests() int64 {
 	buf := make([]byte, readBuf)
-	f := &framer{p: c.p}
+	f := &framer{}
 	var total int64
 	defer closeWrite(c.upstream)
 	for {
@@ -211,7 +209,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 			c.reqIdx++
 			c.reqOff += int64(f.size)
-			*f = framer{p: c.p}
+			*f = framer{}
 		}
 	}
 }
