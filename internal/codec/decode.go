@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -437,6 +438,9 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 			block = make([]Value, int(count)*nf)
 		}
 	}
+	if n == nil && d.intElems(fp.elemKind, out.Elems) {
+		return nil
+	}
 	for i := range out.Elems {
 		es := d.r.Off
 		en := d.node(n, elemName, elemType, es, d.bodyCat)
@@ -459,6 +463,51 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 		}
 	}
 	return nil
+}
+
+// intElems reads an array of fixed-width integers in one loop when no span
+// nodes are wanted and every element is present; otherwise it returns false
+// and the caller takes the general path (which also builds the errors).
+func (d *decoder) intElems(k schema.Kind, elems []Value) bool {
+	size := 0
+	switch k {
+	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
+		size = k.FixedSize()
+	default:
+		return false
+	}
+	b := d.r.B[d.r.Off:]
+	if len(elems)*size > len(b) {
+		return false
+	}
+	switch k {
+	case schema.KindInt8:
+		for i := range elems {
+			elems[i].Int = int64(int8(b[i]))
+		}
+	case schema.KindInt16:
+		for i := range elems {
+			elems[i].Int = int64(int16(binary.BigEndian.Uint16(b[2*i:])))
+		}
+	case schema.KindUint16:
+		for i := range elems {
+			elems[i].Int = int64(binary.BigEndian.Uint16(b[2*i:]))
+		}
+	case schema.KindInt32:
+		for i := range elems {
+			elems[i].Int = int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+		}
+	case schema.KindUint32:
+		for i := range elems {
+			elems[i].Int = int64(binary.BigEndian.Uint32(b[4*i:]))
+		}
+	case schema.KindInt64:
+		for i := range elems {
+			elems[i].Int = int64(binary.BigEndian.Uint64(b[8*i:]))
+		}
+	}
+	d.r.Off += len(elems) * size
+	return true
 }
 
 func (d *decoder) countAbout(count int64) string {

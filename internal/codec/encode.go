@@ -280,6 +280,9 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 			return e.appendLen(dst, fp.compact, false, -1), nil
 		}
 		dst = e.appendLen(dst, fp.compact, false, len(v.Elems))
+		if out, ok := appendIntElems(dst, fp.elemKind, v.Elems); ok {
+			return out, nil
+		}
 		var err error
 		for i := range v.Elems {
 			if fp.elemKind == schema.KindStruct {
@@ -310,6 +313,48 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		return e.structBody(dst, fp.sub, v)
 	}
 	return dst, e.fail(fmt.Errorf("%w: cannot encode kind %s", ErrShape, k))
+}
+
+// appendIntElems appends an array of fixed-width integers in one loop. It
+// returns false, having appended nothing, for other kinds or when a value
+// is out of range (the general path then reports which).
+func appendIntElems(dst []byte, k schema.Kind, elems []Value) ([]byte, bool) {
+	var lo, hi int64
+	switch k {
+	case schema.KindInt8:
+		lo, hi = math.MinInt8, math.MaxInt8
+	case schema.KindInt16:
+		lo, hi = math.MinInt16, math.MaxInt16
+	case schema.KindUint16:
+		lo, hi = 0, math.MaxUint16
+	case schema.KindInt32:
+		lo, hi = math.MinInt32, math.MaxInt32
+	case schema.KindUint32:
+		lo, hi = 0, math.MaxUint32
+	case schema.KindInt64:
+		lo, hi = math.MinInt64, math.MaxInt64
+	default:
+		return dst, false
+	}
+	for i := range elems {
+		if x := elems[i].Int; x < lo || x > hi {
+			return dst, false
+		}
+	}
+	for i := range elems {
+		x := elems[i].Int
+		switch k {
+		case schema.KindInt8:
+			dst = append(dst, byte(x))
+		case schema.KindInt16, schema.KindUint16:
+			dst = binary.BigEndian.AppendUint16(dst, uint16(x))
+		case schema.KindInt32, schema.KindUint32:
+			dst = binary.BigEndian.AppendUint32(dst, uint32(x))
+		default:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(x))
+		}
+	}
+	return dst, true
 }
 
 func (e *encoder) appendLen(dst []byte, compact, int16Len bool, n int) []byte {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/vectors"
@@ -251,4 +252,47 @@ func TestNonCanonicalFormsAreReported(t *testing.T) {
 		return
 	}
 	t.Fatal("no flexible CreateTopics request vector")
+}
+
+// TestIntArrayOutOfRange checks that the one-loop path for integer arrays
+// leaves range errors to the general path: the error names the element.
+func TestIntArrayOutOfRange(t *testing.T) {
+	c, _ := fuzzSetup(t)
+	api, _ := c.Reg.APIByName("Metadata")
+	v := api.Response.Valid.Hi
+	f := sample.Frame(api, schema.TypeResponse, v)
+	topics := fieldIndex(t, api.Response.Body, "Topics")
+	parts := fieldIndex(t, api.Response.Body.Fields[topics].Type.ElemStruct(), "Partitions")
+	ps := api.Response.Body.Fields[topics].Type.ElemStruct().Fields[parts].Type.ElemStruct()
+	replicas := fieldIndex(t, ps, "ReplicaNodes")
+	arr := &f.Body.Fields[topics].Elems[0].Fields[parts].Elems[0].Fields[replicas]
+	arr.Elems = []codec.Value{{Int: 1}, {Int: 1 << 40}}
+	_, err := c.EncodeResponse(nil, f)
+	if !errors.Is(err, codec.ErrOutOfRange) || !strings.Contains(err.Error(), "ReplicaNodes[1]") {
+		t.Fatalf("got %v, want ErrOutOfRange at ReplicaNodes[1]", err)
+	}
+	arr.Elems[1].Int = -7
+	b, err := c.EncodeResponse(nil, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := c.DecodeResponse(b, api, v, codec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := g.Body.Fields[topics].Elems[0].Fields[parts].Elems[0].Fields[replicas].Elems
+	if len(got) != 2 || got[0].Int != 1 || got[1].Int != -7 {
+		t.Fatalf("decoded %+v, want 1, -7", got)
+	}
+}
+
+func fieldIndex(t *testing.T, s *schema.Struct, name string) int {
+	t.Helper()
+	for i, f := range s.Fields {
+		if f.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("%s has no field %s", s.Name, name)
+	return -1
 }
