@@ -326,7 +326,7 @@ type DiffHandler struct {
 
 var pairPattern = regexp.MustCompile(`^v(\d{1,5})\.\.v(\d{1,5})$`)
 
-// ServeHTTP renders /apis/{name}/diff/{pair}/ (pair "v<A>..v<B>"); an
+// ServeHTTP renders /apis/<Name>/diff/v<A>..v<B>/; an
 // unknown API, a malformed pair or a version the API lacks gets the 404
 // page.
 func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -335,8 +335,16 @@ func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "history: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	pa, ok := d.lookup(r.PathValue("name"))
-	m := pairPattern.FindStringSubmatch(r.PathValue("pair"))
+	// The path is parsed here rather than with r.PathValue: the server
+	// calls the handler it looked up in its mux directly, which leaves the
+	// path values unset.
+	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/apis/"), "/")
+	if len(parts) != 4 || parts[1] != "diff" || parts[3] != "" {
+		h.notFound(w, r)
+		return
+	}
+	pa, ok := d.lookup(parts[0])
+	m := pairPattern.FindStringSubmatch(parts[2])
 	if !ok || m == nil {
 		h.notFound(w, r)
 		return
