@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -200,6 +201,70 @@ func checkCaptureOfProxy(t *testing.T, events []*proxy.Event) {
 					t.Errorf("tshark complained: %s", line)
 				}
 			}
+			if !f.mid {
+				checkTsharkKafka(t, tshark, path, got)
+			}
 		})
 	}
+}
+
+// checkTsharkKafka has Wireshark's Kafka dissector, an independent
+// implementation, read the capture: every frame it finds must be one of
+// ours, with the same direction, API key, version, correlation id and
+// length, and it must find them all.
+func checkTsharkKafka(t *testing.T, tshark, path string, ours []exchangeLine) {
+	t.Helper()
+	ports := map[string]bool{}
+	var want []string
+	for _, l := range ours {
+		sp, dp := l.Src[strings.LastIndex(l.Src, ":")+1:], l.Dst[strings.LastIndex(l.Dst, ":")+1:]
+		if l.Kind == "request" {
+			ports[dp] = true
+			want = append(want, fmt.Sprintf("%s request %d v%d corr %d len %d", sp, l.APIKey, l.Version, l.CorrelationID, l.Size-4))
+		} else {
+			want = append(want, fmt.Sprintf("%s response corr %d len %d", sp, l.CorrelationID, l.Size-4))
+		}
+	}
+	var pl []string
+	for p := range ports {
+		pl = append(pl, p)
+	}
+	cmd := exec.Command(tshark, "-n", "-r", path, "-o", "kafka.tcp.ports:"+strings.Join(pl, ","),
+		"-T", "fields", "-E", "separator=/t", "-e", "tcp.srcport", "-e", "kafka.request_key", "-e", "kafka.api_version",
+		"-e", "kafka.correlation_id", "-e", "kafka.len")
+	var so, se bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &so, &se
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tshark kafka fields: %v\n%s", err, se.String())
+	}
+	var got []string
+	for _, line := range strings.Split(so.String(), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 || f[3] == "" {
+			continue
+		}
+		keys, vers, corrs, lens := split(f[1]), split(f[2]), split(f[3]), split(f[4])
+		for i := range corrs {
+			if len(keys) > 0 {
+				if i >= len(keys) || i >= len(vers) || i >= len(lens) {
+					t.Fatalf("tshark fields do not line up: %q", line)
+				}
+				got = append(got, fmt.Sprintf("%s request %s v%s corr %s len %s", f[0], keys[i], vers[i], corrs[i], lens[i]))
+			} else {
+				got = append(got, fmt.Sprintf("%s response corr %s len %s", f[0], corrs[i], lens[i]))
+			}
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Wireshark's Kafka dissector sees other frames than decode --pcap (-ours +tshark):\n%.3000s", diff)
+	}
+}
+
+func split(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
