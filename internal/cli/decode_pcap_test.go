@@ -286,3 +286,55 @@ func TestDecodePcapCutShort(t *testing.T) {
 		t.Errorf("%d frames before the cut, want 6", n)
 	}
 }
+
+func TestDecodePcapRoundtripFailure(t *testing.T) {
+	// The Heartbeat request's group id length (compact, 0x02 for "g")
+	// written as the redundant varint 0x82 0x00: it decodes, but does not
+	// re-encode to the same bytes.
+	xs := pcapExchanges()
+	req := xs[2].req
+	at := 4 + 2 + 2 + 4 + 2 + len("pcap-test") + 1
+	if req[at] != 0x02 || req[at+1] != 'g' {
+		t.Fatalf("unexpected layout at %d: % x", at, req[at:at+2])
+	}
+	nc := append(append(bytes.Clone(req[:at]), 0x82, 0x00), req[at+1:]...)
+	binary.BigEndian.PutUint32(nc, uint32(len(nc)-4))
+	xs[2].req = nc
+	path := writePcap(t, xs, capture.PCAP, true, 0)
+	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json", "--roundtrip")
+	if code != 1 || !strings.Contains(errOut, "did not decode cleanly or round-trip") {
+		t.Errorf("exit %d, stderr %s", code, errOut)
+	}
+	var bad int
+	for _, l := range pcapLines(t, out) {
+		if l.Roundtrip != nil && !*l.Roundtrip {
+			bad++
+			if l.APIKey != 12 || l.Kind != "request" || l.Error != nil {
+				t.Errorf("round trip failed on the wrong frame: %+v", l)
+			}
+		}
+	}
+	if bad != 1 {
+		t.Errorf("%d frames failed the round trip, want 1", bad)
+	}
+	// Without --roundtrip the same capture is fine.
+	if code, _, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json"); code != 0 {
+		t.Errorf("without --roundtrip: exit %d: %s", code, errOut)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	if isTerminal(&b) {
+		t.Error("a buffer is not a terminal")
+	}
+	p := &progressBar{w: &b, name: "x.pcap", total: 200 << 20}
+	p.update(50 << 20)
+	if got := b.String(); !strings.Contains(got, "\rx.pcap [#######") || !strings.Contains(got, " 25%  50/200 MB") {
+		t.Errorf("progress line %q", got)
+	}
+	p.done()
+	if !strings.HasSuffix(b.String(), "\r\033[K") {
+		t.Errorf("done does not clear the line: %q", b.String())
+	}
+}
