@@ -291,7 +291,23 @@ func TestKgoThroughProxy(t *testing.T) {
 	rec := &recorder{}
 	p := startProxy(t, c, rec)
 	via := runScenario(t, p.Addr())
+
+	// DescribeCluster (not part of the client-visible comparison: its
+	// answer is addresses) must name proxy listeners only.
+	cl, err := kgo.NewClient(kgo.SeedBrokers(p.Addr()), kgo.MaxVersions(specVersions(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dcr, err := kmsg.NewPtrDescribeClusterRequest().RequestWith(context.Background(), cl)
+	cl.Close()
+	if err != nil {
+		t.Fatalf("describe cluster: %v", err)
+	}
 	p.Close()
+	described := map[string]bool{}
+	for _, b := range dcr.Brokers {
+		described[net.JoinHostPort(b.Host, strconv.Itoa(int(b.Port)))] = true
+	}
 
 	if fmt.Sprint(direct) != fmt.Sprint(via) {
 		t.Errorf("the client saw different results through the proxy:\ndirect: %+v\nproxy:  %+v", direct, via)
@@ -318,6 +334,35 @@ func TestKgoThroughProxy(t *testing.T) {
 	local := map[string]bool{}
 	for _, l := range listeners {
 		local[l] = true
+	}
+	if len(described) != 3 {
+		t.Errorf("DescribeCluster named %v, want 3 brokers", described)
+	}
+	for a := range described {
+		if !local[a] {
+			t.Errorf("DescribeCluster told the client about %s, not a proxy listener", a)
+		}
+	}
+	// Every FindCoordinator answer (read by kmsg) names a proxy listener.
+	coordinators := 0
+	for _, e := range events {
+		if e.Kind != proxy.EventFrame || e.Dir != "response" || e.Frame.API != "FindCoordinator" {
+			continue
+		}
+		resp := kmsg.NewPtrFindCoordinatorResponse()
+		resp.Version = e.Frame.Version
+		if err := resp.ReadFrom(e.Data[9:]); err != nil {
+			t.Fatalf("kmsg cannot read the forwarded FindCoordinator response: %v", err)
+		}
+		for _, c := range resp.Coordinators {
+			coordinators++
+			if !local[net.JoinHostPort(c.Host, strconv.Itoa(int(c.Port)))] {
+				t.Errorf("coordinator %s:%d is not a proxy listener", c.Host, c.Port)
+			}
+		}
+	}
+	if coordinators == 0 {
+		t.Error("no FindCoordinator coordinators seen")
 	}
 	rewritten := 0
 	for _, e := range events {
