@@ -440,3 +440,31 @@ func TestSummaryMode(t *testing.T) {
 		}
 	}
 }
+
+// TestNotKafka: bytes that are not Kafka frames (an HTTP request and
+// answer) still pass unchanged both ways; framing stops and says so.
+func TestNotKafka(t *testing.T) {
+	req := []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp := []byte("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+	gotReq := make(chan []byte, 1)
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(req))
+		io.ReadFull(c, b)
+		gotReq <- b
+		c.Write(resp)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(req)
+	b := make([]byte, len(resp))
+	if _, err := io.ReadFull(c, b); err != nil || !bytes.Equal(b, resp) {
+		t.Errorf("client got %q (err %v)", b, err)
+	}
+	if r := <-gotReq; !bytes.Equal(r, req) {
+		t.Errorf("broker got %q", r)
+	}
+	c.Close()
+	p.Close()
+	faultsContaining(t, ev, "request size prefix 1195725856 is out of range")
+	faultsContaining(t, ev, "response size prefix")
+}
