@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"github.com/manifester/manifester/internal/site"
 )
 
@@ -146,4 +148,47 @@ func TestBuildEqualsServeWithHistory(t *testing.T) {
 	if code, _ := get("/apis/Fetch/diff/v13..v3/"); code != 404 {
 		t.Errorf("serve: a pair with a version 4.3 lacks: %d, want 404", code)
 	}
+}
+
+// TestBrowserHistory drives the "compare versions" form in headless
+// Chromium against `manifester serve` with five releases: the script goes
+// straight to the diff page (older version first), with no console error
+// and no request to another origin.
+func TestBrowserHistory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser test")
+	}
+	ctx := browser(t)
+	base := serveWith(t, allSpecFlags()...)
+	watch(t, ctx, base)
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/Fetch/v13/"), chromedp.WaitVisible("#changes form.diffpick")); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "history-fetch-v13.png")
+	for _, tc := range []struct{ from, to, want string }{
+		{"4", "18", "/apis/Fetch/diff/v4..v18/"},
+		{"15", "7", "/apis/Fetch/diff/v7..v15/"},
+	} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/Fetch/v13/"), chromedp.WaitVisible("#diff-from"),
+			chromedp.SetValue("#diff-from", tc.from), chromedp.SetValue("#diff-to", tc.to),
+			chromedp.Click(`#changes form.diffpick button`), chromedp.WaitVisible("h1")); err != nil {
+			t.Fatal(err)
+		}
+		var path string
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			path = eval[string](t, ctx, `location.pathname`)
+			if path == tc.want {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if path != tc.want {
+			t.Errorf("compare v%s with v%s went to %s, want %s", tc.from, tc.to, path, tc.want)
+		}
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/releases/"), chromedp.WaitVisible("#r3\\.9-4\\.0")); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, ctx, "history-releases.png")
 }
