@@ -689,3 +689,20 @@ func TestServeReversedPairs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBuildAll builds the whole site in memory with the five releases
+// loaded (already parsed): API pages, history sections, every version
+// pair, /releases/, removed APIs, per-release vectors, gzip of every file.
+func BenchmarkBuildAll(b *testing.B) {
+	var rels []site.Release
+	for _, l := range allReleases {
+		rels = append(rels, release(b, l))
+	}
+	b.ResetTimer()
+	for range b.N {
+		ext := New()
+		if _, err := site.Build(site.Options{Releases: rels, Extensions: []site.Extension{ext.Extension()}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
