@@ -5,10 +5,11 @@
 //
 //	go run ./bench/proxybench -manifester ./manifester -records 20000
 //
-// Output, one line per run:
+// The two modes run alternately -rounds times each (fresh topics every
+// run) and the median of each figure is printed, one line per mode:
 //
-//	direct mbps=… p50_ms=… p99_ms=… produced=N consumed=N
-//	proxy  mbps=… p50_ms=… p99_ms=… produced=N consumed=N
+//	direct mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
+//	proxy mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
 //
 // Throughput counts record values (1 KiB each) from the first produce to
 // the last record consumed. Latency is measured afterwards on records
@@ -40,18 +41,27 @@ func main() {
 	n := flag.Int("records", 20000, "records to produce and consume per run")
 	size := flag.Int("size", 1024, "bytes per record value")
 	listen := flag.String("listen", "127.0.0.1:19092", "address for the proxy to listen on")
+	rounds := flag.Int("rounds", 3, "runs of each mode, alternating; the median is reported")
 	specDir := flag.String("spec", "../shared/kafka-spec/4.3", "spec the proxy decodes with")
 	flag.Parse()
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "direct", "proxied"))
+	var topics []string
+	for r := 0; r < *rounds; r++ {
+		topics = append(topics, fmt.Sprintf("direct-%d", r), fmt.Sprintf("proxied-%d", r))
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, topics...))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer cluster.Close()
 	upstream := cluster.ListenAddrs()[0]
-	if err := report("direct", upstream, "direct", *n, *size); err != nil {
-		log.Fatal(err)
-	}
+	direct, proxied := &results{}, &results{}
 	if *bin == "" {
+		for r := 0; r < *rounds; r++ {
+			if err := direct.run(upstream, fmt.Sprintf("direct-%d", r), *n, *size); err != nil {
+				log.Fatal(err)
+			}
+		}
+		direct.print("direct")
 		return
 	}
 	cmd := exec.Command(*bin, "proxy", "--spec", *specDir, "--listen", *listen, "--upstream", upstream, "--format", "summary", "--log", os.DevNull)
@@ -63,11 +73,54 @@ func main() {
 	if err := waitListening(*listen, 10*time.Second); err != nil {
 		log.Fatal(err)
 	}
-	if err := report("proxy ", *listen, "proxied", *n, *size); err != nil {
-		log.Print(err)
-		_ = cmd.Process.Kill()
-		os.Exit(1)
+	for r := 0; r < *rounds; r++ {
+		if err := direct.run(upstream, fmt.Sprintf("direct-%d", r), *n, *size); err != nil {
+			log.Print(err)
+			_ = cmd.Process.Kill()
+			os.Exit(1)
+		}
+		if err := proxied.run(*listen, fmt.Sprintf("proxied-%d", r), *n, *size); err != nil {
+			log.Print(err)
+			_ = cmd.Process.Kill()
+			os.Exit(1)
+		}
 	}
+	direct.print("direct")
+	proxied.print("proxy")
+}
+
+// results collects the runs of one mode.
+type results struct {
+	mbps, p50, p99     []float64
+	produced, consumed int
+}
+
+func (res *results) run(seed, topic string, n, size int) error {
+	mbps, lat, produced, consumed, err := runOnce(seed, topic, n, size)
+	if err != nil {
+		return fmt.Errorf("%s: %w", topic, err)
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / float64(time.Millisecond)
+	}
+	res.mbps = append(res.mbps, mbps)
+	res.p50 = append(res.p50, pct(0.50))
+	res.p99 = append(res.p99, pct(0.99))
+	res.produced += produced
+	res.consumed += consumed
+	return nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func (res *results) print(name string) {
+	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f produced=%d consumed=%d runs=%d\n",
+		name, median(res.mbps), median(res.p50), median(res.p99), res.produced, res.consumed, len(res.mbps))
 }
 
 func waitListening(addr string, d time.Duration) error {
@@ -80,19 +133,6 @@ func waitListening(addr string, d time.Duration) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return fmt.Errorf("proxy did not listen on %s within %v", addr, d)
-}
-
-func report(name, seed, topic string, n, size int) error {
-	mbps, lat, produced, consumed, err := runOnce(seed, topic, n, size)
-	if err != nil {
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / float64(time.Millisecond)
-	}
-	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f produced=%d consumed=%d\n", name, mbps, pct(0.50), pct(0.99), produced, consumed)
-	return nil
 }
 
 // latencyRecords are produced one at a time after the throughput run.
