@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"strings"
 	"sync"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -186,6 +187,9 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	} else {
 		cv.Older = olderVersions(ah.Rows, api.Request.Valid.Lo)
 	}
+	if v > api.Request.Valid.Lo && cv.Diff != nil {
+		x.Summary = append(x.Summary, page.Item{Label: fmt.Sprintf("Changes from v%d", v-1), Value: changeCount(ah.Changes[int(v-api.Request.Valid.Lo-1)])})
+	}
 	body, err := execHTML("changes", cv)
 	if err != nil {
 		return x, err
@@ -312,4 +316,29 @@ func (d *data) removedNote(key int16) string {
 	}
 	return fmt.Sprintf("%s was removed in Kafka %s: that release %s, and brokers from %s on reject it. This page is built from Kafka %s, the newest loaded release that defines it.",
 		ra.Name, ra.RemovedIn, how, ra.RemovedIn, ra.LastRelease)
+}
+
+// changeCount sums up a version diff for the summary: fields added (+),
+// removed (−) and changed (~) in the request and the response, and the
+// flexible switch.
+func changeCount(vd *diff.VersionDiff) string {
+	var add, del, mod int
+	for _, md := range []*diff.MessageDiff{&vd.Request, &vd.Response} {
+		for _, sd := range md.Structs {
+			add += len(sd.Added)
+			del += len(sd.Removed)
+			mod += len(sd.Changed)
+		}
+	}
+	out := "no field changes"
+	if add+del+mod > 0 {
+		out = fmt.Sprintf("+%d −%d ~%d fields", add, del, mod)
+	}
+	if vd.Request.Flexible.Changed() {
+		out += ", becomes flexible"
+		if vd.Request.Flexible.From {
+			out = strings.Replace(out, "becomes flexible", "no longer flexible", 1)
+		}
+	}
+	return out
 }

@@ -208,6 +208,9 @@ func TestDescribeAclsChangesV2V3(t *testing.T) {
 			t.Errorf("changes quote %q missing; have %q", want, quotes)
 		}
 	}
+	if got := summaryItems(doc); !slices.Contains(got, "Changes from v2=no field changes") {
+		t.Errorf("DescribeAcls v3 summary %q", got)
+	}
 	// v3 changes no field: the user resource type is a new enum value.
 	if got := elems(sec, atom.P, "nofields"); len(got) != 2 {
 		t.Errorf("%d 'No field changes.' paragraphs, want 2 (request and response)", len(got))
@@ -241,6 +244,13 @@ func TestFetchV13Changes(t *testing.T) {
 				t.Errorf("%s: %s lacks %q; has %q", p, tc.heading, tc.item, got[tc.heading])
 			}
 		}
+	}
+	// The summary counts them: Topic -> TopicId in three structs.
+	if got := summaryItems(parse(t, s, "/apis/Fetch/v13/")); !slices.Contains(got, "Changes from v12=+3 −3 ~0 fields") {
+		t.Errorf("Fetch v13 summary %q", got)
+	}
+	if got := summaryItems(parse(t, s, "/apis/ApiVersions/v3/")); !slices.Contains(got, "Changes from v2=+6 −0 ~0 fields, becomes flexible") {
+		t.Errorf("ApiVersions v3 summary %q", got)
 	}
 	// Every pair of Fetch's versions in 4.3 (4-18) has its page, and the
 	// index of pairs links each.
