@@ -185,107 +185,134 @@ const maxShown = 48
 // "= 33 (AlterConfigs)", `= "" (compact, len+1=1)`, "= 2 (compact, n+1)",
 // "= 1 element", "= struct". Groups without a value give "".
 func (n *Node) ValueText() string {
-	var s string
+	if n.Val == ValNone {
+		return ""
+	}
+	var buf [96]byte
+	return string(n.AppendValueText(buf[:0]))
+}
+
+// AppendValueText appends [Node.ValueText] to dst, for writers that format
+// many nodes into one buffer.
+func (n *Node) AppendValueText(dst []byte) []byte {
 	switch n.Val {
 	case ValNone:
-		return ""
+		return dst
 	case ValInt:
-		s = "= " + strconv.FormatInt(n.Int, 10)
+		dst = strconv.AppendInt(append(dst, "= "...), n.Int, 10)
 	case ValBool:
-		s = "= " + strconv.FormatBool(n.Int != 0)
+		dst = strconv.AppendBool(append(dst, "= "...), n.Int != 0)
 	case ValFloat:
-		s = "= " + strconv.FormatFloat(n.Float, 'g', -1, 64)
+		dst = strconv.AppendFloat(append(dst, "= "...), n.Float, 'g', -1, 64)
 	case ValString:
 		if n.Null {
-			s = "= null" + lenNote(n.Enc, n.Prefix)
+			dst = append(dst, "= null"...)
 		} else {
-			s = "= " + quote(n.Bytes) + lenNote(n.Enc, n.Prefix)
+			dst = appendQuoted(append(dst, "= "...), n.Bytes)
 		}
+		dst = appendLenNote(dst, n.Enc, n.Prefix)
 	case ValBytes, ValRecords:
 		switch {
 		case n.Null:
-			s = "= null" + lenNote(n.Enc, n.Prefix)
+			dst = append(dst, "= null"...)
 		case n.Val == ValRecords:
-			s = "= " + plural(len(n.Bytes), "byte") + lenNote(n.Enc, n.Prefix)
+			dst = appendPlural(append(dst, "= "...), len(n.Bytes), "byte")
 		default:
-			s = "= " + hexShort(n.Bytes) + lenNote(n.Enc, n.Prefix)
+			dst = appendHexShort(append(dst, "= "...), n.Bytes)
 		}
+		dst = appendLenNote(dst, n.Enc, n.Prefix)
 	case ValUUID:
-		s = "= " + FormatUUID(n.Bytes)
+		dst = append(dst, "= "...)
+		if len(n.Bytes) == 16 {
+			dst = appendUUID(dst, n.Bytes)
+		} else {
+			dst = append(dst, FormatUUID(n.Bytes)...)
+		}
 	case ValCount:
-		s = "= " + strconv.FormatInt(n.Int, 10)
+		dst = strconv.AppendInt(append(dst, "= "...), n.Int, 10)
 		switch {
 		case n.Enc == EncCompact && n.Int == 0:
-			s += " (compact, null)"
+			dst = append(dst, " (compact, null)"...)
 		case n.Enc == EncCompact:
-			s += " (compact, n+1)"
+			dst = append(dst, " (compact, n+1)"...)
 		case n.Int == -1:
-			s += " (null)"
+			dst = append(dst, " (null)"...)
 		}
 	case ValArray:
 		if n.Null {
-			s = "= null"
+			dst = append(dst, "= null"...)
 		} else {
-			s = "= " + plural(int(n.Int), "element")
+			dst = appendPlural(append(dst, "= "...), int(n.Int), "element")
 		}
 	case ValStruct:
 		if n.Null {
-			s = "= null"
+			dst = append(dst, "= null"...)
 		} else {
-			s = "= struct"
+			dst = append(dst, "= struct"...)
 		}
 	case ValPresence:
-		s = "= " + strconv.FormatInt(n.Int, 10)
+		dst = strconv.AppendInt(append(dst, "= "...), n.Int, 10)
 		// Int is the wire value: int8 -1 is null; a tagged struct's
 		// uvarint marker (Enc == EncCompact) is 0 for null.
 		if n.Int < 0 || (n.Enc == EncCompact && n.Int == 0) {
-			s += " (null)"
+			dst = append(dst, " (null)"...)
 		} else {
-			s += " (present)"
+			dst = append(dst, " (present)"...)
 		}
 	}
 	if n.Note != "" {
-		s += " (" + n.Note + ")"
+		dst = append(append(append(dst, " ("...), n.Note...), ')')
 	}
-	return s
+	return dst
 }
 
-func lenNote(e Enc, prefix int64) string {
+func appendLenNote(dst []byte, e Enc, prefix int64) []byte {
 	switch e {
 	case EncInt16:
-		return " (int16 len=" + strconv.FormatInt(prefix, 10) + ")"
+		return append(strconv.AppendInt(append(dst, " (int16 len="...), prefix, 10), ')')
 	case EncInt32:
-		return " (int32 len=" + strconv.FormatInt(prefix, 10) + ")"
+		return append(strconv.AppendInt(append(dst, " (int32 len="...), prefix, 10), ')')
 	case EncCompact:
 		if prefix == 0 {
-			return " (compact, 0)"
+			return append(dst, " (compact, 0)"...)
 		}
-		return " (compact, len+1=" + strconv.FormatInt(prefix, 10) + ")"
+		return append(strconv.AppendInt(append(dst, " (compact, len+1="...), prefix, 10), ')')
 	case EncVarint:
-		return " (varint len=" + strconv.FormatInt(prefix, 10) + ")"
+		return append(strconv.AppendInt(append(dst, " (varint len="...), prefix, 10), ')')
 	}
-	return ""
+	return dst
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+func appendPlural(dst []byte, n int, word string) []byte {
+	dst = append(strconv.AppendInt(dst, int64(n), 10), ' ')
+	dst = append(dst, word...)
+	if n != 1 {
+		dst = append(dst, 's')
 	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return dst
 }
 
-func quote(b []byte) string {
+func appendQuoted(dst, b []byte) []byte {
 	if len(b) > maxShown {
-		return strconv.Quote(string(b[:maxShown])) + "..."
+		return append(strconv.AppendQuote(dst, string(b[:maxShown])), "..."...)
 	}
-	return strconv.Quote(string(b))
+	return strconv.AppendQuote(dst, string(b))
 }
 
-func hexShort(b []byte) string {
+func appendHexShort(dst, b []byte) []byte {
+	dst = append(dst, "0x"...)
 	if len(b) > maxShown/2 {
-		return "0x" + hex.EncodeToString(b[:maxShown/2]) + "..."
+		return append(hex.AppendEncode(dst, b[:maxShown/2]), "..."...)
 	}
-	return "0x" + hex.EncodeToString(b)
+	return hex.AppendEncode(dst, b)
+}
+
+func appendUUID(dst, b []byte) []byte {
+	dst = hex.AppendEncode(dst, b[0:4])
+	dst = hex.AppendEncode(append(dst, '-'), b[4:6])
+	dst = hex.AppendEncode(append(dst, '-'), b[6:8])
+	dst = hex.AppendEncode(append(dst, '-'), b[8:10])
+	return hex.AppendEncode(append(dst, '-'), b[10:16])
 }
 
 // FormatUUID prints 16 bytes in the usual 8-4-4-4-12 form.
