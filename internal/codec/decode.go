@@ -26,7 +26,7 @@ type decoder struct {
 	sample  bool
 	bodyCat span.Category
 	path    []pathElem
-	pathBuf [16]pathElem
+	pathBuf [2]pathElem // only the frame's size prefix pushes a path element
 	// vals is the unused rest of the current Value slab; next is the size
 	// of the slab after it.
 	vals []Value
