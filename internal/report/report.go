@@ -87,6 +87,24 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+
+	// lean is set by Decode with Options.Lean: Tree and Hex were left
+	// empty, to be made from Decoded.Root and Bytes when written.
+	lean bool
+}
+
+// PageTree returns the annotated tree as page nodes: Tree, or, for a frame
+// decoded with Options.Lean, a tree built from the span tree now.
+func (f *Frame) PageTree() *page.Node {
+	if f.Tree == nil && f.lean && f.Decoded != nil {
+		return page.FromSpan(f.Decoded.Root)
+	}
+	return f.Tree
+}
+
+// hasTree reports whether the frame has an annotated tree.
+func (f *Frame) hasTree() bool {
+	return f.Tree != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
 }
 
 // Tag is a raw tagged field: its number and its bytes as hex.
@@ -131,6 +149,12 @@ type Options struct {
 	// NoAlternatives skips the search for other versions that decode a
 	// frame that failed.
 	NoAlternatives bool
+	// Lean leaves Frame.Tree and Frame.Hex empty: [AppendJSON] writes them
+	// straight from the span tree and the bytes, and [Text] and
+	// [Frame.PageTree] build the tree when asked. For front ends that print
+	// each frame once (decode --pcap); it saves a page.Node per span node
+	// and a hex copy of every frame.
+	Lean bool
 }
 
 // Decode decodes one frame (size prefix included) and reports on it. It
@@ -154,7 +178,15 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	} else {
 		f, err = c.DecodeRequest(b, opts)
 	}
-	r := &Frame{Kind: kind.String(), Size: len(b), Bytes: b, Hex: hex.EncodeToString(b), Decoded: f, Err: err}
+	r := &Frame{Kind: kind.String(), Size: len(b), Bytes: b, Decoded: f, Err: err, lean: o.Lean}
+	if !o.Lean {
+		r.Hex = hex.EncodeToString(b)
+	}
+	tree := func() {
+		if !o.Lean {
+			r.Tree = page.FromSpan(f.Root)
+		}
+	}
 	if kind == schema.TypeRequest {
 		if key, v, corr, ok := codec.PeekRequest(b); ok {
 			r.APIKey, r.Version, r.CorrelationID = key, v, corr
@@ -179,12 +211,12 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		if err != nil && f.Root != nil {
 			fillUndecoded(f.Root, b)
 		}
-		r.Tree = page.FromSpan(f.Root)
+		tree()
 	}
 	if err == nil && kind == schema.TypeRequest && f.Root != nil {
 		if err = partialBatch(f.Root); err != nil {
 			r.Err = err
-			r.Tree = page.FromSpan(f.Root)
+			tree()
 		}
 	}
 	if err != nil {
@@ -209,7 +241,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		ok, d := Check(c, f, b)
 		r.Roundtrip, r.RoundtripDiff = &ok, d
 		if d != nil && r.Tree != nil {
-			r.Tree = page.FromSpan(f.Root) // Check flagged the leaf
+			tree() // Check flagged the leaf
 		}
 	}
 	return r
@@ -434,7 +466,7 @@ func (f *Frame) Summary() string {
 		fmt.Fprintf(&b, "api_key %d", f.APIKey)
 	}
 	fmt.Fprintf(&b, " v%d correlation_id %d, %d bytes", f.Version, f.CorrelationID, f.Size)
-	if f.Tree != nil {
+	if f.hasTree() {
 		fmt.Fprintf(&b, ", header v%d", f.HeaderVersion)
 	}
 	if f.LatencyMicros != nil {
@@ -477,10 +509,10 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 	if verbose {
 		b.WriteString("\n")
 		text.Grid(&b, f.Bytes)
-		if f.Tree != nil {
+		if tree := f.PageTree(); tree != nil {
 			b.WriteString("\nobject tree\n\n")
-			text.Tree(&b, f.Tree)
-			detached(&b, f.Tree)
+			text.Tree(&b, tree)
+			detached(&b, tree)
 		}
 		b.WriteString("\n")
 	}
@@ -513,15 +545,4 @@ func versionList(vs []int16) string {
 		parts[i] = "v" + strconv.Itoa(int(v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// JSONLine writes the frame as one JSON object on one line.
-func JSONLine(w io.Writer, f *Frame) error {
-	b, err := json.Marshal(f)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
 }

@@ -1,0 +1,435 @@
+package report
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// JSONOptions control [AppendJSON].
+type JSONOptions struct {
+	// About includes each tree node's description ("about"), which is
+	// schema data repeated in every frame; off by default.
+	About bool
+}
+
+// JSONLine writes the frame as one JSON object on one line (see
+// [AppendJSON]), without the tree nodes' descriptions.
+func JSONLine(w io.Writer, f *Frame) error {
+	return JSONLineOpts(w, f, JSONOptions{})
+}
+
+// JSONLineOpts is [JSONLine] with options.
+func JSONLineOpts(w io.Writer, f *Frame, o JSONOptions) error {
+	b, err := AppendJSON(nil, f, o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendJSON appends the frame as one line of JSON, newline included, to
+// dst. The line is what encoding/json makes of the [Frame] (same keys, same
+// order, same escaping, HTML characters and invalid UTF-8 included), except
+// that tree nodes carry "about" only with o.About. It is written straight
+// from the span tree (Frame.Decoded.Root): no [page.Node]s, no reflection,
+// and each node's path is built incrementally in one buffer. Reuse dst
+// across frames to avoid allocation.
+func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
+	start := len(dst)
+	w := jsonWriter{b: dst, about: o.About}
+	b := append(w.b, `{"index":`...)
+	b = strconv.AppendInt(b, int64(f.Index), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, f.Offset, 10)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, f.Kind)
+	b = append(b, `,"api_key":`...)
+	b = strconv.AppendInt(b, int64(f.APIKey), 10)
+	if f.API != "" {
+		b = appendString(append(b, `,"api":`...), f.API)
+	}
+	b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
+	b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
+	if f.ClientID != nil {
+		b = appendString(append(b, `,"client_id":`...), *f.ClientID)
+	}
+	b = strconv.AppendInt(append(b, `,"size":`...), int64(f.Size), 10)
+	b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	if len(f.HeaderTags) > 0 {
+		b = append(b, `,"header_tags":[`...)
+		for i, t := range f.HeaderTags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(append(b, `{"tag":`...), uint64(t.Tag), 10)
+			b = append(appendString(append(b, `,"data":`...), t.Data), '}')
+		}
+		b = append(b, ']')
+	}
+	if f.Time != nil {
+		if y := f.Time.Year(); y < 0 || y > 9999 {
+			return dst[:start], errors.New("report: Frame.Time year outside of range [0,9999]")
+		}
+		b = append(b, `,"time":"`...)
+		b = append(f.Time.AppendFormat(b, time.RFC3339Nano), '"')
+	}
+	if f.Src != "" {
+		b = appendString(append(b, `,"src":`...), f.Src)
+	}
+	if f.Dst != "" {
+		b = appendString(append(b, `,"dst":`...), f.Dst)
+	}
+	if f.LatencyMicros != nil {
+		b = strconv.AppendInt(append(b, `,"latency_us":`...), *f.LatencyMicros, 10)
+	}
+	if f.Error != "" {
+		b = appendString(append(b, `,"error":`...), f.Error)
+	}
+	if f.ErrorOffset != nil {
+		b = strconv.AppendInt(append(b, `,"error_offset":`...), int64(*f.ErrorOffset), 10)
+	}
+	if f.ErrorPath != "" {
+		b = appendString(append(b, `,"error_path":`...), f.ErrorPath)
+	}
+	if len(f.AlsoDecodesAs) > 0 {
+		b = append(b, `,"also_decodes_as":[`...)
+		for i, v := range f.AlsoDecodesAs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+		b = append(b, ']')
+	}
+	if f.Roundtrip != nil {
+		b = strconv.AppendBool(append(b, `,"roundtrip":`...), *f.Roundtrip)
+	}
+	if d := f.RoundtripDiff; d != nil {
+		b = strconv.AppendInt(append(b, `,"roundtrip_diff":{"offset":`...), int64(d.Offset), 10)
+		if d.Field != "" {
+			b = appendString(append(b, `,"field":`...), d.Field)
+		}
+		b = strconv.AppendInt(append(b, `,"input":`...), int64(d.Input), 10)
+		b = strconv.AppendInt(append(b, `,"encoded":`...), int64(d.Encoded), 10)
+		b = strconv.AppendInt(append(b, `,"input_size":`...), int64(d.InputSize), 10)
+		b = strconv.AppendInt(append(b, `,"encoded_size":`...), int64(d.EncodedSize), 10)
+		if d.Reason != "" {
+			b = appendString(append(b, `,"reason":`...), d.Reason)
+		}
+		b = append(b, '}')
+	}
+	if len(f.Body) > 0 {
+		b = append(b, `,"body":`...)
+		var err error
+		if b, err = appendRaw(b, f.Body); err != nil {
+			return dst[:start], err
+		}
+	}
+	b = append(b, `,"hex":"`...)
+	if f.lean && f.Hex == "" {
+		b = hex.AppendEncode(b, f.Bytes)
+	} else {
+		b = appendStringBody(b, f.Hex)
+	}
+	b = append(b, `","tree":`...)
+	w.b = b
+	switch {
+	case f.Decoded != nil && f.Decoded.Root != nil && (f.Tree != nil || f.lean):
+		w.spanTree(f.Decoded.Root)
+	case f.Tree != nil:
+		w.pageNode(f.Tree)
+	default:
+		w.b = append(w.b, "null"...)
+	}
+	return append(w.b, '}', '\n'), nil
+}
+
+// jsonWriter writes tree nodes. path holds the escaped path of the node
+// being written; it grows and shrinks as the walk goes down and up.
+type jsonWriter struct {
+	b       []byte
+	path    []byte
+	scratch []byte
+	about   bool
+}
+
+// spanTree writes the tree under n, as page.FromSpan and encoding/json
+// would.
+func (w *jsonWriter) spanTree(n *span.Node) {
+	w.path = appendStringBody(w.path[:0], n.Path())
+	w.spanNode(n)
+}
+
+// spanNode writes n, whose escaped path is in w.path.
+func (w *jsonWriter) spanNode(n *span.Node) {
+	b := append(w.b, `{"name":"`...)
+	b = appendStringBody(b, n.Name)
+	if n.Index >= 0 {
+		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+	}
+	b = append(b, `","path":"`...)
+	b = append(b, w.path...)
+	b = append(b, '"')
+	if n.Type != "" {
+		b = appendString(append(b, `,"type":`...), n.Type)
+	}
+	if n.Val != span.ValNone {
+		w.scratch = n.AppendValueText(w.scratch[:0])
+		if len(w.scratch) > 0 {
+			b = append(b, `,"value":"`...)
+			b = append(appendStringBody(b, w.scratch), '"')
+		}
+	}
+	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
+	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
+	if n.Cat != span.CatNone {
+		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
+	}
+	if w.about && n.About != "" {
+		b = appendString(append(b, `,"about":`...), n.About)
+	}
+	if n.Flag != "" {
+		b = appendString(append(b, `,"flag":`...), n.Flag)
+	}
+	if n.Err != nil {
+		if msg := n.Err.Error(); msg != "" {
+			b = appendString(append(b, `,"error":`...), msg)
+		}
+	}
+	if len(n.Kids) > 0 {
+		b = append(b, `,"children":[`...)
+		w.b = b
+		// Children's paths: this node's path, a dot, their own name; the
+		// root's children start afresh (the root is not in paths).
+		base := len(w.path)
+		for i, k := range n.Kids {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			if k.Parent != n {
+				// Not linked as the walk found it: ask the node itself.
+				saved := append([]byte(nil), w.path[:base]...)
+				w.path = appendStringBody(w.path[:0], k.Path())
+				w.spanNode(k)
+				w.path = append(w.path[:0], saved...)
+				continue
+			}
+			w.path = w.path[:base]
+			if n.Parent != nil {
+				w.path = append(w.path, '.')
+			}
+			w.path = appendStringBody(w.path, k.Name)
+			if k.Index >= 0 {
+				w.path = append(strconv.AppendInt(append(w.path, '['), int64(k.Index), 10), ']')
+			}
+			w.spanNode(k)
+		}
+		w.path = w.path[:base]
+		b = append(w.b, ']')
+	}
+	if n.Detached != nil {
+		w.b = append(b, `,"detached":`...)
+		saved := append([]byte(nil), w.path...)
+		w.spanTree(n.Detached)
+		w.path = append(w.path[:0], saved...)
+		b = w.b
+	}
+	w.b = append(b, '}')
+}
+
+// pageNode writes a page node tree (for frames whose Tree was set by
+// hand, without a span tree behind it).
+func (w *jsonWriter) pageNode(n *page.Node) {
+	b := appendString(append(w.b, `{"name":`...), n.Name)
+	b = appendString(append(b, `,"path":`...), n.Path)
+	if n.Type != "" {
+		b = appendString(append(b, `,"type":`...), n.Type)
+	}
+	if n.Value != "" {
+		b = appendString(append(b, `,"value":`...), n.Value)
+	}
+	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
+	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)
+	if n.Category != "" {
+		b = appendString(append(b, `,"category":`...), n.Category)
+	}
+	if w.about && n.About != "" {
+		b = appendString(append(b, `,"about":`...), n.About)
+	}
+	if n.Flag != "" {
+		b = appendString(append(b, `,"flag":`...), n.Flag)
+	}
+	if n.Error != "" {
+		b = appendString(append(b, `,"error":`...), n.Error)
+	}
+	if len(n.Children) > 0 {
+		w.b = append(b, `,"children":[`...)
+		for i, k := range n.Children {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.pageNode(k)
+		}
+		b = append(w.b, ']')
+	}
+	if n.Detached != nil {
+		w.b = append(b, `,"detached":`...)
+		w.pageNode(n.Detached)
+		b = w.b
+	}
+	w.b = append(b, '}')
+}
+
+// appendRaw appends a JSON value as encoding/json appends a
+// json.RawMessage: compacted, with <, >, &, U+2028 and U+2029 escaped.
+// Bodies from package jsonvalue already are (it writes no spaces and
+// escapes strings with encoding/json), which one scan confirms; anything
+// else goes through encoding/json's own compaction and escaping. raw must
+// be valid JSON, as [Decode] writes it (encoding/json would refuse an
+// invalid one; the fast path does not check).
+func appendRaw(dst, raw []byte) ([]byte, error) {
+	if rawIsClean(raw) {
+		return append(dst, raw...), nil
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, raw); err != nil {
+		return dst, err
+	}
+	var e bytes.Buffer
+	json.HTMLEscape(&e, c.Bytes())
+	return append(dst, e.Bytes()...), nil
+}
+
+// rawIsClean reports whether raw has no whitespace outside strings and no
+// character that encoding/json escapes in a raw message. Strings (long hex
+// in bodies) are skipped with IndexByte.
+func rawIsClean(raw []byte) bool {
+	if bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, '>') >= 0 || bytes.IndexByte(raw, '&') >= 0 {
+		return false
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(raw[i:], 0xE2)
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+			return false
+		}
+		i++
+	}
+	for i := 0; i < len(raw); {
+		q := bytes.IndexByte(raw[i:], '"')
+		end := len(raw)
+		if q >= 0 {
+			end = i + q
+		}
+		for _, c := range raw[i:end] {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				return false
+			}
+		}
+		if q < 0 {
+			return true
+		}
+		// Inside a string: find the quote that closes it (one preceded by
+		// an even number of backslashes).
+		j := end + 1
+		for {
+			k := bytes.IndexByte(raw[j:], '"')
+			if k < 0 {
+				return false
+			}
+			j += k
+			n := 0
+			for n < j && raw[j-1-n] == '\\' {
+				n++
+			}
+			j++
+			if n%2 == 0 {
+				break
+			}
+		}
+		i = j
+	}
+	return true
+}
+
+// appendString appends s as a JSON string, quotes included.
+func appendString[T []byte | string](dst []byte, s T) []byte {
+	return append(appendStringBody(append(dst, '"'), s), '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// safe marks the ASCII bytes that encoding/json writes as they are (it
+// escapes control characters, quote, backslash, and <, > and &).
+var safe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// appendStringBody appends s escaped as encoding/json escapes strings
+// (HTML characters as \u003c, invalid UTF-8 as \ufffd, U+2028 and U+2029
+// escaped), without the quotes.
+func appendStringBody[T []byte | string](dst []byte, s T) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if safe[c] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(dst, s[start:]...)
+}
