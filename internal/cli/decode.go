@@ -17,7 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
 
 func init() {
 	register(&command{
@@ -40,6 +40,8 @@ type decodeOptions struct {
 	// Roundtrip re-encodes every cleanly decoded frame and reports whether
 	// the bytes are reproduced.
 	Roundtrip bool
+	// About includes each tree node's description in JSON output.
+	About bool
 	// Release is the spec release to decode with; its Codec annotates
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
@@ -64,6 +66,7 @@ func runDecode(env *Env, args []string) error {
 	apiArg := fs.String("api", "", "API `name or key` of a response (requests name it in their header)")
 	version := fs.Int("version", -1, "API version of a response")
 	roundtrip := fs.Bool("roundtrip", false, "re-encode each frame and report whether the bytes are reproduced")
+	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
@@ -80,7 +83,7 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, Release: rel}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
 
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
@@ -286,7 +289,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		}
 		var err error
 		if o.Format == "json" {
-			err = report.JSONLine(w, r)
+			err = report.JSONLineOpts(w, r, report.JSONOptions{About: o.About})
 		} else {
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)

@@ -55,7 +55,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	stats, err := capture.Read(f, opts, func(ev *capture.Event) error {
 		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o}
 		index++
-		j.ro = report.Options{Roundtrip: o.Roundtrip}
+		// Lean: the JSON line is written from the span tree, and text
+		// builds the tree only with -v.
+		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true}
 		if ev.Dir == capture.ClientToServer {
 			j.src, j.dst = ev.Conn.Client.String(), ev.Conn.Server.String()
 		} else {
@@ -137,8 +139,9 @@ type pcapJob struct {
 	latency  *int64
 	ro       report.Options
 	opts     decodeOptions
-	prefix   string // text lines printed before the frame
-	out      bytes.Buffer
+	prefix   string  // text lines printed before the frame
+	out      []byte  // the rendered frame
+	outp     *[]byte // the pooled buffer out was written into
 	ok       bool
 	errText  string
 	err      error
@@ -162,14 +165,34 @@ func (j *pcapJob) run(c *codec.Codec) {
 			j.errText += "re-encoding does not reproduce the input"
 		}
 	}
+	j.outp = outPool.Get().(*[]byte)
 	if j.opts.Format == "json" {
-		j.err = report.JSONLine(&j.out, r)
+		j.out, j.err = report.AppendJSON((*j.outp)[:0], r, report.JSONOptions{About: j.opts.About})
 		return
 	}
-	j.out.WriteString(j.prefix)
-	if j.err = report.Text(&j.out, r, j.opts.Verbose); j.err == nil && j.opts.Verbose {
-		j.out.WriteString("\n")
+	buf := bytes.NewBuffer((*j.outp)[:0])
+	buf.WriteString(j.prefix)
+	if j.err = report.Text(buf, r, j.opts.Verbose); j.err == nil && j.opts.Verbose {
+		buf.WriteString("\n")
 	}
+	j.out = buf.Bytes()
+}
+
+// outPool holds output buffers for reuse: the writer returns a job's
+// buffer once it has written it (see release).
+var outPool = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled bounds the buffers kept for reuse, so that one huge frame
+// does not pin its buffer.
+const maxPooled = 8 << 20
+
+// release hands the job's output buffer back for reuse.
+func (j *pcapJob) release() {
+	if j.outp != nil && cap(j.out) <= maxPooled {
+		*j.outp = j.out[:0]
+		outPool.Put(j.outp)
+	}
+	j.out, j.outp = nil, nil
 }
 
 // pipeline decodes frames on several goroutines and writes the results in
@@ -234,8 +257,9 @@ func (p *pipeline) write() {
 				werr = h.err
 			}
 			if werr == nil {
-				_, werr = p.w.Write(h.out.Bytes())
+				_, werr = p.w.Write(h.out)
 			}
+			h.release()
 			if werr != nil {
 				p.broken.Store(true)
 			}

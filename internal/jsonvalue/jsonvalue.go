@@ -82,129 +82,172 @@ const maxDepth = 64
 
 // Marshal writes the body val of message m at version v as compact JSON.
 func Marshal(m *schema.Message, v int16, val *codec.Value) ([]byte, error) {
+	return AppendMarshal(nil, m, v, val)
+}
+
+// AppendMarshal appends [Marshal]'s JSON to dst (dst unchanged on error),
+// for writers that put bodies straight into a larger buffer.
+func AppendMarshal(dst []byte, m *schema.Message, v int16, val *codec.Value) ([]byte, error) {
 	if m.Body == nil {
-		return nil, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
+		return dst, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
 	}
-	w := &writer{v: v}
-	if err := w.structValue(m.Body, val, m.Name, 0); err != nil {
-		return nil, err
+	w := &writer{b: dst, v: v, path: []pathSeg{{name: m.Name, index: -1}}}
+	if err := w.structValue(m.Body, val, 0); err != nil {
+		return dst, err
 	}
-	return w.b.Bytes(), nil
+	return w.b, nil
 }
 
+// writer appends JSON to b. path is the path of the value being written,
+// kept as segments and made a string only for an error.
 type writer struct {
-	b bytes.Buffer
-	v int16
+	b    []byte
+	v    int16
+	path []pathSeg
 }
 
-func (w *writer) structValue(s *schema.Struct, val *codec.Value, path string, depth int) error {
+// pathSeg is a field name (index < 0) or an array index.
+type pathSeg struct {
+	name  string
+	index int
+}
+
+// pathString is the path as errors show it ("Msg.Topics[0].Name").
+func (w *writer) pathString() string {
+	var sb strings.Builder
+	for i, p := range w.path {
+		switch {
+		case p.index >= 0:
+			sb.WriteString("[" + strconv.Itoa(p.index) + "]")
+		case i > 0:
+			sb.WriteString("." + p.name)
+		default:
+			sb.WriteString(p.name)
+		}
+	}
+	return sb.String()
+}
+
+func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) error {
 	if depth > maxDepth {
-		return &Error{Path: path, Err: errors.New("structs nested too deeply")}
+		return &Error{Path: w.pathString(), Err: errors.New("structs nested too deeply")}
 	}
 	if len(val.Fields) != len(s.Fields) {
-		return &Error{Path: path, Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Fields))}
+		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Fields))}
 	}
-	w.b.WriteByte('{')
+	w.b = append(w.b, '{')
 	first := true
 	for _, f := range s.Fields {
 		if !f.Versions.Contains(w.v) {
 			continue
 		}
 		if !first {
-			w.b.WriteByte(',')
+			w.b = append(w.b, ',')
 		}
 		first = false
 		w.str(f.Name)
-		w.b.WriteByte(':')
-		if err := w.value(f, f.Type, &val.Fields[f.Index], path+"."+f.Name, depth); err != nil {
+		w.b = append(w.b, ':')
+		w.path = append(w.path, pathSeg{name: f.Name, index: -1})
+		if err := w.value(f, f.Type, &val.Fields[f.Index], depth); err != nil {
 			return err
 		}
+		w.path = w.path[:len(w.path)-1]
 	}
 	if len(val.Unknown) > 0 {
 		if !first {
-			w.b.WriteByte(',')
+			w.b = append(w.b, ',')
 		}
 		w.str(UnknownTagsKey)
-		w.b.WriteString(":[")
+		w.b = append(w.b, ":["...)
 		for i, t := range val.Unknown {
 			if i > 0 {
-				w.b.WriteByte(',')
+				w.b = append(w.b, ',')
 			}
-			fmt.Fprintf(&w.b, `{"tag":%d,"data":"%s"}`, t.Tag, hex.EncodeToString(t.Data))
+			w.b = strconv.AppendUint(append(w.b, `{"tag":`...), uint64(t.Tag), 10)
+			w.b = append(hex.AppendEncode(append(w.b, `,"data":"`...), t.Data), `"}`...)
 		}
-		w.b.WriteByte(']')
+		w.b = append(w.b, ']')
 	}
-	w.b.WriteByte('}')
+	w.b = append(w.b, '}')
 	return nil
 }
 
+// str appends s as encoding/json writes it: plain ASCII as is, anything
+// else through encoding/json (which escapes HTML characters too).
 func (w *writer) str(s string) {
-	b, _ := json.Marshal(s) // strings always marshal
-	w.b.Write(b)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // strings always marshal
+			w.b = append(w.b, b...)
+			return
+		}
+	}
+	w.b = append(append(append(w.b, '"'), s...), '"')
 }
 
-func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, path string, depth int) error {
+func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth int) error {
 	switch t.Kind {
 	case schema.KindBool:
-		w.b.WriteString(strconv.FormatBool(val.Int != 0))
+		w.b = strconv.AppendBool(w.b, val.Int != 0)
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
-		w.b.WriteString(strconv.FormatInt(val.Int, 10))
+		w.b = strconv.AppendInt(w.b, val.Int, 10)
 	case schema.KindFloat64:
 		switch {
 		case math.IsNaN(val.Float):
-			w.b.WriteString(`"NaN"`)
+			w.b = append(w.b, `"NaN"`...)
 		case math.IsInf(val.Float, 1):
-			w.b.WriteString(`"Infinity"`)
+			w.b = append(w.b, `"Infinity"`...)
 		case math.IsInf(val.Float, -1):
-			w.b.WriteString(`"-Infinity"`)
+			w.b = append(w.b, `"-Infinity"`...)
 		default:
-			w.b.WriteString(strconv.FormatFloat(val.Float, 'g', -1, 64))
+			w.b = strconv.AppendFloat(w.b, val.Float, 'g', -1, 64)
 		}
 	case schema.KindUUID:
 		if len(val.Bytes) != 16 {
-			return &Error{Path: path, Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes))}
+			return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes))}
 		}
 		w.str(span.FormatUUID(val.Bytes))
 	case schema.KindString:
 		switch {
 		case val.Null:
-			w.b.WriteString("null")
+			w.b = append(w.b, "null"...)
 		case utf8.Valid(val.Bytes):
 			w.str(string(val.Bytes))
 		default:
-			fmt.Fprintf(&w.b, `{"hex":"%s"}`, hex.EncodeToString(val.Bytes))
+			w.b = append(hex.AppendEncode(append(w.b, `{"hex":"`...), val.Bytes), `"}`...)
 		}
 	case schema.KindBytes, schema.KindRecords:
 		if val.Null {
-			w.b.WriteString("null")
+			w.b = append(w.b, "null"...)
 		} else {
-			w.b.WriteByte('"')
-			w.b.WriteString(hex.EncodeToString(val.Bytes))
-			w.b.WriteByte('"')
+			w.b = append(hex.AppendEncode(append(w.b, '"'), val.Bytes), '"')
 		}
 	case schema.KindArray:
 		if val.Null {
-			w.b.WriteString("null")
+			w.b = append(w.b, "null"...)
 			return nil
 		}
-		w.b.WriteByte('[')
+		w.b = append(w.b, '[')
+		w.path = append(w.path, pathSeg{})
 		for i := range val.Elems {
 			if i > 0 {
-				w.b.WriteByte(',')
+				w.b = append(w.b, ',')
 			}
-			if err := w.value(f, t.Elem, &val.Elems[i], path+"["+strconv.Itoa(i)+"]", depth); err != nil {
+			w.path[len(w.path)-1].index = i
+			if err := w.value(f, t.Elem, &val.Elems[i], depth); err != nil {
 				return err
 			}
 		}
-		w.b.WriteByte(']')
+		w.path = w.path[:len(w.path)-1]
+		w.b = append(w.b, ']')
 	case schema.KindStruct:
 		if val.Null {
-			w.b.WriteString("null")
+			w.b = append(w.b, "null"...)
 			return nil
 		}
-		return w.structValue(t.Struct, val, path, depth+1)
+		return w.structValue(t.Struct, val, depth+1)
 	default:
-		return &Error{Path: path, Err: fmt.Errorf("%w: cannot write kind %s", ErrType, t.Kind)}
+		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: cannot write kind %s", ErrType, t.Kind)}
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -128,7 +129,12 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
-	if len(f.Body) > 0 {
+	if f.leanBody && len(f.Body) == 0 && f.Decoded != nil {
+		// jsonvalue writes compact JSON with encoding/json's escaping.
+		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
+			b = nb
+		}
+	} else if len(f.Body) > 0 {
 		b = append(b, `,"body":`...)
 		var err error
 		if b, err = appendRaw(b, f.Body); err != nil {

@@ -89,8 +89,9 @@ type Frame struct {
 	Err error `json:"-"`
 
 	// lean is set by Decode with Options.Lean: Tree and Hex were left
-	// empty, to be made from Decoded.Root and Bytes when written.
-	lean bool
+	// empty, to be made from Decoded.Root and Bytes when written;
+	// leanBody says the body is to be written from Decoded.Body.
+	lean, leanBody bool
 }
 
 // PageTree returns the annotated tree as page nodes: Tree, or, for a frame
@@ -149,9 +150,9 @@ type Options struct {
 	// NoAlternatives skips the search for other versions that decode a
 	// frame that failed.
 	NoAlternatives bool
-	// Lean leaves Frame.Tree and Frame.Hex empty: [AppendJSON] writes them
-	// straight from the span tree and the bytes, and [Text] and
-	// [Frame.PageTree] build the tree when asked. For front ends that print
+	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
+	// writes them straight from the span tree, the bytes and the decoded
+	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node
 	// and a hex copy of every frame.
 	Lean bool
@@ -234,7 +235,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		return r
 	}
-	if js, jerr := jsonvalue.Marshal(f.Message(), f.Version, &f.Body); jerr == nil {
+	if o.Lean {
+		r.leanBody = true
+	} else if js, jerr := jsonvalue.Marshal(f.Message(), f.Version, &f.Body); jerr == nil {
 		r.Body = js
 	}
 	if o.Roundtrip {
