@@ -269,6 +269,8 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	w := bufio.NewWriter(env.Stdout)
 	failed := 0
 	var firstErr string
+	// JSON lines are written straight from the span tree.
+	ro.Lean = o.Format == "json"
 	for i, p := range pieces {
 		r := report.Decode(o.Release.Codec, p.Bytes, ro)
 		r.Index, r.Offset = i, int64(p.Offset)
