@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		defer bar.done()
 	}
 
+	defer tuneGC(env)()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	pl := newPipeline(w, runtime.GOMAXPROCS(0))
 	var index int
@@ -125,6 +127,27 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		return errSilentFailure
 	}
 	return nil
+}
+
+// pcapMemoryLimit is the soft heap limit of decode --pcap (see tuneGC).
+const pcapMemoryLimit = 128 << 20
+
+// tuneGC trades a larger GC target for a soft memory limit while a capture
+// is decoded: the live heap is small (at most 4 frames per core in flight)
+// but every frame allocates its tree afresh, so collecting less often saves
+// about a tenth of the CPU time and the limit keeps the peak RSS lower than
+// the default settings do. GOGC or GOMEMLIMIT in the environment win. The
+// returned function restores the previous settings.
+func tuneGC(env *Env) func() {
+	if env.Getenv != nil && (env.Getenv("GOGC") != "" || env.Getenv("GOMEMLIMIT") != "") {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(pcapMemoryLimit)
+	pct := debug.SetGCPercent(300)
+	return func() {
+		debug.SetGCPercent(pct)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // pcapJob is one frame to decode and render.
