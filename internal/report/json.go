@@ -173,15 +173,20 @@ type jsonWriter struct {
 // would.
 func (w *jsonWriter) spanTree(n *span.Node) {
 	w.path = appendStringBody(w.path[:0], n.Path())
-	w.spanNode(n)
+	w.spanNode(n, -1)
 }
 
-// spanNode writes n, whose escaped path is in w.path.
-func (w *jsonWriter) spanNode(n *span.Node) {
+// spanNode writes n, whose escaped path is in w.path. When nameAt >= 0,
+// w.path[nameAt:] is n's escaped display name (its last path segment).
+func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 	b := append(w.b, `{"name":"`...)
-	b = appendStringBody(b, n.Name)
-	if n.Index >= 0 {
-		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+	if nameAt >= 0 {
+		b = append(b, w.path[nameAt:]...)
+	} else {
+		b = appendStringBody(b, n.Name)
+		if n.Index >= 0 {
+			b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+		}
 	}
 	b = append(b, `","path":"`...)
 	b = append(b, w.path...)
@@ -190,10 +195,18 @@ func (w *jsonWriter) spanNode(n *span.Node) {
 		b = appendString(append(b, `,"type":`...), n.Type)
 	}
 	if n.Val != span.ValNone {
-		w.scratch = n.AppendValueText(w.scratch[:0])
-		if len(w.scratch) > 0 {
-			b = append(b, `,"value":"`...)
-			b = append(appendStringBody(b, w.scratch), '"')
+		// Format in place; escape (through scratch) only when needed.
+		at := len(b)
+		b = n.AppendValueText(append(b, `,"value":"`...))
+		v := b[at+len(`,"value":"`):]
+		switch {
+		case len(v) == 0:
+			b = b[:at]
+		case needsEscape(v):
+			w.scratch = append(w.scratch[:0], v...)
+			b = append(appendStringBody(b[:len(b)-len(v)], w.scratch), '"')
+		default:
+			b = append(b, '"')
 		}
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
@@ -226,7 +239,7 @@ func (w *jsonWriter) spanNode(n *span.Node) {
 				// Not linked as the walk found it: ask the node itself.
 				saved := append([]byte(nil), w.path[:base]...)
 				w.path = appendStringBody(w.path[:0], k.Path())
-				w.spanNode(k)
+				w.spanNode(k, -1)
 				w.path = append(w.path[:0], saved...)
 				continue
 			}
@@ -234,11 +247,12 @@ func (w *jsonWriter) spanNode(n *span.Node) {
 			if n.Parent != nil {
 				w.path = append(w.path, '.')
 			}
+			nameAt := len(w.path)
 			w.path = appendStringBody(w.path, k.Name)
 			if k.Index >= 0 {
 				w.path = append(strconv.AppendInt(append(w.path, '['), int64(k.Index), 10), ']')
 			}
-			w.spanNode(k)
+			w.spanNode(k, nameAt)
 		}
 		w.path = w.path[:base]
 		b = append(w.b, ']')
@@ -369,6 +383,16 @@ func rawIsClean(raw []byte) bool {
 		i = j
 	}
 	return true
+}
+
+// needsEscape reports whether appendStringBody would change b.
+func needsEscape(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf || !safe[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // appendString appends s as a JSON string, quotes included.
