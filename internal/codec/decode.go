@@ -374,7 +374,8 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 	if n != nil {
 		n.Bytes = out.Bytes
 	}
-	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress}
+	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress,
+		AllowPartial: d.bodyCat == span.CatResponseBody}
 	d.r.Off = end
 	if err := rd.Decode(n); err != nil {
 		return d.fail(n, bodyStart, err)

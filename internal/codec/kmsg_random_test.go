@@ -737,7 +737,7 @@ func TestKmsgLegacyMessageSet(t *testing.T) {
 		}
 		sb := &span.Builder{}
 		root := sb.New(nil, "Records", "records", 0, span.CatRecordBatch)
-		d := records.Decoder{R: &wire.Reader{B: payload}, Spans: sb}
+		d := records.Decoder{R: &wire.Reader{B: payload}, Spans: sb, AllowPartial: true} // Fetch data
 		if err := d.Decode(root); err != nil {
 			t.Fatalf("iteration %d: %v\n% x", it, err, payload)
 		}

@@ -45,6 +45,10 @@ type Decoder struct {
 	Decompress Decompressor
 	// Batches counts the entries seen.
 	Batches int
+	// AllowPartial accepts a trailing entry cut short, as brokers may send
+	// at the end of a Fetch response; Kafka ignores it. When false (a
+	// request, which must carry whole batches) such an entry is an error.
+	AllowPartial bool
 }
 
 func (d *Decoder) fail(off int, path string, err error) error {
@@ -68,15 +72,13 @@ func (d *Decoder) Decode(parent *span.Node) error {
 		start := r.Off
 		idx := d.Batches
 		if r.Remaining() < 17 {
-			d.partial(parent, start, "too short for an entry header")
-			return nil
+			return d.partial(parent, start, idx, "too short for an entry header")
 		}
 		size := int32(binary.BigEndian.Uint32(r.B[start+8:]))
 		magic := int8(r.B[start+16])
 		if size < 0 || int(size) > r.Remaining()-12 {
 			// A truncated trailing entry, as Fetch may return.
-			d.partial(parent, start, fmt.Sprintf("entry of %d bytes cut off after %d", int64(size)+12, r.Remaining()))
-			return nil
+			return d.partial(parent, start, idx, fmt.Sprintf("entry of %d bytes cut off after %d", int64(size)+12, r.Remaining()))
 		}
 		d.Batches++
 		var err error
@@ -95,14 +97,22 @@ func (d *Decoder) Decode(parent *span.Node) error {
 	return nil
 }
 
-func (d *Decoder) partial(parent *span.Node, start int, why string) {
+// partial handles a trailing entry cut short: shown and skipped when
+// AllowPartial is set, else an error at the entry.
+func (d *Decoder) partial(parent *span.Node, start, idx int, why string) error {
+	var err error
+	if !d.AllowPartial {
+		err = d.fail(start, fmt.Sprintf("[%d].batchLength", idx), fmt.Errorf("%w: %s; only a response's last entry may be cut short", wire.ErrBatchLength, why))
+	}
 	if d.Spans != nil {
 		n := d.Spans.New(parent, "partial entry", "bytes", start, span.CatRecordBatch)
 		n.Val, n.Bytes, n.Len = span.ValBytes, d.R.B[start:], len(d.R.B)-start
 		n.About = "trailing partial entry, ignored as Kafka does: " + why
 		n.Flag = "partial"
+		n.Err = err
 	}
 	d.R.Off = len(d.R.B)
+	return err
 }
 
 // batch decodes one RecordBatch v2. The caller checked that the whole

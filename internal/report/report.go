@@ -214,12 +214,6 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		tree()
 	}
-	if err == nil && kind == schema.TypeRequest && f.Root != nil {
-		if err = partialBatch(f.Root); err != nil {
-			r.Err = err
-			tree()
-		}
-	}
 	if err != nil {
 		r.Error = err.Error()
 		var de *wire.DecodeError
@@ -248,22 +242,6 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 	}
 	return r
-}
-
-// partialBatch turns a records entry cut short (batchLength larger than
-// the records field) into an error. The codec accepts one as Kafka does in
-// Fetch responses, where the broker may cut the last batch; a request must
-// carry whole batches.
-func partialBatch(root *span.Node) error {
-	var err error
-	root.Walk(func(n *span.Node, _ int) {
-		if err == nil && n.Flag == "partial" {
-			_, why, _ := strings.Cut(n.About, ": ")
-			err = &wire.DecodeError{Offset: n.Off, Path: n.Path(), Err: fmt.Errorf("%w: %s; a request must carry whole batches", wire.ErrBatchLength, why)}
-			n.Err = err
-		}
-	})
-	return err
 }
 
 // fillUndecoded gives the "undecoded" leaf that the codec adds after an
@@ -309,11 +287,7 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 		var err error
 		if kind == schema.TypeRequest {
 			patched[6], patched[7] = byte(uint16(v)>>8), byte(v)
-			var pf *codec.Frame
-			pf, err = c.DecodeRequest(patched, codec.Options{Spans: true})
-			if err == nil && pf.Root != nil {
-				err = partialBatch(pf.Root)
-			}
+			_, err = c.DecodeRequest(patched, codec.Options{})
 		} else {
 			_, err = c.DecodeResponse(b, api, v, codec.Options{})
 		}

@@ -1,0 +1,42 @@
+package records
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/wire"
+)
+
+// A whole batch followed by the first 30 bytes of another: Fetch responses
+// may end like this (Kafka ignores the cut entry), requests may not.
+func TestTrailingPartialEntry(t *testing.T) {
+	whole := EmptyBatch()
+	payload := append(append([]byte(nil), whole...), whole[:30]...)
+	for _, allow := range []bool{true, false} {
+		sb := &span.Builder{}
+		root := sb.New(nil, "Records", "records", 0, span.CatRecordBatch)
+		d := Decoder{R: &wire.Reader{B: payload}, Spans: sb, AllowPartial: allow}
+		err := d.Decode(root)
+		if d.Batches != 1 {
+			t.Errorf("allow=%v: %d whole batches, want 1", allow, d.Batches)
+		}
+		last := root.Kids[len(root.Kids)-1]
+		if last.Flag != "partial" || last.Off != len(whole) || last.Len != 30 {
+			t.Errorf("allow=%v: last node %s [%d,%d] flag %q, want the partial entry at [%d,30]", allow, last.Name, last.Off, last.Len, last.Flag, len(whole))
+		}
+		if allow {
+			if err != nil {
+				t.Errorf("allow=true: %v", err)
+			}
+			continue
+		}
+		var de *wire.DecodeError
+		if !errors.As(err, &de) || !errors.Is(err, wire.ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1].batchLength" {
+			t.Errorf("allow=false: got %v, want ErrBatchLength at offset %d path [1].batchLength", err, len(whole))
+		}
+		if last.Err == nil {
+			t.Errorf("allow=false: the partial node carries no error")
+		}
+	}
+}
