@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -15,6 +16,16 @@ import (
 
 // readBuf is the size of each read from a socket.
 const readBuf = 64 << 10
+
+// initialBuf is the most a frame buffer starts with: buffers grow with
+// the bytes that arrive, never with what a size prefix claims.
+const initialBuf = 64 << 10
+
+// newFrameBuf starts a buffer for a frame of size bytes with its first
+// bytes hdr.
+func newFrameBuf(size int, hdr []byte) []byte {
+	return append(make([]byte, 0, min(size, initialBuf)), hdr...)
+}
 
 // pending is a request awaiting its response.
 type pending struct {
@@ -40,13 +51,63 @@ type conn struct {
 	mu      sync.Mutex
 	pending []pending // requests in order, by the client pump
 	once    sync.Once
+
+	// last is when a byte last arrived from either side (UnixNano), for
+	// Config.IdleTimeout; idleOnce logs the idle close once.
+	last     atomic.Int64
+	idleOnce sync.Once
+	idled    atomic.Bool
 }
 
 func newConn(p *Proxy, l *listener, c net.Conn, id int) *conn {
-	return &conn{p: p, l: l, client: c, id: id, base: Event{
+	cn := &conn{p: p, l: l, client: c, id: id, base: Event{
 		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
 	}}
+	cn.last.Store(time.Now().UnixNano())
+	return cn
 }
+
+// readFrom reads from src for a pump, with the idle deadline set when
+// Config.IdleTimeout is on. It returns errIdle once no byte has passed
+// either way for the idle timeout; a deadline that passes while the other
+// direction was busy is extended.
+func (c *conn) readFrom(src net.Conn, buf []byte) (int, error) {
+	idle := c.p.cfg.IdleTimeout
+	if idle <= 0 {
+		return src.Read(buf)
+	}
+	for {
+		last := time.Unix(0, c.last.Load())
+		src.SetReadDeadline(last.Add(idle))
+		n, err := src.Read(buf)
+		if n > 0 {
+			c.last.Store(time.Now().UnixNano())
+		}
+		if n == 0 && errors.Is(err, os.ErrDeadlineExceeded) {
+			if time.Since(time.Unix(0, c.last.Load())) < idle {
+				continue // the other direction was busy
+			}
+			c.idleOnce.Do(func() {
+				c.idled.Store(true)
+				c.fault("", "no bytes either way for %v: closing both sides", idle)
+			})
+			return 0, errIdle
+		}
+		return n, err
+	}
+}
+
+// writeTo writes to dst for a pump; with Config.IdleTimeout on, a write
+// that cannot progress for that long fails.
+func (c *conn) writeTo(dst net.Conn, b []byte) (int, error) {
+	if idle := c.p.cfg.IdleTimeout; idle > 0 {
+		dst.SetWriteDeadline(time.Now().Add(idle))
+	}
+	return dst.Write(b)
+}
+
+// errIdle ends a pump whose connection has been idle too long.
+var errIdle = errors.New("idle timeout")
 
 func (c *conn) event(e Event) {
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
@@ -106,6 +167,9 @@ func (c *conn) run() {
 	if unanswered > 0 {
 		detail += fmt.Sprintf(", %d requests unanswered", unanswered)
 	}
+	if c.idled.Load() {
+		detail += ", idle timeout"
+	}
 	c.event(Event{Kind: EventClose, Detail: detail})
 }
 
@@ -147,17 +211,20 @@ func (c *conn) pumpRequests() int64 {
 	var total int64
 	defer closeWrite(c.upstream)
 	for {
-		n, err := c.client.Read(buf)
+		n, err := c.readFrom(c.client, buf)
 		if n > 0 {
 			total += int64(n)
 			c.frameRequests(f, buf[:n])
-			if _, werr := c.upstream.Write(buf[:n]); werr != nil {
+			if _, werr := c.writeTo(c.upstream, buf[:n]); werr != nil {
 				c.fault("request", "writing to the broker: %v; %d bytes read from the client could not be forwarded", werr, n)
 				c.client.Close()
 				return total
 			}
 		}
 		if err != nil {
+			if errors.Is(err, errIdle) {
+				return total
+			}
 			if f.mid() && !f.lost {
 				c.fault("request", "client closed in the middle of a request frame: %d of %d bytes received and forwarded", f.seen, f.size)
 			} else if !quiet(err) {
@@ -192,9 +259,17 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 			c.mu.Unlock()
 			f.size, f.seen = 4+size, 12
-			f.collect = c.p.reserve(f.size)
+			big := f.size > c.p.cfg.MaxBuffer
+			if big {
+				name := "unknown-API"
+				if api, ok := c.p.reg.API(key); ok {
+					name = api.Name
+				}
+				c.bigFrame("request", name, f.size, false)
+			}
+			f.collect = !big && c.p.reserve(f.size)
 			if f.collect {
-				f.body = append(make([]byte, 0, f.size), f.hdr[:]...)
+				f.body = newFrameBuf(f.size, f.hdr[:])
 			}
 		}
 		k := min(len(data), f.size-f.seen)
@@ -212,6 +287,18 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			*f = framer{}
 		}
 	}
+}
+
+// bigFrame logs a frame larger than Config.MaxBuffer, which is forwarded
+// as it arrives without being decoded: a fault when it is a response whose
+// broker addresses therefore go to the client unrewritten.
+func (c *conn) bigFrame(dir, api string, size int, held bool) {
+	if held {
+		c.fault(dir, "%s %s of %d bytes is larger than the buffer cap (%d bytes): forwarded as it arrives, broker addresses not rewritten", api, dir, size, c.p.cfg.MaxBuffer)
+		return
+	}
+	c.event(Event{Kind: EventSkipped, Dir: dir, Count: 1,
+		Detail: fmt.Sprintf("%s %s of %d bytes is larger than the buffer cap (%d bytes): forwarded as it arrives, not decoded", api, dir, size, c.p.cfg.MaxBuffer)})
 }
 
 // takePending removes and returns the request a response answers.
@@ -236,7 +323,7 @@ func (c *conn) pumpResponses() int64 {
 	defer closeWrite(c.client)
 	r := &respState{}
 	for {
-		n, err := c.upstream.Read(buf)
+		n, err := c.readFrom(c.upstream, buf)
 		if n > 0 {
 			total += int64(n)
 			if werr := c.frameResponses(r, buf[:n]); werr != nil {
@@ -247,15 +334,21 @@ func (c *conn) pumpResponses() int64 {
 		}
 		if err != nil {
 			switch {
+			case errors.Is(err, errIdle):
+			case r.lost:
+				// Framing stopped: everything read was forwarded as it came.
+				if !quiet(err) {
+					c.fault("response", "reading from the broker: %v", err)
+				}
 			case r.hold != nil:
 				// A held response cut short: forward what came, untouched.
-				if _, werr := c.client.Write(r.hold); werr != nil {
+				if _, werr := c.writeTo(c.client, r.hold); werr != nil {
 					c.fault("response", "writing to the client: %v", werr)
 				}
 				c.fault("response", "broker closed in the middle of a %s response: %d of %d bytes received and forwarded", r.api, len(r.hold), r.size)
 			case r.hn > 0 || r.seen > 0:
 				if r.hn > 0 && r.size == 0 {
-					c.client.Write(r.hdr[:r.hn])
+					c.writeTo(c.client, r.hdr[:r.hn])
 				}
 				c.fault("response", "broker closed in the middle of a response frame: %d of %d bytes received and forwarded", max(r.seen, r.hn), r.size)
 			case !quiet(err):
@@ -284,7 +377,7 @@ type respState struct {
 // frameResponses forwards data, holding address-advertising responses.
 func (c *conn) frameResponses(r *respState, data []byte) error {
 	if r.lost {
-		_, err := c.client.Write(data)
+		_, err := c.writeTo(c.client, data)
 		return err
 	}
 	for len(data) > 0 {
@@ -299,10 +392,10 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if size < 4 || size > c.p.cfg.MaxFrame {
 				r.lost = true
 				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
-				if _, err := c.client.Write(r.hdr[:]); err != nil {
+				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
 					return err
 				}
-				_, err := c.client.Write(data)
+				_, err := c.writeTo(c.client, data)
 				return err
 			}
 			corr := int32(binary.BigEndian.Uint32(r.hdr[4:]))
@@ -312,15 +405,20 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if api, ok := c.p.reg.API(r.req.key); ok && r.paired {
 				r.api = api.Name
 			}
-			if r.paired && c.p.rewrite[holdKey{r.req.key, r.req.version}] {
-				r.hold = append(make([]byte, 0, r.size), r.hdr[:]...)
+			hold := r.paired && c.p.rewrite[holdKey{r.req.key, r.req.version}]
+			big := r.size > c.p.cfg.MaxBuffer
+			if big {
+				c.bigFrame("response", r.api, r.size, hold)
+			}
+			if hold && !big {
+				r.hold = newFrameBuf(r.size, r.hdr[:])
 			} else {
-				if _, err := c.client.Write(r.hdr[:]); err != nil {
+				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
 					return err
 				}
-				r.collect = c.p.reserve(r.size)
+				r.collect = !big && c.p.reserve(r.size)
 				if r.collect {
-					r.body = append(make([]byte, 0, r.size), r.hdr[:]...)
+					r.body = newFrameBuf(r.size, r.hdr[:])
 				}
 			}
 		}
@@ -331,7 +429,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		if r.hold != nil {
 			r.hold = append(r.hold, chunk...)
 		} else {
-			if _, err := c.client.Write(chunk); err != nil {
+			if _, err := c.writeTo(c.client, chunk); err != nil {
 				return err
 			}
 			if r.collect {
@@ -344,7 +442,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		now := time.Now()
 		if r.hold != nil {
 			out, rewritten, derr := c.rewriteResponse(r.hold, r.req)
-			if _, err := c.client.Write(out); err != nil {
+			if _, err := c.writeTo(c.client, out); err != nil {
 				return err
 			}
 			if derr != nil {

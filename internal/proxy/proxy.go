@@ -29,6 +29,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"sync"
@@ -46,6 +47,11 @@ const (
 	DefaultQueueBytes  = 64 << 20
 	DefaultMaxFrame    = 100 << 20
 	DefaultDialTimeout = 10 * time.Second
+	DefaultMaxBuffer   = 64 << 20
+	DefaultMaxConns    = 1000
+	// DefaultIdleTimeout matches the broker's connections.max.idle.ms
+	// (clients close their idle connections after 9 minutes).
+	DefaultIdleTimeout = 10 * time.Minute
 )
 
 // Config configures a [Proxy].
@@ -72,6 +78,20 @@ type Config struct {
 	// MaxFrame is the largest frame the proxy frames; a larger size
 	// prefix stops framing (not forwarding) on that connection.
 	MaxFrame int
+	// MaxBuffer is the largest frame the proxy holds in memory to decode
+	// it or rewrite its addresses (default DefaultMaxBuffer). A larger
+	// frame is forwarded as it arrives, without decoding or rewriting,
+	// and framing goes on after it. Buffers grow with the bytes that
+	// arrive, never with what a size prefix claims.
+	MaxBuffer int
+	// MaxConns bounds the client connections open at once over all
+	// listeners (default DefaultMaxConns; negative: no limit). A client
+	// beyond it is closed at once and the refusal logged as a fault.
+	MaxConns int
+	// IdleTimeout closes both sides of a connection when no byte has
+	// passed either way for that long (default DefaultIdleTimeout;
+	// negative: never).
+	IdleTimeout time.Duration
 	// DialTimeout bounds connecting to a broker.
 	DialTimeout time.Duration
 	// AdvertiseHost is the host written into rewritten responses (default:
@@ -144,6 +164,7 @@ type Proxy struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	closeOnce sync.Once
+	refusing  chan struct{} // slots for refused connections being closed gracefully
 }
 
 type listener struct {
@@ -174,13 +195,22 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout
 	}
+	if cfg.MaxBuffer <= 0 {
+		cfg.MaxBuffer = DefaultMaxBuffer
+	}
+	if cfg.MaxConns == 0 {
+		cfg.MaxConns = DefaultMaxConns
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
 		listeners: map[string]*listener{}, conns: map[*conn]bool{},
-		queue: make(chan *item, cfg.QueueFrames),
+		queue: make(chan *item, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if !cfg.NoRewrite {
@@ -304,6 +334,11 @@ func (p *Proxy) accept(l *listener) {
 			c.Close()
 			return
 		}
+		if p.cfg.MaxConns > 0 && len(p.conns) >= p.cfg.MaxConns {
+			p.mu.Unlock()
+			p.refuse(l, c)
+			continue
+		}
 		p.connSeq++
 		cn := newConn(p, l, c, p.connSeq)
 		p.conns[cn] = true
@@ -317,6 +352,33 @@ func (p *Proxy) accept(l *listener) {
 			p.mu.Unlock()
 		}()
 	}
+}
+
+// maxRefusing bounds the refused connections closed gracefully at once;
+// beyond it a refused connection is simply closed.
+const maxRefusing = 64
+
+// refuse closes a client beyond Config.MaxConns: a FIN first, then what
+// it already sent is drained (briefly, bounded) so that it sees an end of
+// stream rather than a reset.
+func (p *Proxy) refuse(l *listener, c net.Conn) {
+	p.event(&Event{Kind: EventFault, Time: time.Now(), Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+		Detail: fmt.Sprintf("connection limit %d reached: refusing client %s", p.cfg.MaxConns, c.RemoteAddr())})
+	select {
+	case p.refusing <- struct{}{}:
+	default:
+		c.Close()
+		return
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		defer func() { <-p.refusing }()
+		defer c.Close()
+		closeWrite(c)
+		c.SetReadDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(c, 1<<20))
+	}()
 }
 
 // Close stops accepting, closes every connection and waits until every

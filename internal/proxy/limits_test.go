@@ -1,0 +1,328 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// heartbeatBroker answers every request frame on any number of
+// connections with a Heartbeat response of the same correlation id. Each
+// connection's end is reported on the returned channel (nil for a clean
+// end of stream).
+func heartbeatBroker(t *testing.T) (string, chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ends := make(chan error, 100)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				for {
+					var size [4]byte
+					if _, err := io.ReadFull(c, size[:]); err != nil {
+						if errors.Is(err, io.EOF) {
+							err = nil
+						}
+						ends <- err
+						return
+					}
+					body := make([]byte, binary.BigEndian.Uint32(size[:]))
+					if _, err := io.ReadFull(c, body); err != nil {
+						ends <- err
+						return
+					}
+					_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
+					if _, err := c.Write(resp); err != nil {
+						ends <- err
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), ends
+}
+
+// exchange sends a Heartbeat request and checks the response.
+func exchange(c net.Conn, corr int32) error {
+	req, resp := heartbeat(corr)
+	if _, err := c.Write(req); err != nil {
+		return err
+	}
+	got := make([]byte, len(resp))
+	if _, err := io.ReadFull(c, got); err != nil {
+		return err
+	}
+	if !bytes.Equal(got, resp) {
+		return fmt.Errorf("response % x, want % x", got, resp)
+	}
+	return nil
+}
+
+// TestConnectionLimit: with MaxConns 2, a third client is closed cleanly
+// (an end of stream, no bytes, no reset) and the refusal logged; once one
+// of the two closes, a new client is served.
+func TestConnectionLimit(t *testing.T) {
+	up, _ := heartbeatBroker(t)
+	p, ev := start(t, up, func(c *Config) { c.MaxConns = 2 })
+	c1, c2 := dial(t, p.Addr()), dial(t, p.Addr())
+	for i, c := range []net.Conn{c1, c2} {
+		if err := exchange(c, int32(i+1)); err != nil {
+			t.Fatalf("client %d: %v", i+1, err)
+		}
+	}
+	c3 := dial(t, p.Addr())
+	req, _ := heartbeat(3)
+	c3.Write(req)
+	if b, err := io.ReadAll(c3); err != nil || len(b) != 0 {
+		t.Fatalf("third client read %d bytes, err %v; want a clean close", len(b), err)
+	}
+	faultsContaining(t, ev, "connection limit 2 reached: refusing client "+c3.LocalAddr().String())
+
+	c1.Close()
+	// The slot frees once the proxy has seen c1 end; until then a new
+	// client may still be refused, so try until one is served.
+	served := false
+	for i := 0; i < 200 && !served; i++ {
+		c := dial(t, p.Addr())
+		if err := exchange(c, 100); err == nil {
+			served = true
+		} else {
+			c.Close()
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if !served {
+		t.Fatal("no client served after one of the two closed")
+	}
+	if err := exchange(c2, 4); err != nil {
+		t.Errorf("second client after the refusals: %v", err)
+	}
+}
+
+// TestIdleTimeout: a connection with no bytes either way is closed on
+// both sides with an end of stream, and logged.
+func TestIdleTimeout(t *testing.T) {
+	up, ends := heartbeatBroker(t)
+	p, ev := start(t, up, func(c *Config) { c.IdleTimeout = 200 * time.Millisecond })
+	c := dial(t, p.Addr()) // its deadline (10 s) ends the test if the proxy never closes
+	if err := exchange(c, 1); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
+		t.Fatalf("client read %d bytes, err %v; want an end of stream from the idle close", len(b), err)
+	}
+	select {
+	case err := <-ends:
+		if err != nil {
+			t.Errorf("broker side ended with %v, want an end of stream", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the broker side was never closed")
+	}
+	p.Close()
+	faultsContaining(t, ev, "no bytes either way for 200ms: closing both sides")
+	closes := ev.of(EventClose)
+	if len(closes) != 1 || !strings.Contains(closes[0].Detail, "idle timeout") {
+		t.Errorf("close events %v, want one saying idle timeout", closes)
+	}
+}
+
+// TestIdleTimeoutOneWay: bytes flowing one way only (requests the broker
+// never answers) keep the connection open past the idle timeout; every
+// byte reaches the broker.
+func TestIdleTimeoutOneWay(t *testing.T) {
+	req, _ := heartbeat(1)
+	const n = 60
+	got := make(chan []byte, 1)
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, n*len(req))
+		k, _ := io.ReadFull(c, b)
+		got <- b[:k]
+		io.ReadAll(c) // until the proxy closes
+	})
+	p, ev := start(t, up, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
+	c := dial(t, p.Addr())
+	for i := 0; i < n; i++ { // 1.2 s of one-way traffic, 4 idle timeouts
+		if _, err := c.Write(req); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	select {
+	case b := <-got:
+		if !bytes.Equal(b, bytes.Repeat(req, n)) {
+			t.Errorf("broker got %d bytes, want %d: the connection was cut while requests flowed", len(b), n*len(req))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("broker never got the requests")
+	}
+	// Now nothing flows: the idle close comes.
+	if _, err := io.ReadAll(c); err != nil {
+		t.Errorf("client: %v, want an end of stream", err)
+	}
+	p.Close()
+	if fs := ev.of(EventFault); len(fs) != 1 || !strings.Contains(fs[0].Detail, "no bytes either way") {
+		var d []string
+		for _, f := range fs {
+			d = append(d, f.Detail)
+		}
+		t.Errorf("faults %q, want only the idle close", d)
+	}
+}
+
+// allocated runs fn and returns the bytes the process allocated meanwhile.
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestLyingSizePrefix: frames whose size prefix claims far more than is
+// sent (2 GB, or 60 MB on a response held for rewriting) are forwarded
+// byte for byte, logged, and cost allocations in proportion to the bytes
+// that came, not to the claim.
+func TestLyingSizePrefix(t *testing.T) {
+	const payload = 1 << 20
+	const budget = 16 << 20 // the 1 MiB sent, the test's own copies, slack
+	filler := bytes.Repeat([]byte("manifester"), payload/10)
+	mdReq, _ := metadata(7, "b1", 9092)
+	hbReq, _ := heartbeat(7)
+	lying := func(size uint32, corr bool) []byte {
+		b := binary.BigEndian.AppendUint32(nil, size)
+		if corr {
+			b = binary.BigEndian.AppendUint32(b, 7)
+		}
+		return append(b, filler...)
+	}
+	twoGBRequest := append(binary.BigEndian.AppendUint32(nil, 0x7ffffff0), hbReq[4:]...)
+	twoGBRequest = append(twoGBRequest, filler...)
+	for _, tc := range []struct {
+		name      string
+		req, resp []byte // resp nil: the request lies
+		fault     string
+	}{
+		{"request claiming 2 GB", twoGBRequest, nil, "request size prefix 2147483632 is out of range"},
+		{"streamed response claiming 2 GB", hbReq, lying(0x7ffffff0, true), "response size prefix 2147483632 is out of range"},
+		{"held response claiming 60 MB", mdReq, lying(60<<20, true), "broker closed in the middle of a Metadata response"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			gotReq := make(chan []byte, 1)
+			up := fakeBroker(t, func(c net.Conn) {
+				if tc.resp == nil {
+					b, _ := io.ReadAll(c)
+					gotReq <- b
+					return
+				}
+				b := make([]byte, len(tc.req))
+				io.ReadFull(c, b)
+				gotReq <- b
+				c.Write(tc.resp)
+			})
+			p, ev := start(t, up, nil)
+			var got []byte
+			var err error
+			n := allocated(func() {
+				c := dial(t, p.Addr())
+				c.Write(tc.req)
+				if tc.resp == nil {
+					c.(*net.TCPConn).CloseWrite()
+				}
+				got, err = io.ReadAll(c)
+				<-gotReq
+			})
+			if tc.resp != nil && (err != nil || !bytes.Equal(got, tc.resp)) {
+				t.Errorf("client got %d bytes (err %v), want the %d the broker sent", len(got), err, len(tc.resp))
+			}
+			if n > budget {
+				t.Errorf("%d bytes allocated forwarding %d, want at most %d", n, len(tc.req)+len(tc.resp), budget)
+			}
+			p.Close()
+			faultsContaining(t, ev, tc.fault)
+		})
+	}
+	// The request case checks the bytes too.
+	t.Run("request bytes unchanged", func(t *testing.T) {
+		got := make(chan []byte, 1)
+		up := fakeBroker(t, func(c net.Conn) { b, _ := io.ReadAll(c); got <- b })
+		p, _ := start(t, up, nil)
+		c := dial(t, p.Addr())
+		c.Write(twoGBRequest)
+		c.(*net.TCPConn).CloseWrite()
+		if b := <-got; !bytes.Equal(b, twoGBRequest) {
+			t.Errorf("broker got %d bytes, want the %d the client sent", len(b), len(twoGBRequest))
+		}
+	})
+}
+
+// TestFrameOverBufferCap: an honest frame larger than MaxBuffer is
+// forwarded unchanged without decoding (a Metadata response then keeps
+// the broker's addresses, which is logged as a fault), and framing goes
+// on: the next exchange on the connection is decoded.
+func TestFrameOverBufferCap(t *testing.T) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 12
+	resp := kmsg.NewPtrMetadataResponse()
+	resp.Version = 12
+	for i := int32(0); i < 100; i++ {
+		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: i, Host: fmt.Sprintf("broker-%d.example", i), Port: 9092})
+	}
+	mdReq, mdResp := reqFrame(req, 1), respFrame(resp, 1)
+	hbReq, hbResp := heartbeat(2)
+	if len(mdResp) <= 1024 {
+		t.Fatalf("metadata response of %d bytes is not over the 1024-byte cap", len(mdResp))
+	}
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(mdReq))
+		io.ReadFull(c, b)
+		c.Write(mdResp)
+		b = make([]byte, len(hbReq))
+		io.ReadFull(c, b)
+		c.Write(hbResp)
+		io.ReadAll(c)
+	})
+	p, ev := start(t, up, func(c *Config) { c.MaxBuffer = 1024 })
+	c := dial(t, p.Addr())
+	c.Write(mdReq)
+	got := make([]byte, len(mdResp))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, mdResp) {
+		t.Fatalf("metadata response over the cap: got %d bytes (err %v), want the broker's %d unchanged", len(got), err, len(mdResp))
+	}
+	if err := exchange(c, 2); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	p.Close()
+	faultsContaining(t, ev, fmt.Sprintf("Metadata response of %d bytes is larger than the buffer cap (1024 bytes): forwarded as it arrives, broker addresses not rewritten", len(mdResp)))
+	var decoded []string
+	for _, e := range ev.of(EventFrame) {
+		if e.Frame.Error != "" {
+			t.Errorf("%s %s: %s", e.Dir, e.Frame.API, e.Frame.Error)
+		}
+		decoded = append(decoded, e.Dir+" "+e.Frame.API)
+	}
+	want := []string{"request Metadata", "request Heartbeat", "response Heartbeat"}
+	if strings.Join(decoded, ",") != strings.Join(want, ",") {
+		t.Errorf("decoded %q, want %q (the big response forwarded undecoded, framing intact after it)", decoded, want)
+	}
+}
