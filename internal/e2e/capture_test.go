@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -47,6 +48,12 @@ type exchangeLine struct {
 func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, path string, mid ...bool) (want []exchangeLine, packets int) {
 	t.Helper()
 	cut := len(mid) > 0 && mid[0]
+	// The proxy delivers events from its two directions through one
+	// decoding queue, so a response can be logged before the request it
+	// answers; a capture has them in wire order, which their forwarding
+	// times give.
+	events = append([]*proxy.Event(nil), events...)
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Time.Before(events[j].Time) })
 	firstSeen := map[int]map[string]bool{}
 	var buf bytes.Buffer
 	w, err := capture.NewWriter(&buf, f)
