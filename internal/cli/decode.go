@@ -49,9 +49,10 @@ type decodeOptions struct {
 }
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
-// init. ports lists the Kafka server ports (empty: 9092 or guess). It
-// prints through report.Text / report.JSONLine per o.Format and returns
-// errSilentFailure when any frame failed to decode or round-trip.
+// init. ports lists the Kafka server ports (empty: any connection that
+// reads as Kafka). It prints through report.Text / report.JSONLine per
+// o.Format and returns errSilentFailure when any frame failed to decode or
+// round-trip.
 var decodePcap func(env *Env, path string, ports []int, o decodeOptions) error
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
@@ -70,7 +71,7 @@ func runDecode(env *Env, args []string) error {
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
-	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default 9092)")
+	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/report"
 )
 
-const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip]"
+const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES]"
 
 func init() {
 	register(&command{
@@ -54,6 +54,10 @@ func runProxy(env *Env, args []string) error {
 	noRewrite := fs.Bool("no-rewrite", false, "forward broker addresses in Metadata, FindCoordinator, DescribeCluster, ... unchanged")
 	roundtrip := fs.Bool("roundtrip", false, "check that every decoded frame re-encodes byte for byte")
 	advertise := fs.String("advertise-host", "", "host name clients reach the proxy by, written into rewritten broker addresses (default: the --listen host)")
+	maxConns := fs.Int("max-conns", proxy.DefaultMaxConns, "most client connections open at once; more are closed and logged (0: no limit)")
+	idle := fs.Duration("idle-timeout", proxy.DefaultIdleTimeout, "close both sides of a connection after this long with no bytes either way (0: never)")
+	dialTimeout := fs.Duration("dial-timeout", proxy.DefaultDialTimeout, "how long to wait for the broker to accept a connection")
+	maxBuffer := fs.Int("max-buffer", proxy.DefaultMaxBuffer, "largest frame, in `BYTES`, held in memory to decode or rewrite; larger ones are forwarded as they come, undecoded")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -63,6 +67,9 @@ func runProxy(env *Env, args []string) error {
 	}
 	if *upstream == "" {
 		return usagef("give the broker to forward to: --upstream HOST:PORT")
+	}
+	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 {
+		return usagef("--max-conns and --idle-timeout must not be negative, --dial-timeout and --max-buffer must be positive")
 	}
 	switch *format {
 	case "summary", "text", "json":
@@ -113,20 +120,25 @@ func runProxy(env *Env, args []string) error {
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
+		MaxConns: orNegative(*maxConns), IdleTimeout: orNegative(*idle), DialTimeout: *dialTimeout, MaxBuffer: *maxBuffer,
 		// Summary lines need no trees; the JSON log and the other formats do.
 		Summary: *format == "summary" && logW == nil,
 	})
 	if err != nil {
 		return failure{err}
 	}
-	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label)
-	ctx := proxyStop
+	// Catch the signals before saying we listen: from then on, SIGINT or
+	// SIGTERM stops the proxy gracefully (listeners closed, connections
+	// closed, every event logged and flushed); a second one kills it.
+	ctx, stop := proxyStop, context.CancelFunc(func() {})
 	if ctx == nil {
-		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
 	}
+	defer stop()
+	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label)
 	<-ctx.Done()
+	stop()
+	fmt.Fprintf(env.Stderr, "manifester proxy: stopping: closing listeners and connections\n")
 	p.Close()
 	mu.Lock()
 	defer mu.Unlock()
@@ -134,6 +146,15 @@ func runProxy(env *Env, args []string) error {
 		return failure{fmt.Errorf("writing the log: %w", writeErr)}
 	}
 	return nil
+}
+
+// orNegative maps a flag's 0 ("none") to the -1 that means none in
+// proxy.Config, where 0 means the default.
+func orNegative[T int | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // writeEventJSON writes a frame as report.JSONLine and any other event as

@@ -375,6 +375,7 @@ func (p *Proxy) refuse(l *listener, c net.Conn) {
 		defer p.wg.Done()
 		defer func() { <-p.refusing }()
 		defer c.Close()
+		defer context.AfterFunc(p.ctx, func() { c.Close() })() // shutdown ends the drain
 		closeWrite(c)
 		c.SetReadDeadline(time.Now().Add(time.Second))
 		io.Copy(io.Discard, io.LimitReader(c, 1<<20))
