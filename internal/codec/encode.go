@@ -205,21 +205,8 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 }
 
 func (e *encoder) checkInt(v int64, k schema.Kind) error {
-	var lo, hi int64
-	switch k {
-	case schema.KindBool:
-		lo, hi = 0, 1
-	case schema.KindInt8:
-		lo, hi = math.MinInt8, math.MaxInt8
-	case schema.KindInt16:
-		lo, hi = math.MinInt16, math.MaxInt16
-	case schema.KindUint16:
-		lo, hi = 0, math.MaxUint16
-	case schema.KindInt32:
-		lo, hi = math.MinInt32, math.MaxInt32
-	case schema.KindUint32:
-		lo, hi = 0, math.MaxUint32
-	default:
+	lo, hi, ok := k.IntRange()
+	if !ok {
 		return nil
 	}
 	if v < lo || v > hi {
@@ -319,21 +306,8 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 // returns false, having appended nothing, for other kinds or when a value
 // is out of range (the general path then reports which).
 func appendIntElems(dst []byte, k schema.Kind, elems []Value) ([]byte, bool) {
-	var lo, hi int64
-	switch k {
-	case schema.KindInt8:
-		lo, hi = math.MinInt8, math.MaxInt8
-	case schema.KindInt16:
-		lo, hi = math.MinInt16, math.MaxInt16
-	case schema.KindUint16:
-		lo, hi = 0, math.MaxUint16
-	case schema.KindInt32:
-		lo, hi = math.MinInt32, math.MaxInt32
-	case schema.KindUint32:
-		lo, hi = 0, math.MaxUint32
-	case schema.KindInt64:
-		lo, hi = math.MinInt64, math.MaxInt64
-	default:
+	lo, hi, ok := k.IntRange()
+	if !ok || k == schema.KindBool {
 		return dst, false
 	}
 	for i := range elems {

@@ -144,7 +144,7 @@ func parseDefault(t *Type, text string, set, null bool) (Default, error) {
 		if err != nil {
 			return d, fmt.Errorf("%w: %q is not an integer", errDefault, text)
 		}
-		lo, hi := intRange(t.Kind)
+		lo, hi, _ := t.Kind.IntRange()
 		if n < lo || n > hi {
 			return d, fmt.Errorf("%w: %s does not fit %s", errDefault, text, t.Kind)
 		}
@@ -189,20 +189,26 @@ func parseInt(s string) (int64, error) {
 	return strconv.ParseInt(s, 10, 64)
 }
 
-func intRange(k Kind) (int64, int64) {
+// IntRange returns the values a bool or integer kind can hold on the wire
+// (bool: 0..1); ok is false for the other kinds.
+func (k Kind) IntRange() (lo, hi int64, ok bool) {
 	switch k {
+	case KindBool:
+		return 0, 1, true
 	case KindInt8:
-		return math.MinInt8, math.MaxInt8
+		return math.MinInt8, math.MaxInt8, true
 	case KindInt16:
-		return math.MinInt16, math.MaxInt16
+		return math.MinInt16, math.MaxInt16, true
 	case KindUint16:
-		return 0, math.MaxUint16
+		return 0, math.MaxUint16, true
 	case KindInt32:
-		return math.MinInt32, math.MaxInt32
+		return math.MinInt32, math.MaxInt32, true
 	case KindUint32:
-		return 0, math.MaxUint32
+		return 0, math.MaxUint32, true
+	case KindInt64:
+		return math.MinInt64, math.MaxInt64, true
 	}
-	return math.MinInt64, math.MaxInt64
+	return 0, 0, false
 }
 
 // IsDefaultInt reports whether an integer or bool value equals the default.
