@@ -127,25 +127,37 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 // writeRedefined writes one line per changed struct of a version that two
 // releases define differently.
 func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
+	for _, l := range RedefinedLines(v, kind, sds, "-", "->") {
+		fmt.Fprintf(w, "        %s\n", l)
+	}
+}
+
+// RedefinedLines describes the struct changes of a version that two
+// releases define differently, one line per struct ("v0 request (body):
+// -CandidateId, +ReplicaId"). minus and arrow are the glyphs for a removed
+// field and for a change ("-" and "->" in plain text).
+func RedefinedLines(v int16, kind string, sds []StructDiff, minus, arrow string) []string {
+	var out []string
 	for _, sd := range sds {
 		var parts []string
 		for _, f := range sd.Removed {
-			parts = append(parts, "-"+f.Name)
+			parts = append(parts, minus+f.Name)
 		}
 		for _, f := range sd.Added {
 			parts = append(parts, "+"+f.Name)
 		}
 		for _, fc := range sd.Changed {
 			for _, c := range fc.Changes {
-				parts = append(parts, fmt.Sprintf("~%s %s %s -> %s", fc.Name, c.Property, c.From, c.To))
+				parts = append(parts, fmt.Sprintf("~%s %s %s %s %s", fc.Name, c.Property, c.From, arrow, c.To))
 			}
 		}
 		path := sd.Path
 		if path == "" {
 			path = "(body)"
 		}
-		fmt.Fprintf(w, "        v%d %s %s: %s\n", v, kind, path, strings.Join(parts, ", "))
+		out = append(out, fmt.Sprintf("v%d %s %s: %s", v, kind, path, strings.Join(parts, ", ")))
 	}
+	return out
 }
 
 // Notes returns the changes of an API as short phrases, as the text form

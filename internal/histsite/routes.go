@@ -273,8 +273,8 @@ func (d *data) releaseDiffView(rd *diff.ReleaseDiff) releaseDiffView {
 		c := &rd.Changed[i]
 		cv := apiChangeView{Key: c.Key, Name: c.Name, Href: d.href(c.Name), Notes: strings.Join(c.Notes(), "; ")}
 		for _, r := range c.Redefined {
-			cv.Redefined = append(cv.Redefined, redefinedLines(r.Version, "request", r.Request)...)
-			cv.Redefined = append(cv.Redefined, redefinedLines(r.Version, "response", r.Response)...)
+			cv.Redefined = append(cv.Redefined, diff.RedefinedLines(r.Version, "request", r.Request, "−", "→")...)
+			cv.Redefined = append(cv.Redefined, diff.RedefinedLines(r.Version, "response", r.Response, "−", "→")...)
 		}
 		v.Changed = append(v.Changed, cv)
 	}
@@ -291,31 +291,6 @@ func idPart(s string) string {
 	}, s)
 }
 
-// redefinedLines describes the struct changes of a version two releases
-// define differently, one line per struct.
-func redefinedLines(v int16, kind string, sds []diff.StructDiff) []string {
-	var out []string
-	for _, sd := range sds {
-		var parts []string
-		for _, f := range sd.Removed {
-			parts = append(parts, "−"+f.Name)
-		}
-		for _, f := range sd.Added {
-			parts = append(parts, "+"+f.Name)
-		}
-		for _, fc := range sd.Changed {
-			for _, c := range fc.Changes {
-				parts = append(parts, fmt.Sprintf("~%s %s %s → %s", fc.Name, c.Property, c.From, c.To))
-			}
-		}
-		path := sd.Path
-		if path == "" {
-			path = "(body)"
-		}
-		out = append(out, fmt.Sprintf("v%d %s %s: %s", v, kind, path, strings.Join(parts, ", ")))
-	}
-	return out
-}
 
 // DiffHandler answers diff pages the site does not hold (see
 // [Ext.Handler]).
