@@ -291,7 +291,6 @@ func idPart(s string) string {
 	}, s)
 }
 
-
 // DiffHandler answers diff pages the site does not hold (see
 // [Ext.Handler]).
 type DiffHandler struct {
