@@ -210,6 +210,11 @@ func (c *conn) pumpRequests() int64 {
 	f := &framer{}
 	var total int64
 	defer closeWrite(c.upstream)
+	defer func() { // a frame cut short gives back the queue space it reserved
+		if f.collect {
+			c.p.queued.Add(-int64(f.size))
+		}
+	}()
 	for {
 		n, err := c.readFrom(c.client, buf)
 		if n > 0 {
@@ -322,6 +327,11 @@ func (c *conn) pumpResponses() int64 {
 	var total int64
 	defer closeWrite(c.client)
 	r := &respState{}
+	defer func() { // a frame cut short gives back the queue space it reserved
+		if r.collect {
+			c.p.queued.Add(-int64(r.size))
+		}
+	}()
 	for {
 		n, err := c.readFrom(c.upstream, buf)
 		if n > 0 {

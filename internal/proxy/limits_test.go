@@ -326,3 +326,70 @@ func TestFrameOverBufferCap(t *testing.T) {
 		t.Errorf("decoded %q, want %q (the big response forwarded undecoded, framing intact after it)", decoded, want)
 	}
 }
+
+// TestCutShortFramesFreeQueueSpace: requests that claim almost the whole
+// decode queue (64 MiB by default) and stop after 1 KiB reserve that
+// space, which must come back when their connections end; otherwise the
+// first would leave no room and every later frame would be skipped,
+// undecoded.
+func TestCutShortFramesFreeQueueSpace(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	ends := make(chan struct{}, 10)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				var size [4]byte
+				if _, err := io.ReadFull(c, size[:]); err == nil && binary.BigEndian.Uint32(size[:]) < 1<<20 {
+					// An honest client: answer one Heartbeat.
+					body := make([]byte, binary.BigEndian.Uint32(size[:]))
+					io.ReadFull(c, body)
+					_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
+					c.Write(resp)
+				}
+				io.Copy(io.Discard, c)
+				c.Close()
+				ends <- struct{}{}
+			}()
+		}
+	}()
+	p, ev := start(t, ln.Addr().String(), nil)
+	hb, _ := heartbeat(1)
+	lie := append(binary.BigEndian.AppendUint32(nil, DefaultQueueBytes-4-16), hb[4:]...)
+	lie = append(lie, make([]byte, 1024)...)
+	for i := 0; i < 2; i++ {
+		c := dial(t, p.Addr())
+		c.Write(lie)
+		c.Close()
+		<-ends
+	}
+	c := dial(t, p.Addr())
+	if err := exchange(c, 9); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	<-ends
+	p.Close()
+	if s := ev.of(EventSkipped); len(s) != 0 {
+		t.Errorf("frames skipped: %q (queue space of a cut-short frame not given back)", s[0].Detail)
+	}
+	var decoded int
+	for _, e := range ev.of(EventFrame) {
+		if e.Frame.API == "Heartbeat" && e.Frame.CorrelationID == 9 {
+			decoded++
+		}
+	}
+	if decoded != 2 {
+		t.Errorf("%d frames of the honest Heartbeat exchange decoded, want 2", decoded)
+	}
+	if q := p.queued.Load(); q != 0 {
+		t.Errorf("%d bytes of decode-queue space still reserved after every connection ended", q)
+	}
+}
