@@ -66,8 +66,22 @@ var (
 	hNoCache = []string{"no-cache"}
 )
 
+// Limits are the HTTP server's timeouts and header size limit. A zero
+// field takes the package default (ReadHeaderTimeout, ReadTimeout, ...).
+type Limits struct {
+	ReadHeaderTimeout time.Duration
+	ReadTimeout       time.Duration
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	MaxHeaderBytes    int
+}
+
 // Server serves a site.
 type Server struct {
+	// Limits override the package's timeouts and header size limit for
+	// [Server.Serve]; set them before serving.
+	Limits Limits
+
 	site *site.Site
 	dyn  *http.ServeMux
 	ndyn int
@@ -76,6 +90,28 @@ type Server struct {
 // New returns a server of s.
 func New(s *site.Site) *Server {
 	return &Server{site: s, dyn: http.NewServeMux()}
+}
+
+// httpServer is HTTPServer(s) with s.Limits applied.
+func (s *Server) httpServer() *http.Server {
+	hs := HTTPServer(s)
+	l := s.Limits
+	if l.ReadHeaderTimeout > 0 {
+		hs.ReadHeaderTimeout = l.ReadHeaderTimeout
+	}
+	if l.ReadTimeout > 0 {
+		hs.ReadTimeout = l.ReadTimeout
+	}
+	if l.WriteTimeout > 0 {
+		hs.WriteTimeout = l.WriteTimeout
+	}
+	if l.IdleTimeout > 0 {
+		hs.IdleTimeout = l.IdleTimeout
+	}
+	if l.MaxHeaderBytes > 0 {
+		hs.MaxHeaderBytes = l.MaxHeaderBytes
+	}
+	return hs
 }
 
 // Site returns the site the server serves (for dynamic handlers that
@@ -223,11 +259,11 @@ func HTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// Serve serves on ln until ctx is done, then shuts down gracefully: it
-// stops accepting, lets requests in flight finish (for at most
-// ShutdownTimeout) and returns nil.
+// Serve serves on ln, with the timeouts of s.Limits, until ctx is done,
+// then shuts down gracefully: it stops accepting, lets requests in flight
+// finish (for at most ShutdownTimeout) and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	hs := HTTPServer(s)
+	hs := s.httpServer()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
