@@ -332,6 +332,9 @@ func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
 	d.answer(w, []*report.Frame{f}, nil)
 }
 
+// validUTF8 replaces invalid UTF-8 in s with U+FFFD.
+func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
+
 // servePage answers the form post of the /decode/ page with the whole page.
 func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	b, status, err := readBody(w, r)
@@ -345,7 +348,9 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	if err == nil {
 		f := r.PostForm
-		in.Form = htmlr.DecodeForm{Hex: f.Get("hex"), Kind: f.Get("kind"), API: f.Get("api"), Version: f.Get("version")}
+		// The form is echoed into the page: keep the fields valid UTF-8
+		// (the renderer cleans Hex itself).
+		in.Form = htmlr.DecodeForm{Hex: f.Get("hex"), Kind: validUTF8(f.Get("kind")), API: validUTF8(f.Get("api")), Version: validUTF8(f.Get("version"))}
 		if in.Form.Kind == "" {
 			in.Form.Kind = "request"
 		}
