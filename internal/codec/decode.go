@@ -250,9 +250,11 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 		out.Int, err = d.r.Int64()
 		d.intNode(fp, n, out.Int)
 	case schema.KindFloat64:
-		out.Float, err = d.r.Float64()
+		var f float64
+		f, err = d.r.Float64()
+		out.SetFloat(f)
 		if n != nil {
-			n.Val, n.Float = span.ValFloat, out.Float
+			n.Val, n.Float = span.ValFloat, f
 		}
 	case schema.KindUUID:
 		out.Bytes, err = d.r.Span(16)
@@ -645,7 +647,7 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) (er
 		switch {
 		case fp == nil:
 			data, _ := d.r.Span(int(size))
-			out.Unknown = append(out.Unknown, RawTag{Tag: tag, Data: data})
+			out.addUnknown(RawTag{Tag: tag, Data: data})
 			if en != nil {
 				en.Name, en.Type, en.Flag = "unknown_tag", "tag "+strconv.Itoa(int(tag)), "unknown tag"
 				en.About = "a tag this spec does not define, kept as raw bytes"

@@ -151,7 +151,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 	}
 	if !p.flexible {
-		if len(v.Unknown) > 0 {
+		if len(v.Unknown()) > 0 {
 			return dst, e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
 		}
 		for _, f := range p.s.Tagged {
@@ -177,13 +177,13 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
-	for _, u := range v.Unknown {
+	for _, u := range v.Unknown() {
 		if _, known := p.byTag[u.Tag]; known {
 			return dst, e.fail(fmt.Errorf("%w: %d", ErrDuplicateTag, u.Tag))
 		}
 		entries = append(entries, entry{tag: u.Tag, raw: u.Data})
 	}
-	if len(v.Unknown) > 0 {
+	if len(v.Unknown()) > 0 {
 		sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
 	}
 	dst = wire.AppendUvarint(dst, uint32(len(entries)))
@@ -237,7 +237,7 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 	case schema.KindInt64:
 		return wire.AppendInt64(dst, v.Int), nil
 	case schema.KindFloat64:
-		return wire.AppendFloat64(dst, v.Float), nil
+		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
 		if len(v.Bytes) != 16 {
 			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes)))

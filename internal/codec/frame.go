@@ -236,7 +236,7 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 			if err := d.tags(nil, &tags, hn, "number of tagged fields in the header"); err != nil {
 				return err
 			}
-			f.HeaderTags = tags.Unknown
+			f.HeaderTags = tags.Unknown()
 		}
 		return nil
 	}
@@ -261,7 +261,7 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 		if err := d.tags(nil, &tags, hn, "number of tagged fields in the header"); err != nil {
 			return err
 		}
-		f.HeaderTags = tags.Unknown
+		f.HeaderTags = tags.Unknown()
 	}
 	return nil
 }

@@ -282,8 +282,8 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 			bad("ours %d, kmsg %d", ours.Int, fv.Uint())
 		}
 	case schema.KindFloat64:
-		if math.Float64bits(ours.Float) != math.Float64bits(fv.Float()) {
-			bad("ours %g, kmsg %g", ours.Float, fv.Float())
+		if math.Float64bits(ours.Float()) != math.Float64bits(fv.Float()) {
+			bad("ours %g, kmsg %g", ours.Float(), fv.Float())
 		}
 	case schema.KindUUID:
 		var u [16]byte
@@ -353,13 +353,13 @@ func compareStruct(ours *codec.Value, gv reflect.Value, m *structMap, v int16, p
 	var theirs []codec.RawTag
 	tags := gv.Field(m.tags).Addr().Interface().(*kmsg.Tags)
 	tags.Each(func(k uint32, b []byte) { theirs = append(theirs, codec.RawTag{Tag: k, Data: b}) })
-	if len(theirs) != len(ours.Unknown) {
-		*out = append(*out, fmt.Sprintf("%sunknown tags: ours %v, kmsg %v", path, ours.Unknown, theirs))
+	if len(theirs) != len(ours.Unknown()) {
+		*out = append(*out, fmt.Sprintf("%sunknown tags: ours %v, kmsg %v", path, ours.Unknown(), theirs))
 		return
 	}
 	for k := range theirs {
-		if theirs[k].Tag != ours.Unknown[k].Tag || !bytes.Equal(theirs[k].Data, ours.Unknown[k].Data) {
-			*out = append(*out, fmt.Sprintf("%sunknown tags: ours %v, kmsg %v", path, ours.Unknown, theirs))
+		if theirs[k].Tag != ours.Unknown()[k].Tag || !bytes.Equal(theirs[k].Data, ours.Unknown()[k].Data) {
+			*out = append(*out, fmt.Sprintf("%sunknown tags: ours %v, kmsg %v", path, ours.Unknown(), theirs))
 			return
 		}
 	}

@@ -109,7 +109,7 @@ func etEveryValue(t *testing.T, f *etFixture, v int16) codec.Value {
 		"Int32", etI(-3),
 		"Uint32", etI(4294967295),
 		"Int64", etI(1),
-		"Float64", codec.Value{Float: 1.5},
+		"Float64", codec.FloatValue(1.5),
 		"Uuid", etB(etUUID...),
 		"Str", etS("hi"),
 		"NullableStr", etNull,
@@ -675,8 +675,8 @@ func TestUnknownTags(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantUnknown := []codec.RawTag{{Tag: 7, Data: []byte("x")}, {Tag: 9, Data: []byte{}}}
-	if len(val.Unknown) != 2 || val.Unknown[0].Tag != 7 || !bytes.Equal(val.Unknown[0].Data, []byte("x")) || val.Unknown[1].Tag != 9 || len(val.Unknown[1].Data) != 0 {
-		t.Errorf("Unknown = %+v, want %+v", val.Unknown, wantUnknown)
+	if len(val.Unknown()) != 2 || val.Unknown()[0].Tag != 7 || !bytes.Equal(val.Unknown()[0].Data, []byte("x")) || val.Unknown()[1].Tag != 9 || len(val.Unknown()[1].Data) != 0 {
+		t.Errorf("Unknown = %+v, want %+v", val.Unknown(), wantUnknown)
 	}
 	if n := val.Fields[etFieldOf(t, f.box.Body, "T0").Index].Int; n != 0 {
 		t.Errorf("T0 = %d, want 0", n)
@@ -700,7 +700,7 @@ func TestUnknownTags(t *testing.T) {
 
 	// Unknown tags given out of order, with T1 set: written 1, 4, 8.
 	v := etStruct(t, f.box.Body, "A", etI(2), "T1", etS("q"))
-	v.Unknown = []codec.RawTag{{Tag: 8, Data: []byte{0xaa}}, {Tag: 4, Data: []byte{0xbb, 0xcc}}}
+	v.SetUnknown([]codec.RawTag{{Tag: 8, Data: []byte{0xaa}}, {Tag: 4, Data: []byte{0xbb, 0xcc}}})
 	out, err = f.c.EncodeBody(nil, f.box, 1, &v)
 	if err != nil {
 		t.Fatal(err)
@@ -710,13 +710,13 @@ func TestUnknownTags(t *testing.T) {
 	}
 
 	// An unknown tag equal to a known one is refused.
-	v.Unknown = []codec.RawTag{{Tag: 1, Data: []byte{0x01}}}
+	v.SetUnknown([]codec.RawTag{{Tag: 1, Data: []byte{0x01}}})
 	if _, err := f.c.EncodeBody(nil, f.box, 1, &v); !errors.Is(err, codec.ErrDuplicateTag) {
 		t.Errorf("unknown tag 1: err = %v, want ErrDuplicateTag", err)
 	}
 	// Unknown tags cannot be written in a non-flexible version.
 	v0 := etStruct(t, f.box.Body, "A", etI(2))
-	v0.Unknown = []codec.RawTag{{Tag: 4, Data: []byte{0x01}}}
+	v0.SetUnknown([]codec.RawTag{{Tag: 4, Data: []byte{0x01}}})
 	if _, err := f.c.EncodeBody(nil, f.box, 0, &v0); !errors.Is(err, codec.ErrTagsNotFlex) {
 		t.Errorf("v0 with unknown tags: err = %v, want ErrTagsNotFlex", err)
 	}

@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"math"
 
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -10,18 +11,58 @@ import (
 // has one entry in Fields per field of its struct (declaration order, fields
 // absent at the version included, holding their defaults); an array value
 // has Elems. Strings, bytes, uuids and records keep their bytes in Bytes;
-// integers and bools are in Int, float64 in Float.
+// integers and bools are in Int; a float64 is kept as its IEEE 754 bits in
+// Int (read it with [Value.Float], set it with [Value.SetFloat] or
+// [FloatValue]). Unknown tagged fields of a struct sit behind one pointer
+// ([Value.Unknown], [Value.SetUnknown]), as they are rare.
+//
+// The layout is kept small (a decode allocates one Value per field and
+// array element, so its size is most of a decode's memory and GC work).
 //
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
 	Int     int64
-	Float   float64
 	Bytes   []byte
-	Null    bool
 	Fields  []Value
 	Elems   []Value
-	Unknown []RawTag // unknown tagged fields of a struct, in tag order
+	unknown *[]RawTag // unknown tagged fields of a struct, in tag order
+	Null    bool
+}
+
+// FloatValue returns a float64 value.
+func FloatValue(f float64) Value { return Value{Int: int64(math.Float64bits(f))} }
+
+// Float returns the value of a float64 field (stored as bits in Int).
+func (v *Value) Float() float64 { return math.Float64frombits(uint64(v.Int)) }
+
+// SetFloat sets the value of a float64 field.
+func (v *Value) SetFloat(f float64) { v.Int = int64(math.Float64bits(f)) }
+
+// Unknown returns the unknown tagged fields of a struct value, in tag
+// order (nil when there are none).
+func (v *Value) Unknown() []RawTag {
+	if v.unknown == nil {
+		return nil
+	}
+	return *v.unknown
+}
+
+// SetUnknown replaces the unknown tagged fields of a struct value.
+func (v *Value) SetUnknown(tags []RawTag) {
+	if len(tags) == 0 {
+		v.unknown = nil
+		return
+	}
+	v.unknown = &tags
+}
+
+// addUnknown appends one unknown tagged field.
+func (v *Value) addUnknown(t RawTag) {
+	if v.unknown == nil {
+		v.unknown = &[]RawTag{}
+	}
+	*v.unknown = append(*v.unknown, t)
 }
 
 // RawTag is a tagged field the schema does not know, kept as raw bytes.
@@ -48,22 +89,24 @@ func (v Value) Clone() Value {
 			out.Elems[i] = v.Elems[i].Clone()
 		}
 	}
-	if v.Unknown != nil {
-		out.Unknown = make([]RawTag, len(v.Unknown))
-		for i, t := range v.Unknown {
-			out.Unknown[i] = RawTag{Tag: t.Tag, Data: append([]byte(nil), t.Data...)}
+	if u := v.Unknown(); u != nil {
+		tags := make([]RawTag, len(u))
+		for i, t := range u {
+			tags[i] = RawTag{Tag: t.Tag, Data: append([]byte(nil), t.Data...)}
 		}
+		out.unknown = &tags
 	}
 	return out
 }
 
 // Equal reports whether two values are the same, treating nil and empty
-// slices alike (but null and empty as different).
+// slices alike (but null and empty as different); floats compare by their bits.
 func Equal(a, b *Value) bool {
-	if a.Int != b.Int || a.Float != b.Float || a.Null != b.Null || !bytes.Equal(a.Bytes, b.Bytes) {
+	if a.Int != b.Int || a.Null != b.Null || !bytes.Equal(a.Bytes, b.Bytes) {
 		return false
 	}
-	if len(a.Fields) != len(b.Fields) || len(a.Elems) != len(b.Elems) || len(a.Unknown) != len(b.Unknown) {
+	au, bu := a.Unknown(), b.Unknown()
+	if len(a.Fields) != len(b.Fields) || len(a.Elems) != len(b.Elems) || len(au) != len(bu) {
 		return false
 	}
 	for i := range a.Fields {
@@ -76,8 +119,8 @@ func Equal(a, b *Value) bool {
 			return false
 		}
 	}
-	for i := range a.Unknown {
-		if a.Unknown[i].Tag != b.Unknown[i].Tag || !bytes.Equal(a.Unknown[i].Data, b.Unknown[i].Data) {
+	for i := range au {
+		if au[i].Tag != bu[i].Tag || !bytes.Equal(au[i].Data, bu[i].Data) {
 			return false
 		}
 	}
@@ -101,7 +144,7 @@ func defaultValue(f *schema.Field, depth int) Value {
 	case schema.KindBool, schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
 		return Value{Int: d.Int}
 	case schema.KindFloat64:
-		return Value{Float: d.Float}
+		return FloatValue(d.Float)
 	case schema.KindUUID:
 		return Value{Bytes: append([]byte(nil), d.UUID[:]...)}
 	case schema.KindString:

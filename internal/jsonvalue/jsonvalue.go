@@ -153,13 +153,13 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
-	if len(val.Unknown) > 0 {
+	if len(val.Unknown()) > 0 {
 		if !first {
 			w.b = append(w.b, ',')
 		}
 		w.str(UnknownTagsKey)
 		w.b = append(w.b, ":["...)
-		for i, t := range val.Unknown {
+		for i, t := range val.Unknown() {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -193,14 +193,14 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		w.b = strconv.AppendInt(w.b, val.Int, 10)
 	case schema.KindFloat64:
 		switch {
-		case math.IsNaN(val.Float):
+		case math.IsNaN(val.Float()):
 			w.b = append(w.b, `"NaN"`...)
-		case math.IsInf(val.Float, 1):
+		case math.IsInf(val.Float(), 1):
 			w.b = append(w.b, `"Infinity"`...)
-		case math.IsInf(val.Float, -1):
+		case math.IsInf(val.Float(), -1):
 			w.b = append(w.b, `"-Infinity"`...)
 		default:
-			w.b = strconv.AppendFloat(w.b, val.Float, 'g', -1, 64)
+			w.b = strconv.AppendFloat(w.b, val.Float(), 'g', -1, 64)
 		}
 	case schema.KindUUID:
 		if len(val.Bytes) != 16 {
@@ -344,7 +344,7 @@ func (r *reader) structValue(s *schema.Struct, x any, path string, depth int) (c
 			if err != nil {
 				return out, err
 			}
-			out.Unknown = tags
+			out.SetUnknown(tags)
 			continue
 		}
 		f, ok := byName[k]
@@ -471,15 +471,15 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 			if err != nil {
 				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a float64", ErrRange, y)}
 			}
-			return codec.Value{Float: fl}, nil
+			return codec.FloatValue(fl), nil
 		case string:
 			switch y {
 			case "NaN":
-				return codec.Value{Float: math.NaN()}, nil
+				return codec.FloatValue(math.NaN()), nil
 			case "Infinity":
-				return codec.Value{Float: math.Inf(1)}, nil
+				return codec.FloatValue(math.Inf(1)), nil
 			case "-Infinity":
-				return codec.Value{Float: math.Inf(-1)}, nil
+				return codec.FloatValue(math.Inf(-1)), nil
 			}
 		}
 		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"", x)

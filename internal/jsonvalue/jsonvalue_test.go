@@ -153,8 +153,8 @@ func TestValueForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(dec.Unknown) != 2 || dec.Unknown[0].Tag != 3 || dec.Unknown[1].Tag != 9 {
-		t.Errorf("unknown tags after the wire: %+v (want 3 then 9)", dec.Unknown)
+	if len(dec.Unknown()) != 2 || dec.Unknown()[0].Tag != 3 || dec.Unknown()[1].Tag != 9 {
+		t.Errorf("unknown tags after the wire: %+v (want 3 then 9)", dec.Unknown())
 	}
 	out, err := Marshal(api.Response, 1, &dec)
 	if err != nil {
