@@ -50,7 +50,7 @@ const (
 	slabLimit = 16
 )
 
-// values returns n zeroed Values for the Fields of a struct or the Elems of
+// values returns n zeroed Values for the Kids of a struct (its fields) or of
 // an array. Small requests are carved from a slab shared by the whole
 // decode, so a message of thousands of small structs and arrays costs a few
 // allocations instead of one each. Each slice is capped at its length, so
@@ -172,17 +172,17 @@ func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
 	return d.structInto(p, out, parent, d.values(len(p.all)))
 }
 
-// structInto decodes a struct whose Fields are the given zeroed slice.
+// structInto decodes a struct whose Kids (fields) are the given zeroed slice.
 func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Value) error {
 	if parent != nil {
 		d.b.Reserve(parent, len(p.wire)+1)
 	}
-	out.Fields = fields
+	out.Kids = fields
 	for _, fp := range p.defaults {
-		out.Fields[fp.f.Index] = fp.def
+		out.Kids[fp.f.Index] = fp.def
 	}
 	for _, fp := range p.wire {
-		if err := d.field(fp, &out.Fields[fp.f.Index], parent); err != nil {
+		if err := d.field(fp, &out.Kids[fp.f.Index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
 	}
@@ -426,12 +426,12 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 	if count > int64(d.r.Remaining()/fp.elemMin) {
 		return d.fail(ln, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
-	out.Elems = d.values(int(count))
+	out.Kids = d.values(int(count))
 	if n != nil {
 		d.b.Reserve(n, int(count))
 	}
 	elemName, elemType := fp.f.Name, fp.f.Type.Elem.Name
-	// The Fields of all struct elements come from one exact block.
+	// The Kids (fields) of all struct elements come from one exact block.
 	var block []Value
 	nf := 0
 	if fp.elemKind == schema.KindStruct {
@@ -441,10 +441,10 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 			block = make([]Value, int(count)*nf)
 		}
 	}
-	if n == nil && d.intElems(fp.elemKind, out.Elems) {
+	if n == nil && d.intElems(fp.elemKind, out.Kids) {
 		return nil
 	}
-	for i := range out.Elems {
+	for i := range out.Kids {
 		es := d.r.Off
 		en := d.node(n, elemName, elemType, es, d.bodyCat)
 		if en != nil {
@@ -454,9 +454,9 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 			if en != nil {
 				en.Val = span.ValStruct
 			}
-			err = d.structInto(fp.sub, &out.Elems[i], en, block[i*nf:(i+1)*nf:(i+1)*nf])
+			err = d.structInto(fp.sub, &out.Kids[i], en, block[i*nf:(i+1)*nf:(i+1)*nf])
 		} else {
-			err = d.value(fp, fp.elemKind, false, &out.Elems[i], en)
+			err = d.value(fp, fp.elemKind, false, &out.Kids[i], en)
 		}
 		if en != nil {
 			en.Len = d.r.Off - es
@@ -664,8 +664,8 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) (er
 			d.r.B = d.r.B[:vs+int(size)]
 			// The slot holds the field's default, which may be null; the
 			// decoded value replaces it entirely.
-			out.Fields[fp.f.Index] = Value{}
-			err := d.field(fp, &out.Fields[fp.f.Index], en)
+			out.Kids[fp.f.Index] = Value{}
+			err := d.field(fp, &out.Kids[fp.f.Index], en)
 			consumed := d.r.Off - vs
 			d.r.B = saved
 			if err != nil {

@@ -132,11 +132,11 @@ func appendRawTags(dst []byte, tags []RawTag) []byte {
 }
 
 func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
-	if len(v.Fields) != len(p.all) {
-		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Fields)))
+	if len(v.Kids) != len(p.all) {
+		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
 	}
 	for _, fp := range p.defaults {
-		if !fp.present && !fp.f.Ignorable && !Equal(&v.Fields[fp.f.Index], &fp.def) {
+		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.f.Index], &fp.def) {
 			e.push(fp.f.Name, -1)
 			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
 			e.pop()
@@ -145,7 +145,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	var err error
 	for _, fp := range p.wire {
-		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Fields[fp.f.Index])
+		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Kids[fp.f.Index])
 		if err != nil {
 			return dst, withinEnc(err, fp.f.Name, -1)
 		}
@@ -156,7 +156,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 		for _, f := range p.s.Tagged {
 			fp := p.all[f.Index]
-			if fp.present && !Equal(&v.Fields[f.Index], &fp.def) {
+			if fp.present && !Equal(&v.Kids[f.Index], &fp.def) {
 				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, f.Name, p.version))
 			}
 		}
@@ -173,7 +173,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	var entries []entry
 	for _, fp := range p.tagged {
-		if !Equal(&v.Fields[fp.f.Index], &fp.def) {
+		if !Equal(&v.Kids[fp.f.Index], &fp.def) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
@@ -194,7 +194,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			dst = append(dst, en.raw...)
 			continue
 		}
-		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Fields[en.fp.f.Index])
+		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.f.Index])
 		if err != nil {
 			return dst, withinEnc(err, en.fp.f.Name, -1)
 		}
@@ -266,16 +266,16 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 			}
 			return e.appendLen(dst, fp.compact, false, -1), nil
 		}
-		dst = e.appendLen(dst, fp.compact, false, len(v.Elems))
-		if out, ok := appendIntElems(dst, fp.elemKind, v.Elems); ok {
+		dst = e.appendLen(dst, fp.compact, false, len(v.Kids))
+		if out, ok := appendIntElems(dst, fp.elemKind, v.Kids); ok {
 			return out, nil
 		}
 		var err error
-		for i := range v.Elems {
+		for i := range v.Kids {
 			if fp.elemKind == schema.KindStruct {
-				dst, err = e.structBody(dst, fp.sub, &v.Elems[i])
+				dst, err = e.structBody(dst, fp.sub, &v.Kids[i])
 			} else {
-				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Elems[i])
+				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids[i])
 			}
 			if err != nil {
 				return dst, withinEnc(err, "", int32(i))

@@ -152,16 +152,11 @@ func sameValue(a, b *codec.Value) bool {
 	if a.Int != b.Int || a.Null != b.Null || !bytes.Equal(a.Bytes, b.Bytes) {
 		return false
 	}
-	if len(a.Fields) != len(b.Fields) || len(a.Elems) != len(b.Elems) || len(a.Unknown()) != len(b.Unknown()) {
+	if len(a.Kids) != len(b.Kids) || len(a.Unknown()) != len(b.Unknown()) {
 		return false
 	}
-	for i := range a.Fields {
-		if !sameValue(&a.Fields[i], &b.Fields[i]) {
-			return false
-		}
-	}
-	for i := range a.Elems {
-		if !sameValue(&a.Elems[i], &b.Elems[i]) {
+	for i := range a.Kids {
+		if !sameValue(&a.Kids[i], &b.Kids[i]) {
 			return false
 		}
 	}
@@ -293,13 +288,13 @@ func TestIntArrayOutOfRange(t *testing.T) {
 	parts := fieldIndex(t, api.Response.Body.Fields[topics].Type.ElemStruct(), "Partitions")
 	ps := api.Response.Body.Fields[topics].Type.ElemStruct().Fields[parts].Type.ElemStruct()
 	replicas := fieldIndex(t, ps, "ReplicaNodes")
-	arr := &f.Body.Fields[topics].Elems[0].Fields[parts].Elems[0].Fields[replicas]
-	arr.Elems = []codec.Value{{Int: 1}, {Int: 1 << 40}}
+	arr := &f.Body.Kids[topics].Kids[0].Kids[parts].Kids[0].Kids[replicas]
+	arr.Kids = []codec.Value{{Int: 1}, {Int: 1 << 40}}
 	_, err := c.EncodeResponse(nil, f)
 	if !errors.Is(err, codec.ErrOutOfRange) || !strings.Contains(err.Error(), "ReplicaNodes[1]") {
 		t.Fatalf("got %v, want ErrOutOfRange at ReplicaNodes[1]", err)
 	}
-	arr.Elems[1].Int = -7
+	arr.Kids[1].Int = -7
 	b, err := c.EncodeResponse(nil, f)
 	if err != nil {
 		t.Fatal(err)
@@ -308,7 +303,7 @@ func TestIntArrayOutOfRange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := g.Body.Fields[topics].Elems[0].Fields[parts].Elems[0].Fields[replicas].Elems
+	got := g.Body.Kids[topics].Kids[0].Kids[parts].Kids[0].Kids[replicas].Kids
 	if len(got) != 2 || got[0].Int != 1 || got[1].Int != -7 {
 		t.Fatalf("decoded %+v, want 1, -7", got)
 	}

@@ -316,12 +316,12 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 			bad("ours null=%v, kmsg nil=%v", ours.Null, fv.IsNil())
 			return
 		}
-		if len(ours.Elems) != fv.Len() {
-			bad("ours %d elements, kmsg %d", len(ours.Elems), fv.Len())
+		if len(ours.Kids) != fv.Len() {
+			bad("ours %d elements, kmsg %d", len(ours.Kids), fv.Len())
 			return
 		}
-		for k := range ours.Elems {
-			compareValue(&ours.Elems[k], fv.Index(k), t.Elem, sub, v, fmt.Sprintf("%s[%d]", path, k), out)
+		for k := range ours.Kids {
+			compareValue(&ours.Kids[k], fv.Index(k), t.Elem, sub, v, fmt.Sprintf("%s[%d]", path, k), out)
 		}
 	case schema.KindStruct:
 		if fv.Kind() == reflect.Pointer {
@@ -345,7 +345,7 @@ func compareStruct(ours *codec.Value, gv reflect.Value, m *structMap, v int16, p
 		if m.gi[i] < 0 || !f.Versions.Contains(v) {
 			continue
 		}
-		compareValue(&ours.Fields[i], gv.Field(m.gi[i]), f.Type, m.sub[i], v, path+f.Name, out)
+		compareValue(&ours.Kids[i], gv.Field(m.gi[i]), f.Type, m.sub[i], v, path+f.Name, out)
 	}
 	if m.tags < 0 {
 		return

@@ -7,25 +7,26 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-// Value is a dynamic message value, shaped by the schema: a struct value
-// has one entry in Fields per field of its struct (declaration order, fields
-// absent at the version included, holding their defaults); an array value
-// has Elems. Strings, bytes, uuids and records keep their bytes in Bytes;
-// integers and bools are in Int; a float64 is kept as its IEEE 754 bits in
-// Int (read it with [Value.Float], set it with [Value.SetFloat] or
-// [FloatValue]). Unknown tagged fields of a struct sit behind one pointer
-// ([Value.Unknown], [Value.SetUnknown]), as they are rare.
+// Value is a dynamic message value, shaped by the schema. Kids holds the
+// fields of a struct value (one per field of its struct, by Field.Index, in
+// declaration order; fields absent at the version are included, holding
+// their defaults) or the elements of an array value. Strings, bytes, uuids
+// and records keep their bytes in Bytes; integers and bools are in Int; a
+// float64 is kept as its IEEE 754 bits in Int (read it with [Value.Float],
+// set it with [Value.SetFloat] or [FloatValue]). Unknown tagged fields of a
+// struct sit behind one pointer ([Value.Unknown], [Value.SetUnknown]), as
+// they are rare.
 //
-// The layout is kept small (a decode allocates one Value per field and
-// array element, so its size is most of a decode's memory and GC work).
+// The layout is kept small (72 bytes): a decode makes one Value per field
+// and per array element, so its size is most of a decode's memory and GC
+// work.
 //
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
 	Int     int64
 	Bytes   []byte
-	Fields  []Value
-	Elems   []Value
+	Kids    []Value   // struct fields or array elements
 	unknown *[]RawTag // unknown tagged fields of a struct, in tag order
 	Null    bool
 }
@@ -77,16 +78,10 @@ func (v Value) Clone() Value {
 	if v.Bytes != nil {
 		out.Bytes = append([]byte(nil), v.Bytes...)
 	}
-	if v.Fields != nil {
-		out.Fields = make([]Value, len(v.Fields))
-		for i := range v.Fields {
-			out.Fields[i] = v.Fields[i].Clone()
-		}
-	}
-	if v.Elems != nil {
-		out.Elems = make([]Value, len(v.Elems))
-		for i := range v.Elems {
-			out.Elems[i] = v.Elems[i].Clone()
+	if v.Kids != nil {
+		out.Kids = make([]Value, len(v.Kids))
+		for i := range v.Kids {
+			out.Kids[i] = v.Kids[i].Clone()
 		}
 	}
 	if u := v.Unknown(); u != nil {
@@ -106,16 +101,11 @@ func Equal(a, b *Value) bool {
 		return false
 	}
 	au, bu := a.Unknown(), b.Unknown()
-	if len(a.Fields) != len(b.Fields) || len(a.Elems) != len(b.Elems) || len(au) != len(bu) {
+	if len(a.Kids) != len(b.Kids) || len(au) != len(bu) {
 		return false
 	}
-	for i := range a.Fields {
-		if !Equal(&a.Fields[i], &b.Fields[i]) {
-			return false
-		}
-	}
-	for i := range a.Elems {
-		if !Equal(&a.Elems[i], &b.Elems[i]) {
+	for i := range a.Kids {
+		if !Equal(&a.Kids[i], &b.Kids[i]) {
 			return false
 		}
 	}
@@ -165,9 +155,9 @@ func DefaultStruct(s *schema.Struct, depth int) Value {
 	if s == nil || depth > maxDefaultDepth {
 		return Value{}
 	}
-	v := Value{Fields: make([]Value, len(s.Fields))}
+	v := Value{Kids: make([]Value, len(s.Fields))}
 	for i, f := range s.Fields {
-		v.Fields[i] = defaultValue(f, depth)
+		v.Kids[i] = defaultValue(f, depth)
 	}
 	return v
 }

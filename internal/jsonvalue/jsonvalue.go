@@ -132,8 +132,8 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	if depth > maxDepth {
 		return &Error{Path: w.pathString(), Err: errors.New("structs nested too deeply")}
 	}
-	if len(val.Fields) != len(s.Fields) {
-		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Fields))}
+	if len(val.Kids) != len(s.Fields) {
+		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Kids))}
 	}
 	w.b = append(w.b, '{')
 	first := true
@@ -148,7 +148,7 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 		w.str(f.Name)
 		w.b = append(w.b, ':')
 		w.path = append(w.path, pathSeg{name: f.Name, index: -1})
-		if err := w.value(f, f.Type, &val.Fields[f.Index], depth); err != nil {
+		if err := w.value(f, f.Type, &val.Kids[f.Index], depth); err != nil {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
@@ -229,12 +229,12 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		}
 		w.b = append(w.b, '[')
 		w.path = append(w.path, pathSeg{})
-		for i := range val.Elems {
+		for i := range val.Kids {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
 			w.path[len(w.path)-1].index = i
-			if err := w.value(f, t.Elem, &val.Elems[i], depth); err != nil {
+			if err := w.value(f, t.Elem, &val.Kids[i], depth); err != nil {
 				return err
 			}
 		}
@@ -358,7 +358,7 @@ func (r *reader) structValue(s *schema.Struct, x any, path string, depth int) (c
 		if err != nil {
 			return out, err
 		}
-		out.Fields[f.Index] = val
+		out.Kids[f.Index] = val
 	}
 	return out, nil
 }
@@ -549,13 +549,13 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		if !ok {
 			return codec.Value{}, typeErr(path, "an array", x)
 		}
-		out := codec.Value{Elems: make([]codec.Value, len(arr))}
+		out := codec.Value{Kids: make([]codec.Value, len(arr))}
 		for i, e := range arr {
 			val, err := r.value(f, t.Elem, e, path+"["+strconv.Itoa(i)+"]", depth)
 			if err != nil {
 				return out, err
 			}
-			out.Elems[i] = val
+			out.Kids[i] = val
 		}
 		return out, nil
 	case schema.KindStruct:

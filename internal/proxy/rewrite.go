@@ -124,12 +124,12 @@ func rewriteAddresses(f *codec.Frame, remap mapFunc) bool {
 }
 
 func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFunc, dry bool, depth int) bool {
-	if s == nil || depth > 32 || v.Null || len(v.Fields) != len(s.Fields) {
+	if s == nil || depth > 32 || v.Null || len(v.Kids) != len(s.Fields) {
 		return false
 	}
 	changed := false
 	if a, ok := addressOf(s); ok && a.host.Versions.Contains(version) && a.port.Versions.Contains(version) {
-		hv, pv := &v.Fields[a.host.Index], &v.Fields[a.port.Index]
+		hv, pv := &v.Kids[a.host.Index], &v.Kids[a.port.Index]
 		if h, p, ok := remap(string(hv.Bytes), int32(pv.Int)); ok && (h != string(hv.Bytes) || int64(p) != pv.Int) {
 			if dry {
 				return true
@@ -143,10 +143,10 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 		if es == nil || !f.Versions.Contains(version) {
 			continue
 		}
-		fv := &v.Fields[f.Index]
+		fv := &v.Kids[f.Index]
 		if f.Type.Kind == schema.KindArray {
-			for i := range fv.Elems {
-				if rewriteStruct(es, &fv.Elems[i], version, remap, dry, depth+1) {
+			for i := range fv.Kids {
+				if rewriteStruct(es, &fv.Kids[i], version, remap, dry, depth+1) {
 					changed = true
 					if dry {
 						return true

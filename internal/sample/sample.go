@@ -29,13 +29,13 @@ func Body(m *schema.Message, v int16) codec.Value {
 const maxDepth = 64
 
 func structValue(s *schema.Struct, v int16, depth int) codec.Value {
-	out := codec.Value{Fields: make([]codec.Value, len(s.Fields))}
+	out := codec.Value{Kids: make([]codec.Value, len(s.Fields))}
 	for i, f := range s.Fields {
 		if !f.Versions.Contains(v) || f.IsTagged(v) || depth > maxDepth {
-			out.Fields[i] = codec.DefaultValue(f)
+			out.Kids[i] = codec.DefaultValue(f)
 			continue
 		}
-		out.Fields[i] = fieldValue(f.Type, v, depth)
+		out.Kids[i] = fieldValue(f.Type, v, depth)
 	}
 	return out
 }
@@ -49,7 +49,7 @@ func fieldValue(t *schema.Type, v int16, depth int) codec.Value {
 	case schema.KindRecords:
 		return codec.Value{Bytes: records.EmptyBatch()}
 	case schema.KindArray:
-		return codec.Value{Elems: []codec.Value{fieldValue(t.Elem, v, depth)}}
+		return codec.Value{Kids: []codec.Value{fieldValue(t.Elem, v, depth)}}
 	case schema.KindStruct:
 		return structValue(t.Struct, v, depth+1)
 	}

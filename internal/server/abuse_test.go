@@ -503,7 +503,7 @@ func fillStrings(s *schema.Struct, v int16, val *codec.Value, str []byte) {
 		if !f.Versions.Contains(v) || f.IsTagged(v) {
 			continue
 		}
-		fillValue(f.Type, v, &val.Fields[i], str)
+		fillValue(f.Type, v, &val.Kids[i], str)
 	}
 }
 
@@ -514,8 +514,8 @@ func fillValue(t *schema.Type, v int16, val *codec.Value, str []byte) {
 	case schema.KindStruct:
 		fillStrings(t.Struct, v, val, str)
 	case schema.KindArray:
-		for j := range val.Elems {
-			fillValue(t.Elem, v, &val.Elems[j], str)
+		for j := range val.Kids {
+			fillValue(t.Elem, v, &val.Kids[j], str)
 		}
 	}
 }
