@@ -581,16 +581,10 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 
 // tags decodes a tagged-field section. p is nil for header sections, which
 // have no known tags.
-func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) (err error) {
+func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) error {
 	start := d.r.Off
 	count, err := d.r.Uvarint()
 	tn := d.node(parent, "tagged_fields", "uvarint", start, span.CatTagged)
-	inLoop := false
-	defer func() {
-		if err != nil && inLoop {
-			err = within(err, "tagged_fields", -1)
-		}
-	}()
 	if tn != nil {
 		tn.Val, tn.Int, tn.About, tn.Len = span.ValInt, int64(count), about, d.r.Off-start
 	}
@@ -604,16 +598,21 @@ func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) (er
 		cn := d.b.New(tn, "count", "uvarint", start, span.CatTagged)
 		cn.Val, cn.Int, cn.Len, cn.About = span.ValInt, int64(count), d.r.Off-start, "tagged fields that follow"
 	}
-	defer func() {
-		if tn != nil {
-			tn.Len = d.r.Off - start
-		}
-	}()
 	if int64(count) > int64(d.r.Remaining()/2) {
-		return d.fail(tn, start, fmt.Errorf("%w: %d tagged fields, %d bytes left", wire.ErrCountTooLarge, count, d.r.Remaining()))
+		err = d.fail(tn, start, fmt.Errorf("%w: %d tagged fields, %d bytes left", wire.ErrCountTooLarge, count, d.r.Remaining()))
+	} else if err = d.tagList(p, out, tn, count); err != nil {
+		err = within(err, "tagged_fields", -1)
 	}
+	if tn != nil {
+		tn.Len = d.r.Off - start
+	}
+	return err
+}
+
+// tagList decodes count tagged fields under tn (no defers: this runs for
+// every struct of a flexible message).
+func (d *decoder) tagList(p *plan, out *Value, tn *span.Node, count uint32) error {
 	last := int64(-1)
-	inLoop = true
 	for i := uint32(0); i < count; i++ {
 		es := d.r.Off
 		en := d.node(tn, "tag", "", es, span.CatTagged)
