@@ -179,10 +179,13 @@ func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Va
 	}
 	out.Kids = fields
 	for _, fp := range p.defaults {
-		out.Kids[fp.f.Index] = fp.def
+		out.Kids[fp.index] = fp.def
 	}
 	for _, fp := range p.wire {
-		if err := d.field(fp, &out.Kids[fp.f.Index], parent); err != nil {
+		if parent == nil && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
+			continue
+		}
+		if err := d.field(fp, &out.Kids[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
 	}
@@ -468,6 +471,38 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 	return nil
 }
 
+// fixedInt reads a fixed-width integer or bool of size bytes into out when
+// the bytes are there; otherwise it returns false and the caller takes the
+// general path (which also builds the error).
+func (d *decoder) fixedInt(k schema.Kind, size int, out *Value) bool {
+	b := d.r.B[d.r.Off:]
+	if len(b) < size {
+		return false
+	}
+	switch k {
+	case schema.KindBool:
+		if b[0] != 0 {
+			out.Int = 1
+		}
+	case schema.KindInt8:
+		out.Int = int64(int8(b[0]))
+	case schema.KindInt16:
+		out.Int = int64(int16(binary.BigEndian.Uint16(b)))
+	case schema.KindUint16:
+		out.Int = int64(binary.BigEndian.Uint16(b))
+	case schema.KindInt32:
+		out.Int = int64(int32(binary.BigEndian.Uint32(b)))
+	case schema.KindUint32:
+		out.Int = int64(binary.BigEndian.Uint32(b))
+	case schema.KindInt64:
+		out.Int = int64(binary.BigEndian.Uint64(b))
+	default:
+		return false
+	}
+	d.r.Off += size
+	return true
+}
+
 // intElems reads an array of fixed-width integers in one loop when no span
 // nodes are wanted and every element is present; otherwise it returns false
 // and the caller takes the general path (which also builds the errors).
@@ -663,8 +698,8 @@ func (d *decoder) tagList(p *plan, out *Value, tn *span.Node, count uint32) erro
 			d.r.B = d.r.B[:vs+int(size)]
 			// The slot holds the field's default, which may be null; the
 			// decoded value replaces it entirely.
-			out.Kids[fp.f.Index] = Value{}
-			err := d.field(fp, &out.Kids[fp.f.Index], en)
+			out.Kids[fp.index] = Value{}
+			err := d.field(fp, &out.Kids[fp.index], en)
 			consumed := d.r.Off - vs
 			d.r.B = saved
 			if err != nil {

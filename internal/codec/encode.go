@@ -136,7 +136,7 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
 	}
 	for _, fp := range p.defaults {
-		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.f.Index], &fp.def) {
+		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.index], &fp.def) {
 			e.push(fp.f.Name, -1)
 			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
 			e.pop()
@@ -144,8 +144,25 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 	}
 	var err error
+	kids := v.Kids
 	for _, fp := range p.wire {
-		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Kids[fp.f.Index])
+		x := &kids[fp.index]
+		if fp.intSize != 0 && x.Int >= fp.lo && x.Int <= fp.hi {
+			// Fixed-width integers and bools in range: the common case,
+			// written inline (e.value also reports out-of-range values).
+			switch fp.intSize {
+			case 1:
+				dst = append(dst, byte(x.Int))
+			case 2:
+				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+			case 4:
+				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+			default:
+				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+			}
+			continue
+		}
+		dst, err = e.value(dst, fp, fp.kind, fp.nullable, x)
 		if err != nil {
 			return dst, withinEnc(err, fp.f.Name, -1)
 		}
@@ -173,7 +190,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	var entries []entry
 	for _, fp := range p.tagged {
-		if !Equal(&v.Kids[fp.f.Index], &fp.def) {
+		if !Equal(&v.Kids[fp.index], &fp.def) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
@@ -194,7 +211,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			dst = append(dst, en.raw...)
 			continue
 		}
-		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.f.Index])
+		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.index])
 		if err != nil {
 			return dst, withinEnc(err, en.fp.f.Name, -1)
 		}

@@ -23,6 +23,7 @@ type plan struct {
 
 type fieldPlan struct {
 	f        *schema.Field
+	index    int // f.Index, kept here to save a pointer chase per field
 	kind     schema.Kind
 	elemKind schema.Kind
 	present  bool
@@ -35,6 +36,11 @@ type fieldPlan struct {
 	// taggedElsewhere is set for a known tag that is not tagged at this
 	// version: seeing it on the wire is an error.
 	taggedElsewhere bool
+	// intSize is the wire size of a fixed-width integer or bool field (0
+	// for other kinds), whose values must lie in [lo, hi]: the encoder
+	// writes such fields without going through the general value path.
+	intSize int
+	lo, hi  int64
 }
 
 type planKey struct {
@@ -56,7 +62,10 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields))}
 	pl.cache[k] = p
 	for i, f := range s.Fields {
-		fp := &fieldPlan{f: f, kind: f.Type.Kind, def: DefaultValue(f)}
+		fp := &fieldPlan{f: f, index: f.Index, kind: f.Type.Kind, def: DefaultValue(f)}
+		if lo, hi, ok := fp.kind.IntRange(); ok {
+			fp.intSize, fp.lo, fp.hi = fp.kind.FixedSize(), lo, hi
+		}
 		fp.present = f.Versions.Contains(v)
 		fp.tagged = fp.present && flexible && f.Tagged.Contains(v)
 		fp.taggedElsewhere = f.Tag >= 0 && !fp.tagged
