@@ -24,10 +24,10 @@ import (
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
-	Int     int64
 	Bytes   []byte
 	Kids    []Value   // struct fields or array elements
 	unknown *[]RawTag // unknown tagged fields of a struct, in tag order
+	Int     int64     // after the pointers: the GC scans only the front
 	Null    bool
 }
 

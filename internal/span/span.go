@@ -76,21 +76,13 @@ const (
 
 // Node is one annotated span of bytes.
 type Node struct {
-	Name  string
-	Index int32 // element index for array elements, -1 otherwise
-	Type  string
-	Val   ValueKind
-	Enc   Enc
-	Null  bool
-	Int   int64
-	Float float64
-	Bytes []byte
-	// Prefix is the raw value of a length prefix (compact N+1, classic N).
-	Prefix int64
+	// Pointer-bearing fields come first and plain scalars last, so the
+	// garbage collector scans only the front of each node; the small
+	// scalars share one word.
+	Name   string
+	Type   string
+	Bytes  []byte
 	Note   string // shown after the value: "(AlterConfigs)", "(NONE)", a date
-	Off    int
-	Len    int
-	Cat    Category
 	About  string
 	Flag   string // a warning about this node: "unknown tag", "non-canonical"
 	Err    error  // set on the node where decoding failed
@@ -99,6 +91,17 @@ type Node struct {
 	// Detached is a separate tree over derived bytes (the inflated records
 	// of a compressed batch); its offsets are within Detached.Bytes.
 	Detached *Node
+	Int      int64
+	Float    float64
+	// Prefix is the raw value of a length prefix (compact N+1, classic N).
+	Prefix int64
+	Off    int
+	Len    int
+	Index  int32 // element index for array elements, -1 otherwise
+	Val    ValueKind
+	Enc    Enc
+	Null   bool
+	Cat    Category
 }
 
 // DisplayName is Name, with "[i]" for array elements.
