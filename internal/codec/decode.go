@@ -325,7 +325,7 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 		if !nullable {
 			return d.fail(n, start, fmt.Errorf("%w: %s is not nullable at this version", wire.ErrNull, k))
 		}
-		out.Null = true
+		out.SetNull(true)
 		if n != nil {
 			n.Null = true
 		}
@@ -364,7 +364,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 		if !nullable {
 			return d.fail(ln, start, fmt.Errorf("%w: records are not nullable at this version", wire.ErrNull))
 		}
-		out.Null = true
+		out.SetNull(true)
 		if n != nil {
 			n.Null = true
 		}
@@ -420,7 +420,7 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 		if !fp.nullable {
 			return d.fail(ln, start, fmt.Errorf("%w: array is not nullable at this version", wire.ErrNull))
 		}
-		out.Null = true
+		out.SetNull(true)
 		if n != nil {
 			n.Null = true
 		}
@@ -604,7 +604,7 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 			}
 		}
 		if marker < 0 {
-			out.Null = true
+			out.SetNull(true)
 			if n != nil {
 				n.Null = true
 			}

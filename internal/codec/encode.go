@@ -261,7 +261,7 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		}
 		return append(dst, v.Bytes...), nil
 	case schema.KindString, schema.KindBytes, schema.KindRecords:
-		if v.Null {
+		if v.IsNull() {
 			if !nullable {
 				return dst, e.fail(ErrNotNullable)
 			}
@@ -277,7 +277,7 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes))
 		return append(dst, v.Bytes...), nil
 	case schema.KindArray:
-		if v.Null {
+		if v.IsNull() {
 			if !nullable {
 				return dst, e.fail(ErrNotNullable)
 			}
@@ -302,16 +302,16 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 	case schema.KindStruct:
 		if fp.nullable {
 			switch {
-			case v.Null && fp.tagged:
+			case v.IsNull() && fp.tagged:
 				return wire.AppendUvarint(dst, 0), nil
-			case v.Null:
+			case v.IsNull():
 				return wire.AppendInt8(dst, -1), nil
 			case fp.tagged:
 				dst = wire.AppendUvarint(dst, 1)
 			default:
 				dst = wire.AppendInt8(dst, 1)
 			}
-		} else if v.Null {
+		} else if v.IsNull() {
 			return dst, e.fail(ErrNotNullable)
 		}
 		return e.structBody(dst, fp.sub, v)

@@ -149,7 +149,7 @@ func checkFrame(t *testing.T, c *codec.Codec, data []byte, dec func(codec.Option
 // bits in Int) compare by their bits, so a NaN read from the wire equals
 // itself and -0 differs from 0.
 func sameValue(a, b *codec.Value) bool {
-	if a.Int != b.Int || a.Null != b.Null || !bytes.Equal(a.Bytes, b.Bytes) {
+	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes, b.Bytes) {
 		return false
 	}
 	if len(a.Kids) != len(b.Kids) || len(a.Unknown()) != len(b.Unknown()) {

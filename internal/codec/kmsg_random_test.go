@@ -293,8 +293,8 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 		}
 	case schema.KindString:
 		if fv.Kind() == reflect.Pointer {
-			if fv.IsNil() != ours.Null {
-				bad("ours null=%v, kmsg nil=%v", ours.Null, fv.IsNil())
+			if fv.IsNil() != ours.IsNull() {
+				bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
 				return
 			}
 			if fv.IsNil() {
@@ -302,18 +302,18 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 			}
 			fv = fv.Elem()
 		}
-		if ours.Null || string(ours.Bytes) != fv.String() {
-			bad("ours %q (null %v), kmsg %q", ours.Bytes, ours.Null, fv.String())
+		if ours.IsNull() || string(ours.Bytes) != fv.String() {
+			bad("ours %q (null %v), kmsg %q", ours.Bytes, ours.IsNull(), fv.String())
 		}
 	case schema.KindBytes, schema.KindRecords:
-		if ours.Null != fv.IsNil() && (ours.Null || fv.Len() > 0) {
-			bad("ours null=%v, kmsg nil=%v", ours.Null, fv.IsNil())
+		if ours.IsNull() != fv.IsNil() && (ours.IsNull() || fv.Len() > 0) {
+			bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
 		} else if !bytes.Equal(ours.Bytes, fv.Bytes()) {
 			bad("ours %x, kmsg %x", ours.Bytes, fv.Bytes())
 		}
 	case schema.KindArray:
-		if ours.Null != fv.IsNil() && (ours.Null || fv.Len() > 0) {
-			bad("ours null=%v, kmsg nil=%v", ours.Null, fv.IsNil())
+		if ours.IsNull() != fv.IsNil() && (ours.IsNull() || fv.Len() > 0) {
+			bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
 			return
 		}
 		if len(ours.Kids) != fv.Len() {
@@ -325,8 +325,8 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 		}
 	case schema.KindStruct:
 		if fv.Kind() == reflect.Pointer {
-			if fv.IsNil() != ours.Null {
-				bad("ours null=%v, kmsg nil=%v", ours.Null, fv.IsNil())
+			if fv.IsNil() != ours.IsNull() {
+				bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
 				return
 			}
 			if fv.IsNil() {

@@ -91,7 +91,7 @@ func etS(s string) codec.Value         { return codec.Value{Bytes: []byte(s)} }
 func etB(b ...byte) codec.Value        { return codec.Value{Bytes: append([]byte{}, b...)} }
 func etA(e ...codec.Value) codec.Value { return codec.Value{Kids: e} }
 
-var etNull = codec.Value{Null: true}
+var etNull = codec.NullValue()
 
 // etUUID is 00112233-4455-6677-8899-aabbccddeeff.
 var etUUID = []byte{0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff}
@@ -311,7 +311,7 @@ func TestEveryTypeDecode(t *testing.T) {
 				if n := got.Kids[etFieldOf(t, body, "TagInt").Index].Int; n != 5 {
 					t.Errorf("TagInt = %d, want the default 5", n)
 				}
-				if !got.Kids[etFieldOf(t, body, "TagNullStruct").Index].Null {
+				if !got.Kids[etFieldOf(t, body, "TagNullStruct").Index].IsNull() {
 					t.Errorf("TagNullStruct is not null")
 				}
 			}
@@ -430,7 +430,7 @@ func TestTaggedNullStruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !val.Kids[etFieldOf(t, f.every.Request.Body, "TagNullStruct").Index].Null {
+	if !val.Kids[etFieldOf(t, f.every.Request.Body, "TagNullStruct").Index].IsNull() {
 		t.Errorf("TagNullStruct is not null")
 	}
 	found := false
@@ -950,11 +950,11 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("Common.C default = %d, want 16 (0x10)", got.Int)
 	}
 	for name, want := range map[string]int64{"TagInt": 5, "OldField": 7, "Int32": 0} {
-		if got := codec.DefaultValue(etFieldOf(t, body, name)); got.Int != want || got.Null {
+		if got := codec.DefaultValue(etFieldOf(t, body, name)); got.Int != want || got.IsNull() {
 			t.Errorf("%s default = %+v, want %d", name, got, want)
 		}
 	}
-	if got := codec.DefaultValue(etFieldOf(t, body, "TagNullStruct")); !got.Null {
+	if got := codec.DefaultValue(etFieldOf(t, body, "TagNullStruct")); !got.IsNull() {
 		t.Errorf("TagNullStruct default is not null")
 	}
 	if got := codec.DefaultValue(etFieldOf(t, body, "Uuid")); !bytes.Equal(got.Bytes, make([]byte, 16)) {

@@ -15,20 +15,43 @@ import (
 // float64 is kept as its IEEE 754 bits in Int (read it with [Value.Float],
 // set it with [Value.SetFloat] or [FloatValue]). Unknown tagged fields of a
 // struct sit behind one pointer ([Value.Unknown], [Value.SetUnknown]), as
-// they are rare.
+// they are rare; a null value is marked in that same pointer ([NullValue],
+// [Value.IsNull], [Value.SetNull]).
 //
-// The layout is kept small (72 bytes): a decode makes one Value per field
+// The layout is kept small (64 bytes): a decode makes one Value per field
 // and per array element, so its size is most of a decode's memory and GC
 // work.
 //
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
-	Bytes   []byte
-	Kids    []Value   // struct fields or array elements
-	unknown *[]RawTag // unknown tagged fields of a struct, in tag order
-	Int     int64     // after the pointers: the GC scans only the front
-	Null    bool
+	Bytes []byte
+	Kids  []Value // struct fields or array elements
+	// unknown holds the unknown tagged fields of a struct, in tag order, or
+	// is nullMark for a null value (which has no tagged fields): so the
+	// null flag costs no word of its own.
+	unknown *[]RawTag
+	Int     int64 // after the pointers: the GC scans only the front
+}
+
+// nullMark is the unknown pointer of null values.
+var nullMark = new([]RawTag)
+
+// NullValue returns a null value (null string, bytes, records, array or
+// struct).
+func NullValue() Value { return Value{unknown: nullMark} }
+
+// IsNull reports whether v is null.
+func (v *Value) IsNull() bool { return v.unknown == nullMark }
+
+// SetNull makes v null (dropping any unknown tags) or not null.
+func (v *Value) SetNull(null bool) {
+	switch {
+	case null:
+		v.unknown = nullMark
+	case v.unknown == nullMark:
+		v.unknown = nil
+	}
 }
 
 // FloatValue returns a float64 value.
@@ -43,16 +66,19 @@ func (v *Value) SetFloat(f float64) { v.Int = int64(math.Float64bits(f)) }
 // Unknown returns the unknown tagged fields of a struct value, in tag
 // order (nil when there are none).
 func (v *Value) Unknown() []RawTag {
-	if v.unknown == nil {
+	if v.unknown == nil || v.unknown == nullMark {
 		return nil
 	}
 	return *v.unknown
 }
 
-// SetUnknown replaces the unknown tagged fields of a struct value.
+// SetUnknown replaces the unknown tagged fields of a struct value (setting
+// some makes a null value non-null).
 func (v *Value) SetUnknown(tags []RawTag) {
 	if len(tags) == 0 {
-		v.unknown = nil
+		if v.unknown != nullMark {
+			v.unknown = nil
+		}
 		return
 	}
 	v.unknown = &tags
@@ -60,7 +86,7 @@ func (v *Value) SetUnknown(tags []RawTag) {
 
 // addUnknown appends one unknown tagged field.
 func (v *Value) addUnknown(t RawTag) {
-	if v.unknown == nil {
+	if v.unknown == nil || v.unknown == nullMark {
 		v.unknown = &[]RawTag{}
 	}
 	*v.unknown = append(*v.unknown, t)
@@ -97,7 +123,7 @@ func (v Value) Clone() Value {
 // Equal reports whether two values are the same, treating nil and empty
 // slices alike (but null and empty as different); floats compare by their bits.
 func Equal(a, b *Value) bool {
-	if a.Int != b.Int || a.Null != b.Null || !bytes.Equal(a.Bytes, b.Bytes) {
+	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes, b.Bytes) {
 		return false
 	}
 	au, bu := a.Unknown(), b.Unknown()
@@ -128,7 +154,7 @@ func DefaultValue(f *schema.Field) Value { return defaultValue(f, 0) }
 func defaultValue(f *schema.Field, depth int) Value {
 	d := &f.Default
 	if d.Null {
-		return Value{Null: true}
+		return NullValue()
 	}
 	switch f.Type.Kind {
 	case schema.KindBool, schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
@@ -141,7 +167,7 @@ func defaultValue(f *schema.Field, depth int) Value {
 		return Value{Bytes: []byte(d.Str)}
 	case schema.KindRecords:
 		if d.Text == "" {
-			return Value{Null: true} // records default to null, as in Kafka
+			return NullValue() // records default to null, as in Kafka
 		}
 		return Value{}
 	case schema.KindStruct:

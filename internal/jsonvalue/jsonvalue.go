@@ -209,7 +209,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		w.str(span.FormatUUID(val.Bytes))
 	case schema.KindString:
 		switch {
-		case val.Null:
+		case val.IsNull():
 			w.b = append(w.b, "null"...)
 		case utf8.Valid(val.Bytes):
 			w.str(string(val.Bytes))
@@ -217,13 +217,13 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 			w.b = append(hex.AppendEncode(append(w.b, `{"hex":"`...), val.Bytes), `"}`...)
 		}
 	case schema.KindBytes, schema.KindRecords:
-		if val.Null {
+		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 		} else {
 			w.b = append(hex.AppendEncode(append(w.b, '"'), val.Bytes), '"')
 		}
 	case schema.KindArray:
-		if val.Null {
+		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 			return nil
 		}
@@ -241,7 +241,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		w.path = w.path[:len(w.path)-1]
 		w.b = append(w.b, ']')
 	case schema.KindStruct:
-		if val.Null {
+		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 			return nil
 		}
@@ -434,7 +434,7 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 			// Array elements are never null; the field's own nullability
 			// applies to the field value only.
 			if t == f.Type && f.Nullable.Contains(r.v) {
-				return codec.Value{Null: true}, nil
+				return codec.NullValue(), nil
 			}
 			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w (nullable versions: %s)", ErrNull, f.Nullable)}
 		}

@@ -124,7 +124,7 @@ func rewriteAddresses(f *codec.Frame, remap mapFunc) bool {
 }
 
 func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFunc, dry bool, depth int) bool {
-	if s == nil || depth > 32 || v.Null || len(v.Kids) != len(s.Fields) {
+	if s == nil || depth > 32 || v.IsNull() || len(v.Kids) != len(s.Fields) {
 		return false
 	}
 	changed := false

@@ -510,7 +510,8 @@ func fillStrings(s *schema.Struct, v int16, val *codec.Value, str []byte) {
 func fillValue(t *schema.Type, v int16, val *codec.Value, str []byte) {
 	switch t.Kind {
 	case schema.KindString:
-		val.Bytes, val.Null = str, false
+		val.Bytes = str
+		val.SetNull(false)
 	case schema.KindStruct:
 		fillStrings(t.Struct, v, val, str)
 	case schema.KindArray:

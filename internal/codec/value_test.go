@@ -1,0 +1,97 @@
+package codec_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/manifester/manifester/internal/codec"
+)
+
+// The packed Value layout keeps floats in Int and the null flag and unknown
+// tags in one pointer; these check that the accessors keep them apart.
+
+func TestValueFloatBits(t *testing.T) {
+	for _, f := range []float64{0, math.Copysign(0, -1), 1.5, -2.25e300, math.Inf(1), math.Inf(-1), math.NaN(), math.SmallestNonzeroFloat64} {
+		v := codec.FloatValue(f)
+		if got := v.Float(); math.Float64bits(got) != math.Float64bits(f) {
+			t.Errorf("FloatValue(%g).Float() = %g", f, got)
+		}
+		var w codec.Value
+		w.SetFloat(f)
+		if !codec.Equal(&v, &w) {
+			t.Errorf("FloatValue(%g) and SetFloat(%g) differ", f, f)
+		}
+	}
+	z, nz := codec.FloatValue(0), codec.FloatValue(math.Copysign(0, -1))
+	if codec.Equal(&z, &nz) {
+		t.Error("0 and -0 compare equal; floats should compare by their bits")
+	}
+	n1, n2 := codec.FloatValue(math.NaN()), codec.FloatValue(math.NaN())
+	if !codec.Equal(&n1, &n2) {
+		t.Error("a NaN does not equal the same NaN")
+	}
+}
+
+func TestValueNullAndUnknown(t *testing.T) {
+	n := codec.NullValue()
+	if !n.IsNull() || n.Unknown() != nil {
+		t.Fatalf("NullValue: IsNull %v, Unknown %v", n.IsNull(), n.Unknown())
+	}
+	var empty codec.Value
+	if empty.IsNull() || codec.Equal(&n, &empty) {
+		t.Error("the zero Value is null, or equals a null value")
+	}
+	n.SetUnknown(nil)
+	if !n.IsNull() {
+		t.Error("SetUnknown(nil) cleared the null flag")
+	}
+	n.SetNull(false)
+	if n.IsNull() {
+		t.Error("SetNull(false) left the value null")
+	}
+
+	var s codec.Value
+	tags := []codec.RawTag{{Tag: 3, Data: []byte{1, 2}}, {Tag: 9}}
+	s.SetUnknown(tags)
+	if s.IsNull() || len(s.Unknown()) != 2 || s.Unknown()[0].Tag != 3 || s.Unknown()[1].Tag != 9 {
+		t.Fatalf("after SetUnknown: IsNull %v, Unknown %+v", s.IsNull(), s.Unknown())
+	}
+	s.SetNull(false) // not null already: the tags stay
+	if len(s.Unknown()) != 2 {
+		t.Errorf("SetNull(false) dropped the unknown tags: %+v", s.Unknown())
+	}
+
+	c := s.Clone()
+	if !codec.Equal(&s, &c) {
+		t.Fatal("Clone differs from the original")
+	}
+	c.Unknown()[0].Data[0] = 0xff
+	if s.Unknown()[0].Data[0] != 1 {
+		t.Error("Clone shares the unknown tag data with the original")
+	}
+	c.SetUnknown([]codec.RawTag{{Tag: 3, Data: []byte{1, 2}}})
+	if codec.Equal(&s, &c) {
+		t.Error("values with 2 and 1 unknown tags compare equal")
+	}
+
+	nc := codec.NullValue()
+	if nc2 := nc.Clone(); !nc2.IsNull() {
+		t.Error("Clone of a null value is not null")
+	}
+}
+
+func TestValueKidsClone(t *testing.T) {
+	v := codec.Value{Kids: []codec.Value{{Int: 1}, {Kids: []codec.Value{{Bytes: []byte("ab")}}}, codec.NullValue()}}
+	c := v.Clone()
+	if !codec.Equal(&v, &c) {
+		t.Fatal("Clone differs from the original")
+	}
+	c.Kids[1].Kids[0].Bytes[0] = 'x'
+	c.Kids[0].Int = 2
+	if string(v.Kids[1].Kids[0].Bytes) != "ab" || v.Kids[0].Int != 1 {
+		t.Error("Clone shares memory with the original")
+	}
+	if codec.Equal(&v, &c) {
+		t.Error("changed clone still compares equal")
+	}
+}
