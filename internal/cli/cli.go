@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // Exit statuses.
@@ -101,7 +102,10 @@ func printHelp(w io.Writer) {
 	for _, n := range names {
 		c := commands[n]
 		fmt.Fprintf(w, "  %-9s %s\n", n, c.summary)
-		fmt.Fprintf(w, "            manifester %s %s\n", n, c.usage)
+		// Continuation lines of a usage are indented for "Usage: "; align
+		// them with this listing instead.
+		usage := strings.ReplaceAll(c.usage, "\n       ", "\n            ")
+		fmt.Fprintf(w, "            manifester %s %s\n", n, usage)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files,")
