@@ -313,9 +313,9 @@ func TestProduceAcceptedBy(t *testing.T) {
 	// From the specs: Produce is "0-11" in 3.9 and "3-12" (12 stable) in
 	// 4.0 and later, up to "3-13" in 4.3.
 	for _, v := range []string{"v0", "v1", "v2"} {
-		want := acceptedCells{reqFirst: "3.9", reqLast: "3.9", respFirst: "3.9", respLast: "3.9"}
+		want := acceptedCells{link: "/apis/Produce/" + v + "/", reqFirst: "3.9", reqLast: "3.9", respFirst: "3.9", respLast: "3.9"}
 		if rows[v] != want {
-			t.Errorf("%s: %+v, want %+v (only through 3.9, no page in 4.3)", v, rows[v], want)
+			t.Errorf("%s: %+v, want %+v (only through 3.9, its page built from 3.9)", v, rows[v], want)
 		}
 	}
 	if r := rows["v3"]; r.reqFirst != "3.9" || r.reqLast != "4.3" || r.link != "/apis/Produce/v3/" {
