@@ -15,6 +15,11 @@
 //   - pages for APIs that only older releases define (LeaderAndIsr, reserved
 //     since 4.0), built from the newest release that defines them and
 //     marked removed, in place of the reserved-key page;
+//   - pages for versions that only older releases define of APIs the
+//     newest release still has (Produce v0-v2 with 3.9 and 4.3 loaded),
+//     built from the newest release that defines each, marked removed and
+//     shown in the version switcher's "older releases" group; pages built
+//     from an older release name it in their footer;
 //   - /vectors/<release>.jsonl for every loaded release.
 //
 // Every text goes through html/template.

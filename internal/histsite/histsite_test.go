@@ -616,7 +616,7 @@ func TestEscaped(t *testing.T) {
 // duplicate ids, no inline script or style, no other origin.
 func TestPagesWellFormed(t *testing.T) {
 	s := siteAll(t)
-	for _, p := range []string{"/apis/Fetch/", "/apis/Fetch/v4/", "/apis/LeaderAndIsr/", "/apis/LeaderAndIsr/v0/", "/apis/Fetch/diff/",
+	for _, p := range []string{"/apis/Fetch/", "/apis/Fetch/v4/", "/apis/LeaderAndIsr/", "/apis/LeaderAndIsr/v0/", "/apis/Produce/v0/", "/apis/Produce/v2/", "/apis/Fetch/v3/", "/apis/Produce/", "/apis/Fetch/diff/",
 		"/apis/Fetch/diff/v4..v18/", ReleasesPath, "/apis/ApiVersions/diff/v2..v3/"} {
 		doc := parse(t, s, p)
 		ids := map[string]bool{}
