@@ -15,6 +15,11 @@
 //   - pages for APIs that only older releases define (LeaderAndIsr, reserved
 //     since 4.0), built from the newest release that defines them and
 //     marked removed, in place of the reserved-key page;
+//   - pages for versions that only older releases define of APIs the
+//     newest release still has (Produce v0-v2 with 3.9 and 4.3 loaded),
+//     built from the newest release that defines each, marked removed and
+//     shown in the version switcher's "older releases" group; pages built
+//     from an older release name it in their footer;
 //   - /vectors/<release>.jsonl for every loaded release.
 //
 // Every text goes through html/template.
@@ -26,6 +31,7 @@ import (
 	"fmt"
 	"html/template"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,6 +102,18 @@ type data struct {
 	removed map[int16]history.RemovedAPI
 	// rels are the releases by label.
 	rels map[string]*history.Release
+	// old are, per API key of the newest release, the versions that only
+	// older releases define, each with the newest release defining it.
+	old map[int16]map[int16]oldVersion
+}
+
+// oldVersion is a version of an API the newest release still defines
+// that only older releases define (Produce v0-v2 with 4.3 newest): its
+// pages are built from rel, the newest release that defines it.
+type oldVersion struct {
+	api       *schema.API // the API in rel
+	rel       *history.Release
+	removedIn string // the release after rel
 }
 
 // get returns the history of rels, computing it when rels differ from the
@@ -129,12 +147,38 @@ func compute(rels []site.Release) (*data, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &data{h: h, apis: map[int16]*history.APIHistory{}, removed: map[int16]history.RemovedAPI{}, rels: map[string]*history.Release{}}
+	d := &data{h: h, apis: map[int16]*history.APIHistory{}, removed: map[int16]history.RemovedAPI{}, rels: map[string]*history.Release{},
+		old: map[int16]map[int16]oldVersion{}}
 	for _, r := range hr {
 		d.rels[r.Label] = r
 	}
 	for _, ra := range h.Removed() {
 		d.removed[ra.Key] = ra
+	}
+	newest := hr[len(hr)-1]
+	for _, api := range newest.Reg.APIs {
+		if api.Reserved() {
+			continue
+		}
+		for i := len(hr) - 2; i >= 0; i-- {
+			oa, ok := hr[i].Reg.API(api.Key)
+			if !ok || oa.Reserved() || oa.Name != api.Name {
+				continue
+			}
+			for v := oa.Request.Valid.Lo; v <= oa.Request.Valid.Hi; v++ {
+				if !api.Request.Valid.Contains(v) && !oa.Response.Valid.Empty() && oa.Response.Valid.Contains(v) {
+					if d.old[api.Key] == nil {
+						d.old[api.Key] = map[int16]oldVersion{}
+					}
+					if _, seen := d.old[api.Key][v]; !seen {
+						d.old[api.Key][v] = oldVersion{api: oa, rel: hr[i], removedIn: hr[i+1].Label}
+					}
+				}
+				if v == schema.MaxVersion {
+					break
+				}
+			}
+		}
 	}
 	keys := map[int16]bool{}
 	for _, r := range hr {
@@ -177,18 +221,39 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	row := findRow(ah.Rows, v)
 	x.Summary = append(x.Summary, acceptedItem(d, row))
 
+	ov, isOld := d.old[api.Key][v]
+	isOld = isOld && ov.rel == rel
+	x.Older = d.olderLinks(api.Key)
 	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi,
 		Picker: picker(api, v)}
-	if v > api.Request.Valid.Lo {
+	var vd *diff.VersionDiff
+	switch {
+	case isOld:
+		// The site holds diff pages only for the versions of the release
+		// an API's pages are built from, so an older release's version
+		// gets its change from the previous version inline, without the
+		// link to a full diff page or the compare form.
+		cv.NoLink, cv.Picker = true, nil
+		if nw, ok := d.h.Newest().Reg.API(api.Key); ok {
+			x.Switcher = nw.Request
+		}
+		if v > api.Request.Valid.Lo {
+			var err error
+			if vd, err = diff.Versions(rel.Codec, api, v-1, v); err != nil {
+				return x, fmt.Errorf("%s v%d..v%d in %s: %w", api.Name, v-1, v, rel.Label, err)
+			}
+		}
+	case v > api.Request.Valid.Lo:
 		i := int(v - api.Request.Valid.Lo - 1)
 		if i < len(ah.Changes) && ah.Changes[i].To == v {
-			cv.Diff = diffOf(ah.Changes[i])
+			vd = ah.Changes[i]
 		}
-	} else {
+	default:
 		cv.Older = olderVersions(ah.Rows, api.Request.Valid.Lo)
 	}
-	if v > api.Request.Valid.Lo && cv.Diff != nil {
-		x.Summary = append(x.Summary, page.Item{Label: fmt.Sprintf("Changes from v%d", v-1), Value: changeCount(ah.Changes[int(v-api.Request.Valid.Lo-1)])})
+	if vd != nil {
+		cv.Diff = diffOf(vd)
+		x.Summary = append(x.Summary, page.Item{Label: fmt.Sprintf("Changes from v%d", v-1), Value: changeCount(vd)})
 	}
 	body, err := execHTML("changes", cv)
 	if err != nil {
@@ -203,7 +268,7 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	av := &acceptedView{API: api.Name, Version: v, Single: d.single(), Labels: d.h.Labels(), Newest: d.h.Newest().Label,
 		Release: rel.Label, Valid: api.Request.Valid}
 	for _, r := range ah.Rows {
-		av.Rows = append(av.Rows, rowView(r, v, api.Request.Valid))
+		av.Rows = append(av.Rows, rowView(r, v, d.hasPage(api.Key, r.Version)))
 	}
 	body, err = execHTML("accepted", av)
 	if err != nil {
@@ -211,6 +276,43 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	}
 	x.Sections = append(x.Sections, htmlr.Section{ID: "accepted", Title: "Accepted by Kafka", Body: body})
 	return x, nil
+}
+
+// hasPage reports whether the site holds a page of version v of the API
+// with the given key: a version of the newest release, one only older
+// releases define, or a version of a removed API.
+func (d *data) hasPage(key, v int16) bool {
+	if api, ok := d.h.Newest().Reg.API(key); ok && !api.Reserved() {
+		_, old := d.old[key][v]
+		return api.Request.Valid.Contains(v) || old
+	}
+	if ra, ok := d.removed[key]; ok {
+		return ra.API.Request.Valid.Contains(v)
+	}
+	return false
+}
+
+// olderLinks lists, lowest first, the versions of an API that only older
+// releases define, for the version switcher's "older releases" group.
+func (d *data) olderLinks(key int16) []htmlr.OlderVersion {
+	vs := d.old[key]
+	if len(vs) == 0 {
+		return nil
+	}
+	out := make([]htmlr.OlderVersion, 0, len(vs))
+	for v, ov := range vs {
+		out = append(out, htmlr.OlderVersion{V: v, Href: htmlr.APIPath(ov.api.Name, int(v)),
+			Title: fmt.Sprintf("removed in Kafka %s; built from the %s specs", ov.removedIn, ov.rel.Label)})
+	}
+	slices.SortFunc(out, func(a, b htmlr.OlderVersion) int { return int(a.V) - int(b.V) })
+	return out
+}
+
+// oldNote is the sentence marking a page built from an older release for
+// a version the newest release no longer defines.
+func oldNote(name string, v int16, ov oldVersion) string {
+	return fmt.Sprintf("v%d of %s was removed in Kafka %s; this page is built from the %s specs, the newest loaded release that defines it.",
+		v, name, ov.removedIn, ov.rel.Label)
 }
 
 func findRow(rows []history.VersionRow, v int16) *history.VersionRow {

@@ -3,9 +3,11 @@ package histsite
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,6 +88,9 @@ func (e *Ext) routes(b *site.Builder) error {
 			return fmt.Errorf("%s from %s: %w", ra.Name, ra.LastRelease, err)
 		}
 	}
+	if err := d.addOld(b); err != nil {
+		return err
+	}
 	if err := d.addDiffs(b); err != nil {
 		return err
 	}
@@ -126,6 +131,7 @@ func (d *data) addRemoved(b *site.Builder, ra history.RemovedAPI) error {
 			Title: "No version of " + ra.Name + " is valid in Kafka " + ra.RemovedIn + " and later loaded releases"})
 		x.Intro = note
 		x.Summary = append(x.Summary, page.Item{Label: "Removed in", Value: "Kafka " + ra.RemovedIn})
+		x.Footer = footer(rel.Label)
 		var hb bytes.Buffer
 		in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
 		if err := b.Renderer().Page(&hb, in); err != nil {
@@ -151,6 +157,56 @@ func (d *data) addRemoved(b *site.Builder, ra history.RemovedAPI) error {
 		}
 	}
 	return nil
+}
+
+// footer is the footer text of a page built from release label.
+func footer(label string) string { return "Kafka " + label + " message specs." }
+
+// addOld builds the pages of the versions that only older releases define
+// for APIs the newest release still has (Produce v0-v2 with 4.3 newest),
+// each from the newest release that defines it, marked removed.
+func (d *data) addOld(b *site.Builder) error {
+	for _, key := range slices.Sorted(maps.Keys(d.old)) {
+		vs := d.old[key]
+		for _, v := range slices.Sorted(maps.Keys(vs)) {
+			ov := vs[v]
+			if err := d.addOldPage(b, ov, v); err != nil {
+				return fmt.Errorf("%s v%d from %s: %w", ov.api.Name, v, ov.rel.Label, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (d *data) addOldPage(b *site.Builder, ov oldVersion, v int16) error {
+	api, rel := ov.api, ov.rel
+	p, err := page.Build(rel.Codec, api, v)
+	if err != nil {
+		return err
+	}
+	x, err := d.extras(api, v, rel)
+	if err != nil {
+		return err
+	}
+	x.Badges = append(x.Badges, htmlr.Badge{Class: "removed", Text: "removed in " + ov.removedIn,
+		Title: fmt.Sprintf("Kafka %s is the newest loaded release that defines %s v%d", rel.Label, api.Name, v)})
+	x.Intro = oldNote(api.Name, v, ov)
+	x.Summary = append(x.Summary, page.Item{Label: "Removed in", Value: "Kafka " + ov.removedIn},
+		page.Item{Label: "Built from", Value: "Kafka " + rel.Label})
+	x.Footer = footer(rel.Label)
+	var hb bytes.Buffer
+	in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
+	if err := b.Renderer().Page(&hb, in); err != nil {
+		return err
+	}
+	js, err := site.PageJSON(p)
+	if err != nil {
+		return err
+	}
+	if err := b.Add(htmlr.APIPath(api.Name, int(v)), site.TypeHTML, hb.Bytes()); err != nil {
+		return err
+	}
+	return b.Add(htmlr.JSONPath(api.Name, int(v)), site.TypeJSON, js)
 }
 
 type pairJob struct {

@@ -19,7 +19,10 @@ type changesView struct {
 	Diff *diffView
 	// Older names the versions below the lowest that older releases
 	// accept ("v0-v2"), or "".
-	Older  string
+	Older string
+	// NoLink leaves out the link to the full diff page, which the site
+	// does not hold for versions only older releases define.
+	NoLink bool
 	Picker *pickerView
 }
 
@@ -184,8 +187,8 @@ type acceptedRow struct {
 	Gone      bool // no longer accepted by the newest release
 }
 
-func rowView(r history.VersionRow, v int16, valid schema.Versions) acceptedRow {
-	ar := acceptedRow{Version: r.Version, Current: r.Version == v, Link: valid.Contains(r.Version),
+func rowView(r history.VersionRow, v int16, link bool) acceptedRow {
+	ar := acceptedRow{Version: r.Version, Current: r.Version == v, Link: link,
 		ReqFirst: r.Request.First, ReqLast: r.Request.Last, RespFirst: r.Response.First, RespLast: r.Response.Last,
 		Gone: !r.Request.Current}
 	var un []string

@@ -422,6 +422,17 @@ func buildAPIPage(b *Builder, opts Options, rel Release, j job) (*page.Page, err
 		}
 		in.Extras.Summary = append(in.Extras.Summary, x.Summary...)
 		in.Extras.Sections = append(in.Extras.Sections, x.Sections...)
+		in.Extras.Badges = append(in.Extras.Badges, x.Badges...)
+		in.Extras.Older = append(in.Extras.Older, x.Older...)
+		if x.Intro != "" {
+			in.Extras.Intro = x.Intro
+		}
+		if x.Footer != "" {
+			in.Extras.Footer = x.Footer
+		}
+		if x.Switcher != nil {
+			in.Extras.Switcher = x.Switcher
+		}
 	}
 	var hb bytes.Buffer
 	if err := b.r.Page(&hb, in); err != nil {

@@ -31,6 +31,7 @@ type versionLink struct {
 	// FirstFlexible marks the flexible/non-flexible boundary.
 	FirstFlexible bool
 	Unstable      bool
+	Title         string // tooltip of an older-release version
 }
 
 type apiView struct {
@@ -39,6 +40,7 @@ type apiView struct {
 	Intro    string
 	Badges   []badge
 	Versions []versionLink
+	Older    []versionLink
 	FlexNote string
 	Summary  []page.Item
 	Legend   []legendItem
@@ -120,7 +122,11 @@ func (r *Renderer) Page(w io.Writer, in *PageInput) error {
 	if err != nil {
 		return err
 	}
-	return r.exec(w, "api", fmt.Sprintf("%s v%d", v.Title, in.Page.Version), "api", v)
+	footer := r.Footer
+	if in.Extras.Footer != "" {
+		footer = in.Extras.Footer
+	}
+	return r.execFooter(w, "api", fmt.Sprintf("%s v%d", v.Title, in.Page.Version), "api", footer, v)
 }
 
 func (r *Renderer) apiView(in *PageInput) (*apiView, error) {
@@ -143,8 +149,19 @@ func (r *Renderer) apiView(in *PageInput) (*apiView, error) {
 			v.Badges = append(v.Badges, badge{"controller", "controller only",
 				"listeners: " + strings.Join(req.Listeners, ", ") + " (brokers do not accept it)"})
 		}
+		older := map[int16]bool{}
+		for _, o := range in.Extras.Older {
+			older[o.V] = true
+			v.Older = append(v.Older, versionLink{V: o.V, Href: clean(o.Href), Current: o.V == p.Version, Title: clean(o.Title)})
+		}
+		if in.Extras.Switcher != nil {
+			req = in.Extras.Switcher
+		}
 		flexSeen := false
 		for _, x := range versionsOf(req) {
+			if older[x] {
+				continue
+			}
 			l := versionLink{V: x, Href: APIPath(p.API, int(x)), Current: x == p.Version, Flexible: req.IsFlexible(x),
 				Unstable: req.LatestVersionUnstable && x == req.Valid.Hi}
 			if l.Flexible && !flexSeen {

@@ -85,6 +85,25 @@ type Extras struct {
 	// Intro, when set, is a paragraph shown under the intro sentence (e.g.
 	// "removed in Kafka 4.0").
 	Intro string
+	// Footer, when set, replaces the renderer's footer text on this page
+	// (e.g. "Kafka 3.9 message specs." on a page built from an older
+	// release).
+	Footer string
+	// Switcher, when set, is the message whose versions the version
+	// switcher lists, in place of the page's own request (a page built
+	// from an older release lists the newest release's versions).
+	Switcher *schema.Message
+	// Older are versions only older releases define, shown in the
+	// version switcher as a separate "older releases" group. Versions
+	// listed here are left out of the main group.
+	Older []OlderVersion
+}
+
+// OlderVersion is a version in the switcher's "older releases" group.
+type OlderVersion struct {
+	V     int16
+	Href  string
+	Title string // tooltip, e.g. "removed in Kafka 4.0; built from the 3.9 specs"
 }
 
 // Renderer renders pages. It is safe for concurrent use.
@@ -120,8 +139,12 @@ type layout struct {
 }
 
 func (r *Renderer) exec(w io.Writer, name, title, kind string, main any) error {
+	return r.execFooter(w, name, title, kind, r.Footer, main)
+}
+
+func (r *Renderer) execFooter(w io.Writer, name, title, kind, footer string, main any) error {
 	var b bytes.Buffer
-	if err := r.tmpl.ExecuteTemplate(&b, name, &layout{Title: clean(title), Nav: r.Nav, Footer: clean(r.Footer), Main: main, Kind: kind}); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&b, name, &layout{Title: clean(title), Nav: r.Nav, Footer: clean(footer), Main: main, Kind: kind}); err != nil {
 		return fmt.Errorf("rendering %s: %w", name, err)
 	}
 	_, err := w.Write(b.Bytes())
