@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kversion"
+
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// runProxyFormat starts `manifester proxy --format format` in-process in
+// front of kfake, pings the cluster through it with kgo (ApiVersions and
+// Metadata), stops the proxy and returns its stdout.
+func runProxyFormat(t *testing.T, format string) string {
+	t.Helper()
+	reg, err := schema.Load(decSpec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both ends speak only versions the spec knows, so every frame decodes.
+	vs := new(kversion.Versions)
+	for _, api := range reg.APIs {
+		if !api.Reserved() {
+			vs.SetMaxKeyVersion(api.Key, api.Request.Valid.Hi)
+		}
+	}
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"), kfake.MaxVersions(vs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	ctx, stop := context.WithCancel(context.Background())
+	proxyStop = ctx
+	defer func() { proxyStop = nil }()
+	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }}
+	done := make(chan int)
+	go func() {
+		done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0], "--format", format})
+	}()
+	var addr string
+	re := regexp.MustCompile(`listening on (\S+),`)
+	for i := 0; i < 250 && addr == ""; i++ {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			addr = m[1]
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if addr == "" {
+		stop()
+		<-done
+		t.Fatalf("proxy did not start: %s", stderr.String())
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.MaxVersions(vs))
+	if err != nil {
+		stop()
+		<-done
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	perr := cl.Ping(tctx)
+	cl.Close()
+	stop()
+	if code := <-done; code != 0 {
+		t.Fatalf("proxy exited %d: %s", code, stderr.String())
+	}
+	if perr != nil {
+		t.Fatalf("ping through the proxy: %v", perr)
+	}
+	return stdout.String()
+}
+
+// TestProxyFormatText checks that --format text prints each frame's object
+// tree: the request header's fields with their offsets and sizes.
+func TestProxyFormatText(t *testing.T) {
+	out := runProxyFormat(t, "text")
+	// A request header v1/v2: api key at 4, version at 6, correlation id at 8.
+	for _, re := range []string{
+		`(?m)^\s*\|?\s*\+-- request_api_key\s+int16\s+= 18 \(ApiVersions\)\s+\[0x0004, 2B\]`,
+		`(?m)^\s*\|?\s*\+-- request_api_version\s+int16\s+= \d+\s+\[0x0006, 2B\]`,
+		`(?m)^\s*\|?\s*\+-- correlation_id\s+int32\s+= \d+\s+\[0x0008, 4B\]`,
+		`(?m)^\s*\|?\s*\+-- correlation_id\s+int32\s+= \d+\s+\[0x0004, 4B\]`, // a response header
+		`(?m)^\s*\+-- MetadataRequest\b`,
+		`(?m)^\s*\+-- MetadataResponse\b`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("text output has no line matching %s:\n%.3000s", re, out)
+		}
+	}
+	if strings.Contains(out, "error:") || strings.Contains(out, "fault") {
+		t.Errorf("errors or faults in the text output:\n%.3000s", out)
+	}
+}
+
+// TestProxyFormatJSON checks that --format json prints only JSON lines,
+// and that frame lines carry kind, api_key, version and correlation_id,
+// each response matching a request by correlation id, API and version.
+func TestProxyFormatJSON(t *testing.T) {
+	out := runProxyFormat(t, "json")
+	type key struct {
+		api, ver int16
+		corr     int32
+	}
+	reqs, resps := map[key]bool{}, map[key]bool{}
+	events := map[string]int{}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var l map[string]json.RawMessage
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			t.Fatalf("stdout line is not JSON: %v: %.200s", err, sc.Text())
+		}
+		if ev, ok := l["event"]; ok {
+			var s string
+			json.Unmarshal(ev, &s)
+			events[s]++
+			continue
+		}
+		var f struct {
+			Kind          *string `json:"kind"`
+			APIKey        *int16  `json:"api_key"`
+			Version       *int16  `json:"version"`
+			CorrelationID *int32  `json:"correlation_id"`
+			Error         string  `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			t.Fatalf("frame line: %v: %.200s", err, sc.Text())
+		}
+		if f.Kind == nil || f.APIKey == nil || f.Version == nil || f.CorrelationID == nil {
+			t.Errorf("frame line lacks kind, api_key, version or correlation_id: %.300s", sc.Text())
+			continue
+		}
+		if f.Error != "" {
+			t.Errorf("frame error %q: %.300s", f.Error, sc.Text())
+		}
+		k := key{*f.APIKey, *f.Version, *f.CorrelationID}
+		switch *f.Kind {
+		case "request":
+			reqs[k] = true
+		case "response":
+			resps[k] = true
+		default:
+			t.Errorf("kind %q", *f.Kind)
+		}
+	}
+	var sawAV, sawMD bool
+	for k := range resps {
+		if !reqs[k] {
+			t.Errorf("response %+v answers no request", k)
+		}
+		sawAV = sawAV || k.api == 18
+		sawMD = sawMD || k.api == 3
+	}
+	if !sawAV || !sawMD {
+		t.Errorf("no ApiVersions (%v) or Metadata (%v) exchange: requests %v, responses %v", sawAV, sawMD, reqs, resps)
+	}
+	if events["open"] == 0 || events["close"] == 0 {
+		t.Errorf("no open/close event lines: %v", events)
+	}
+}
