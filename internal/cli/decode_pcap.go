@@ -24,8 +24,9 @@ import (
 
 func init() { decodePcap = runDecodePcap }
 
-// progressMin is the smallest capture that gets a progress bar.
-const progressMin = 32 << 20
+// progressMin is the smallest capture that gets a progress bar (a
+// variable so that tests can lower it).
+var progressMin int64 = 32 << 20
 
 // runDecodePcap decodes every Kafka frame of a capture, responses with the
 // API and version of the request they answer, and prints one report per
@@ -43,9 +44,11 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		Known:  func(key, v int16) bool { api, ok := reg.API(key); return ok && api.Request.Valid.Contains(v) },
 		Verify: verifier(c),
 	}
+	clearBar := func() {}
 	if st, err := f.Stat(); err == nil && st.Size() >= progressMin && isTerminal(env.Stderr) {
 		bar := &progressBar{w: env.Stderr, name: path, total: st.Size(), start: time.Now()}
 		opts.Progress = bar.update
+		clearBar = bar.done
 		defer bar.done()
 	}
 
@@ -92,6 +95,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		}
 		return pl.submit(c, j)
 	})
+	clearBar() // before anything else goes to stderr
 	if perr := pl.close(); perr != nil && err == nil {
 		err = perr
 	}
@@ -350,8 +354,10 @@ func (p *progressBar) update(read int64) {
 	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%%  %d/%d MB", p.name, strings.Repeat("#", n), strings.Repeat(" ", width-n), frac*100, read>>20, p.total>>20)
 }
 
+// done clears the bar's line, once, if the bar was drawn.
 func (p *progressBar) done() {
 	if !p.last.IsZero() {
 		fmt.Fprint(p.w, "\r\033[K")
+		p.last = time.Time{}
 	}
 }
