@@ -132,23 +132,12 @@ func (d *data) addRemoved(b *site.Builder, ra history.RemovedAPI) error {
 		x.Intro = note
 		x.Summary = append(x.Summary, page.Item{Label: "Removed in", Value: "Kafka " + ra.RemovedIn})
 		x.Footer = footer(rel.Label)
-		var hb bytes.Buffer
-		in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
-		if err := b.Renderer().Page(&hb, in); err != nil {
-			return err
-		}
-		js, err := site.PageJSON(p)
+		html, err := addVersionPage(b, p, api, rel, x)
 		if err != nil {
 			return err
 		}
-		if err := b.Add(htmlr.APIPath(api.Name, int(v)), site.TypeHTML, hb.Bytes()); err != nil {
-			return err
-		}
-		if err := b.Add(htmlr.JSONPath(api.Name, int(v)), site.TypeJSON, js); err != nil {
-			return err
-		}
 		if v == api.Request.Valid.Hi {
-			if err := b.Replace(htmlr.APIPath(api.Name, -1), site.TypeHTML, hb.Bytes()); err != nil {
+			if err := b.Replace(htmlr.APIPath(api.Name, -1), site.TypeHTML, html); err != nil {
 				return err
 			}
 		}
@@ -194,19 +183,27 @@ func (d *data) addOldPage(b *site.Builder, ov oldVersion, v int16) error {
 	x.Summary = append(x.Summary, page.Item{Label: "Removed in", Value: "Kafka " + ov.removedIn},
 		page.Item{Label: "Built from", Value: "Kafka " + rel.Label})
 	x.Footer = footer(rel.Label)
+	_, err = addVersionPage(b, p, api, rel, x)
+	return err
+}
+
+// addVersionPage renders the page of one version built from release rel
+// and adds its HTML and JSON at the version's paths; it returns the HTML.
+func addVersionPage(b *site.Builder, p *page.Page, api *schema.API, rel *history.Release, x htmlr.Extras) ([]byte, error) {
 	var hb bytes.Buffer
 	in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
 	if err := b.Renderer().Page(&hb, in); err != nil {
-		return err
+		return nil, err
 	}
 	js, err := site.PageJSON(p)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := b.Add(htmlr.APIPath(api.Name, int(v)), site.TypeHTML, hb.Bytes()); err != nil {
-		return err
+	v := int(p.Version)
+	if err := b.Add(htmlr.APIPath(api.Name, v), site.TypeHTML, hb.Bytes()); err != nil {
+		return nil, err
 	}
-	return b.Add(htmlr.JSONPath(api.Name, int(v)), site.TypeJSON, js)
+	return hb.Bytes(), b.Add(htmlr.JSONPath(api.Name, v), site.TypeJSON, js)
 }
 
 type pairJob struct {
