@@ -9,11 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kversion"
-
-	"github.com/manifester/manifester/internal/schema"
 )
 
 // runProxyFormat starts `manifester proxy --format format` in-process in
@@ -21,22 +17,7 @@ import (
 // Metadata), stops the proxy and returns its stdout.
 func runProxyFormat(t *testing.T, format string) string {
 	t.Helper()
-	reg, err := schema.Load(decSpec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Both ends speak only versions the spec knows, so every frame decodes.
-	vs := new(kversion.Versions)
-	for _, api := range reg.APIs {
-		if !api.Reserved() {
-			vs.SetMaxKeyVersion(api.Key, api.Request.Valid.Hi)
-		}
-	}
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "t"), kfake.MaxVersions(vs))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
 	proxyStop = ctx

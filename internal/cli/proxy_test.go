@@ -38,10 +38,12 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestProxyCommand runs `manifester proxy` in-process in front of kfake,
-// produces and consumes through it with kgo, and checks the printed
-// summaries and the JSON-lines log.
-func TestProxyCommand(t *testing.T) {
+// specCluster starts a one-broker kfake cluster with topic "t" that, like
+// the kgo clients the tests point at it, speaks only the versions the test
+// spec knows, so every frame decodes. It returns the versions too, for
+// the clients.
+func specCluster(t *testing.T) (*kfake.Cluster, *kversion.Versions) {
+	t.Helper()
 	reg, err := schema.Load(decSpec)
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +58,15 @@ func TestProxyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(c.Close)
+	return c, vs
+}
+
+// TestProxyCommand runs `manifester proxy` in-process in front of kfake,
+// produces and consumes through it with kgo, and checks the printed
+// summaries and the JSON-lines log.
+func TestProxyCommand(t *testing.T) {
+	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
 	proxyStop = ctx

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -32,52 +30,7 @@ const artifacts = "../../testdata/artifacts"
 // the test ends.
 func startServe(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	old := serveContext
-	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	pr, pw := io.Pipe()
-	done := make(chan int, 1)
-	var stderr strings.Builder
-	go func() {
-		env := &Env{Stdin: strings.NewReader(""), Stdout: pw, Stderr: &lockedWriter{w: &stderr}, Getenv: func(string) string { return "" }}
-		done <- Main(env, []string{"serve", "--spec", spec43, "--addr", "127.0.0.1:0"})
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	go io.Copy(io.Discard, pr)
-	if err != nil {
-		cancel()
-		t.Fatalf("serve printed no URL: %v (exit %d)", err, <-done)
-	}
-	i := strings.Index(line, "http://")
-	if i < 0 {
-		t.Fatalf("serve printed %q, want a URL", line)
-	}
-	base := strings.TrimSuffix(strings.TrimSpace(line[i:]), "/")
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case code := <-done:
-			if code != ExitOK {
-				t.Errorf("serve exited %d after SIGINT-equivalent shutdown", code)
-			}
-		case <-time.After(15 * time.Second):
-			t.Errorf("serve did not shut down")
-		}
-		serveContext = old
-	})
-	return base
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
+	return serveWith(t, "--spec", spec43)
 }
 
 // browser starts headless Chromium with the flags the project prescribes
