@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader.
@@ -44,7 +45,7 @@ func (l *lockedBuffer) String() string {
 // the clients.
 func specCluster(t *testing.T) (*kfake.Cluster, *kversion.Versions) {
 	t.Helper()
-	reg, err := schema.Load(decSpec)
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,11 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 // artifacts is where screenshots go (gitignored).
 const artifacts = "../../testdata/artifacts"

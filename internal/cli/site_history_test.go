@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // allSpecFlags loads the five releases in ../shared/kafka-spec.
@@ -31,6 +32,7 @@ func allSpecFlags() []string {
 // returns its base URL; the server stops when the test ends.
 func serveWith(t *testing.T, args ...string) string {
 	t.Helper()
+	testshared.Dir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }

@@ -22,6 +22,7 @@ import (
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
 
@@ -142,7 +143,7 @@ func TestBomb(t *testing.T) {
 }
 
 func loadCodec(t *testing.T) *codec.Codec {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

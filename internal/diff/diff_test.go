@@ -7,10 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
-
-// specDir is Kafka's spec files for one release, read in place.
-func specDir(release string) string { return "../../../shared/kafka-spec/" + release }
 
 var (
 	loadMu sync.Mutex
@@ -25,7 +23,7 @@ func load(t testing.TB, release string) *codec.Codec {
 	if c, ok := loaded[release]; ok {
 		return c
 	}
-	reg, err := schema.Load(specDir(release))
+	reg, err := schema.Load(testshared.Spec(t, release))
 	if err != nil {
 		t.Fatalf("loading %s: %v", release, err)
 	}

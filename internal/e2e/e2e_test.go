@@ -23,9 +23,10 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const specDir = "../../../shared/kafka-spec/4.3"
+var specDir = testshared.SpecPath("4.3")
 
 var (
 	regOnce sync.Once
@@ -35,6 +36,7 @@ var (
 
 func newCodec(t testing.TB) *codec.Codec {
 	t.Helper()
+	testshared.Dir(t)
 	regOnce.Do(func() { reg, regErr = schema.Load(specDir) })
 	if regErr != nil {
 		t.Fatalf("loading specs: %v", regErr)

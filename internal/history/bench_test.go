@@ -6,6 +6,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // loadAll loads every release in ../shared/kafka-spec from disk and
@@ -13,7 +14,7 @@ import (
 func loadAll(b *testing.B) *History {
 	var rels []*Release
 	for _, l := range allReleases {
-		reg, err := schema.Load("../../../shared/kafka-spec/" + l)
+		reg, err := schema.Load(testshared.Spec(b, l))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,9 +24,10 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const specRoot = "../../../shared/kafka-spec/"
+var specRoot = testshared.SpecPath("") + "/"
 
 var allReleases = []string{"3.9", "4.0", "4.1", "4.2", "4.3"}
 
@@ -46,6 +47,7 @@ var (
 // release loads one release's specs once.
 func release(t testing.TB, label string) site.Release {
 	t.Helper()
+	testshared.Dir(t)
 	regsMu.Lock()
 	defer regsMu.Unlock()
 	if c, ok := regs[label]; ok {
@@ -177,7 +179,7 @@ func structFields(n *html.Node) map[string][]string {
 // specLine returns the 1-based line of the spec file holding s.
 func specLine(t *testing.T, rel, file, s string) int {
 	t.Helper()
-	b, err := os.ReadFile(specRoot + rel + "/" + file)
+	b, err := os.ReadFile(testshared.Path(t, "kafka-spec", rel, file))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // badSpecs holds one small, hand-written spec directory per kind of
@@ -172,7 +173,7 @@ func TestNotAZip(t *testing.T) {
 	}
 }
 
-const release43 = specRoot + "/4.3"
+var release43 = testshared.SpecPath("4.3")
 
 // summary is what must agree between two loads of the same release.
 func summary(t *testing.T, reg *Registry) string {
@@ -191,6 +192,7 @@ func summary(t *testing.T, reg *Registry) string {
 // common/message/*.json next to unrelated entries) in a temporary
 // directory and loads it.
 func TestLoadJar(t *testing.T) {
+	testshared.Dir(t)
 	want, err := Load(release43)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +243,7 @@ func TestLoadJar(t *testing.T) {
 // TestLoadCheckout loads a Kafka source checkout layout: the specs under
 // clients/src/main/resources/common/message, other files elsewhere.
 func TestLoadCheckout(t *testing.T) {
+	testshared.Dir(t)
 	want, err := Load(release43)
 	if err != nil {
 		t.Fatal(err)

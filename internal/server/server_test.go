@@ -15,9 +15,10 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 var (
 	once   sync.Once
@@ -27,6 +28,7 @@ var (
 
 func testSite(t testing.TB) *site.Site {
 	t.Helper()
+	testshared.Dir(t)
 	once.Do(func() {
 		reg, err := schema.Load(spec43)
 		if err != nil {

@@ -23,10 +23,11 @@ import (
 	"github.com/manifester/manifester/internal/page"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 var (
 	once43  sync.Once
@@ -39,6 +40,7 @@ var (
 // built43 builds the whole 4.3 site once for all tests.
 func built43(t *testing.T) *Site {
 	t.Helper()
+	testshared.Dir(t)
 	once43.Do(func() {
 		reg43, err43 = schema.Load(spec43)
 		if err43 != nil {
@@ -659,7 +661,7 @@ func TestFilePathRoundTrip(t *testing.T) {
 }
 
 func TestExtensions(t *testing.T) {
-	reg, err := schema.Load(spec43)
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -710,7 +712,7 @@ func TestExtensions(t *testing.T) {
 
 // BenchmarkBuild43 builds the whole 4.3 site (pages, JSON, vectors, gzip).
 func BenchmarkBuild43(b *testing.B) {
-	reg, err := schema.Load(spec43)
+	reg, err := schema.Load(testshared.Spec(b, "4.3"))
 	if err != nil {
 		b.Fatal(err)
 	}

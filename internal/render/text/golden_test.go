@@ -16,6 +16,7 @@ import (
 
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // update rewrites the golden files: go test ./internal/render/text -update
@@ -28,7 +29,7 @@ const goldenDir = "../../../testdata/golden"
 // `manifester show --format json` prints), keyed by path under goldenDir.
 func goldenFiles(t *testing.T) map[string][]byte {
 	t.Helper()
-	c := loadCodec(t, spec43)
+	c := loadCodec(t, testshared.Spec(t, "4.3"))
 	out := map[string][]byte{}
 	for _, api := range c.Reg.APIs {
 		if api.Reserved() {
