@@ -67,6 +67,23 @@ func TestBadSpecs(t *testing.T) {
 		{"nullable_int32", "Thing.json", 7, 75, "A", ErrNullable, "int32 cannot be nullable"},
 		// default "200" on an int8
 		{"bad_default", "Thing.json", 7, 65, "A", ErrDefault, "200 does not fit int8"},
+		// Hostile specs. Node.Next is a Node: the error points at the type
+		// that closes the cycle.
+		{"recursive_self", "Thing.json", 9, 33, "Head.Next", ErrRecursive, "struct Node holds itself (Node.Next -> Node)"},
+		// Tree holds itself twice (Left and Right): the first is reported
+		{"recursive_twice", "Thing.json", 8, 33, "Root.Left", ErrRecursive, "struct Tree holds itself (Tree.Left -> Tree)"},
+		// common structs Ping -> Pong -> []Ping
+		{"recursive_cycle", "Thing.json", 14, 36, "Start.ToPong.ToPings", ErrRecursive, "Ping holds itself through Pong (Ping.ToPong -> Pong.ToPings -> Ping)"},
+		// an array of the struct inside itself (nullable does not help:
+		// the smallest instance has one element)
+		{"recursive_array", "Thing.json", 8, 37, "Items.Children", ErrRecursive, "struct Item holds itself (Item.Children -> Item)"},
+		// a default nested 100 arrays deep: level 101 is the 98th '['
+		{"too_deep", "Thing.json", 7, 162, "", spec.ErrTooDeep, "deeper than 100 levels"},
+		// 15 levels of common structs, each holding the next twice: no
+		// cycle, but 2^15 fields; L1 is the first over the limit
+		{"doubling_structs", "Thing.json", 16, 30, "Top.A.B", ErrTooLarge, "smallest instance of L1 would hold more than 16384 fields"},
+		// a chain of 70 common structs
+		{"deep_structs", "Thing.json", 15, 77, "Top.Down.Down.Down.Down.Down.Down", ErrTooLarge, "more than 64 levels deep"},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {

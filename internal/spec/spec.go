@@ -117,6 +117,7 @@ var (
 	ErrKeyType    = errors.New("wrong JSON type")
 	ErrMissing    = errors.New("missing required key")
 	ErrDuplicate  = errors.New("duplicate")
+	ErrTooDeep    = errors.New("nested too deeply")
 )
 
 // Text is a scalar spec value kept as text, with its position. Set is false
