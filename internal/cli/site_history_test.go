@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -61,7 +62,7 @@ func serveWith(t *testing.T, args ...string) string {
 			if code != ExitOK {
 				t.Errorf("serve exited %d", code)
 			}
-		case <-time.After(15 * time.Second):
+		case <-time.After(testdeadline.Remaining(t)):
 			t.Errorf("serve did not shut down")
 		}
 		serveContext = old
@@ -177,7 +178,7 @@ func TestBrowserHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		var path string
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := testdeadline.Deadline(t)
 		for time.Now().Before(deadline) {
 			path = eval[string](t, ctx, `location.pathname`)
 			if path == tc.want {

@@ -22,6 +22,7 @@ import (
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -237,7 +238,7 @@ func TestBatchesFromKgo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cl.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := testdeadline.From(t, context.Background())
 			defer cancel()
 			var want []string
 			var recs []*kgo.Record

@@ -23,6 +23,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -109,7 +110,7 @@ const topic = "manifester-e2e"
 // lists offsets, describes configs and deletes the topic.
 func runScenario(t *testing.T, seed string) scenario {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	var s scenario
 	admin, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.MaxVersions(specVersions(t)), kgo.RequestTimeoutOverhead(5*time.Second))

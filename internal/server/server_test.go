@@ -15,6 +15,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -250,7 +251,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testdeadline.Remaining(t)):
 		t.Fatal("Serve did not return after cancel")
 	}
 	if _, err := http.Get(base + "/"); err == nil {
