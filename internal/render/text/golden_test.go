@@ -191,3 +191,84 @@ func TestGoldenJSONShape(t *testing.T) {
 		t.Errorf("header node = %v", hdr)
 	}
 }
+
+// syntheticDir holds the goldens of the synthetic specs in testdata/specs,
+// which we wrote ourselves: these keep every description and the schema
+// text, so the about column and the schema block are checked too.
+const syntheticDir = goldenDir + "/synthetic"
+
+// TestGoldenSynthetic renders every API of the synthetic specs at every
+// version, text and JSON, with descriptions and schema, and compares them
+// with testdata/golden/synthetic (-update rewrites them).
+func TestGoldenSynthetic(t *testing.T) {
+	got := map[string][]byte{}
+	for _, dir := range []string{"everytype", "escapes"} {
+		c := loadCodec(t, "../../../testdata/specs/"+dir)
+		for _, api := range c.Reg.APIs {
+			for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+				p, err := page.Build(c, api, v)
+				if err != nil {
+					t.Fatalf("%s v%d: %v", api.Name, v, err)
+				}
+				var txt bytes.Buffer
+				if err := text.Page(&txt, p); err != nil {
+					t.Fatal(err)
+				}
+				js, err := json.MarshalIndent(p, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				base := filepath.Join(api.Name, fmt.Sprintf("v%d", v))
+				got[base+".txt"] = txt.Bytes()
+				got[base+".json"] = append(js, '\n')
+			}
+		}
+	}
+	if *update {
+		if err := os.RemoveAll(syntheticDir); err != nil {
+			t.Fatal(err)
+		}
+		for n, b := range got {
+			p := filepath.Join(syntheticDir, n)
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	n := 0
+	err := filepath.WalkDir(syntheticDir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		rel, _ := filepath.Rel(syntheticDir, p)
+		if _, ok := got[rel]; !ok {
+			t.Errorf("stale synthetic golden %s", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/render/text -update)", err)
+	}
+	for rel, b := range got {
+		want, err := os.ReadFile(filepath.Join(syntheticDir, rel))
+		if err != nil {
+			t.Errorf("%s: %v (run -update)", rel, err)
+			continue
+		}
+		if !bytes.Equal(b, want) {
+			t.Errorf("synthetic/%s is stale (-want +got):\n%s", rel, cmp.Diff(strings.Split(string(want), "\n"), strings.Split(string(b), "\n")))
+		}
+	}
+	if n != len(got) {
+		t.Errorf("%d synthetic goldens on disk, %d rendered", n, len(got))
+	}
+	// The about column and the schema block carry the spec's own text.
+	if b := got[filepath.Join("EveryType", "v2.txt")]; !bytes.Contains(b, []byte("An int8.")) || !bytes.Contains(b, []byte(`"name": "EveryTypeRequest"`)) {
+		t.Errorf("EveryType v2 lacks its descriptions or schema")
+	}
+}
