@@ -47,10 +47,18 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 		t.Skipf("axe-core is not installed (npm ci --prefix tools/axe): %v", err)
 	}
-	ctx := browser(t)
 	base := serveWith(t, "--spec", "4.2="+diffSpecs+"4.2", "--spec", "4.3="+spec43)
-	watch(t, ctx, base)
 	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) { axePages(t, base, scheme, string(axe)) })
+	}
+}
+
+// axePages runs axe on every page of a11yPages in one colour scheme, in a
+// browser of its own.
+func axePages(t *testing.T, base, scheme, axe string) {
+	ctx := browser(t)
+	watch(t, ctx, base)
+	{
 		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
 			t.Fatal(err)
@@ -64,7 +72,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			}
 			// The script goes in through the DevTools protocol, which the
 			// page's Content-Security-Policy does not govern.
-			eval[chromedp.Void](t, ctx, string(axe)+"; undefined")
+			eval[chromedp.Void](t, ctx, axe+"; undefined")
 			out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}, resultTypes: ["violations"]}).then(r => JSON.stringify(r.violations))`, chromedp.EvalAwaitPromise))
 			if err != nil {
 				t.Fatalf("%s: axe: %v", p, err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,6 +95,64 @@ func TestBrowserReference(t *testing.T) {
 		}
 	})
 
+	// visible reports whether the element's box is inside the window and,
+	// for a tree row, below the sticky byte pane; for a byte cell, inside
+	// the pane's scrolled view.
+	const visible = `((sel) => { const e = document.querySelector(sel); if (!e) return "missing " + sel;
+		const r = e.getBoundingClientRect(), pane = e.closest("section.msg").querySelector(".bytes-pane").getBoundingClientRect();
+		if (r.top < 0 || r.bottom > window.innerHeight) return "outside the window: " + r.top + ".." + r.bottom + " of " + window.innerHeight;
+		if (e.matches("td.b")) { const tools = e.closest(".bytes-pane").querySelector(".tools").getBoundingClientRect();
+			if (r.top < tools.bottom || r.bottom > pane.bottom) return "outside the pane's view"; }
+		else if (r.top < pane.bottom - 1) return "under the byte pane (" + r.top + " < " + pane.bottom + ")";
+		return "ok"; })`
+	t.Run("large message", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/StreamsGroupHeartbeat/"), chromedp.WaitVisible("#request .tools")); err != nil {
+			t.Fatal(err)
+		}
+		// The deepest leaf of the request, far below its bytes.
+		last := eval[string](t, ctx, `(() => { const rows = Array.from(document.querySelectorAll("#request table.tree tr.leaf")); return rows[rows.length - 2].id; })()`)
+		sel := `[id="` + last + `"]`
+		hover(t, ctx, sel+" th a")
+		first := eval[int](t, ctx, `+document.querySelector('`+sel+`').dataset.o`)
+		cell := `#request td.b[data-o="` + itoa(first) + `"]`
+		if got := eval[string](t, ctx, visible+`('`+cell+`')`); got != "ok" {
+			t.Errorf("hovering %s: its first byte is %s", last, got)
+		}
+		if got := eval[string](t, ctx, `(() => { const o = document.querySelector("#request output.sel"); const r = o.getBoundingClientRect();
+			return r.top >= 0 && r.bottom <= window.innerHeight ? o.textContent : "status line off-screen"; })()`); !strings.HasPrefix(got, last[len("request:"):]) {
+			t.Errorf("status line while hovering %s: %q", last, got)
+		}
+		screenshot(t, ctx, "large-hover.png")
+		// A fragment link pins the row: row and bytes both in view.
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/releases/"), chromedp.Navigate(base+"/apis/StreamsGroupHeartbeat/#"+last),
+			chromedp.WaitVisible("#request .tools")); err != nil {
+			t.Fatal(err)
+		}
+		waitJS(t, ctx, `document.querySelector('`+sel+`').classList.contains("sel")`)
+		for _, q := range []string{sel, cell} {
+			if got := eval[string](t, ctx, visible+`('`+q+`')`); got != "ok" {
+				t.Errorf("after opening #%s: %s is %s", last, q, got)
+			}
+		}
+	})
+
+	t.Run("copy fallback", func(t *testing.T) {
+		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/"), chromedp.WaitVisible("#request .tools")); err != nil {
+			t.Fatal(err)
+		}
+		eval[chromedp.Void](t, ctx, `Object.defineProperty(navigator, "clipboard", {value: undefined, configurable: true}); undefined`)
+		if err := chromedp.Do(ctx, chromedp.Click(`#request button[data-copy=frame]`)); err != nil {
+			t.Fatal(err)
+		}
+		got := eval[[]string](t, ctx, `(() => { const a = document.querySelector("#request textarea.copy-fallback");
+			if (!a) return ["no field"]; return [a.value, String(document.activeElement === a), String(a.selectionEnd - a.selectionStart),
+			document.querySelector("#request output.sel").textContent]; })()`)
+		hex := eval[string](t, ctx, `document.querySelector("#request").dataset.hex`)
+		if len(got) != 4 || got[0] != hex || got[1] != "true" || got[2] != itoa(len(hex)) || !strings.Contains(got[3], "selected") {
+			t.Errorf("copy without a clipboard: %q, want the frame's hex selected in a focused field and a note", got)
+		}
+	})
+
 	t.Run("redirects", func(t *testing.T) {
 		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 		for from, to := range map[string]string{"/apis/33/": "/apis/AlterConfigs/", "/apis/alterconfigs/v1/": "/apis/AlterConfigs/v1/",
@@ -119,6 +178,8 @@ func TestBrowserReference(t *testing.T) {
 		}
 	})
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }
 
 // waitJS waits until a script expression is true, for as long as the
 // browser context allows (its deadline comes from the test's).
