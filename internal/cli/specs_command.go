@@ -59,7 +59,15 @@ func runSpecs(env *Env, args []string) error {
 	} else {
 		env0 := env.Getenv("MANIFESTER_SPEC")
 		if env0 != "" {
-			rows = append(rows, row{where: "$MANIFESTER_SPEC", path: env0, full: env0, used: "*"})
+			label, p, ok := strings.Cut(env0, "=")
+			if !ok {
+				label, p = "", env0
+			}
+			full, err := resolveVersions(env, p)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, row{label: label, where: "$MANIFESTER_SPEC", path: p, full: full, used: "*"})
 		}
 		all := finder(env).All()
 		best, _ := specfind.Newest(all)
