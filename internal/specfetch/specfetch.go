@@ -196,6 +196,7 @@ func (f *Fetcher) Fetch(ctx context.Context, version string) (*Result, error) {
 		for _, p := range done {
 			os.Remove(p.tmp)
 		}
+		os.Remove(dir) // only when empty: a failed first fetch leaves no folder
 	}
 	for _, art := range append([]string{ClientsArtifact}, ModuleArtifacts...) {
 		p, err := f.fetchJar(ctx, repo, dir, art, version)

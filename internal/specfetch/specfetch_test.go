@@ -148,9 +148,12 @@ func TestFetchErrors(t *testing.T) {
 	f := &Fetcher{Repo: srv.URL, Dir: cache}
 	ctx := context.Background()
 
-	// An unknown release.
+	// An unknown release, and no folder left for it.
 	if _, err := f.Fetch(ctx, "4.4.0"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "kafka-clients-4.4.0.jar") {
 		t.Errorf("unknown release: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(cache, "4.4.0")); !os.IsNotExist(err) {
+		t.Errorf("a failed fetch left %s: %v", filepath.Join(cache, "4.4.0"), err)
 	}
 	// Versions that are not versions never reach the network.
 	n := len(asked())
