@@ -66,7 +66,7 @@ var errSilentFailure = errors.New("")
 // Main runs the command line and returns the exit status.
 func Main(env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printHelp(env.Stdout)
+		printHelp(env.Stdout, env)
 		if len(args) == 0 {
 			return ExitUsage
 		}
@@ -94,7 +94,7 @@ func Main(env *Env, args []string) int {
 	return ExitUsage
 }
 
-func printHelp(w io.Writer) {
+func printHelp(w io.Writer, env *Env) {
 	fmt.Fprintln(w, "manifester shows what every Kafka API puts on the wire, to the byte.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: manifester COMMAND [flags] [args]")
@@ -123,6 +123,7 @@ func printHelp(w io.Writer) {
 	for i, p := range specfind.Places {
 		fmt.Fprintf(w, "  %d. %s\n", i+1, p)
 	}
+	fmt.Fprintf(w, "Used now without --spec: %s.\n", specsInUse(env))
 	fmt.Fprintln(w, "`manifester specs` lists what is found; `manifester specs fetch 4.3.0` downloads a release.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 success; 1 input that did not decode or round-trip, or a failed")

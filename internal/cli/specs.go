@@ -75,6 +75,18 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	return out, nil
 }
 
+// specsInUse says which specs a command run without --spec would use.
+func specsInUse(env *Env) string {
+	if p := env.Getenv("MANIFESTER_SPEC"); p != "" {
+		return "$MANIFESTER_SPEC (" + p + ")"
+	}
+	found, ok := specfind.Newest(finder(env).All())
+	if !ok {
+		return "none found"
+	}
+	return fmt.Sprintf("Kafka %s from %s (%s)", found.Version, found.Where, found.Display())
+}
+
 // errNoSpecs says, in three lines, where specs can come from.
 var errNoSpecs = usagef("no Kafka specs found: give --spec PATH (a spec folder, Kafka source checkout, Kafka download or jar) or set $MANIFESTER_SPEC;\n" +
 	"searched $KAFKA_HOME/libs, the Maven and Gradle caches, /opt/kafka/libs, Homebrew's Kafka and manifester's cache (see manifester --help);\n" +

@@ -73,6 +73,9 @@ func TestSpecsFetchThenShow(t *testing.T) {
 		t.Error(err)
 	}
 
+	if _, help, _ := m.run(t, "--help"); !strings.Contains(help, "Used now without --spec: Kafka 4.3.0 from manifester's cache ("+cache+").\n") {
+		t.Errorf("--help does not say which specs are used:\n%s", help)
+	}
 	code, got, errs := m.run(t, "show", "AlterConfigs")
 	if code != ExitOK {
 		t.Fatalf("show without --spec: exit %d: %s", code, errs)
@@ -161,6 +164,9 @@ func TestNoSpecsFound(t *testing.T) {
 		if !strings.Contains(errs, w) {
 			t.Errorf("the error lacks %q:\n%s", w, errs)
 		}
+	}
+	if _, help, _ := m.run(t, "--help"); !strings.Contains(help, "Used now without --spec: none found.\n") {
+		t.Errorf("--help on an empty machine:\n%s", help)
 	}
 	code, out, _ = m.run(t, "specs")
 	if code != ExitOK || !strings.HasPrefix(out, "No spec sources found.\n") || !strings.Contains(out, "specs fetch") {
