@@ -22,7 +22,7 @@ func (s *specFlags) Set(v string) error { *s = append(*s, v); return nil }
 // Release is one loaded spec source.
 type Release struct {
 	Label string
-	Path  string
+	Path  string // what was loaded: a release number is resolved to where it was found
 	Reg   *schema.Registry
 	Codec *codec.Codec
 }

@@ -29,6 +29,11 @@ const maxSpecFile = 4 << 20
 // jar; a Kafka release has about 200.
 const maxSpecFiles = 10000
 
+// maxFolderBytes bounds the bytes read from one folder or jar, so that a
+// crafted jar of many highly compressed entries cannot make the reader
+// inflate far more than a release holds (about 1.5 MiB).
+const maxFolderBytes = 64 << 20
+
 // RecordModules are the Kafka modules whose jars (kafka-MODULE-VERSION.jar)
 // and source folders carry record schemas: the versioned keys and values of
 // the internal topics, KRaft's metadata records and a few data files.
@@ -522,12 +527,17 @@ func readDir(fsys fs.FS, prefix string) ([]*File, error) {
 	sort.Strings(names)
 	var files []*File
 	var errs ErrorList
+	total := 0
 	for _, name := range names {
 		fname := prefix + path.Base(name)
 		b, err := readLimited(fsys, name)
 		if err != nil {
 			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
 			continue
+		}
+		if total += len(b); total > maxFolderBytes {
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)})
+			break
 		}
 		f, err := Parse(fname, b)
 		if err != nil {

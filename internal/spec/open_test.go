@@ -3,6 +3,7 @@ package spec
 import (
 	"archive/zip"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -327,5 +328,47 @@ func TestParseJarName(t *testing.T) {
 	got := []string{rs[0].Module, rs[1].Module, rs[2].Module}
 	if strings.Join(got, " ") != "group-coordinator metadata zz" {
 		t.Errorf("sorted %v", got)
+	}
+}
+
+// TestOpenJarBombBudget: a jar of entries that inflate to the per-file
+// limit stops at the per-folder budget with an error naming the file,
+// instead of inflating everything.
+func TestOpenJarBombBudget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.zip")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	body := append([]byte(`{"name": "X", "type": "data"`), []byte(strings.Repeat(" ", maxSpecFile-40)+"}")...)
+	n := maxFolderBytes/len(body) + 2
+	for i := 0; i < n; i++ {
+		w, err := zw.Create(fmt.Sprintf("A%04d.json", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	zw.Close()
+	out.Close()
+	if st, _ := os.Stat(p); st.Size() > 1<<20 {
+		t.Fatalf("the bomb is %d bytes, not small", st.Size())
+	}
+	src, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	files, err := src.ReadAll()
+	var l ErrorList
+	if !errors.As(err, &l) || !strings.Contains(l[len(l)-1].Error(), "more than") {
+		t.Fatalf("err = %v", err)
+	}
+	if want := fmt.Sprintf("A%04d.json", maxFolderBytes/len(body)); l[len(l)-1].Pos.File != want {
+		t.Errorf("the budget error names %s, want %s", l[len(l)-1].Pos.File, want)
+	}
+	if len(files) > maxFolderBytes/len(body) {
+		t.Errorf("%d files parsed", len(files))
 	}
 }
