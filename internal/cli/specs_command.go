@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -157,7 +158,9 @@ func runSpecsFetch(env *Env, args []string) error {
 	if err != nil {
 		return failure{fmt.Errorf("no cache folder to store the specs in: %w", err)}
 	}
-	f := &specfetch.Fetcher{Repo: *repo, Dir: dir}
+	f := &specfetch.Fetcher{Repo: *repo, Dir: dir, Verified: func(j specfetch.Jar) {
+		fmt.Fprintf(env.Stdout, "%-44s %10d bytes  %s verified\n", filepath.Base(j.Path), j.Size, strings.Join(j.Verified, ", "))
+	}}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	version := ""
@@ -179,11 +182,6 @@ func runSpecsFetch(env *Env, args []string) error {
 		}
 		return failure{err}
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	for _, j := range res.Jars {
-		fmt.Fprintf(tw, "%s-%s.jar\t%d bytes\t%s verified\n", j.Artifact, res.Version, j.Size, strings.Join(j.Verified, ", "))
-	}
-	tw.Flush()
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(env.Stdout, "not published for %s (no record schemas from them): %s\n", res.Version, strings.Join(res.Missing, ", "))
 	}

@@ -70,6 +70,10 @@ type Fetcher struct {
 	// Timeout bounds each download (connection, headers and body); 5
 	// minutes when 0.
 	Timeout time.Duration
+	// Verified, when set, is called after each jar was downloaded and
+	// verified, before anything is stored (a later failure still stores
+	// nothing).
+	Verified func(Jar)
 }
 
 // Jar is one verified, stored jar.
@@ -214,6 +218,9 @@ func (f *Fetcher) Fetch(ctx context.Context, version string) (*Result, error) {
 				cleanup()
 				return nil, fmt.Errorf("specfetch: %s-%s.jar: %w", art, version, err)
 			}
+		}
+		if f.Verified != nil {
+			f.Verified(p.jar)
 		}
 	}
 	for i, p := range done {

@@ -68,10 +68,14 @@ func TestFetch(t *testing.T) {
 	os.RemoveAll(filepath.Join(repo, "org", "apache", "kafka", "kafka-share-coordinator"))
 	srv, _ := serve(t, repo)
 	cache := t.TempDir()
-	f := &Fetcher{Repo: srv.URL + "/", Dir: cache}
+	var reported []string
+	f := &Fetcher{Repo: srv.URL + "/", Dir: cache, Verified: func(j Jar) { reported = append(reported, j.Artifact) }}
 	res, err := f.Fetch(context.Background(), "4.3.0")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(reported) != len(res.Jars) || reported[0] != "kafka-clients" {
+		t.Errorf("reported %v", reported)
 	}
 	if res.Dir != filepath.Join(cache, "4.3.0") || len(res.Jars) != 7 || res.Jars[0].Artifact != "kafka-clients" {
 		t.Fatalf("result %+v", res)
