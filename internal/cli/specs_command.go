@@ -130,13 +130,11 @@ func describe(p string) (label, apis, records string, err error) {
 	records = "none"
 	if len(src.Records) > 0 {
 		files := 0
-		var mods []string
 		for _, r := range src.Records {
 			names, _ := fs.Glob(r.FS, "*.json")
 			files += len(names)
-			mods = append(mods, r.Module)
 		}
-		records = fmt.Sprintf("%d files (%s)", files, strings.Join(mods, ", "))
+		records = fmt.Sprintf("%d files, %d modules", files, len(src.Records))
 	}
 	return reg.Label, fmt.Sprint(n), records, nil
 }
