@@ -372,3 +372,41 @@ func TestOpenJarBombBudget(t *testing.T) {
 		t.Errorf("%d files parsed", len(files))
 	}
 }
+
+// FuzzOpenJar opens arbitrary bytes as a clients jar and as a module jar:
+// an error or a source, never a panic.
+func FuzzOpenJar(f *testing.F) {
+	dir := f.TempDir()
+	seed := func(entries map[string]string) {
+		p := filepath.Join(dir, "seed.zip")
+		out, _ := os.Create(p)
+		zw := zip.NewWriter(out)
+		for n, body := range entries {
+			w, _ := zw.Create(n)
+			w.Write([]byte(body))
+		}
+		zw.Close()
+		out.Close()
+		b, _ := os.ReadFile(p)
+		f.Add(b)
+	}
+	seed(map[string]string{"common/message/RequestHeader.json": `{"name": "RequestHeader", "type": "header", "validVersions": "0-2", "flexibleVersions": "2+", "fields": []}`})
+	seed(map[string]string{"common/metadata/ThingRecord.json": `{"name": "ThingRecord", "type": "metadata", "apiKey": 0, "validVersions": "0", "flexibleVersions": "0+", "fields": []}`})
+	f.Add([]byte("PK\x03\x04 not really"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := t.TempDir()
+		for _, name := range []string{"kafka-clients-1.0.0.jar", "kafka-metadata-1.0.0.jar"} {
+			p := filepath.Join(d, name)
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			src, err := Open(p)
+			if err != nil {
+				continue
+			}
+			src.ReadAll()
+			src.ReadRecords()
+			src.Close()
+		}
+	})
+}
