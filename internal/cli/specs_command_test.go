@@ -49,6 +49,7 @@ func mavenRepo(t *testing.T) (url string, jars map[string]string) {
 	t.Helper()
 	dir := t.TempDir()
 	jars = fakemaven.Repo(t, dir, "4.3.0", sharedSpecRoot+"4.3", sharedRecordsRoot+"4.3")
+	fakemaven.WriteMetadata(t, dir, "4.3.0")
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(srv.Close)
 	return srv.URL, jars
@@ -121,6 +122,10 @@ func TestSpecsFetchMirrorFromEnv(t *testing.T) {
 	m.vars["MANIFESTER_MAVEN_REPO"] = url
 	if code, _, errs := m.run(t, "specs", "fetch", "4.3.0"); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
+	}
+	// Without VERSION, the repository's latest release.
+	if code, out, errs := m.run(t, "specs", "fetch"); code != ExitOK || !strings.HasPrefix(out, "latest release: 4.3.0\n") {
+		t.Errorf("fetch without VERSION: exit %d: %s%s", code, out, errs)
 	}
 	// No such release in the mirror: exit 1.
 	if code, _, errs := m.run(t, "specs", "fetch", "4.2.0"); code != ExitFailure || !strings.Contains(errs, "kafka-clients-4.2.0.jar") {

@@ -110,3 +110,27 @@ func WriteChecksums(t testing.TB, p string) {
 		}
 	}
 }
+
+// WriteMetadata writes the maven-metadata.xml of kafka-clients under the
+// repository folder dir, naming release as the latest release.
+func WriteMetadata(t testing.TB, dir, release string) {
+	t.Helper()
+	p := filepath.Join(dir, "org", "apache", "kafka", "kafka-clients", "maven-metadata.xml")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	xml := `<?xml version="1.0" encoding="UTF-8"?>
+<metadata>
+  <groupId>org.apache.kafka</groupId>
+  <artifactId>kafka-clients</artifactId>
+  <versioning>
+    <latest>` + release + `</latest>
+    <release>` + release + `</release>
+    <versions><version>` + release + `</version></versions>
+  </versioning>
+</metadata>
+`
+	if err := os.WriteFile(p, []byte(xml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
