@@ -104,3 +104,14 @@ func SpecPath(release string) string {
 	}
 	return filepath.Join(d, "kafka-spec", release)
 }
+
+// Join returns elem joined under the shared folder without a testing.TB,
+// for package-level variables (see [SpecPath]); tests using it call [Dir]
+// first so that they skip with the one message when the folder is absent.
+func Join(elem ...string) string {
+	d, err := find()
+	if err != nil {
+		d = filepath.Join("..", Name)
+	}
+	return filepath.Join(append([]string{d}, elem...)...)
+}
