@@ -38,11 +38,11 @@ func TestBuildHelperProcess(t *testing.T) {
 // the same time, in two processes with GOMAXPROCS 1 and 4 (so the page
 // workers interleave differently and the machine is busy), and checks that
 // the two directories hold the same files with the same bytes. With
-// -short only 4.3 is built.
+// -short or -race only 4.3 is built.
 func TestSiteBuildDeterministic(t *testing.T) {
 	testshared.Dir(t)
 	specs := allSpecFlags()
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		specs = []string{"--spec", spec43}
 	}
 	ctx := testdeadline.Context(t)
