@@ -77,7 +77,13 @@ type Frame struct {
 	ClientID      []byte // request header v1+; nil with ClientIDNull for null
 	ClientIDNull  bool
 	HeaderTags    []RawTag // unknown tagged fields of the header
-	Body          Value
+	// Header holds the header as a struct value of RequestHeader.json or
+	// ResponseHeader.json at HeaderVersion, when the registry has that
+	// header spec: decoding fills it; encoding writes the fields that have
+	// no field of their own above (a field a new header version adds) from
+	// it, or their defaults when it is empty.
+	Header Value
+	Body   Value
 	// Root is the span tree when decoding with Options.Spans.
 	Root *span.Node
 	// Size is the number of bytes of the frame, size prefix included.
