@@ -20,6 +20,7 @@ import (
 	"fmt"
 
 	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -35,6 +36,12 @@ type Codec struct {
 	// Annotate, when set, is called for every integer leaf of a message
 	// body, to add a note (an error-code name, a date) to the node.
 	Annotate func(f *schema.Field, n *span.Node)
+	// RecordsTopic, when set, reads every records field as the records of
+	// this internal topic (see [Codec.SetRecordSchemas]), whatever topic
+	// the frame names.
+	RecordsTopic string
+	// recs are the record schemas of the internal topics, when loaded.
+	recs *recschema.Set
 }
 
 // New resolves the plans of every message of reg.
