@@ -78,8 +78,10 @@ type blobReader struct {
 // length as a leaf, and a reader over its data.
 func (d *decoder) newBlobReader(n *span.Node, what string) *blobReader {
 	dataOff := n.Off + n.Len - len(n.Bytes)
-	ln := d.b.New(n, "length", "varint", n.Off, span.CatRecord)
-	ln.Val, ln.Int, ln.Len, ln.About = span.ValInt, n.Prefix, dataOff-n.Off, "bytes of the "+what+" that follow"
+	if dataOff > n.Off {
+		ln := d.b.New(n, "length", "varint", n.Off, span.CatRecord)
+		ln.Val, ln.Int, ln.Len, ln.About = span.ValInt, n.Prefix, dataOff-n.Off, "bytes of the "+what+" that follow"
+	}
 	return &blobReader{Reader: wire.Reader{B: n.Bytes}, base: dataOff}
 }
 
@@ -102,39 +104,90 @@ func (d *decoder) rest(n *span.Node, r *blobReader, why string) {
 	}
 }
 
+// RecordPart decodes data as the key (key set) or the value of one record
+// of mod's internal topic, with its framing, as a records field shows it
+// (without the varint length): the record type and key message of a
+// coordinator key; the version and value message of a coordinator value of
+// record type typ; the frame version, api key, version and record of a
+// metadata value. The body's fields get category cat; opts.Sample words
+// array counts as a page of smallest instances does. Problems are flagged on the returned node, whose leaves
+// tile data; offsets count from data's first byte.
+func (c *Codec) RecordPart(mod *recschema.Module, key bool, typ int16, data []byte, cat span.Category, opts Options) *span.Node {
+	opts.Spans = true
+	d := c.newDecoder(nil, opts, cat)
+	name := "value"
+	if key {
+		name = "key"
+	}
+	n := d.b.New(nil, name, "bytes", 0, span.CatRecord)
+	n.Val, n.Bytes, n.Len = span.ValBytes, data, len(data)
+	switch {
+	case hasMetadata(mod):
+		d.metadataRecord(mod, n)
+	case key:
+		d.coordinatorKey(mod, n)
+	default:
+		d.coordinatorValue(mod, typ, n)
+	}
+	return n
+}
+
+func hasMetadata(mod *recschema.Module) bool {
+	for _, m := range mod.Reg.Messages {
+		if m.Type == schema.TypeMetadata {
+			return true
+		}
+	}
+	return false
+}
+
 func (d *decoder) coordinatorRecord(mod *recschema.Module, key, value *span.Node) {
+	typ, ok := d.coordinatorKey(mod, key)
+	if !ok {
+		return
+	}
+	if value.Null {
+		value.Note = "tombstone"
+		return
+	}
+	d.coordinatorValue(mod, typ, value)
+}
+
+// coordinatorKey decodes a coordinator record's key and returns its type.
+func (d *decoder) coordinatorKey(mod *recschema.Module, key *span.Node) (int16, bool) {
 	if key.Null {
 		key.Flag = "a coordinator record needs a key"
-		return
+		return 0, false
 	}
 	kr := d.newBlobReader(key, "key")
 	off := kr.Off
 	typ, err := kr.Int16()
 	if err != nil {
 		d.rest(key, kr, "too short for the int16 record type")
-		return
+		return 0, false
 	}
 	km, ok := mod.Key(typ)
 	tn := d.recLeaf(key, kr, "type", "int16", off, int64(typ), "record type: the apiKey of the key and value schemas")
 	if !ok {
 		tn.Note = "unknown"
 		d.rest(key, kr, fmt.Sprintf("record type %d is not defined in %s", typ, mod.Name))
-		return
+		return 0, false
 	}
 	tn.Note = km.Name
 	key.Type = km.Name
 	d.recordBody(key, kr, km, 0)
-	if value.Null {
-		value.Note = "tombstone"
-		return
-	}
+	return typ, true
+}
+
+// coordinatorValue decodes the value of a coordinator record of type typ.
+func (d *decoder) coordinatorValue(mod *recschema.Module, typ int16, value *span.Node) {
 	vm, ok := mod.Value(typ)
 	vr := d.newBlobReader(value, "value")
 	if !ok {
 		d.rest(value, vr, fmt.Sprintf("record type %d has no value schema in %s", typ, mod.Name))
 		return
 	}
-	off = vr.Off
+	off := vr.Off
 	ver, err := vr.Int16()
 	if err != nil {
 		d.rest(value, vr, "too short for the int16 value version")
