@@ -35,6 +35,7 @@ func runServe(env *Env, args []string) error {
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
+	recs := addRecordsFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func runServe(env *Env, args []string) error {
 		return failure{fmt.Errorf("listening: %w", err)}
 	}
 	defer ln.Close()
-	s, err := buildSite(env, specs)
+	s, err := buildSiteWith(env, specs, *recs)
 	if err != nil {
 		return err
 	}
