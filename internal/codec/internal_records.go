@@ -212,6 +212,7 @@ func (d *decoder) metadataRecord(mod *recschema.Module, value *span.Node) {
 	}
 	r := d.newBlobReader(value, "value")
 	var vals [3]uint32
+	var keyNode *span.Node
 	names := [3]string{"frame_version", "api_key", "version"}
 	abouts := [3]string{"record frame version, always 1", "metadata record type", "version of the record's schema"}
 	for i := range vals {
@@ -222,7 +223,9 @@ func (d *decoder) metadataRecord(mod *recschema.Module, value *span.Node) {
 			return
 		}
 		vals[i] = v
-		d.recLeaf(value, r, names[i], "uvarint", off, int64(v), abouts[i])
+		if n := d.recLeaf(value, r, names[i], "uvarint", off, int64(v), abouts[i]); i == 1 {
+			keyNode = n
+		}
 		if i == 0 && v != metadataFrameVersion {
 			d.rest(value, r, "frame version "+strconv.Itoa(int(v))+" is not 1")
 			return
@@ -234,11 +237,11 @@ func (d *decoder) metadataRecord(mod *recschema.Module, value *span.Node) {
 	}
 	m, ok := mod.Metadata(int16(vals[1]))
 	if !ok {
-		value.Kids[2].Note = "unknown"
+		keyNode.Note = "unknown"
 		d.rest(value, r, fmt.Sprintf("metadata record type %d is not defined in %s", vals[1], mod.Name))
 		return
 	}
-	value.Kids[2].Note = m.Name
+	keyNode.Note = m.Name
 	value.Type = m.Name
 	if !m.Valid.Contains(int16(vals[2])) {
 		d.rest(value, r, fmt.Sprintf("%s has no version %d (valid versions %s)", m.Name, vals[2], m.Valid))
@@ -296,10 +299,12 @@ func (d *decoder) recordBody(n *span.Node, r *blobReader, m *schema.Message, v i
 func dropEmptyErrors(n *span.Node) {
 	kids := n.Kids[:0]
 	for _, k := range n.Kids {
-		if k.IsLeaf() && k.Len == 0 && k.Err != nil {
+		hadKids := len(k.Kids) > 0
+		dropEmptyErrors(k)
+		// A failed leaf that read nothing, or a group left empty by that.
+		if k.IsLeaf() && k.Len == 0 && (k.Err != nil || hadKids) {
 			continue
 		}
-		dropEmptyErrors(k)
 		kids = append(kids, k)
 	}
 	n.Kids = kids

@@ -77,6 +77,12 @@ func TestEveryRecordTypeAndVersion(t *testing.T) {
 				for _, k := range p.Tree.Children {
 					first = append(first, k.Name)
 				}
+				if p.Type == "metadata" && p.Tree.Children[1].Value != "= "+strconv.Itoa(int(r.Msg.APIKey))+" ("+r.Msg.Name+")" {
+					t.Errorf("%s %s v%d: api_key %s", rel, r.Msg.Name, v, p.Tree.Children[1].Value)
+				}
+				if p.Type == "coordinator-key" && p.Tree.Children[0].Value != "= "+strconv.Itoa(int(r.Msg.APIKey))+" ("+r.Msg.Name+")" {
+					t.Errorf("%s %s v%d: type %s", rel, r.Msg.Name, v, p.Tree.Children[0].Value)
+				}
 				want := map[string]string{"coordinator-key": "type " + r.Msg.Name, "coordinator-value": "version " + r.Msg.Name,
 					"metadata": "frame_version api_key version " + r.Msg.Name}[p.Type]
 				if want != "" && strings.Join(first, " ") != want {
