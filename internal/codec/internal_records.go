@@ -52,18 +52,78 @@ func (d *decoder) recordContents() records.Contents {
 	switch kind {
 	case recschema.KindCoordinator:
 		return func(key, value *span.Node, control bool) {
-			if !control {
+			if control {
+				d.controlRecord(key, value)
+			} else {
 				d.coordinatorRecord(mod, key, value)
 			}
 		}
 	case recschema.KindMetadata:
 		return func(key, value *span.Node, control bool) {
-			if !control {
+			if control {
+				d.controlRecord(key, value)
+			} else {
 				d.metadataRecord(mod, value)
 			}
 		}
 	}
 	return nil
+}
+
+// controlTypes names the message of a control record's value by its type
+// (Kafka's ControlRecordType): transaction markers, and KRaft's records.
+var controlTypes = map[int16]string{
+	0: "EndTxnMarker", 1: "EndTxnMarker", 2: "LeaderChangeMessage", 3: "SnapshotHeaderRecord",
+	4: "SnapshotFooterRecord", 5: "KRaftVersionRecord", 6: "VotersRecord",
+}
+
+var controlNames = map[int16]string{0: "ABORT", 1: "COMMIT", 2: "LEADER_CHANGE", 3: "SNAPSHOT_HEADER",
+	4: "SNAPSHOT_FOOTER", 5: "KRAFT_VERSION", 6: "KRAFT_VOTERS"}
+
+// controlRecord decodes a control record of an internal topic: the key is
+// an int16 version then ControlRecordTypeSchema (an int16 type); the value
+// an int16 version then the message of that type, from the message specs.
+func (d *decoder) controlRecord(key, value *span.Node) {
+	ks, ok := d.c.Reg.Message("ControlRecordTypeSchema")
+	if !ok || key.Null {
+		return
+	}
+	kr := d.newBlobReader(key, "key")
+	off := kr.Off
+	ver, err := kr.Int16()
+	if err != nil {
+		d.rest(key, kr, "too short for the int16 control key version")
+		return
+	}
+	d.recLeaf(key, kr, "version", "int16", off, int64(ver), "version of the control record key")
+	if !ks.Valid.Contains(ver) || kr.Remaining() < 2 {
+		d.rest(key, kr, fmt.Sprintf("not a ControlRecordTypeSchema v%d", ver))
+		return
+	}
+	typ := int16(uint16(kr.B[kr.Off])<<8 | uint16(kr.B[kr.Off+1]))
+	key.Type = ks.Name
+	d.recordBody(key, kr, ks, ver)
+	if name, ok := controlNames[typ]; ok {
+		key.Note = name
+	}
+	vm, ok := d.c.Reg.Message(controlTypes[typ])
+	if !ok || value.Null {
+		return
+	}
+	vr := d.newBlobReader(value, "value")
+	off = vr.Off
+	vv, err := vr.Int16()
+	if err != nil {
+		d.rest(value, vr, "too short for the int16 control value version")
+		return
+	}
+	d.recLeaf(value, vr, "version", "int16", off, int64(vv), "version of the control record value")
+	value.Type = vm.Name
+	if !vm.Valid.Contains(vv) {
+		d.rest(value, vr, fmt.Sprintf("%s has no version %d (valid versions %s)", vm.Name, vv, vm.Valid))
+		return
+	}
+	d.recordBody(value, vr, vm, vv)
 }
 
 // blobReader reads the data of a key or value node; base is the offset

@@ -37,7 +37,10 @@ func recordsCodec(t testing.TB) *codec.Codec {
 // kmsgBatch builds a RecordBatch v2 of the given key/value pairs (nil is
 // null) with kmsg's Record and RecordBatch types; lengths and the CRC are
 // computed here.
-func kmsgBatch(kvs ...[]byte) []byte {
+func kmsgBatch(kvs ...[]byte) []byte { return kmsgBatchAttrs(0, kvs...) }
+
+// kmsgBatchAttrs is kmsgBatch with batch attributes (0x20: control).
+func kmsgBatchAttrs(attrs int16, kvs ...[]byte) []byte {
 	var area []byte
 	for i := 0; i+1 < len(kvs); i += 2 {
 		r := kmsg.Record{OffsetDelta: int32(i / 2), Key: kvs[i], Value: kvs[i+1]}
@@ -45,7 +48,7 @@ func kmsgBatch(kvs ...[]byte) []byte {
 		r.Length = int32(len(enc) - 1)
 		area = r.AppendTo(area)
 	}
-	kb := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: int32(len(kvs)/2 - 1), ProducerID: -1, ProducerEpoch: -1,
+	kb := kmsg.RecordBatch{Magic: 2, Attributes: attrs, LastOffsetDelta: int32(len(kvs)/2 - 1), ProducerID: -1, ProducerEpoch: -1,
 		FirstSequence: -1, NumRecords: int32(len(kvs) / 2), Records: area}
 	raw := kb.AppendTo(nil)
 	kb.Length = int32(len(raw) - 12)
@@ -336,4 +339,39 @@ func FuzzInternalRecords(f *testing.F) {
 			t.Fatalf("tree does not tile:\n%s", strings.Join(probs, "\n"))
 		}
 	})
+}
+
+// TestControlRecords: the control batches of internal topics (a commit
+// marker in __consumer_offsets, a KRaft version record in
+// __cluster_metadata) read as their control record types, with kmsg's
+// ControlRecordKey and EndTxnMarker writing the bytes.
+func TestControlRecords(t *testing.T) {
+	c := recordsCodec(t)
+	commit := (&kmsg.ControlRecordKey{Version: 0, Type: kmsg.ControlRecordKeyTypeCommit}).AppendTo(nil)
+	marker := (&kmsg.EndTxnMarker{Version: 0, CoordinatorEpoch: 12}).AppendTo(nil)
+	kraftKey := (&kmsg.ControlRecordKey{Version: 0, Type: 5}).AppendTo(nil)
+	kraftVal := []byte{0, 0, 0, 0, 0, 1, 0} // value v0 (flexible): Version 0, KRaftVersion 1, no tags
+	for _, tc := range []struct {
+		topic      string
+		key, value []byte
+		want       string
+	}{
+		{"__consumer_offsets", commit, marker, "CoordinatorEpoch= 12"},
+		{"__cluster_metadata", kraftKey, kraftVal, "Version= 0 KRaftVersion= 1 tagged_fields= 0"},
+	} {
+		frame := fetchFrame(tc.topic, kmsgBatchAttrs(0x20, tc.key, tc.value))
+		api, _ := c.Reg.API(1)
+		f, err := c.DecodeResponse(frame, api, 12, codec.Options{Spans: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFrameTree(t, f, len(frame), schema.TypeResponse)
+		keys, vals := recordNodes(f.Root)
+		if keys[0].Type != "ControlRecordTypeSchema" || !strings.Contains(fieldsOf(keys[0].Kids[2]), "Type= ") {
+			t.Errorf("%s: control key %s", tc.topic, keys[0].Type)
+		}
+		if got := fieldsOf(vals[0].Kids[2]); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: control value %s: %s", tc.topic, vals[0].Type, got)
+		}
+	}
 }
