@@ -375,3 +375,37 @@ func TestControlRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestShareGroupStateRecords hand-builds a __share_group_state record (no
+// peer writes them) and checks it field by field: a ShareUpdateKey (record
+// type 1: a classic string, a uuid, an int32) and a flexible
+// ShareUpdateValue v0 with one state batch and its tagged field.
+func TestShareGroupStateRecords(t *testing.T) {
+	c := recordsCodec(t)
+	id := etUUID
+	key := append(append([]byte{0, 1, 0, 1, 'g'}, id...), 0, 0, 0, 5)
+	val := etHex(t, "00 00 | 00 00 00 01 | 00 00 00 02 | 00 00 00 00 00 00 00 10"+ // v0, SnapshotEpoch 1, LeaderEpoch 2, StartOffset 16
+		"| 02 | 00 00 00 00 00 00 00 10 | 00 00 00 00 00 00 00 13 | 01 | 00 02 | 00"+ // one batch: 16-19, state 1, count 2, no tags
+		"| 01 | 00 04 00 00 00 09") // one tag: 0 (DeliveryCompleteCount), 4 bytes, 9
+	frame := produceFrame("__share_group_state", kmsgBatch(key, val))
+	f, err := c.DecodeRequest(frame, codec.Options{Spans: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFrameTree(t, f, len(frame), schema.TypeRequest)
+	keys, vals := recordNodes(f.Root)
+	if got := fieldsOf(keys[0].Kids[2]); keys[0].Type != "ShareUpdateKey" || got != `GroupId= "g" (int16 len=1) TopicId= 00112233-4455-6677-8899-aabbccddeeff Partition= 5` {
+		t.Errorf("key %s: %s", keys[0].Type, got)
+	}
+	body := vals[0].Kids[2]
+	if got := fieldsOf(body); vals[0].Type != "ShareUpdateValue" || got != "SnapshotEpoch= 1 LeaderEpoch= 2 StartOffset= 16 StateBatches= 1 element tagged_fields= 1" {
+		t.Errorf("value %s: %s", vals[0].Type, got)
+	}
+	batch := body.Kids[3].Kids[1]
+	if got := fieldsOf(batch); got != "FirstOffset= 16 LastOffset= 19 DeliveryState= 1 DeliveryCount= 2 tagged_fields= 0" {
+		t.Errorf("state batch: %s", got)
+	}
+	if tag := body.Kids[4].Kids[1]; tag.Name != "DeliveryCompleteCount" || !strings.Contains(fieldsOf(tag), "DeliveryCompleteCount= 9") {
+		t.Errorf("tagged field %s: %s", tag.Name, fieldsOf(tag))
+	}
+}
