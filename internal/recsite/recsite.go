@@ -142,7 +142,7 @@ func recordPages(b *site.Builder, c *codec.Codec, r *recschema.Record) error {
 			return err
 		}
 		if i == len(versions)-1 {
-			if err := b.AddDoc(RecordPath(r, -1), r.Msg.Name, body); err != nil {
+			if err := b.AddDoc(RecordPath(r, -1), rv.Title, body); err != nil {
 				return err
 			}
 		}
