@@ -199,7 +199,11 @@ func Load(paths ...string) (*Set, error) {
 
 func (s *Set) loadDir(p string) error {
 	fsys := os.DirFS(p)
-	if ok, err := s.tryModule(filepath.Base(filepath.Clean(p)), fsys); ok || err != nil {
+	name := filepath.Base(filepath.Clean(p))
+	if abs, err := filepath.Abs(p); err == nil {
+		name = filepath.Base(abs) // "." names the current folder
+	}
+	if ok, err := s.tryModule(name, fsys); ok || err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(p)

@@ -1,6 +1,10 @@
 package recschema
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,5 +51,48 @@ func TestLoadReleases(t *testing.T) {
 		if r, ok := s.Lookup("topicrecord"); !ok || r.Module.Name != "metadata" || r.Slug() != "metadata/TopicRecord" {
 			t.Errorf("%s: lookup TopicRecord: %v", rel, r)
 		}
+	}
+}
+
+// TestLoadLayouts: one module folder, a source checkout's module layout,
+// and errors: no schemas, a bad schema named by file:line:col.
+func TestLoadLayouts(t *testing.T) {
+	s, err := Load(recordsRoot + "/4.3/metadata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Modules) != 1 || s.Modules[0].Name != "metadata" || s.Modules[0].Topic != "__cluster_metadata" {
+		t.Errorf("module folder: %+v", s.Modules)
+	}
+	root := t.TempDir()
+	dir := filepath.Join(root, "transaction-coordinator", "src", "main", "resources", "common", "message")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"TransactionLogKey.json", "TransactionLogValue.json"} {
+		b, err := os.ReadFile(filepath.Join(recordsRoot, "4.3", "transaction-coordinator", n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, n), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err = Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, m := s.ForTopic("__transaction_state"); k != KindCoordinator || m == nil || len(m.Reg.Messages) != 2 {
+		t.Errorf("checkout layout: %v %v", k, m)
+	}
+	if _, err := Load(t.TempDir()); !errors.Is(err, ErrNoRecords) {
+		t.Errorf("empty folder: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "group-coordinator")
+	os.MkdirAll(bad, 0o755)
+	os.WriteFile(filepath.Join(bad, "XKey.json"), []byte(`{"type": "coordinator-key", "name": "XKey", "apiKey": 1,
+  "validVersions": "0-1", "flexibleVersions": "none", "fields": []}`), 0o644)
+	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "XKey.json:2:20") || !strings.Contains(err.Error(), "module group-coordinator") {
+		t.Errorf("bad schema: %v", err)
 	}
 }
