@@ -90,7 +90,7 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn *span.Node, skip int) error {
 	saved := d.bodyCat
 	d.bodyCat = span.CatHeader
 	defer func() { d.bodyCat = saved }()
-	f.Header = Value{Kids: make([]Value, len(p.all))}
+	f.Header = Value{Kids: d.values(len(p.all))}
 	for _, fp := range p.defaults {
 		f.Header.Kids[fp.index] = fp.def
 	}
