@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/manifester/manifester/internal/recpage"
@@ -39,15 +41,22 @@ func attachRecords(env *Env, rel *Release, paths recordFlags, topic string) erro
 		if k, _ := recschema.TopicKind(topic); k == recschema.KindNone {
 			return usagef("--records-topic %q is not an internal topic with record schemas (want one of %s)", topic, strings.Join(recschema.Topics(), ", "))
 		}
-		if len(paths) == 0 {
-			return usagef("--records-topic needs the record schemas: give --records DIR (e.g. ../shared/kafka-records/4.3) or set MANIFESTER_RECORDS")
-		}
 	}
+	var set *recschema.Set
+	var err error
 	if len(paths) == 0 {
-		return nil
-	}
-	set, err := recschema.Load(paths...)
-	if err != nil {
+		// A Kafka source checkout given as --spec has its modules' record
+		// schemas beside the clients' message specs.
+		if set, err = checkoutRecords(rel.Path); err != nil {
+			return usageError{err}
+		}
+		if set == nil {
+			if topic != "" {
+				return usagef("--records-topic needs the record schemas: give --records DIR (e.g. ../shared/kafka-records/4.3) or set MANIFESTER_RECORDS")
+			}
+			return nil
+		}
+	} else if set, err = recschema.Load(paths...); err != nil {
 		return usageError{err}
 	}
 	if topic != "" {
@@ -106,4 +115,17 @@ func recordHint(rel *Release, name string, err error) error {
 		}
 	}
 	return err
+}
+
+// checkoutRecords loads the record schemas of a Kafka source checkout at
+// path (one whose clients/src/main/resources/common/message holds the
+// message specs); nil when path is not one.
+func checkoutRecords(path string) (*recschema.Set, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if st, err := os.Stat(filepath.Join(path, "clients", "src", "main", "resources", "common", "message")); err != nil || !st.IsDir() {
+		return nil, nil
+	}
+	return recschema.LoadCheckout(path)
 }

@@ -148,3 +148,32 @@ func TestBuildInternalRecordsPages(t *testing.T) {
 		t.Errorf("records pages without --records")
 	}
 }
+
+// TestCheckoutRecords: a Kafka source checkout given as --spec brings its
+// modules' record schemas without --records.
+func TestCheckoutRecords(t *testing.T) {
+	root := t.TempDir()
+	link := func(target, at string) {
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, at)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(abs, filepath.Join(root, at)); err != nil {
+			t.Skipf("symlinks unavailable: %v", err)
+		}
+	}
+	link(specDir43, "clients/src/main/resources/common/message")
+	link(recordsDir43+"/group-coordinator", "group-coordinator/src/main/resources/common/message")
+	link(recordsDir43+"/metadata", "metadata/src/main/resources/common/metadata")
+	code, out, errs := mainRun(t, nil, "show", "--spec", root, "GroupMetadataKey")
+	if code != cli.ExitOK || !strings.Contains(out, "GroupMetadataKey v0 as a record key") {
+		t.Fatalf("exit %d: %s%s", code, errs, out)
+	}
+	code, out, errs = mainRun(t, nil, "decode", "--spec", root, "--hex", offsetsProduce("__consumer_offsets"))
+	if code != cli.ExitOK || !strings.Contains(out, "OffsetCommitValue") {
+		t.Errorf("decode with the checkout's record schemas: exit %d: %s", code, errs)
+	}
+}

@@ -237,6 +237,30 @@ func (s *Set) tryModule(name string, fsys fs.FS) (bool, error) {
 	return false, nil
 }
 
+// Modules lists the Kafka modules that hold record schemas, sorted.
+var Modules = []string{"group-coordinator", "metadata", "raft", "share-coordinator", "storage", "streams", "transaction-coordinator"}
+
+// LoadCheckout reads the record schemas of a Kafka source checkout: each
+// module of [Modules] present under root, from its checkout layout. It
+// returns nil and no error when root holds none of them.
+func LoadCheckout(root string) (*Set, error) {
+	s := &Set{byName: map[string]*Module{}}
+	for _, name := range Modules {
+		dir := filepath.Join(root, name)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		if _, err := s.tryModule(name, os.DirFS(dir)); err != nil {
+			return nil, err
+		}
+	}
+	if len(s.Modules) == 0 {
+		return nil, nil
+	}
+	s.sort()
+	return s, nil
+}
+
 // FromFS builds one module from the *.json files at the top of fsys (the
 // common/message or common/metadata folder of a module jar, for example)
 // and adds it to s, which may be nil.
