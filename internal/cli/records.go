@@ -14,8 +14,7 @@ import (
 )
 
 // recordFlags collects repeated --records PATH flags: the record schemas
-// of Kafka's internal topics (a folder of module folders such as
-// ../shared/kafka-records/4.3, one module folder, or a source checkout).
+// of Kafka's internal topics (see recschema.Load).
 type recordFlags []string
 
 func (r *recordFlags) String() string     { return strings.Join(*r, ",") }
@@ -24,7 +23,7 @@ func (r *recordFlags) Set(v string) error { *r = append(*r, v); return nil }
 // addRecordsFlag adds --records to a command's flags.
 func addRecordsFlag(fs *flag.FlagSet) *recordFlags {
 	var r recordFlags
-	fs.Var(&r, "records", "record schemas of the internal topics: `DIR` of module folders, one module, or a source checkout (repeatable; default $MANIFESTER_RECORDS)")
+	fs.Var(&r, "records", "record schemas of the internal topics: `DIR` of module folders, one module folder, a module jar, or a Kafka distribution or its libs/ (repeatable; default $MANIFESTER_RECORDS)")
 	return &r
 }
 

@@ -11,8 +11,9 @@
 // __cluster_metadata, type "metadata"); and raft, streams and storage
 // (types "data" and "metadata", not internal-topic records). [Load] reads
 // a folder of module folders (../shared/kafka-records/4.3), one module
-// folder, or a source checkout; [FromFS] reads one module from any file
-// system (a jar). Each module is built as its own [schema.Registry], as
+// folder, module jars (kafka-<module>-<version>.jar, as a distribution's
+// libs/ holds them); [LoadCheckout] a source checkout; [FromFS] one module
+// from any file system. Each module is built as its own [schema.Registry], as
 // Kafka's generator builds it, so the checks (and file:line:col errors) are
 // those of the message specs.
 //
@@ -28,6 +29,7 @@
 package recschema
 
 import (
+	"archive/zip"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -174,7 +176,8 @@ var ErrNoRecords = errors.New("no record schemas found")
 var checkoutDirs = []string{"src/main/resources/common/message", "src/main/resources/common/metadata", "src/main/resources/message"}
 
 // Load reads record schemas from each path: a folder of module folders, a
-// module folder, or a Kafka source checkout (its module folders).
+// module folder, a module jar (kafka-group-coordinator-4.3.0.jar), or a
+// Kafka distribution or its libs/ folder (the module jars in it).
 func Load(paths ...string) (*Set, error) {
 	s := &Set{byName: map[string]*Module{}}
 	for _, p := range paths {
@@ -182,10 +185,13 @@ func Load(paths ...string) (*Set, error) {
 		if err != nil {
 			return nil, fmt.Errorf("records: %w", err)
 		}
-		if !st.IsDir() {
-			return nil, fmt.Errorf("records: %s is not a directory", p)
-		}
 		n := len(s.Modules)
+		if !st.IsDir() {
+			if err := s.loadJar(p); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err := s.loadDir(p); err != nil {
 			return nil, err
 		}
@@ -197,7 +203,63 @@ func Load(paths ...string) (*Set, error) {
 	return s, nil
 }
 
+// jarDirs are where a module jar keeps its record schemas.
+var jarDirs = []string{"common/message", "common/metadata", "message"}
+
+// jarModule returns the module of a Kafka module jar's file name:
+// "kafka-group-coordinator-4.3.0.jar" is group-coordinator.
+func jarModule(name string) (string, bool) {
+	base := strings.TrimSuffix(filepath.Base(name), ".jar")
+	for _, m := range Modules {
+		if rest, ok := strings.CutPrefix(base, "kafka-"+m+"-"); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return m, true
+		}
+	}
+	return "", false
+}
+
+// loadJar adds the module of a Kafka module jar.
+func (s *Set) loadJar(p string) error {
+	mod, ok := jarModule(p)
+	if !ok {
+		return fmt.Errorf("records: %s is not a Kafka module jar (kafka-<module>-<version>.jar, module one of %s)", p, strings.Join(Modules, ", "))
+	}
+	zr, err := zip.OpenReader(p)
+	if err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	defer zr.Close()
+	for _, d := range jarDirs {
+		if sub, err := fs.Sub(&zr.Reader, d); err == nil {
+			if names, _ := fs.Glob(sub, "*.json"); len(names) > 0 {
+				return s.add(mod, sub)
+			}
+		}
+	}
+	return fmt.Errorf("records: %s: %w", p, ErrNoRecords)
+}
+
 func (s *Set) loadDir(p string) error {
+	// A Kafka distribution (its libs/) or libs/ itself: the module jars.
+	libs := p
+	if st, err := os.Stat(filepath.Join(p, "libs")); err == nil && st.IsDir() {
+		libs = filepath.Join(p, "libs")
+	}
+	if jars, _ := filepath.Glob(filepath.Join(libs, "kafka-*.jar")); len(jars) > 0 {
+		sort.Strings(jars)
+		found := false
+		for _, j := range jars {
+			if _, ok := jarModule(j); ok && !strings.HasSuffix(j, "-sources.jar") && !strings.HasSuffix(j, "-javadoc.jar") && !strings.HasSuffix(j, "-test.jar") {
+				if err := s.loadJar(j); err != nil {
+					return err
+				}
+				found = true
+			}
+		}
+		if found {
+			return nil
+		}
+	}
 	fsys := os.DirFS(p)
 	name := filepath.Base(filepath.Clean(p))
 	if abs, err := filepath.Abs(p); err == nil {

@@ -1,6 +1,7 @@
 package recschema
 
 import (
+	"archive/zip"
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,5 +95,61 @@ func TestLoadLayouts(t *testing.T) {
   "validVersions": "0-1", "flexibleVersions": "none", "fields": []}`), 0o644)
 	if _, err := Load(bad); err == nil || !strings.Contains(err.Error(), "XKey.json:2:20") || !strings.Contains(err.Error(), "module group-coordinator") {
 		t.Errorf("bad schema: %v", err)
+	}
+}
+
+// TestLoadJars: module jars built here from ../shared (entries under
+// common/message and common/metadata, as Kafka's jars hold them), alone and
+// in a distribution's libs/ beside other jars.
+func TestLoadJars(t *testing.T) {
+	dist := t.TempDir()
+	libs := filepath.Join(dist, "libs")
+	os.MkdirAll(libs, 0o755)
+	writeJar := func(name, module, dir string) string {
+		p := filepath.Join(libs, name)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(f)
+		w, _ := zw.Create("META-INF/MANIFEST.MF")
+		w.Write([]byte("Manifest-Version: 1.0\n"))
+		names, _ := filepath.Glob(filepath.Join(recordsRoot, "4.3", module, "*.json"))
+		for _, n := range names {
+			b, _ := os.ReadFile(n)
+			w, _ := zw.Create(dir + "/" + filepath.Base(n))
+			w.Write(b)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		return p
+	}
+	gc := writeJar("kafka-group-coordinator-4.3.0.jar", "group-coordinator", "common/message")
+	writeJar("kafka-metadata-4.3.0.jar", "metadata", "common/metadata")
+	writeJar("kafka-clients-4.3.0.jar", "streams", "common/message") // not a module jar: ignored
+	s, err := Load(gc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, m := s.ForTopic("__consumer_offsets"); m == nil || len(m.Reg.Messages) != 44 {
+		t.Errorf("one jar: %v", m)
+	}
+	for _, p := range []string{dist, libs} {
+		s, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, m := range s.Modules {
+			names = append(names, m.Name)
+		}
+		if strings.Join(names, " ") != "group-coordinator metadata" {
+			t.Errorf("%s: modules %v", p, names)
+		}
+	}
+	if _, err := Load(filepath.Join(libs, "kafka-clients-4.3.0.jar")); err == nil || !strings.Contains(err.Error(), "not a Kafka module jar") {
+		t.Errorf("clients jar: %v", err)
 	}
 }
