@@ -162,3 +162,28 @@ func TestHeaderV3Decode(t *testing.T) {
 		t.Errorf("partial tree does not tile:\n%s", strings.Join(probs, "\n"))
 	}
 }
+
+// TestHeaderV3EveryCut cuts the header v3 request at every byte (the size
+// prefix patched to match): each cut is an error at an offset inside the
+// frame, and the partial tree tiles what there is.
+func TestHeaderV3EveryCut(t *testing.T) {
+	c, api := loadHeaderV3(t)
+	in, err := c.EncodeRequest(nil, &codec.Frame{Kind: schema.TypeRequest, API: api, Version: 1, CorrelationID: 7,
+		ClientID: []byte("ab"), Header: headerValue(t, c, "tr"), Body: purgeBody(t, api)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cut := 4; cut < len(in); cut++ {
+		b := append([]byte{}, in[:cut]...)
+		b[0], b[1], b[2], b[3] = 0, 0, 0, byte(cut-4)
+		f, err := c.DecodeRequest(b, codec.Options{Spans: true})
+		var de *wire.DecodeError
+		if !errors.As(err, &de) || de.Offset < 4 || de.Offset > cut {
+			t.Errorf("cut at %d: err = %v", cut, err)
+			continue
+		}
+		if probs := etTiles(f.Root, cut); len(probs) > 0 {
+			t.Errorf("cut at %d: %s", cut, strings.Join(probs, "; "))
+		}
+	}
+}
