@@ -4,13 +4,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/manifester/manifester/internal/recpage"
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/spec"
 )
 
 // recordFlags collects repeated --records PATH flags: the record schemas
@@ -44,9 +43,10 @@ func attachRecords(env *Env, rel *Release, paths recordFlags, topic string) erro
 	var set *recschema.Set
 	var err error
 	if len(paths) == 0 {
-		// A Kafka source checkout given as --spec has its modules' record
-		// schemas beside the clients' message specs.
-		if set, err = checkoutRecords(rel.Path); err != nil {
+		// The --spec location may hold record schemas beside the message
+		// specs: a source checkout, a distribution, module jars, a folder
+		// of module folders given with a comma.
+		if set, err = specRecords(rel.Path); err != nil {
 			return usageError{err}
 		}
 		if set == nil {
@@ -116,15 +116,22 @@ func recordHint(rel *Release, name string, err error) error {
 	return err
 }
 
-// checkoutRecords loads the record schemas of a Kafka source checkout at
-// path (one whose clients/src/main/resources/common/message holds the
-// message specs); nil when path is not one.
-func checkoutRecords(path string) (*recschema.Set, error) {
+// specRecords loads the record schemas that the spec location at path
+// holds (spec.Source.Records); nil when it holds none.
+func specRecords(path string) (*recschema.Set, error) {
 	if path == "" {
 		return nil, nil
 	}
-	if st, err := os.Stat(filepath.Join(path, "clients", "src", "main", "resources", "common", "message")); err != nil || !st.IsDir() {
-		return nil, nil
+	src, err := spec.Open(path)
+	if err != nil {
+		return nil, nil // the message specs loaded from it; it has no records to add
 	}
-	return recschema.LoadCheckout(path)
+	defer src.Close()
+	var set *recschema.Set
+	for _, r := range src.Records {
+		if set, err = recschema.FromFS(set, r.Module, r.FS); err != nil {
+			return nil, fmt.Errorf("record schemas of %s: %w", path, err)
+		}
+	}
+	return set, nil
 }

@@ -177,3 +177,13 @@ func TestCheckoutRecords(t *testing.T) {
 		t.Errorf("decode with the checkout's record schemas: exit %d: %s", code, errs)
 	}
 }
+
+// TestSpecWithRecords: record schemas that the --spec location holds (here
+// a message folder and a folder of module folders joined by a comma) are
+// used without --records.
+func TestSpecWithRecords(t *testing.T) {
+	code, out, errs := mainRun(t, nil, "show", "--spec", specDir43+","+recordsDir43, "ShareSnapshotValue")
+	if code != cli.ExitOK || !strings.Contains(out, "Topic              __share_group_state") {
+		t.Fatalf("exit %d: %s%s", code, errs, out)
+	}
+}

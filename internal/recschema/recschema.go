@@ -12,8 +12,8 @@
 // (types "data" and "metadata", not internal-topic records). [Load] reads
 // a folder of module folders (../shared/kafka-records/4.3), one module
 // folder, module jars (kafka-<module>-<version>.jar, as a distribution's
-// libs/ holds them); [LoadCheckout] a source checkout; [FromFS] one module
-// from any file system. Each module is built as its own [schema.Registry], as
+// libs/ holds them); [FromFS] one module from any file system (the
+// record folders package spec finds in a checkout, a distribution or jars). Each module is built as its own [schema.Registry], as
 // Kafka's generator builds it, so the checks (and file:line:col errors) are
 // those of the message specs.
 //
@@ -301,27 +301,6 @@ func (s *Set) tryModule(name string, fsys fs.FS) (bool, error) {
 
 // Modules lists the Kafka modules that hold record schemas, sorted.
 var Modules = []string{"group-coordinator", "metadata", "raft", "share-coordinator", "storage", "streams", "transaction-coordinator"}
-
-// LoadCheckout reads the record schemas of a Kafka source checkout: each
-// module of [Modules] present under root, from its checkout layout. It
-// returns nil and no error when root holds none of them.
-func LoadCheckout(root string) (*Set, error) {
-	s := &Set{byName: map[string]*Module{}}
-	for _, name := range Modules {
-		dir := filepath.Join(root, name)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			continue
-		}
-		if _, err := s.tryModule(name, os.DirFS(dir)); err != nil {
-			return nil, err
-		}
-	}
-	if len(s.Modules) == 0 {
-		return nil, nil
-	}
-	s.sort()
-	return s, nil
-}
 
 // FromFS builds one module from the *.json files at the top of fsys (the
 // common/message or common/metadata folder of a module jar, for example)
