@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "build",
-		usage:   "[--spec P] --out DIR",
+		usage:   "[--spec P] [--records DIR] --out DIR",
 		summary: "write the static site (every API at every version) to a directory",
 		run:     runBuild,
 	})
@@ -54,7 +54,7 @@ func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, err
 }
 
 func runBuild(env *Env, args []string) error {
-	fs := newFlags(env, "build", "[--spec P] --out DIR")
+	fs := newFlags(env, "build", "[--spec P] [--records DIR] --out DIR")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	out := fs.String("out", "", "write the site into `DIR` (created if needed)")

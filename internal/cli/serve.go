@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--spec P] [--addr 127.0.0.1:8080]",
+		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]",
 		summary: "serve the site from memory (every API at every version)",
 		run:     runServe,
 	})
@@ -31,7 +31,7 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 var serveHooks []func(*server.Server, *Env) error
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve", "[--spec P] [--addr 127.0.0.1:8080]")
+	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
