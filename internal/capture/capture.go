@@ -58,6 +58,10 @@ type Conn struct {
 	Server netip.AddrPort
 	// SawSYN reports whether the capture holds the connection's start.
 	SawSYN bool
+	// Note, when set, says why the connection is suspect: its first
+	// request looked like Kafka but failed the framing checks; its frames
+	// are decoded all the same.
+	Note string
 }
 
 func (c *Conn) String() string {
@@ -88,21 +92,48 @@ type Event struct {
 	// Skipped is the number of bytes of this direction that were skipped
 	// (not captured, or not a plausible frame) just before this frame.
 	Skipped int64
+	// Lost is the part of Skipped that was never captured (gaps).
+	Lost int64
+	// Cut, when set, says that a gap in the capture (or its end) cut this
+	// frame short: Data holds only the bytes captured before the gap.
+	Cut *Cut
 	// Request is the paired request, for a response; nil when no request
-	// with the response's correlation id was seen on the connection.
+	// with the response's correlation id was seen on the connection. A
+	// request cut by a gap is paired too when its header was captured.
 	Request *Request
 }
 
 // Stats summarises a read.
 type Stats struct {
-	Packets      int64 // packets read from the file
-	TCPPackets   int64 // packets with a TCP layer on a selected port
-	Bytes        int64 // bytes of the capture file read
-	Connections  int
-	Requests     int64
-	Responses    int64
-	Unpaired     int64 // responses with no request seen
-	Unanswered   int64 // requests with no response seen (acks=0 produce, or cut off)
-	SkippedBytes int64 // stream bytes not part of any frame
+	Packets     int64 // packets read from the file
+	TCPPackets  int64 // packets with a TCP layer on a selected port
+	Bytes       int64 // bytes of the capture file read
+	Connections int   // connections that carried Kafka frames
+	Requests    int64 // whole request frames
+	Responses   int64 // whole response frames
+	Unpaired    int64 // responses with no request seen
+	Unanswered  int64 // requests with no response seen (acks=0 produce, or cut off)
+	// SkippedBytes counts captured stream bytes that are part of no whole
+	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
+	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
+	Fragments    int64 // IPv4 fragments (not reassembled)
+	// ControlOnly counts bare ACK, FIN and RST packets of connections
+	// that were seen no further (no bytes, nothing to decode).
+	ControlOnly int64
+	// Gaps and GapBytes count the holes in the byte streams (segments the
+	// capture lost) and their bytes; CutFrames the frames they, or the end
+	// of the capture, cut short.
+	Gaps      int64
+	GapBytes  int64
+	CutFrames int64
+	// RetransmittedBytes counts payload bytes seen twice (retransmitted or
+	// overlapping segments), delivered once.
+	RetransmittedBytes int64
+	// Ignored counts the connections that carried no Kafka frame, by
+	// reason: "no payload", "TLS", "HTTP", "not Kafka", "no Kafka frame".
+	Ignored map[string]int64
+	// Suspect counts connections decoded although their first request
+	// failed the framing checks (see [Conn.Note]).
+	Suspect int64
 }

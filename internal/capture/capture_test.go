@@ -175,6 +175,8 @@ func writeCapture(t *testing.T, f Format, xs []exchange, open bool, skipC2S, ski
 }
 
 type got struct {
+	Cut     *Cut
+	Offset  int64
 	Dir     Dir
 	Data    []byte
 	Skipped int64
@@ -191,7 +193,7 @@ func readAll(t *testing.T, data []byte, opts Options) ([]got, Stats) {
 	}
 	var out []got
 	st, err := Read(bytes.NewReader(data), opts, func(ev *Event) error {
-		out = append(out, got{ev.Dir, bytes.Clone(ev.Data), ev.Skipped, ev.Request, ev.Conn.Client, ev.Conn.Server})
+		out = append(out, got{ev.Cut, ev.Offset, ev.Dir, bytes.Clone(ev.Data), ev.Skipped, ev.Request, ev.Conn.Client, ev.Conn.Server})
 		return nil
 	})
 	if err != nil {
@@ -259,49 +261,6 @@ func TestReadMidConnection(t *testing.T) {
 	}
 	if frames[0].Skipped != int64(len(xs[0].req)-5) || frames[1].Skipped != int64(len(xs[0].resp)-7) {
 		t.Errorf("per-frame skipped: %d, %d", frames[0].Skipped, frames[1].Skipped)
-	}
-}
-
-func TestReadGap(t *testing.T) {
-	// A request's segment lost in the middle of a stream: the frames after
-	// the gap still come out, and the response to the lost request has no
-	// pair (it was never seen).
-	xs := sampleExchanges()
-	var buf bytes.Buffer
-	w, _ := NewWriter(&buf, PCAP)
-	c := w.Conn(client, server)
-	if err := c.Open(t0); err != nil {
-		t.Fatal(err)
-	}
-	for i, x := range xs {
-		if i == 1 {
-			c.Skip(ClientToServer, len(x.req))
-		} else if err := c.Write(ClientToServer, t0, x.req); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Write(ServerToClient, t0, x.resp); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = c.Close(t0)
-	frames, st := readAll(t, buf.Bytes(), Options{})
-	// The reassembler holds the bytes behind a gap until it gives up on
-	// the missing ones (here: at the end of the capture), so the request
-	// after the gap comes out after its response, which stays unpaired.
-	var reqs [][]byte
-	var resps int
-	for _, f := range frames {
-		if f.Dir == ClientToServer {
-			reqs = append(reqs, f.Data)
-		} else {
-			resps++
-		}
-	}
-	if len(reqs) != 2 || !bytes.Equal(reqs[0], xs[0].req) || !bytes.Equal(reqs[1], xs[2].req) || resps != 3 {
-		t.Errorf("%d requests, %d responses; want requests 1 and 3 and 3 responses (stats %+v)", len(reqs), resps, st)
-	}
-	if st.SkippedBytes != int64(len(xs[1].req)) {
-		t.Errorf("skipped %d bytes, want the %d of the lost request", st.SkippedBytes, len(xs[1].req))
 	}
 }
 
