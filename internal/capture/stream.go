@@ -144,13 +144,19 @@ func (h *half) gap(n int64) {
 	end := at + n
 	rd.stats.Gaps++
 	rd.stats.GapBytes += n
-	h.lost += n
+	// lostBefore counts missing bytes that belong to no reported frame:
+	// the next frame says they were skipped before it.
+	lostBefore := func(k int64) {
+		h.skipped += k
+		h.lost += k
+	}
 	switch {
 	case h.discard > 0:
 		// Another gap inside a frame already reported as cut.
 		if n < h.discard {
 			h.discard -= n
 		} else {
+			lostBefore(n - h.discard)
 			h.discard, h.synced = 0, false
 		}
 	case h.synced && !h.tentative && len(h.buf) > 0 && !h.s.ignored:
@@ -162,17 +168,19 @@ func (h *half) gap(n int64) {
 		frameEnd := h.pos + size
 		switch {
 		case size < 0:
+			lostBefore(n)
 			h.synced = false
 		case frameEnd > end:
 			h.discard = frameEnd - end
 		case frameEnd < end:
+			lostBefore(end - frameEnd)
 			h.synced = false
 		}
 	default:
 		h.skip(int64(len(h.buf)))
+		lostBefore(n)
 		h.synced, h.tentative = false, false
 	}
-	h.skipped += n
 	h.pos = end
 	h.buf = h.buf[:0]
 }
@@ -203,7 +211,7 @@ func (h *half) unfinished() {
 func (h *half) cut(size, gapAt, gapSize int64, atEnd bool) {
 	s, rd := h.s, h.s.rd
 	rd.stats.CutFrames++
-	h.skip(int64(len(h.buf)))
+	rd.stats.SkippedBytes += int64(len(h.buf))
 	s.number()
 	ev := Event{Conn: s.conn, Dir: h.dir, Time: h.last, Data: h.buf, Offset: h.pos, Skipped: h.skipped, Lost: h.lost,
 		Cut: &Cut{Size: size, Captured: len(h.buf), GapOffset: gapAt, GapSize: gapSize, AtEnd: atEnd}}
@@ -245,7 +253,7 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		// The rest of a frame cut by a gap (reported already).
 		n := min(h.discard, int64(len(data)))
 		h.discard -= n
-		h.skip(n)
+		h.s.rd.stats.SkippedBytes += n
 		h.pos += n
 		data = data[n:]
 		timeAt0 := timeAt

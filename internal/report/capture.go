@@ -84,7 +84,7 @@ type Hint struct {
 // decoding work (bytes read over all the schemas tried) stops at
 // candidateBudget plus one frame.
 const (
-	MaxCandidates   = 16
+	MaxCandidates   = 50
 	candidateBudget = 64 << 20
 )
 
