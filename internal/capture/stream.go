@@ -275,14 +275,14 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 	i := 0
 	for i < len(b) && h.s.rd.err == nil && !h.s.ignored {
 		if !h.synced {
-			j, ok := h.resync(b[i:])
+			j, ok, asReq := h.resync(b[i:])
 			h.skip(int64(j))
 			i += j
 			if !ok {
 				break
 			}
 			h.synced, h.tentative = true, true
-			h.tentativeReq = h.dir == ClientToServer || h.s.mayFlip()
+			h.tentativeReq = asReq
 		}
 		if h.tentative && h.tentativeReq && h.dir == ServerToClient && !h.s.mayFlip() {
 			// Searched for requests while the roles were open; they are
@@ -312,7 +312,7 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		}
 		frame := b[i:end]
 		if h.tentative {
-			asReq := h.dir == ClientToServer || h.s.mayFlip()
+			asReq := h.tentativeReq && (h.dir == ClientToServer || h.s.mayFlip())
 			if !h.verify(frame, asReq) {
 				// Not a frame after all: look again one byte further on.
 				h.synced, h.tentative = false, false
@@ -435,10 +435,10 @@ func guessProtocol(head []byte) string {
 	return ""
 }
 
-// resync returns the offset of the first plausible frame start in b, or
-// how many bytes may be dropped (keeping a tail that could still start
-// one) and false.
-func (h *half) resync(b []byte) (int, bool) {
+// resync returns the offset of the first plausible frame start in b, and
+// whether it was judged as a request's; or how many bytes may be dropped
+// (keeping a tail that could still start one) and false.
+func (h *half) resync(b []byte) (int, bool, bool) {
 	asReq := h.dir == ClientToServer || h.s.mayFlip()
 	need := h.minPeek()
 	if asReq {
@@ -446,16 +446,21 @@ func (h *half) resync(b []byte) (int, bool) {
 	}
 	if h.fresh && len(b) >= need {
 		h.fresh = false
-		if !asReq && h.plausibleOrphan(b) {
-			return 0, true
+		if asReq && h.plausibleRequest(b) {
+			return 0, true, true
+		}
+		if h.dir == ServerToClient && h.plausibleOrphan(b) {
+			// The first byte captured of a server's half: maybe the
+			// answer to a request sent before the capture began.
+			return 0, true, false
 		}
 	}
 	for j := 0; j+need <= len(b); j++ {
 		if asReq && h.plausibleRequest(b[j:]) || !asReq && h.plausibleResponse(b[j:]) {
-			return j, true
+			return j, true, asReq
 		}
 	}
-	return max(0, len(b)-need+1), false
+	return max(0, len(b)-need+1), false, asReq
 }
 
 // maxResyncFrame bounds the size of a frame found by resynchronisation,

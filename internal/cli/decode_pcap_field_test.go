@@ -416,3 +416,39 @@ func TestDecodePcapStdinStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodePcapMidConnectionLocksOn: a capture that begins at a frame
+// boundary, between a request and its response, locks on at the first
+// byte of both halves: the first response, whose request is not in the
+// capture, is an orphan with its true API among the candidates, not
+// skipped bytes.
+func TestDecodePcapMidConnectionLocksOn(t *testing.T) {
+	xs := pcapExchanges()
+	frames := exchangeFrames(xs)
+	frames[0].drop = true // sent before the capture began
+	for _, port := range [][]string{nil, {"--port", "9092"}} {
+		path := writeScript(t, false, frames)
+		args := append([]string{"decode", "--spec", decSpec, "--pcap", path, "--format", "json"}, port...)
+		code, out, errOut := decRun(t, nil, args...)
+		ls := fieldLines(t, out)
+		if code != 0 || len(ls) != 5 || strings.Contains(errOut, "skipped") {
+			t.Fatalf("%v: exit %d, %d frames: %s", port, code, len(ls), errOut)
+		}
+		o := ls[0]
+		if o.Kind != "response" || o.APIKey != nil || len(o.Candidates) == 0 {
+			t.Fatalf("%v: first frame %+v", port, o)
+		}
+		found := false
+		for _, c := range o.Candidates {
+			found = found || c.APIKey == 18 && c.Version == 3
+		}
+		if !found {
+			t.Errorf("%v: ApiVersions v3 not among %+v", port, o.Candidates)
+		}
+		for i, l := range ls[1:] {
+			if l.Error != nil || l.Warning != "" || (l.Kind == "response" && l.LatencyMicros == nil) {
+				t.Errorf("%v: frame %d: %+v", port, i+1, l)
+			}
+		}
+	}
+}
