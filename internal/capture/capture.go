@@ -1,6 +1,7 @@
 // Package capture reads Kafka traffic out of packet captures: pcap and
 // pcapng files are read in pure Go (gopacket's pcapgo), TCP streams are
-// reassembled (gopacket's reassembly), each direction is split into Kafka
+// reassembled (tcp.go: segments in sequence order, retransmitted and
+// overlapping bytes delivered once), each direction is split into Kafka
 // frames, and responses are paired with their requests by correlation id
 // per connection, so each response can be decoded with the API and version
 // of the request it answers.
@@ -11,16 +12,37 @@
 // keeps no frame after that call returns. Memory is bounded by the largest
 // frame, the reassembler's out-of-order buffer ([Options.MaxBuffered]) and
 // the pending-request table ([Options.MaxPending]), never by the file size.
+// The input may be a pipe: nothing waits for the end of the file.
+//
+// # Gaps
+//
+// Bytes the capture lost are declared a gap as soon as the other side
+// acknowledges them (or the out-of-order buffer is full, or the connection
+// ends). A frame a gap cuts is handed out with [Event.Cut] (its captured
+// start, the gap's offset and size); when its size prefix was captured the
+// next frame starts right where it ends, otherwise the next frame boundary
+// is searched for. A request cut after its header still pairs its
+// response.
 //
 // # Captures that begin mid-connection
 //
 // A connection whose SYN was not captured starts in the middle of a byte
-// stream. Its client-to-server half is resynchronised on the first offset
-// that reads as a plausible request frame (size in range, API key known, a
-// valid version, a client id that fits); its server-to-client half on the
-// first offset that reads as a response to a request seen on the
-// connection. Bytes skipped are counted in [Event.Skipped] and [Stats].
-// The same resynchronisation recovers from gaps (lost packets).
+// stream. Each half is first tried at its first byte: the client's as a
+// request, the server's as the answer to a request the capture missed
+// (confirmed by [Options.Verify]). Failing that, the client-to-server half
+// is resynchronised on the first offset that reads as a plausible request
+// frame (size in range, API key known, a valid version, a client id of
+// valid UTF-8 text that fits); the server-to-client half on the first
+// offset that reads as a response to a request seen on the connection.
+// Bytes skipped are counted in [Event.Skipped] and [Stats].
+//
+// # Connections that are not Kafka
+//
+// Without [Options.Ports], a connection whose first client frame does not
+// look like a Kafka request is ignored; one that looks like Kafka but fails
+// the stricter checks is decoded and flagged ([Conn.Note]). Every
+// connection that carried no frame is counted in [Stats.Ignored] with the
+// reason.
 //
 // # Which side is the client
 //
