@@ -38,8 +38,10 @@ type Options struct {
 	Known func(key, version int16) bool
 	// Verify, when set, confirms the first frame after a boundary found by
 	// resynchronisation (typically: it decodes cleanly); req is the paired
-	// request of a response, or nil. A false answer resumes the search one
-	// byte further on.
+	// request of a response, or nil for a response whose request was not
+	// captured (the first bytes of a server's half captured mid-connection:
+	// confirm it as some response of the spec, or refuse). A false answer
+	// resumes the search one byte further on.
 	Verify func(frame []byte, dir Dir, req *Request) bool
 	// MaxFrame is the largest frame accepted (default [DefaultMaxFrame]);
 	// a larger size prefix means the stream is out of sync.
