@@ -42,7 +42,8 @@ func JSONLineOpts(w io.Writer, f *Frame, o JSONOptions) error {
 // dst. The line is what encoding/json makes of the [Frame] (same keys, same
 // order, same escaping, HTML characters and invalid UTF-8 included), except
 // that tree nodes carry "about" only with o.About, and that a frame whose
-// API is unknown (Frame.APIUnknown) has no "api_key" and no "version". It is written straight
+// API is unknown (Frame.APIUnknown) has no "api_key", "version" and
+// "header_version". It is written straight
 // from the span tree (Frame.Decoded.Root): no [page.Node]s, no reflection,
 // and each node's path is built incrementally in one buffer. Reuse dst
 // across frames to avoid allocation.
@@ -70,7 +71,9 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		b = appendString(append(b, `,"client_id":`...), *f.ClientID)
 	}
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(f.Size), 10)
-	b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	if !f.APIUnknown {
+		b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	}
 	if len(f.HeaderTags) > 0 {
 		b = append(b, `,"header_tags":[`...)
 		for i, t := range f.HeaderTags {

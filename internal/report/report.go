@@ -73,8 +73,9 @@ type Frame struct {
 	// frame cleanly, when it does not decode at its own version.
 	AlsoDecodesAs []int16 `json:"also_decodes_as,omitempty"`
 
-	// APIUnknown marks a response whose request was not captured: APIKey
-	// and Version are not known (not 0), and the JSON line leaves them out.
+	// APIUnknown marks a response whose request was not captured: APIKey,
+	// Version and HeaderVersion are not known (not 0), and the JSON line
+	// leaves them out.
 	APIUnknown bool `json:"-"`
 	// Warning says why a frame that is not counted as a failure was not
 	// (fully) decoded: a request at a version newer than the spec, a
