@@ -326,3 +326,29 @@ func TestReadIgnoredConnections(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// TestReadPortReuse: a port pair used again by a new connection (a new
+// SYN, the old connection's end not captured) is a second connection,
+// and its frames pair among themselves.
+func TestReadPortReuse(t *testing.T) {
+	xs := sampleExchanges()
+	var buf bytes.Buffer
+	w, _ := NewWriter(&buf, PCAP)
+	for round := 0; round < 2; round++ {
+		c := w.Conn(client, server)
+		if round == 1 {
+			// Other initial sequence numbers, no FIN before.
+			c.Skip(ClientToServer, 7777)
+			c.Skip(ServerToClient, 99999)
+		}
+		c.Open(t0)
+		for _, x := range xs {
+			c.Write(ClientToServer, t0, x.req)
+			c.Write(ServerToClient, t0, x.resp)
+		}
+	}
+	evs, st := readAll(t, buf.Bytes(), Options{})
+	if len(evs) != 4*len(xs) || st.Connections != 2 || st.Gaps != 0 || st.Unpaired != 0 {
+		t.Fatalf("%d frames, stats %+v", len(evs), st)
+	}
+}

@@ -66,6 +66,7 @@ func (s *stream) complete(sawPayload bool) {
 		s.s2c.unfinished()
 	}
 	s.c2s.skipped, s.s2c.skipped = 0, 0
+	s.c2s.buf, s.s2c.buf = nil, nil
 	s.rd.stats.Unanswered += int64(len(s.pending))
 	s.pending = nil
 	if s.conn.ID != 0 {

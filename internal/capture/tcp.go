@@ -67,6 +67,10 @@ type segment struct {
 	t    time.Time
 }
 
+// tombstoneFor is how long (capture time) a finished connection is
+// remembered, so that its last ACKs do not start a new one.
+const tombstoneFor = 10 * time.Second
+
 // seqDiff is a-b in sequence space.
 func seqDiff(a, b uint32) int32 { return int32(a - b) }
 
@@ -74,8 +78,11 @@ func seqDiff(a, b uint32) int32 { return int32(a - b) }
 func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Time) {
 	key := keyOf(src, dst)
 	c := rd.conns[key]
-	if c != nil && c.done && tcp.SYN && !tcp.ACK {
-		delete(rd.conns, key) // the port pair is used again
+	if c != nil && tcp.SYN && !tcp.ACK && c.reusedBy(src, tcp.Seq) {
+		// The port pair is used again (its end may not have been
+		// captured).
+		rd.finishConn(c)
+		delete(rd.conns, key)
 		c = nil
 	}
 	payload := tcp.Payload
@@ -128,6 +135,19 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	if tcp.RST || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
 		rd.finishConn(c)
 	}
+}
+
+// reusedBy reports whether a SYN from src with sequence number seq opens
+// a new connection on c's port pair rather than repeating c's own SYN.
+func (c *tcpConn) reusedBy(src netip.AddrPort, seq uint32) bool {
+	if c.done {
+		return true
+	}
+	d := &c.dirs[0]
+	if src != c.firstSrc {
+		d = &c.dirs[1]
+	}
+	return d.started && seq+1 != d.next && d.sawPayload
 }
 
 // segment adds payload at seq to direction i of c.
@@ -278,12 +298,21 @@ func (rd *reader) finishConn(c *tcpConn) {
 		}
 	}
 	c.s.complete(c.dirs[0].sawPayload || c.dirs[1].sawPayload)
+	// Kept as a tombstone that absorbs the connection's last packets:
+	// nothing else is needed.
+	c.s = nil
+	c.dirs[0].ooo, c.dirs[1].ooo = nil, nil
 }
 
-// flushIdle finishes the connections that saw no packet since before.
+// flushIdle finishes the connections that saw no packet since before,
+// and forgets finished ones quiet for a few seconds.
 func (rd *reader) flushIdle(before time.Time) {
 	var idle []*tcpConn
 	for k, c := range rd.conns {
+		if c.done && c.last.Before(rd.last.Add(-tombstoneFor)) {
+			delete(rd.conns, k)
+			continue
+		}
 		if c.last.Before(before) {
 			idle = append(idle, c)
 			delete(rd.conns, k)
