@@ -81,12 +81,15 @@ type Hint struct {
 }
 
 // Candidate search bounds: at most MaxCandidates are listed, and the
-// decoding work (bytes read over all the schemas tried) stops at
-// candidateBudget plus one frame.
-const (
-	MaxCandidates   = 50
-	candidateBudget = 64 << 20
-)
+// decoding work (bytes read over all the schemas tried) stops at 32 times
+// the frame plus 1 MiB, and at most 64 MiB (plus one frame), so that it
+// stays proportional to the input.
+const MaxCandidates = 50
+
+// candidateBudgetMax is a variable so that a test can lower it.
+var candidateBudgetMax = 64 << 20
+
+func candidateBudget(n int) int { return min(32*n+1<<20, candidateBudgetMax) }
 
 // Orphan reports a response whose request was not captured: its API and
 // version are unknown (Frame.APIUnknown), and every response schema of the
@@ -156,9 +159,9 @@ func Candidates(c *codec.Codec, b []byte, hints []Hint) (out []Candidate, incomp
 		}
 	}
 	slices.SortStableFunc(tries, func(a, b try) int { return a.rank - b.rank })
-	work := 0
+	work, budget := 0, candidateBudget(len(b))
 	for _, t := range tries {
-		if work > candidateBudget {
+		if work > budget {
 			return out, true
 		}
 		f, err := c.DecodeResponse(b, t.api, t.v, codec.Options{})

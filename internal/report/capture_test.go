@@ -171,3 +171,33 @@ func TestCut(t *testing.T) {
 }
 
 func codecOpts() codec.Options { return codec.Options{} }
+
+// TestCandidatesBounded: the search stops at its budget and says so,
+// having tried the hinted API first. (The budget is lowered to 1 MiB: a
+// 500 KB frame decoded and re-encoded once exhausts it.)
+func TestCandidatesBounded(t *testing.T) {
+	c := load(t)
+	defer func(m int) { candidateBudgetMax = m }(candidateBudgetMax)
+	candidateBudgetMax = 1 << 20
+	md := kmsg.NewPtrMetadataResponse()
+	md.Version = 12
+	for i := int32(0); i < 20000; i++ {
+		md.Brokers = append(md.Brokers, kmsg.MetadataResponseBroker{NodeID: i, Host: "broker.example", Port: 9092})
+	}
+	b := respBytes(md, 3)
+	if len(b) < 400<<10 {
+		t.Fatalf("frame of %d bytes", len(b))
+	}
+	cs, incomplete := Candidates(c, b, []Hint{{APIKey: 3, Version: 12}})
+	if !incomplete || len(cs) != 1 || cs[0] != (Candidate{APIKey: 3, Name: "Metadata", Version: 12}) {
+		t.Errorf("candidates %+v, incomplete %v", cs, incomplete)
+	}
+	f := Orphan(c, b, nil, Options{})
+	if !f.CandidatesIncomplete {
+		t.Errorf("orphan without hints: %d candidates, search complete", len(f.Candidates))
+	}
+	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") ||
+		len(f.Candidates) > 0 && !strings.Contains(candidateText(f), "search stopped at its budget") {
+		t.Errorf("orphan without hints: error %q, text %q", f.Error, candidateText(f))
+	}
+}
