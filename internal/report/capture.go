@@ -214,6 +214,9 @@ func candidateText(f *Frame) string {
 // warning, not an error. For a response, api and v are those of its
 // request (api nil when the request is unknown).
 func Cut(c *codec.Codec, b []byte, kind schema.MessageType, api *schema.API, v int16, gap Gap, o Options) *Frame {
+	if kind == 0 {
+		kind = schema.TypeRequest
+	}
 	o.Kind, o.API, o.Version, o.NoAlternatives, o.Roundtrip = kind, api, v, true, false
 	var r *Frame
 	switch {
@@ -230,12 +233,21 @@ func Cut(c *codec.Codec, b []byte, kind schema.MessageType, api *schema.API, v i
 	}
 	r.Error, r.ErrorOffset, r.ErrorPath, r.AlsoDecodesAs = "", nil, "", nil
 	r.Body, r.leanBody = nil, false
+	if kind == schema.TypeRequest && len(b) < 12 || kind == schema.TypeResponse && len(b) < 8 {
+		// Not even the header's key, version and correlation id: none
+		// of them is known.
+		r.APIUnknown, r.API, r.APIKey, r.Version, r.CorrelationID = true, "", 0, 0, 0
+	}
 	r.Size = len(b)
 	if gap.FrameSize >= 0 {
 		r.Size = int(gap.FrameSize)
 	}
 	g := gap
 	r.Gap = &g
+	if r.APIUnknown {
+		// Only the paired request, if any, could say more.
+		r.Candidates = nil
+	}
 	if gap.AtEnd {
 		r.Warning = fmt.Sprintf("cut short by the end of the capture: %d of %s bytes captured", gap.Captured, sizeText(gap.FrameSize))
 	} else {

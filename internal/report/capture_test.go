@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -199,5 +200,17 @@ func TestCandidatesBounded(t *testing.T) {
 	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") ||
 		len(f.Candidates) > 0 && !strings.Contains(candidateText(f), "search stopped at its budget") {
 		t.Errorf("orphan without hints: error %q, text %q", f.Error, candidateText(f))
+	}
+}
+
+// TestCutHeader: a frame cut before its header was captured whole names
+// no API, version or correlation id.
+func TestCutHeader(t *testing.T) {
+	c := load(t)
+	b := frame(createTopics(7), 5)
+	f := Cut(c, b[:9], 0, nil, 0, Gap{Offset: 9, Size: 100, FrameSize: int64(len(b)), Captured: 9}, Options{Lean: true})
+	line, _ := AppendJSON(nil, f, JSONOptions{})
+	if !f.APIUnknown || f.API != "" || !f.OK() || bytes.Contains(line, []byte(`"api_key"`)) || !strings.Contains(f.Summary(), "request (header not captured), "+strconv.Itoa(len(b))+" bytes (cut: 9 captured)") {
+		t.Errorf("%s\n%s", f.Summary(), line)
 	}
 }

@@ -497,7 +497,14 @@ func (f *Frame) Summary() string {
 	}
 	b.WriteString(f.Kind + " ")
 	if f.APIUnknown {
-		fmt.Fprintf(&b, "(API unknown: request not captured) correlation_id %d, %d bytes", f.CorrelationID, f.Size)
+		if f.Kind == "response" && len(f.Bytes) >= 8 {
+			fmt.Fprintf(&b, "(API unknown: request not captured) correlation_id %d, %d bytes", f.CorrelationID, f.Size)
+		} else {
+			fmt.Fprintf(&b, "(header not captured), %d bytes", f.Size)
+		}
+		if g := f.Gap; g != nil {
+			fmt.Fprintf(&b, " (cut: %d captured)", g.Captured)
+		}
 		if f.LatencyMicros != nil {
 			fmt.Fprintf(&b, ", latency %s", time.Duration(*f.LatencyMicros)*time.Microsecond)
 		}
