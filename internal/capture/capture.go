@@ -140,6 +140,8 @@ type Stats struct {
 	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
 	Fragments    int64 // IPv4 fragments (not reassembled)
+	NotTCP       int64 // packets that carry no TCP (UDP, ARP, ...)
+	OtherPorts   int64 // TCP packets not on one of Options.Ports
 	// ControlOnly counts bare ACK, FIN and RST packets of connections
 	// that were seen no further (no bytes, nothing to decode).
 	ControlOnly int64

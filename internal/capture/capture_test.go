@@ -289,9 +289,9 @@ func TestReadPortsAndNonKafka(t *testing.T) {
 	if len(frames) != 6 || st.Connections != 1 {
 		t.Errorf("no ports: %d frames on %d connections, want 6 on 1", len(frames), st.Connections)
 	}
-	frames, _ = readAll(t, buf.Bytes(), Options{Ports: []int{9093}})
-	if len(frames) != 0 {
-		t.Errorf("port 9093: %d frames, want 0", len(frames))
+	frames, st = readAll(t, buf.Bytes(), Options{Ports: []int{9093}})
+	if len(frames) != 0 || st.OtherPorts != st.Packets || st.OtherPorts == 0 {
+		t.Errorf("port 9093: %d frames, want 0; %d of %d packets counted on other ports", len(frames), st.OtherPorts, st.Packets)
 	}
 	frames, _ = readAll(t, buf.Bytes(), Options{Ports: []int{9092}})
 	if len(frames) != 6 {

@@ -282,9 +282,11 @@ func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTyp
 		}
 	}
 	if !hasTCP || !srcIP.IsValid() || !dstIP.IsValid() {
+		rd.stats.NotTCP++
 		return
 	}
 	if rd.ports != nil && !rd.ports[uint16(rd.tcp.SrcPort)] && !rd.ports[uint16(rd.tcp.DstPort)] {
+		rd.stats.OtherPorts++
 		return
 	}
 	rd.stats.TCPPackets++

@@ -172,6 +172,12 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if stats.Suspect > 0 {
 		fmt.Fprintf(env.Stderr, ", %d connections decoded although their first request failed the framing checks", stats.Suspect)
 	}
+	if stats.OtherPorts > 0 {
+		fmt.Fprintf(env.Stderr, ", %d TCP packets on other ports", stats.OtherPorts)
+	}
+	if stats.NotTCP > 0 {
+		fmt.Fprintf(env.Stderr, ", %d packets not TCP", stats.NotTCP)
+	}
 	if stats.Fragments > 0 {
 		fmt.Fprintf(env.Stderr, ", %d IP fragments skipped", stats.Fragments)
 	}
