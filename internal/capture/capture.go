@@ -154,6 +154,11 @@ type Stats struct {
 	// RetransmittedBytes counts payload bytes seen twice (retransmitted or
 	// overlapping segments), delivered once.
 	RetransmittedBytes int64
+	// LateBytes counts payload bytes that arrived after the hole they
+	// fill had been declared a gap (the capture put them after the
+	// acknowledgement of them: captures of several interfaces, or
+	// "any", can reorder packets); the frames they belong to stay cut.
+	LateBytes int64
 	// Ignored counts the connections that carried no Kafka frame, by
 	// reason: "no payload", "TLS", "HTTP", "not Kafka", "no Kafka frame".
 	Ignored map[string]int64

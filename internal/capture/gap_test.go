@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -350,5 +351,27 @@ func TestReadPortReuse(t *testing.T) {
 	evs, st := readAll(t, buf.Bytes(), Options{})
 	if len(evs) != 4*len(xs) || st.Connections != 2 || st.Gaps != 0 || st.Unpaired != 0 {
 		t.Fatalf("%d frames, stats %+v", len(evs), st)
+	}
+}
+
+// TestReadLateSegment: a segment the capture puts after the
+// acknowledgement of it (and after the response to its request) arrives
+// after its hole was declared a gap: its bytes are counted as late, not
+// as retransmitted, and the frames after it are unaffected.
+func TestReadLateSegment(t *testing.T) {
+	xs := gapExchanges()
+	segs, _ := segments(xs)
+	i := findSeg(segs, 6, 0)
+	first := segs[i]
+	rest := append(slices.Clone(segs[:i]), segs[i+1:]...)
+	j := findSeg(rest, 7, 0)
+	reordered := append(slices.Clone(rest[:j+1]), append([]seg{first}, rest[j+1:]...)...)
+	evs, st := readAll(t, writeSegments(t, reordered, nil), Options{})
+	if st.LateBytes != int64(len(first.data)) || st.RetransmittedBytes != 0 || st.Gaps != 1 {
+		t.Errorf("stats %+v; want %d late bytes", st, len(first.data))
+	}
+	last := evs[len(evs)-1]
+	if !bytes.Equal(last.Data, xs[4].resp) || last.Req == nil {
+		t.Errorf("the last exchange is not intact after the late segment")
 	}
 }

@@ -53,11 +53,13 @@ type tcpDir struct {
 	finSeq  uint32
 	// peerAck is the highest acknowledgement the other side sent for this
 	// direction's bytes.
-	peerAck    uint32
-	peerAcked  bool
-	ooo        []segment // out-of-order segments, by sequence number
-	oooBytes   int
-	sawPayload bool
+	peerAck   uint32
+	peerAcked bool
+	// gapStart and gapEnd are the latest hole declared a gap.
+	gapStart, gapEnd uint32
+	ooo              []segment // out-of-order segments, by sequence number
+	oooBytes         int
+	sawPayload       bool
 }
 
 // segment is a buffered out-of-order segment.
@@ -157,10 +159,10 @@ func (rd *reader) segment(c *tcpConn, i int, seq uint32, payload []byte, t time.
 	diff := seqDiff(seq, d.next)
 	switch {
 	case diff <= 0 && seqDiff(end, d.next) <= 0:
-		rd.stats.RetransmittedBytes += int64(len(payload))
+		rd.old(d, seq, end)
 		return
 	case diff < 0:
-		rd.stats.RetransmittedBytes += int64(-diff)
+		rd.old(d, seq, d.next)
 		payload = payload[-diff:]
 		fallthrough
 	case diff == 0:
@@ -169,15 +171,8 @@ func (rd *reader) segment(c *tcpConn, i int, seq uint32, payload []byte, t time.
 		rd.drain(c, i)
 		return
 	}
-	// A hole before this segment.
-	if d.peerAcked && seqDiff(d.peerAck, seq) >= 0 {
-		// The other side has these bytes: the capture lost them.
-		rd.gapTo(c, i, seq)
-		rd.deliver(c, i, payload, t)
-		d.next = end
-		rd.drain(c, i)
-		return
-	}
+	// A hole before this segment: it waits, unless the other side has
+	// acknowledged the hole already (see resolve, at the end).
 	at, found := slices.BinarySearchFunc(d.ooo, seq, func(s segment, q uint32) int { return int(seqDiff(s.seq, q)) })
 	if found && len(d.ooo[at].data) >= len(payload) {
 		rd.stats.RetransmittedBytes += int64(len(payload))
@@ -199,6 +194,28 @@ func (rd *reader) segment(c *tcpConn, i int, seq uint32, payload []byte, t time.
 		rd.gapTo(c, i, d.ooo[0].seq)
 		rd.drain(c, i)
 	}
+	rd.resolve(c, i)
+}
+
+// old counts the bytes [seq, end) of a segment that arrived after its
+// place in the stream had been passed: retransmitted, or, when they fall
+// in a hole already declared a gap, late (the capture reordered them
+// after the acknowledgement that declared the gap).
+func (rd *reader) old(d *tcpDir, seq, end uint32) {
+	n := int64(seqDiff(end, seq))
+	if d.gapEnd != d.gapStart && seqDiff(seq, d.gapEnd) < 0 && seqDiff(end, d.gapStart) > 0 {
+		lo, hi := seq, end
+		if seqDiff(lo, d.gapStart) < 0 {
+			lo = d.gapStart
+		}
+		if seqDiff(hi, d.gapEnd) > 0 {
+			hi = d.gapEnd
+		}
+		late := int64(seqDiff(hi, lo))
+		rd.stats.LateBytes += late
+		n -= late
+	}
+	rd.stats.RetransmittedBytes += n
 }
 
 // resolve declares the bytes of direction i that the other side has
@@ -229,6 +246,7 @@ func (rd *reader) gapTo(c *tcpConn, i int, seq uint32) {
 	d := &c.dirs[i]
 	if n := seqDiff(seq, d.next); n > 0 {
 		rd.half(c, i).gap(int64(n))
+		d.gapStart, d.gapEnd = d.next, seq
 		d.next = seq
 	}
 }
@@ -243,12 +261,12 @@ func (rd *reader) drain(c *tcpConn, i int) {
 		rd.buffered -= len(s.data)
 		end := s.seq + uint32(len(s.data))
 		if seqDiff(end, d.next) <= 0 {
-			rd.stats.RetransmittedBytes += int64(len(s.data))
+			rd.old(d, s.seq, end)
 			continue
 		}
 		data := s.data
 		if k := seqDiff(d.next, s.seq); k > 0 {
-			rd.stats.RetransmittedBytes += int64(k)
+			rd.old(d, s.seq, d.next)
 			data = data[k:]
 		}
 		rd.deliver(c, i, data, s.t)

@@ -166,6 +166,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if stats.RetransmittedBytes > 0 {
 		fmt.Fprintf(env.Stderr, ", %d retransmitted bytes dropped as duplicates", stats.RetransmittedBytes)
 	}
+	if stats.LateBytes > 0 {
+		fmt.Fprintf(env.Stderr, ", %d bytes arrived after their gap was declared (the capture reordered them)", stats.LateBytes)
+	}
 	if n := ignoredTotal(stats.Ignored); n > 0 {
 		fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(stats.Ignored))
 	}
