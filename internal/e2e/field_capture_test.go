@@ -95,40 +95,65 @@ func (t *tapWriter) Write(p []byte) (int, error) {
 
 // writePcap writes the recorded connections, each from its handshake to
 // its FINs, as a capture file; it returns the number of Kafka frames in
-// each direction's bytes (split by their size prefixes alone).
-func (w *wireTap) writePcap(t *testing.T, path string) (frames int) {
+// each direction's bytes (split by their size prefixes alone). A stream
+// that ends inside a frame (a response the broker was writing as the
+// client closed) is written up to its last whole frame.
+func (w *wireTap) writePcap(t *testing.T, path string) (frames, conns int) {
 	t.Helper()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	type key [2]int
+	whole := map[key]int{} // bytes of whole frames per stream
+	{
+		streams := map[key]*bytes.Buffer{}
+		for _, c := range w.chunks {
+			k := key{c.conn, int(c.dir)}
+			if streams[k] == nil {
+				streams[k] = &bytes.Buffer{}
+			}
+			streams[k].Write(c.data)
+		}
+		for k, s := range streams {
+			b := s.Bytes()
+			for len(b) >= 4 {
+				n := int(binary.BigEndian.Uint32(b)) + 4
+				if n > len(b) {
+					t.Logf("connection %d %v: %d bytes after the last whole frame left out", k[0], capture.Dir(k[1]), len(b))
+					break
+				}
+				frames++
+				whole[k] += n
+				b = b[n:]
+			}
+		}
+	}
 	var buf bytes.Buffer
 	cw, err := capture.NewWriter(&buf, capture.PCAP)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conns := map[int]*capture.ConnWriter{}
-	streams := map[[2]int]*bytes.Buffer{}
+	writers := map[int]*capture.ConnWriter{}
+	written := map[key]int{}
 	var last time.Time
 	for _, c := range w.chunks {
-		cc, ok := conns[c.conn]
+		k := key{c.conn, int(c.dir)}
+		data := c.data[:min(len(c.data), max(whole[k]-written[k], 0))]
+		written[k] += len(data)
+		cc, ok := writers[c.conn]
 		if !ok {
 			cc = cw.Conn(w.addrs[c.conn][0], w.addrs[c.conn][1])
 			if err := cc.Open(c.at); err != nil {
 				t.Fatal(err)
 			}
-			conns[c.conn] = cc
+			writers[c.conn] = cc
 		}
-		if err := cc.Write(c.dir, c.at, c.data); err != nil {
+		if err := cc.Write(c.dir, c.at, data); err != nil {
 			t.Fatal(err)
 		}
-		k := [2]int{c.conn, int(c.dir)}
-		if streams[k] == nil {
-			streams[k] = &bytes.Buffer{}
-		}
-		streams[k].Write(c.data)
 		last = c.at
 	}
 	for i := range len(w.addrs) {
-		if cc := conns[i]; cc != nil {
+		if cc := writers[i]; cc != nil {
 			if err := cc.Close(last); err != nil {
 				t.Fatal(err)
 			}
@@ -137,18 +162,7 @@ func (w *wireTap) writePcap(t *testing.T, path string) (frames int) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range streams {
-		b := s.Bytes()
-		for len(b) >= 4 {
-			n := int(binary.BigEndian.Uint32(b)) + 4
-			if n > len(b) {
-				t.Fatalf("a recorded stream ends inside a frame")
-			}
-			frames++
-			b = b[n:]
-		}
-	}
-	return frames
+	return frames, len(writers)
 }
 
 // TestCaptureKgoNewestThroughKfake: franz-go's kgo at its own newest
@@ -207,8 +221,7 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 	tap.wg.Wait()
 
 	path := filepath.Join(t.TempDir(), "kgo.pcap")
-	frames := tap.writePcap(t, path)
-	conns := len(tap.addrs)
+	frames, conns := tap.writePcap(t, path)
 	for _, ports := range [][]string{nil, {"--port", strconv.Itoa(int(tap.addrs[0][1].Port()))}} {
 		out, errOut, code := decodePcap(t, path, append([]string{"--format", "json", "--roundtrip"}, ports...)...)
 		if code != 0 {
