@@ -99,6 +99,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 				if api, ok := reg.API(ev.Request.APIKey); ok {
 					j.ro.API, j.ro.Version = api, ev.Request.Version
 				}
+				j.reqKey, j.reqVersion = ev.Request.APIKey, ev.Request.Version
 				lat := ev.Time.Sub(ev.Request.Time).Microseconds()
 				j.latency = &lat
 				j.paired = true
@@ -248,15 +249,17 @@ type pcapJob struct {
 	opts     decodeOptions
 	cut      *report.Gap   // the frame was cut short (data is its captured start)
 	hints    []report.Hint // requests near an unpaired response
-	skipped  int64
-	lost     int64
-	warnText string
-	prefix   string  // text lines printed before the frame
-	out      []byte  // the rendered frame
-	outp     *[]byte // the pooled buffer out was written into
-	ok       bool
-	errText  string
-	err      error
+	// reqKey and reqVersion are the paired request's, for a response.
+	reqKey, reqVersion int16
+	skipped            int64
+	lost               int64
+	warnText           string
+	prefix             string  // text lines printed before the frame
+	out                []byte  // the rendered frame
+	outp               *[]byte // the pooled buffer out was written into
+	ok                 bool
+	errText            string
+	err                error
 }
 
 // run decodes and renders the frame.
@@ -269,6 +272,8 @@ func (j *pcapJob) run(c *codec.Codec) {
 		r = report.Orphan(c, j.data, j.hints, j.ro)
 	case j.response && j.ro.API != nil:
 		r = report.Response(c, j.data, j.ro.API, j.ro.Version, j.ro)
+	case j.response:
+		r = report.UnknownAPIResponse(j.data, j.reqKey, j.reqVersion, j.ro)
 	default:
 		r = report.Decode(c, j.data, j.ro)
 	}

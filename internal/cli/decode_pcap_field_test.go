@@ -452,3 +452,43 @@ func TestDecodePcapMidConnectionLocksOn(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodePcapAPINewerThanSpec: decoded with the 3.9 spec, a capture
+// with an API that 3.9 lacks (StreamsGroupDescribe, key 89) gives warnings
+// for the request and its answer, and the connection goes on; the 4.3
+// spec decodes the same frames.
+func TestDecodePcapAPINewerThanSpec(t *testing.T) {
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("admin"))
+	hb := kmsg.NewPtrHeartbeatRequest()
+	hb.Version, hb.Group, hb.MemberID = 4, "g", "m"
+	hbr := kmsg.NewPtrHeartbeatResponse()
+	hbr.Version = 4
+	lc := kmsg.NewPtrStreamsGroupDescribeRequest()
+	lc.Version, lc.Groups = 0, []string{"s"}
+	lcr := kmsg.NewPtrStreamsGroupDescribeResponse()
+	lcr.Version = 0
+	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), pcapResp(hbr, 1), 12, 4}, {f.AppendRequest(nil, lc, 2), pcapResp(lcr, 2), 89, 0},
+		{f.AppendRequest(nil, hb, 3), pcapResp(hbr, 3), 12, 4}}
+	path := writeScript(t, true, exchangeFrames(xs))
+	code, out, errOut := decRun(t, nil, "decode", "--spec", "../../../shared/kafka-spec/3.9", "--pcap", path, "--format", "json")
+	ls := fieldLines(t, out)
+	if code != 0 || len(ls) != 6 || !strings.Contains(errOut, "2 of 6 frames with warnings") {
+		t.Fatalf("3.9: exit %d, %d frames: %s", code, len(ls), errOut)
+	}
+	if !strings.Contains(ls[2].Warning, "API key 89 is not in this spec") || ls[2].CorrelationID != 2 || ls[2].ClientID == nil || *ls[2].ClientID != "admin" ||
+		!strings.Contains(ls[3].Warning, "the answer to API key 89 v0") || ls[3].LatencyMicros == nil || ls[3].APIKey == nil || *ls[3].APIKey != 89 {
+		t.Errorf("3.9: %+v\n%+v", ls[2], ls[3])
+	}
+	if ls[5].Error != nil || ls[5].Warning != "" || ls[5].LatencyMicros == nil {
+		t.Errorf("3.9: the exchange after: %+v", ls[5])
+	}
+	code, out, errOut = decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json", "--roundtrip")
+	if code != 0 || strings.Contains(errOut, "warning") {
+		t.Errorf("4.3: exit %d: %s", code, errOut)
+	}
+	for i, l := range fieldLines(t, out) {
+		if l.Error != nil || l.Roundtrip == nil || !*l.Roundtrip {
+			t.Errorf("4.3: frame %d: %+v", i, l)
+		}
+	}
+}

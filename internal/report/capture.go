@@ -27,6 +27,44 @@ func newerRequest(f *codec.Frame, err error) bool {
 	return !valid.Empty() && f.Version > valid.Hi && errors.As(err, &de) && de.Offset == 6
 }
 
+// unknownKeyRequest reports whether err says that a request's API key
+// (a plausible one, 0 to 1023) is not in the spec.
+func unknownKeyRequest(kind schema.MessageType, b []byte, err error) bool {
+	if kind != schema.TypeRequest || !errors.Is(err, wire.ErrUnknownAPI) || len(b) < 12 {
+		return false
+	}
+	key := int16(uint16(b[4])<<8 | uint16(b[5]))
+	return key >= 0 && key < 1024
+}
+
+// peekClientID reads the client id of a request header v1 or v2 (every
+// request header but ControlledShutdown v0's), nil when it does not fit
+// or is null.
+func peekClientID(b []byte) *string {
+	if len(b) < 14 {
+		return nil
+	}
+	n := int(int16(uint16(b[12])<<8 | uint16(b[13])))
+	if n < 0 || 14+n > len(b) {
+		return nil
+	}
+	s := string(b[14 : 14+n])
+	return &s
+}
+
+// UnknownAPIResponse reports the answer to a request whose API key the
+// spec lacks: a warning with the request's key and version and the
+// response's correlation id, not decoded.
+func UnknownAPIResponse(b []byte, key, v int16, o Options) *Frame {
+	corr, _ := codec.PeekCorrelationID(b)
+	r := &Frame{Kind: "response", APIKey: key, Version: v, CorrelationID: corr, Size: len(b), Bytes: b, lean: o.Lean}
+	if !o.Lean {
+		r.Hex = hexOf(b)
+	}
+	r.Warning = fmt.Sprintf("the answer to API key %d v%d, which this spec does not define; not decoded", key, v)
+	return r
+}
+
 func newerWarning(api *schema.API, v int16) string {
 	if api.Key == apiVersionsKey {
 		return fmt.Sprintf("%s v%d is newer than this spec (%s); the broker will answer it as v0 (a broker that does not know the version answers with a v0 response carrying UNSUPPORTED_VERSION (35) and its own version ranges); header decoded, body not", api.Name, v, api.Request.Valid)

@@ -201,8 +201,9 @@ type Options struct {
 	NoAlternatives bool
 	// NewerAsWarning makes a request at a version newer than the spec a
 	// warning (Frame.Warning, header decoded, body not) rather than an
-	// error: clients probe with the newest ApiVersions they know. For
-	// captures and proxies, where the traffic is what it is.
+	// error: clients probe with the newest ApiVersions they know. So is
+	// a request whose API key the spec lacks (a newer API). For captures
+	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
 	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
 	// writes them straight from the span tree, the bytes and the decoded
@@ -277,6 +278,13 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if !o.NoAlternatives {
 			r.AlsoDecodesAs = alternatives(c, b, kind, f, o)
+		}
+		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {
+			r.APIKey, r.Version, r.CorrelationID, _ = codec.PeekRequest(b)
+			r.ClientID = peekClientID(b)
+			r.Warning = fmt.Sprintf("API key %d is not in this spec (a client newer than the spec?); not decoded", r.APIKey)
+			r.Error, r.ErrorOffset, r.ErrorPath, r.AlsoDecodesAs = "", nil, "", nil
+			return r
 		}
 		if o.NewerAsWarning && newerRequest(f, err) {
 			r.Warning = newerWarning(f.API, f.Version)
