@@ -202,7 +202,10 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 		}
 		f.HeaderVersion = api.Request.HeaderVersion(ver)
 		if hp := d.c.headerPlan(schema.TypeRequest, f.HeaderVersion); hp != nil {
-			return d.specHeader(f, hp, hn, 2)
+			if err := d.specHeader(f, hp, hn, 2); err != nil {
+				return err
+			}
+			return versionErr
 		}
 		if err := d.correlationID(f, hn); err != nil {
 			return err
@@ -213,7 +216,9 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 			}
 		}
 		if f.HeaderVersion >= 2 {
-			return d.headerTags(f, nil, nil, hn)
+			if err := d.headerTags(f, nil, nil, hn); err != nil {
+				return err
+			}
 		}
 		return versionErr
 	}
