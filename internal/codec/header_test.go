@@ -187,3 +187,23 @@ func TestHeaderV3EveryCut(t *testing.T) {
 		}
 	}
 }
+
+// TestHeaderV3NewerThanSpec: a request at a version newer than the spec
+// (OffsetPurge v2) still has its whole header read, from the header
+// version the open-ended last range gives (v3), before the version error.
+func TestHeaderV3NewerThanSpec(t *testing.T) {
+	c, api := loadHeaderV3(t)
+	in, err := c.EncodeRequest(nil, &codec.Frame{Kind: schema.TypeRequest, API: api, Version: 1, CorrelationID: 7,
+		ClientID: []byte("ab"), Header: headerValue(t, c, ""), Body: purgeBody(t, api)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in[7] = 2 // request_api_version 2
+	f, err := c.DecodeRequest(in, codec.Options{Spans: true})
+	if !errors.Is(err, wire.ErrVersion) || f.HeaderVersion != 3 || f.CorrelationID != 7 {
+		t.Fatalf("err = %v, header v%d, corr %d", err, f.HeaderVersion, f.CorrelationID)
+	}
+	if got := f.Header.Kids[etFieldOf(t, c.Reg.RequestHeader.Body, "InstanceId").Index].Bytes; !bytes.Equal(got, etUUID) {
+		t.Errorf("InstanceId = %x", got)
+	}
+}
