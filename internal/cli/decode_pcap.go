@@ -18,6 +18,7 @@ import (
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -57,6 +58,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	pl := newPipeline(w, runtime.GOMAXPROCS(0))
 	var index int
 	lastConn := 0
+	sec := newSecrets(o.ShowSecrets)
 	stats, err := capture.Read(f, opts, func(ev *capture.Event) error {
 		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o}
 		index++
@@ -78,6 +80,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 				j.paired = true
 			}
 		}
+		j.data, j.plan = sec.frame(ev.Conn.ID, c, j.data, j.ro)
 		if o.Format != "json" {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
@@ -166,9 +169,10 @@ type pcapJob struct {
 	latency  *int64
 	ro       report.Options
 	opts     decodeOptions
-	prefix   string  // text lines printed before the frame
-	out      []byte  // the rendered frame
-	outp     *[]byte // the pooled buffer out was written into
+	prefix   string       // text lines printed before the frame
+	plan     *redact.Plan // what secrets.frame redacted
+	out      []byte       // the rendered frame
+	outp     *[]byte      // the pooled buffer out was written into
 	ok       bool
 	errText  string
 	err      error
@@ -176,7 +180,7 @@ type pcapJob struct {
 
 // run decodes and renders the frame.
 func (j *pcapJob) run(c *codec.Codec) {
-	r := report.Decode(c, j.data, j.ro)
+	r := decodeRedacted(c, j.data, j.ro, j.plan)
 	r.Index, r.Offset = j.index, j.offset
 	t := j.time
 	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency
