@@ -41,7 +41,8 @@ type conn struct {
 	client   net.Conn
 	upstream net.Conn
 	id       int
-	base     Event // connection fields of every event
+	base     Event      // connection fields of every event
+	q        *connQueue // this connection's part of the decode queue
 
 	// Frame numbers and stream offsets per direction (as the receiver
 	// sees the stream), each touched by one pump only.
@@ -64,6 +65,7 @@ func newConn(p *Proxy, l *listener, c net.Conn, id int) *conn {
 		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
 	}}
 	cn.last.Store(time.Now().UnixNano())
+	cn.q = p.q.open(cn)
 	return cn
 }
 
@@ -114,7 +116,28 @@ func (c *conn) event(e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	c.p.event(&e)
+	c.p.q.event(c.q, &e, e.Kind == EventClose)
+}
+
+// collect appends chunk to a frame being collected for decoding, whose
+// queue space is reserved as its bytes arrive (never from its size
+// prefix); when there is no room the frame is given up (its space given
+// back, a skip counted) and forwarded undecoded.
+func (c *conn) collect(on *bool, body *[]byte, reserved *int, size int, chunk []byte) {
+	if !*on {
+		return
+	}
+	if !c.p.q.grow(c.q, len(chunk)) {
+		c.p.q.release(c.q, *reserved)
+		c.p.q.skip(c.q)
+		*on, *body, *reserved = false, nil, 0
+		return
+	}
+	*reserved += len(chunk)
+	if *body == nil {
+		*body = make([]byte, 0, min(size, initialBuf))
+	}
+	*body = append(*body, chunk...)
 }
 
 func (c *conn) fault(dir, format string, args ...any) {
@@ -197,6 +220,7 @@ type framer struct {
 	seen    int    // bytes of the current frame seen
 	body    []byte // the frame being collected for decoding, nil when not
 	collect bool   // the current frame is being collected
+	resv    int    // decode queue bytes reserved for body
 	lost    bool   // framing lost: bytes pass without framing
 }
 
@@ -210,11 +234,7 @@ func (c *conn) pumpRequests() int64 {
 	f := &framer{}
 	var total int64
 	defer closeWrite(c.upstream)
-	defer func() { // a frame cut short gives back the queue space it reserved
-		if f.collect {
-			c.p.queued.Add(-int64(f.size))
-		}
-	}()
+	defer func() { c.p.q.release(c.q, f.resv) }() // a frame cut short gives back its queue space
 	for {
 		n, err := c.readFrom(c.client, buf)
 		if n > 0 {
@@ -272,20 +292,16 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 				}
 				c.bigFrame("request", name, f.size, false)
 			}
-			f.collect = !big && c.p.reserve(f.size)
-			if f.collect {
-				f.body = newFrameBuf(f.size, f.hdr[:])
-			}
+			f.collect = !big
+			c.collect(&f.collect, &f.body, &f.resv, f.size, f.hdr[:])
 		}
 		k := min(len(data), f.size-f.seen)
-		if f.collect {
-			f.body = append(f.body, data[:k]...)
-		}
+		c.collect(&f.collect, &f.body, &f.resv, f.size, data[:k])
 		f.seen += k
 		data = data[k:]
 		if f.seen == f.size {
 			if f.collect {
-				c.p.enqueue(&item{conn: c, kind: kindRequest, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff})
+				c.p.q.frame(c.q, &item{conn: c, kind: kindRequest, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
 			}
 			c.reqIdx++
 			c.reqOff += int64(f.size)
@@ -327,11 +343,7 @@ func (c *conn) pumpResponses() int64 {
 	var total int64
 	defer closeWrite(c.client)
 	r := &respState{}
-	defer func() { // a frame cut short gives back the queue space it reserved
-		if r.collect {
-			c.p.queued.Add(-int64(r.size))
-		}
-	}()
+	defer func() { c.p.q.release(c.q, r.resv) }() // a frame cut short gives back its queue space
 	for {
 		n, err := c.readFrom(c.upstream, buf)
 		if n > 0 {
@@ -381,6 +393,7 @@ type respState struct {
 	hold    []byte // the whole frame, held for rewriting
 	body    []byte // copy for decoding
 	collect bool
+	resv    int // decode queue bytes reserved for body
 	lost    bool
 }
 
@@ -426,10 +439,8 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
 					return err
 				}
-				r.collect = !big && c.p.reserve(r.size)
-				if r.collect {
-					r.body = newFrameBuf(r.size, r.hdr[:])
-				}
+				r.collect = !big
+				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:])
 			}
 		}
 		k := min(len(data), r.size-r.seen)
@@ -442,9 +453,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if _, err := c.writeTo(c.client, chunk); err != nil {
 				return err
 			}
-			if r.collect {
-				r.body = append(r.body, chunk...)
-			}
+			c.collect(&r.collect, &r.body, &r.resv, r.size, chunk)
 		}
 		if r.seen < r.size {
 			continue
@@ -464,9 +473,9 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if rewritten {
 				it.original = r.hold
 			}
-			c.p.enqueueHeld(it)
+			c.p.q.reserveWhole(c.q, it, len(it.data)+len(it.original))
 		} else if r.collect {
-			c.p.enqueue(&item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff})
+			c.p.q.frame(c.q, &item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
 		}
 		if r.hold == nil {
 			c.respIdx++

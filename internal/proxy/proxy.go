@@ -33,7 +33,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -155,10 +154,7 @@ type Proxy struct {
 	conns     map[*conn]bool
 	connSeq   int
 
-	queue     chan *item
-	ovf       overflow
-	queued    atomic.Int64 // bytes in the queue
-	skipped   atomic.Int64 // frames skipped since the last report
+	q         *decodeQueue
 	wg        sync.WaitGroup
 	decodeWG  sync.WaitGroup
 	ctx       context.Context
@@ -210,7 +206,7 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
 		listeners: map[string]*listener{}, conns: map[*conn]bool{},
-		queue: make(chan *item, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
+		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if !cfg.NoRewrite {
@@ -397,7 +393,7 @@ func (p *Proxy) Close() error {
 		p.mu.Unlock()
 		p.cancel()
 		p.wg.Wait()
-		close(p.queue)
+		p.q.close()
 		p.decodeWG.Wait()
 	})
 	return nil
