@@ -285,9 +285,9 @@ func TestCutShortAuthenticate(t *testing.T) {
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
 		mech, in string
-		server  bool
-		want    string
-		secret  int
+		server   bool
+		want     string
+		secret   int
 	}{
 		{"PLAIN", "authz\x00user\x00pw", false, "PLAIN", 2},
 		{"", "\x00user\x00pw", false, "PLAIN", 2},
