@@ -1,17 +1,21 @@
 package proxy
 
 import (
+	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/redact"
 )
 
 // readBuf is the size of each read from a socket.
@@ -43,6 +47,9 @@ type conn struct {
 	id       int
 	base     Event      // connection fields of every event
 	q        *connQueue // this connection's part of the decode queue
+	// secrets follows the connection's SASL exchange to redact it (nil
+	// with Config.ShowSecrets); used by the decoding goroutine only.
+	secrets *redact.Stream
 
 	// Frame numbers and stream offsets per direction (as the receiver
 	// sees the stream), each touched by one pump only.
@@ -60,12 +67,13 @@ type conn struct {
 	idled    atomic.Bool
 }
 
-func newConn(p *Proxy, l *listener, c net.Conn, id int) *conn {
+func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
 	cn := &conn{p: p, l: l, client: c, id: id, base: Event{
-		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: upstream,
 	}}
 	cn.last.Store(time.Now().UnixNano())
 	cn.q = p.q.open(cn)
+	cn.secrets = redact.NewStream(p.cfg.ShowSecrets)
 	return cn
 }
 
@@ -156,10 +164,19 @@ func (c *conn) abort() {
 func (c *conn) run() {
 	defer c.client.Close()
 	c.event(Event{Kind: EventOpen, Detail: "client connected"})
-	d := net.Dialer{Timeout: c.p.cfg.DialTimeout}
-	up, err := d.DialContext(c.p.ctx, "tcp", c.l.upstream)
+	if tc, ok := c.client.(*tls.Conn); ok {
+		ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			c.fault("", "TLS handshake with the client: %v; closing the connection", err)
+			c.event(Event{Kind: EventClose, Detail: "TLS handshake failed"})
+			return
+		}
+	}
+	up, err := c.dial()
 	if err != nil {
-		c.fault("", "upstream %s: %v; closing the client connection", c.l.upstream, err)
+		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
 		// Close gracefully: FIN first, and drain what the client already
 		// sent, so it sees an end of stream rather than a reset.
 		closeWrite(c.client)
@@ -194,6 +211,23 @@ func (c *conn) run() {
 		detail += ", idle timeout"
 	}
 	c.event(Event{Kind: EventClose, Detail: detail})
+}
+
+// dial connects to the broker, with TLS when Config.UpstreamTLS is set
+// (its ServerName, or else the broker's host, is checked against the
+// broker's certificate).
+func (c *conn) dial() (net.Conn, error) {
+	d := &net.Dialer{Timeout: c.p.cfg.DialTimeout}
+	addr := c.base.Upstream
+	if c.p.cfg.UpstreamTLS == nil {
+		return d.DialContext(c.p.ctx, "tcp", addr)
+	}
+	cfg := c.p.cfg.UpstreamTLS.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	td := &tls.Dialer{NetDialer: d, Config: cfg}
+	return td.DialContext(c.p.ctx, "tcp", addr)
 }
 
 // closeWrite half-closes a connection (or closes it when it cannot).
@@ -460,12 +494,18 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		}
 		now := time.Now()
 		if r.hold != nil {
-			out, rewritten, derr := c.rewriteResponse(r.hold, r.req)
+			out, moved, derr := c.rewriteResponse(r.hold, r.req)
+			rewritten := len(moved) > 0
 			if _, err := c.writeTo(c.client, out); err != nil {
 				return err
 			}
 			if derr != nil {
 				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.corr, derr)
+			}
+			if rewritten {
+				c.event(Event{Kind: EventRewrite, Dir: "response", Time: now,
+					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
+						r.api, r.req.corr, strings.Join(moved, ", "), len(r.hold), len(out))})
 			}
 			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff}
 			c.respIdx++
@@ -487,23 +527,36 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 }
 
 // rewriteResponse decodes a held response, replaces advertised broker
-// addresses and re-encodes it. On any failure the input comes back
-// unchanged, with the error.
-func (c *conn) rewriteResponse(b []byte, req pending) ([]byte, bool, error) {
+// addresses and re-encodes it; moved lists each address replaced ("node
+// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
+// failure the input comes back unchanged, with the error.
+func (c *conn) rewriteResponse(b []byte, req pending) (out []byte, moved []string, err error) {
 	api, ok := c.p.reg.API(req.key)
 	if !ok {
-		return b, false, fmt.Errorf("unknown API key %d", req.key)
+		return b, nil, fmt.Errorf("unknown API key %d", req.key)
 	}
 	f, err := c.p.cfg.Codec.DecodeResponse(b, api, req.version, codec.Options{})
 	if err != nil {
-		return b, false, err
+		return b, nil, err
 	}
-	if !rewriteAddresses(f, c.p.listenerFor) {
-		return b, false, nil
+	seen := map[string]bool{}
+	remap := func(node int32, host string, port int32) (string, int32, bool) {
+		h, p, ok := c.p.listenerFor(node, host, port)
+		if ok && (h != host || p != port) {
+			m := fmt.Sprintf("node %d %s -> %s", node, hostPort(host, port), hostPort(h, p))
+			if !seen[m] {
+				seen[m] = true
+				moved = append(moved, m)
+			}
+		}
+		return h, p, ok
 	}
-	out, err := c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
+	if !rewriteAddresses(f, remap) {
+		return b, nil, nil
+	}
+	out, err = c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
-		return b, false, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
-	return out, true, nil
+	return out, moved, nil
 }

@@ -78,7 +78,9 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	var f *report.Frame
 	if it.kind == kindRequest {
 		e.Dir = "request"
-		f = p.decode(it.data, opts)
+		data, plan := c.secrets.Request(p.cfg.Codec, it.data)
+		e.Data = data
+		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Client, c.base.Upstream
 	} else {
 		e.Dir = "response"
@@ -86,7 +88,9 @@ func (p *Proxy) decodeItem(it *item) *Event {
 		if api, ok := p.reg.API(it.req.key); ok && it.paired {
 			opts.API, opts.Version = api, it.req.version
 		}
-		f = p.decode(it.data, opts)
+		data, plan := c.secrets.Response(p.cfg.Codec, it.data, opts.API, opts.Version)
+		e.Data = data
+		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Upstream, c.base.Client
 		if it.paired {
 			lat := it.at.Sub(it.req.at).Microseconds()

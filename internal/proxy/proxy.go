@@ -27,6 +27,7 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +52,10 @@ const (
 	// DefaultIdleTimeout matches the broker's connections.max.idle.ms
 	// (clients close their idle connections after 9 minutes).
 	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultMaxListeners bounds the per-broker listeners.
+	DefaultMaxListeners = 256
+	// DefaultListenerIdle is how long an unused per-broker listener stays.
+	DefaultListenerIdle = 10 * time.Minute
 )
 
 // Config configures a [Proxy].
@@ -97,6 +102,36 @@ type Config struct {
 	// the host of each listener's address, 127.0.0.1 for a wildcard one).
 	// With it, per-broker listeners bind the host of Listen, as given.
 	AdvertiseHost string
+
+	// TLS, when set, makes every listener (the first and each broker's)
+	// serve TLS to clients.
+	TLS *tls.Config
+	// UpstreamTLS, when set, makes the proxy speak TLS to the brokers. An
+	// empty ServerName is each broker's advertised host.
+	UpstreamTLS *tls.Config
+
+	// BrokerListen pins the listener of broker node id to an address
+	// ("0.0.0.0:19093"); BrokerPortBase, when positive, pins every node
+	// without an entry to port BrokerPortBase+id on the host of Listen.
+	// Other brokers get a listener on a fresh port. A pinned listener
+	// follows its node: when the node is advertised at another address,
+	// new connections go there.
+	BrokerListen   map[int32]string
+	BrokerPortBase int
+	// MaxListeners bounds the per-broker listeners open at once (default
+	// DefaultMaxListeners; negative: no limit). A broker beyond it is not
+	// given one: its address reaches the client unrewritten, and a fault
+	// says so.
+	MaxListeners int
+	// ListenerIdle closes a per-broker listener (not the first, not a
+	// pinned one) that has had no connection and has not been advertised
+	// for that long (default DefaultListenerIdle; negative: never). It is
+	// opened again, on a fresh port, when the broker is advertised again.
+	ListenerIdle time.Duration
+
+	// ShowSecrets leaves SASL passwords, proofs and tokens in the events'
+	// bytes and reports (they are redacted by default; see package redact).
+	ShowSecrets bool
 }
 
 // EventKind says what an [Event] reports.
@@ -104,16 +139,19 @@ type EventKind uint8
 
 // Event kinds.
 const (
-	EventFrame   EventKind = iota // a frame was forwarded (and decoded)
-	EventOpen                     // a client connected
-	EventClose                    // a connection ended
-	EventFault                    // something went wrong; forwarding went on as far as it could
-	EventSkipped                  // frames were forwarded without decoding
-	EventListen                   // a listener was opened for a broker
+	EventFrame    EventKind = iota // a frame was forwarded (and decoded)
+	EventOpen                      // a client connected
+	EventClose                     // a connection ended
+	EventFault                     // something went wrong; forwarding went on as far as it could
+	EventSkipped                   // frames were forwarded without decoding
+	EventListen                    // a listener was opened for a broker
+	EventRewrite                   // a response's broker addresses were replaced
+	EventUnlisten                  // a listener was closed
 )
 
+// String is the kind's name in the log ("error" for EventFault).
 func (k EventKind) String() string {
-	return [...]string{"frame", "open", "close", "fault", "skipped", "listen"}[k]
+	return [...]string{"frame", "open", "close", "error", "skipped", "listen", "rewrite", "unlisten"}[k]
 }
 
 // Event is one entry of the proxy's log.
@@ -150,6 +188,9 @@ type Proxy struct {
 
 	mu        sync.Mutex
 	listeners map[string]*listener // by upstream address
+	byNode    map[int32]*listener  // pinned listeners by node id
+	boot      *listener            // the first listener
+	openMu    sync.Mutex           // serialises opening listeners
 	closed    bool
 	conns     map[*conn]bool
 	connSeq   int
@@ -164,10 +205,14 @@ type Proxy struct {
 }
 
 type listener struct {
-	ln       net.Listener
-	upstream string
-	host     string
-	port     int32
+	ln   net.Listener
+	host string // advertised host and port
+	port int32
+	node int32 // the pinned node, -1 when not pinned
+	// Guarded by Proxy.mu:
+	upstream string    // the broker connections go to
+	conns    int       // open connections
+	used     time.Time // last advertised, or last connection end
 }
 
 // New starts a proxy: it opens the first listener and returns once it
@@ -203,9 +248,15 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
+	if cfg.MaxListeners == 0 {
+		cfg.MaxListeners = DefaultMaxListeners
+	}
+	if cfg.ListenerIdle == 0 {
+		cfg.ListenerIdle = DefaultListenerIdle
+	}
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
-		listeners: map[string]*listener{}, conns: map[*conn]bool{},
+		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, conns: map[*conn]bool{},
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
@@ -214,9 +265,17 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.decodeWG.Add(1)
 	go p.decodeLoop()
-	if _, err := p.listen(cfg.Listen, cfg.Upstream); err != nil {
+	boot, err := p.listen(cfg.Listen, cfg.Upstream, -1)
+	if err != nil {
 		p.Close()
 		return nil, err
+	}
+	p.mu.Lock()
+	p.boot = boot
+	p.mu.Unlock()
+	if cfg.ListenerIdle > 0 {
+		p.wg.Add(1)
+		go p.closeIdleListeners()
 	}
 	return p, nil
 }
@@ -225,8 +284,8 @@ func New(cfg Config) (*Proxy, error) {
 func (p *Proxy) Addr() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if l, ok := p.listeners[p.cfg.Upstream]; ok {
-		return l.ln.Addr().String()
+	if p.boot != nil {
+		return p.boot.ln.Addr().String()
 	}
 	return ""
 }
@@ -243,8 +302,9 @@ func (p *Proxy) Listeners() map[string]string {
 	return out
 }
 
-// listen opens a listener forwarding to upstream.
-func (p *Proxy) listen(addr, upstream string) (*listener, error) {
+// listen opens a listener forwarding to upstream (for node, -1 when not
+// pinned).
+func (p *Proxy) listen(addr, upstream string, node int32) (*listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
@@ -257,7 +317,7 @@ func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 	if p.cfg.AdvertiseHost != "" {
 		host = p.cfg.AdvertiseHost
 	}
-	l := &listener{ln: ln, upstream: upstream, host: host, port: int32(port)}
+	l := &listener{ln: ln, upstream: upstream, host: host, port: int32(port), node: node, used: time.Now()}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
@@ -265,37 +325,111 @@ func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 		return nil, net.ErrClosed
 	}
 	p.listeners[upstream] = l
+	if node >= 0 {
+		p.byNode[node] = l
+	}
 	p.mu.Unlock()
-	p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: ln.Addr().String(), Upstream: upstream,
-		Detail: "forwarding " + ln.Addr().String() + " to " + upstream})
+	detail := "forwarding " + ln.Addr().String() + " to " + upstream
+	if node >= 0 {
+		detail += fmt.Sprintf(" (pinned for broker node %d)", node)
+	}
+	if p.cfg.TLS != nil {
+		detail += ", TLS to clients"
+	}
+	if p.cfg.UpstreamTLS != nil {
+		detail += ", TLS to the broker"
+	}
+	p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: ln.Addr().String(), Upstream: upstream, Detail: detail})
 	p.wg.Add(1)
 	go p.accept(l)
 	return l, nil
 }
 
-// listenerFor returns the proxy address for an advertised broker,
-// opening a listener for it on first use.
-func (p *Proxy) listenerFor(host string, port int32) (string, int32, bool) {
+// pinnedAddr is the address a node's listener is pinned to, if any.
+func (p *Proxy) pinnedAddr(node int32) (string, bool, error) {
+	if node < 0 {
+		return "", false, nil
+	}
+	if a, ok := p.cfg.BrokerListen[node]; ok {
+		return a, true, nil
+	}
+	if p.cfg.BrokerPortBase > 0 {
+		port := p.cfg.BrokerPortBase + int(node)
+		if port > 65535 {
+			return "", false, fmt.Errorf("broker port base %d + node id %d is past port 65535", p.cfg.BrokerPortBase, node)
+		}
+		return net.JoinHostPort(p.bindHost(), strconv.Itoa(port)), true, nil
+	}
+	return "", false, nil
+}
+
+// bindHost is the host per-broker listeners bind.
+func (p *Proxy) bindHost() string {
+	if p.cfg.AdvertiseHost != "" {
+		// Clients come from elsewhere: bind like the first listener.
+		h, _, _ := net.SplitHostPort(p.cfg.Listen)
+		return h
+	}
+	return listenHost(p.cfg.Listen)
+}
+
+// listenerFor returns the proxy address for broker node advertised at
+// host:port, opening a listener for it on first use (on its pinned
+// address, if it has one).
+func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32, bool) {
 	up := hostPort(host, port)
+	pinned, isPinned, perr := p.pinnedAddr(node)
+	p.openMu.Lock()
+	defer p.openMu.Unlock()
 	p.mu.Lock()
-	l, ok := p.listeners[up]
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
+	if p.closed {
+		p.mu.Unlock()
 		return "", 0, false
 	}
-	if !ok {
-		var err error
-		bind := listenHost(p.cfg.Listen)
-		if p.cfg.AdvertiseHost != "" {
-			// Clients come from elsewhere: bind like the first listener.
-			bind, _, _ = net.SplitHostPort(p.cfg.Listen)
+	if isPinned {
+		if l := p.byNode[node]; l != nil {
+			moved := l.upstream != up
+			old := l.upstream
+			if moved {
+				if p.listeners[old] == l {
+					delete(p.listeners, old)
+				}
+				l.upstream = up
+				p.listeners[up] = l
+			}
+			l.used = time.Now()
+			p.mu.Unlock()
+			if moved {
+				p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: up,
+					Detail: fmt.Sprintf("broker node %d is now advertised at %s (was %s): %s forwards there", node, up, old, l.ln.Addr())})
+			}
+			return l.host, l.port, true
 		}
-		l, err = p.listen(net.JoinHostPort(bind, "0"), up)
-		if err != nil {
-			p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + err.Error()})
-			return "", 0, false
-		}
+	} else if l, ok := p.listeners[up]; ok {
+		l.used = time.Now()
+		p.mu.Unlock()
+		return l.host, l.port, true
+	}
+	n := len(p.listeners) - 1 // the first listener does not count
+	p.mu.Unlock()
+	if perr != nil {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + perr.Error()})
+		return "", 0, false
+	}
+	if !isPinned && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up,
+			Detail: fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly", p.cfg.MaxListeners, up, node)})
+		return "", 0, false
+	}
+	addr := net.JoinHostPort(p.bindHost(), "0")
+	pin := int32(-1)
+	if isPinned {
+		addr, pin = pinned, node
+	}
+	l, err := p.listen(addr, up, pin)
+	if err != nil {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + err.Error()})
+		return "", 0, false
 	}
 	return l.host, l.port, true
 }
@@ -306,6 +440,38 @@ func listenHost(addr string) string {
 		return "127.0.0.1"
 	}
 	return h
+}
+
+// closeIdleListeners closes the per-broker listeners that are neither
+// pinned nor the first and have had no connection and no advertisement
+// for Config.ListenerIdle.
+func (p *Proxy) closeIdleListeners() {
+	defer p.wg.Done()
+	idle := p.cfg.ListenerIdle
+	t := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+		}
+		var closed []*listener
+		p.mu.Lock()
+		for up, l := range p.listeners {
+			if l == p.boot || l.node >= 0 || l.conns > 0 || time.Since(l.used) < idle {
+				continue
+			}
+			delete(p.listeners, up)
+			closed = append(closed, l)
+		}
+		p.mu.Unlock()
+		for _, l := range closed {
+			l.ln.Close()
+			p.event(&Event{Kind: EventUnlisten, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+				Detail: fmt.Sprintf("closing listener %s for broker %s: not advertised and no connection for %v", l.ln.Addr(), l.upstream, idle)})
+		}
+	}
 }
 
 func (p *Proxy) accept(l *listener) {
@@ -336,8 +502,12 @@ func (p *Proxy) accept(l *listener) {
 			continue
 		}
 		p.connSeq++
-		cn := newConn(p, l, c, p.connSeq)
+		if p.cfg.TLS != nil {
+			c = tls.Server(c, p.cfg.TLS)
+		}
+		cn := newConn(p, l, c, p.connSeq, l.upstream)
 		p.conns[cn] = true
+		l.conns++
 		p.mu.Unlock()
 		p.wg.Add(1)
 		go func() {
@@ -345,6 +515,8 @@ func (p *Proxy) accept(l *listener) {
 			cn.run()
 			p.mu.Lock()
 			delete(p.conns, cn)
+			l.conns--
+			l.used = time.Now()
 			p.mu.Unlock()
 		}()
 	}
@@ -358,7 +530,10 @@ const maxRefusing = 64
 // it already sent is drained (briefly, bounded) so that it sees an end of
 // stream rather than a reset.
 func (p *Proxy) refuse(l *listener, c net.Conn) {
-	p.event(&Event{Kind: EventFault, Time: time.Now(), Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+	p.mu.Lock()
+	up := l.upstream
+	p.mu.Unlock()
+	p.event(&Event{Kind: EventFault, Time: time.Now(), Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: up,
 		Detail: fmt.Sprintf("connection limit %d reached: refusing client %s", p.cfg.MaxConns, c.RemoteAddr())})
 	select {
 	case p.refusing <- struct{}{}:
