@@ -187,8 +187,8 @@ type Proxy struct {
 	rewrite map[holdKey]bool // responses (API, version) that advertise addresses
 
 	mu        sync.Mutex
-	listeners map[string]*listener // by upstream address
-	byNode    map[int32]*listener  // pinned listeners by node id
+	listeners map[string]*listener // the first and unpinned listeners, by upstream address
+	byNode    map[int32]*listener  // pinned listeners, by node id
 	boot      *listener            // the first listener
 	openMu    sync.Mutex           // serialises opening listeners
 	closed    bool
@@ -296,6 +296,9 @@ func (p *Proxy) Listeners() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]string{}
+	for _, l := range p.byNode {
+		out[l.upstream] = l.ln.Addr().String()
+	}
 	for up, l := range p.listeners {
 		out[up] = l.ln.Addr().String()
 	}
@@ -324,9 +327,10 @@ func (p *Proxy) listen(addr, upstream string, node int32) (*listener, error) {
 		ln.Close()
 		return nil, net.ErrClosed
 	}
-	p.listeners[upstream] = l
 	if node >= 0 {
 		p.byNode[node] = l
+	} else {
+		p.listeners[upstream] = l
 	}
 	p.mu.Unlock()
 	detail := "forwarding " + ln.Addr().String() + " to " + upstream
@@ -390,13 +394,7 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 		if l := p.byNode[node]; l != nil {
 			moved := l.upstream != up
 			old := l.upstream
-			if moved {
-				if p.listeners[old] == l {
-					delete(p.listeners, old)
-				}
-				l.upstream = up
-				p.listeners[up] = l
-			}
+			l.upstream = up
 			l.used = time.Now()
 			p.mu.Unlock()
 			if moved {
@@ -560,6 +558,9 @@ func (p *Proxy) Close() error {
 		p.mu.Lock()
 		p.closed = true
 		for _, l := range p.listeners {
+			l.ln.Close()
+		}
+		for _, l := range p.byNode {
 			l.ln.Close()
 		}
 		for c := range p.conns {
