@@ -36,6 +36,7 @@ type pending struct {
 	key, version int16
 	corr         int32
 	at           time.Time
+	raw          bool // the answer is a raw SASL token (legacy SaslHandshake v0)
 }
 
 // conn is one proxied client connection.
@@ -59,6 +60,12 @@ type conn struct {
 	mu      sync.Mutex
 	pending []pending // requests in order, by the client pump
 	once    sync.Once
+
+	// legacyLeft counts the raw SASL tokens the client is still to send
+	// after a SaslHandshake v0 (legacyUnknown: the mechanism's count is
+	// not known); request pump only.
+	legacyLeft    int
+	legacyUnknown bool
 
 	// last is when a byte last arrived from either side (UnixNano), for
 	// Config.IdleTimeout; idleOnce logs the idle close once.
@@ -256,6 +263,11 @@ type framer struct {
 	collect bool   // the current frame is being collected
 	resv    int    // decode queue bytes reserved for body
 	lost    bool   // framing lost: bytes pass without framing
+	raw     bool   // the frame is a raw SASL token (legacy SaslHandshake v0)
+	// legacyHandshake marks a SaslHandshake v0 request, whose first bytes
+	// are kept in handshake to read its mechanism.
+	legacyHandshake bool
+	handshake       []byte
 }
 
 // mid reports whether a frame has started but not ended.
@@ -298,6 +310,46 @@ func (c *conn) pumpRequests() int64 {
 func (c *conn) frameRequests(f *framer, data []byte) {
 	for len(data) > 0 && !f.lost {
 		if f.size == 0 {
+			if f.hn < 4 {
+				k := copy(f.hdr[f.hn:4], data)
+				f.hn += k
+				data = data[k:]
+				if f.hn < 4 {
+					return
+				}
+			}
+			size := int(int32(binary.BigEndian.Uint32(f.hdr[:])))
+			if c.legacyLeft > 0 {
+				// After a SaslHandshake v0: raw SASL tokens, a size prefix
+				// and no Kafka header. With the mechanism unknown, a frame
+				// that reads as a known request ends the exchange.
+				raw := !c.legacyUnknown || size < 8
+				if !raw {
+					k := copy(f.hdr[f.hn:12], data)
+					f.hn += k
+					data = data[k:]
+					if f.hn < 12 {
+						return
+					}
+					key, ver, _, _ := codec.PeekRequest(f.hdr[:])
+					raw = !c.p.knownRequest(key, ver)
+				}
+				if !raw {
+					c.legacyLeft = 0
+				} else {
+					if size < 0 || size > c.p.cfg.MaxFrame {
+						f.lost = true
+						c.fault("request", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+						return
+					}
+					c.legacyLeft--
+					f.raw, f.size, f.seen = true, 4+size, f.hn
+					f.collect = f.size <= c.p.cfg.MaxBuffer
+					c.collect(&f.collect, &f.body, &f.resv, f.size, f.hdr[:f.hn])
+				}
+			}
+		}
+		if f.size == 0 {
 			k := copy(f.hdr[f.hn:12], data)
 			f.hn += k
 			data = data[k:]
@@ -312,12 +364,13 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 			key, ver, corr, _ := codec.PeekRequest(f.hdr[:])
 			c.mu.Lock()
-			c.pending = append(c.pending, pending{key, ver, corr, time.Now()})
+			c.pending = append(c.pending, pending{key: key, version: ver, corr: corr, at: time.Now()})
 			if len(c.pending) > 4096 {
 				c.pending = c.pending[1:]
 			}
 			c.mu.Unlock()
 			f.size, f.seen = 4+size, 12
+			f.legacyHandshake = key == keySaslHandshake && ver == 0
 			big := f.size > c.p.cfg.MaxBuffer
 			if big {
 				name := "unknown-API"
@@ -328,20 +381,71 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 			f.collect = !big
 			c.collect(&f.collect, &f.body, &f.resv, f.size, f.hdr[:])
+			if f.legacyHandshake {
+				f.handshake = append(f.handshake, f.hdr[:]...)
+			}
 		}
 		k := min(len(data), f.size-f.seen)
 		c.collect(&f.collect, &f.body, &f.resv, f.size, data[:k])
+		if f.legacyHandshake && len(f.handshake) < maxHandshake {
+			f.handshake = append(f.handshake, data[:min(k, maxHandshake-len(f.handshake))]...)
+		}
 		f.seen += k
 		data = data[k:]
 		if f.seen == f.size {
+			kind := kindRequest
+			if f.raw {
+				kind = kindRawRequest
+				c.mu.Lock()
+				c.pending = append(c.pending, pending{raw: true, at: time.Now()}) // the server's token
+				c.mu.Unlock()
+			}
+			if f.legacyHandshake {
+				c.legacyLeft, c.legacyUnknown = legacyRounds(f.handshake)
+			}
 			if f.collect {
-				c.p.q.frame(c.q, &item{conn: c, kind: kindRequest, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
+				c.p.q.frame(c.q, &item{conn: c, kind: kind, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
+			} else if f.raw {
+				c.event(Event{Kind: EventSkipped, Dir: "request", Count: 1,
+					Detail: fmt.Sprintf("SASL token of %d bytes is larger than the buffer cap (%d bytes): forwarded, not decoded", f.size, c.p.cfg.MaxBuffer)})
 			}
 			c.reqIdx++
 			c.reqOff += int64(f.size)
 			*f = framer{}
 		}
 	}
+}
+
+// keySaslHandshake is the API key of SaslHandshake, whose v0 is followed
+// by raw SASL tokens.
+const keySaslHandshake = 17
+
+// maxHandshake bounds the bytes of a SaslHandshake v0 request kept to
+// read its mechanism.
+const maxHandshake = 512
+
+// legacyRounds reads the mechanism of a SaslHandshake v0 request and says
+// how many raw tokens the client sends: unknown (then tokens are
+// recognised as not reading as requests) for a mechanism not known.
+func legacyRounds(b []byte) (rounds int, unknown bool) {
+	mech := ""
+	if len(b) >= 14 {
+		off := 12
+		if n := int(int16(binary.BigEndian.Uint16(b[off:]))); n >= 0 { // client id
+			off += 2 + n
+		} else {
+			off += 2
+		}
+		if off+2 <= len(b) {
+			if n := int(int16(binary.BigEndian.Uint16(b[off:]))); n >= 0 && off+2+n <= len(b) {
+				mech = string(b[off+2 : off+2+n])
+			}
+		}
+	}
+	if n := redact.Rounds(mech); n > 0 {
+		return n, false
+	}
+	return 1 << 20, true
 }
 
 // bigFrame logs a frame larger than Config.MaxBuffer, which is forwarded
@@ -361,12 +465,23 @@ func (c *conn) takePending(corr int32) (pending, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, p := range c.pending {
-		if p.corr == corr {
+		if p.corr == corr && !p.raw {
 			c.pending = append(c.pending[:0], c.pending[i+1:]...)
 			return p, true
 		}
 	}
 	return pending{}, false
+}
+
+// takeRaw removes the next pending answer when it is a raw SASL token.
+func (c *conn) takeRaw() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) > 0 && c.pending[0].raw {
+		c.pending = c.pending[1:]
+		return true
+	}
+	return false
 }
 
 // pumpResponses forwards broker bytes to the client. Responses that
@@ -429,6 +544,9 @@ type respState struct {
 	collect bool
 	resv    int // decode queue bytes reserved for body
 	lost    bool
+	// rawChecked says whether the frame was checked for being a raw SASL
+	// token (raw) of the legacy SaslHandshake v0 exchange.
+	rawChecked, raw bool
 }
 
 // frameResponses forwards data, holding address-advertising responses.
@@ -438,6 +556,32 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		return err
 	}
 	for len(data) > 0 {
+		if r.size == 0 && !r.rawChecked {
+			k := copy(r.hdr[r.hn:4], data)
+			r.hn += k
+			data = data[k:]
+			if r.hn < 4 {
+				return nil
+			}
+			r.rawChecked = true
+			if c.takeRaw() {
+				// The broker's raw SASL token (legacy SaslHandshake v0): a
+				// size prefix, no correlation id; it may be empty.
+				size := int(int32(binary.BigEndian.Uint32(r.hdr[:])))
+				if _, err := c.writeTo(c.client, r.hdr[:4]); err != nil {
+					return err
+				}
+				if size < 0 || size > c.p.cfg.MaxFrame {
+					r.lost = true
+					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+					_, err := c.writeTo(c.client, data)
+					return err
+				}
+				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
+				r.collect = r.size <= c.p.cfg.MaxBuffer
+				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:4])
+			}
+		}
 		if r.size == 0 {
 			k := copy(r.hdr[r.hn:8], data)
 			r.hn += k
@@ -515,7 +659,11 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			}
 			c.p.q.reserveWhole(c.q, it, len(it.data)+len(it.original))
 		} else if r.collect {
-			c.p.q.frame(c.q, &item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
+			kind := kindResponse
+			if r.raw {
+				kind = kindRawResponse
+			}
+			c.p.q.frame(c.q, &item{conn: c, kind: kind, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
 		}
 		if r.hold == nil {
 			c.respIdx++

@@ -16,6 +16,8 @@ const (
 	kindEvent itemKind = iota
 	kindRequest
 	kindResponse
+	kindRawRequest  // a raw SASL token after a SaslHandshake v0, from the client
+	kindRawResponse // and from the broker
 )
 
 // item is one entry of the decoding queue.
@@ -70,6 +72,9 @@ func (p *Proxy) deliver(e *Event) {
 
 // decodeItem decodes one frame into its event.
 func (p *Proxy) decodeItem(it *item) *Event {
+	if it.kind == kindRawRequest || it.kind == kindRawResponse {
+		return p.decodeRaw(it)
+	}
 	c := it.conn
 	e := &Event{Kind: EventFrame, Time: it.at, Data: it.data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream

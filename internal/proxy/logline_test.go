@@ -88,7 +88,9 @@ func TestLogLines(t *testing.T) {
 	}
 }
 
-func binary32(b [4]byte) uint32 { return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3]) }
+func binary32(b [4]byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
 
 // recordingWriter keeps every Write call apart.
 type recordingWriter struct {

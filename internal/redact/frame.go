@@ -63,8 +63,8 @@ func (s *Stream) RawNext() bool { return s != nil && s.raw > 0 }
 // raw SASL token.
 func (s *Stream) RawReplyNext() bool { return s != nil && s.rawReplies > 0 }
 
-// rounds is how many client tokens a legacy exchange of a mechanism has.
-func rounds(mech string) int {
+// Rounds is how many client tokens a legacy exchange of a mechanism has.
+func Rounds(mech string) int {
 	switch {
 	case strings.EqualFold(mech, Plain), strings.EqualFold(mech, OAuthBearer):
 		return 1
@@ -100,7 +100,7 @@ func (s *Stream) Request(c *codec.Codec, b []byte) ([]byte, *Plan) {
 			if version == 0 {
 				// Raw tokens follow once the broker accepts the
 				// mechanism (a refusal ends the exchange: see Response).
-				s.raw = rounds(s.mech)
+				s.raw = Rounds(s.mech)
 				if s.raw == 0 {
 					s.raw = 1 << 20 // until a frame reads as a request
 				}
