@@ -454,21 +454,26 @@ func (p *Proxy) closeIdleListeners() {
 			return
 		case <-t.C:
 		}
-		var closed []*listener
-		p.mu.Lock()
-		for up, l := range p.listeners {
-			if l == p.boot || l.node >= 0 || l.conns > 0 || time.Since(l.used) < idle {
-				continue
-			}
-			delete(p.listeners, up)
-			closed = append(closed, l)
+		p.closeIdle(time.Now(), idle)
+	}
+}
+
+// closeIdle closes the listeners unused for idle at now.
+func (p *Proxy) closeIdle(now time.Time, idle time.Duration) {
+	var closed []*listener
+	p.mu.Lock()
+	for up, l := range p.listeners {
+		if l == p.boot || l.node >= 0 || l.conns > 0 || now.Sub(l.used) < idle {
+			continue
 		}
-		p.mu.Unlock()
-		for _, l := range closed {
-			l.ln.Close()
-			p.event(&Event{Kind: EventUnlisten, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
-				Detail: fmt.Sprintf("closing listener %s for broker %s: not advertised and no connection for %v", l.ln.Addr(), l.upstream, idle)})
-		}
+		delete(p.listeners, up)
+		closed = append(closed, l)
+	}
+	p.mu.Unlock()
+	for _, l := range closed {
+		l.ln.Close()
+		p.event(&Event{Kind: EventUnlisten, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+			Detail: fmt.Sprintf("closing listener %s for broker %s: not advertised and no connection for %v", l.ln.Addr(), l.upstream, idle)})
 	}
 }
 

@@ -49,7 +49,9 @@ func legacyBroker(t *testing.T, mech string, replies [][]byte) string {
 	})
 }
 
-func rawToken(b []byte) []byte { return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...) }
+func rawToken(b []byte) []byte {
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
+}
 
 // legacyExchange runs a v0 handshake, the client's tokens and a
 // Heartbeat through a proxy and returns its events.
