@@ -105,6 +105,11 @@ func runDecode(env *Env, args []string) error {
 	if *portArg != "" {
 		return usagef("--port goes with --pcap")
 	}
+	// A JSON-lines input (a proxy log, decode --format json output)
+	// names each frame's kind, API and version itself.
+	if done, err := decodeLog(env, *hexArg, pos, o); done {
+		return err
+	}
 
 	ro := report.Options{Roundtrip: *roundtrip}
 	switch *kind {

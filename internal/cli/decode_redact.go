@@ -17,16 +17,26 @@ type secrets struct {
 
 func newSecrets(show bool) *secrets { return &secrets{show: show, streams: map[int]*redact.Stream{}} }
 
-// frame returns the bytes to decode and show in place of b, and what was
-// redacted. Frames of one connection must come in order.
-func (s *secrets) frame(conn int, c *codec.Codec, b []byte, ro report.Options) ([]byte, *redact.Plan) {
+// stream returns the redact.Stream of a connection (nil with secrets
+// shown).
+func (s *secrets) stream(conn int) *redact.Stream {
 	if s == nil || s.show {
-		return b, nil
+		return nil
 	}
 	st := s.streams[conn]
 	if st == nil {
 		st = redact.NewStream(false)
 		s.streams[conn] = st
+	}
+	return st
+}
+
+// frame returns the bytes to decode and show in place of b, and what was
+// redacted. Frames of one connection must come in order.
+func (s *secrets) frame(conn int, c *codec.Codec, b []byte, ro report.Options) ([]byte, *redact.Plan) {
+	st := s.stream(conn)
+	if st == nil {
+		return b, nil
 	}
 	if ro.Kind == schema.TypeResponse {
 		return st.Response(c, b, ro.API, ro.Version)
