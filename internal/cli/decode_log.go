@@ -221,6 +221,7 @@ func writeLogNotice(w io.Writer, line []byte, l *logLine, o decodeOptions) error
 	if l.Conn > 0 {
 		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", l.Conn, l.Client, l.Listener, l.Upstream)
 	}
-	_, err := fmt.Fprintf(w, "# %s%s%s: %s\n", at, l.Event, conn, l.Detail)
+	// The log is input like any other: nothing of it reaches the terminal raw.
+	_, err := fmt.Fprintf(w, "# %s%s: %s\n", at, terminalSafe(l.Event+conn), terminalSafe(l.Detail))
 	return err
 }

@@ -79,3 +79,17 @@ func TestProxyFlagErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestTerminalSafe(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text, node 1 a -> b": "plain text, node 1 a -> b",
+		"evil\x1b[2J\r\nname":       `evil\x1b[2J\x0d\x0aname`,
+		"bad \xff byte":             `bad \xff byte`,
+		"sep\u2028arator":           `sep\u2028arator`,
+		"ünïcode":                   "ünïcode",
+	} {
+		if got := terminalSafe(in); got != want {
+			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

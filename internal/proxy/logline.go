@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -83,12 +84,16 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 		}
 		return append(dst, body[1:]...), nil
 	}
-	b, err := json.Marshal(noticeLine{Conn: e.Conn, Event: e.Kind.String(), Time: e.Time, Client: e.Client,
-		Listener: e.Listener, Upstream: e.Upstream, Direction: direction(e.Dir), Detail: e.Detail, Count: e.Count})
-	if err != nil {
+	// Details are the proxy's own words ("node 1 A -> B"): not HTML
+	// escaped, so that they read as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(noticeLine{Conn: e.Conn, Event: e.Kind.String(), Time: e.Time, Client: e.Client,
+		Listener: e.Listener, Upstream: e.Upstream, Direction: direction(e.Dir), Detail: e.Detail, Count: e.Count}); err != nil {
 		return dst, err
 	}
-	return append(append(dst, b...), '\n'), nil
+	return append(dst, buf.Bytes()...), nil
 }
 
 // LineWriter writes whole lines: each with one Write call, under a lock,
