@@ -13,9 +13,24 @@
 //
 // Forwarding goroutines hand copies of complete frames to one decoding
 // goroutine through a bounded queue ([Config.QueueFrames],
-// [Config.QueueBytes]). When the queue is full the frame is not decoded
-// (forwarding never waits for decoding) and an [Event] of kind
+// [Config.QueueBytes]), kept per connection and served round robin, so
+// that one connection cannot starve another's decoding and logging.
+// Space is reserved as a frame's bytes arrive, never from its size
+// prefix. When a connection's share or the queue is full the frame is not
+// decoded (forwarding never waits for decoding) and an [Event] of kind
 // [EventSkipped] says how many were skipped.
+//
+// # Listeners, TLS and secrets
+//
+// Per-broker listeners are opened on a fresh port, or on the address a
+// node is pinned to ([Config.BrokerListen], [Config.BrokerPortBase]); at
+// most [Config.MaxListeners] of them, and those unused for
+// [Config.ListenerIdle] are closed. [Config.TLS] serves TLS to clients on
+// every listener, [Config.UpstreamTLS] speaks TLS to the brokers, each
+// independently. SASL secrets are redacted in every event (package
+// redact) unless [Config.ShowSecrets]; the raw tokens of a legacy
+// SaslHandshake v0 exchange are framed in both directions. [AppendJSON]
+// and [LineWriter] write the JSON log.
 //
 // # Faults
 //
@@ -76,7 +91,9 @@ type Config struct {
 	Summary bool
 	// Sink receives every event, on the decoding goroutine, in order.
 	Sink func(*Event)
-	// QueueFrames and QueueBytes bound the frames waiting to be decoded.
+	// QueueFrames and QueueBytes bound the frames waiting to be decoded
+	// (and being collected to be); one connection holds at most a quarter
+	// of each (one frame of up to half the bytes while it has no other).
 	QueueFrames int
 	QueueBytes  int64
 	// MaxFrame is the largest frame the proxy frames; a larger size
@@ -168,9 +185,10 @@ type Event struct {
 	Frame *report.Frame
 	// Dir is "request" or "response" for frame and fault events.
 	Dir string
-	// Data is the frame as forwarded to its receiver; Original, for a
-	// response whose addresses were rewritten, the frame as the broker
-	// sent it.
+	// Data is the frame as forwarded to its receiver (SASL secrets
+	// replaced unless Config.ShowSecrets; the bytes forwarded are never
+	// changed); Original, for a response whose addresses were rewritten,
+	// the frame as the broker sent it.
 	Data, Original []byte
 	// Rewritten reports that the frame's broker addresses were replaced.
 	Rewritten bool
