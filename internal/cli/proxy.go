@@ -82,7 +82,7 @@ func runProxy(env *Env, args []string) error {
 	upCert := fs.String("upstream-cert", "", "client certificate `FILE` (PEM) for mutual TLS with the brokers")
 	upKey := fs.String("upstream-key", "", "the PEM private key `FILE` of --upstream-cert")
 	var pins brokerPins
-	fs.Var(&pins, "broker-listen", "give broker node `NODE=ADDR` a fixed listener, e.g. 1=0.0.0.0:19093 (repeatable)")
+	fs.Var(&pins, "broker-listen", "a fixed listener for a broker node, `NODE=ADDR`, e.g. 1=0.0.0.0:19093 (repeatable)")
 	portBase := fs.Int("broker-port-base", 0, "listen for broker node id on port `N`+id (on the --listen host) unless --broker-listen names it")
 	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
 	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
