@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/capture"
 )
 
 func runSecretsCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -90,6 +92,60 @@ func TestTerminalSafe(t *testing.T) {
 	} {
 		if got := terminalSafe(in); got != want {
 			t.Errorf("terminalSafe(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestDecodePcapRedactsSASL: a capture of a SCRAM exchange (kmsg
+// frames): decode --pcap shows no piece of the client proof or the server
+// signature, in text -v or JSON, unless --show-secrets.
+func TestDecodePcapRedactsSASL(t *testing.T) {
+	const proof, sig = "UHJvb2ZPZlRoZUNsaWVudEFiY2RlZg==", "U2lnbmF0dXJlT2ZUaGVTZXJ2ZXJYeXo="
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("pcap-sasl"))
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, "SCRAM-SHA-512"
+	hsr := kmsg.NewPtrSASLHandshakeResponse()
+	hsr.Version, hsr.SupportedMechanisms = 1, []string{"SCRAM-SHA-512"}
+	auth := func(b string) *kmsg.SASLAuthenticateRequest {
+		r := kmsg.NewPtrSASLAuthenticateRequest()
+		r.Version, r.SASLAuthBytes = 2, []byte(b)
+		return r
+	}
+	authr := func(b string) *kmsg.SASLAuthenticateResponse {
+		r := kmsg.NewPtrSASLAuthenticateResponse()
+		r.Version, r.SASLAuthBytes = 2, []byte(b)
+		return r
+	}
+	path := writePcap(t, []pcapExchange{
+		{f.AppendRequest(nil, hs, 1), pcapResp(hsr, 1), 17, 1},
+		{f.AppendRequest(nil, auth("n,,n=dave,r=cnonce"), 2), pcapResp(authr("r=cnoncesnonce,s=c2FsdA==,i=4096"), 2), 36, 2},
+		{f.AppendRequest(nil, auth("c=biws,r=cnoncesnonce,p="+proof), 3), pcapResp(authr("v="+sig), 3), 36, 2},
+	}, capture.PCAP, true, 0)
+	holds := func(out string) bool {
+		for _, s := range []string{proof, sig} {
+			for i := 0; i+4 <= len(s); i++ {
+				p := s[i : i+4]
+				if strings.Contains(out, p) || strings.Contains(out, hex.EncodeToString([]byte(p))) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, args := range [][]string{{"--format", "json"}, {"-v"}} {
+		code, out, errs := runSecretsCLI(t, "", append([]string{"decode", "--spec", decSpec, "--pcap", path}, args...)...)
+		if code != 0 {
+			t.Fatalf("decode --pcap %v: exit %d: %s", args, code, errs)
+		}
+		if holds(out) {
+			t.Errorf("decode --pcap %v shows a SCRAM secret:\n%s", args, out)
+		}
+		if !strings.Contains(out, "client proof") || !strings.Contains(out, "server signature") {
+			t.Errorf("decode --pcap %v lacks the structure", args)
+		}
+		_, out, _ = runSecretsCLI(t, "", append([]string{"decode", "--spec", decSpec, "--pcap", path, "--show-secrets"}, args...)...)
+		if !holds(out) {
+			t.Errorf("decode --pcap %v --show-secrets hides the secrets", args)
 		}
 	}
 }
