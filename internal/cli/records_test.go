@@ -187,3 +187,13 @@ func TestSpecWithRecords(t *testing.T) {
 		t.Fatalf("exit %d: %s%s", code, errs, out)
 	}
 }
+
+// TestProxyRecordsFlag: the proxy takes --records too (its frames decode
+// with the same codec); a folder without record schemas is a usage error
+// before anything listens.
+func TestProxyRecordsFlag(t *testing.T) {
+	code, _, errs := mainRun(t, nil, "proxy", "--spec", specDir43, "--records", t.TempDir(), "--listen", "127.0.0.1:0", "--upstream", "127.0.0.1:1")
+	if code != cli.ExitUsage || !strings.Contains(errs, "no record schemas found") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+}
