@@ -14,12 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/term"
 )
 
 func init() { decodePcap = runDecodePcap }
@@ -323,14 +322,7 @@ func verifier(c *codec.Codec) func([]byte, capture.Dir, *capture.Request) bool {
 }
 
 // isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(w io.Writer) bool { return term.IsTerminal(w) }
 
 // progressBar draws "name [#####     ]  45%  90/200 MB" on one line.
 type progressBar struct {
