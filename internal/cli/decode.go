@@ -69,7 +69,7 @@ func runDecode(env *Env, args []string) error {
 	roundtrip := fs.Bool("roundtrip", false, "re-encode each frame and report whether the bytes are reproduced")
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
-	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
+	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
 	pos, err := parse(fs, args)
@@ -86,6 +86,29 @@ func runDecode(env *Env, args []string) error {
 	prepareCodec(rel)
 	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
 
+	if *about && *format != "json" {
+		warnf(env, "decode", "--about has no effect without --format json (text output shows every description)")
+	}
+	if len(pos) == 0 && *hexArg == "" && *pcap == "" && stdinIsInput(env) {
+		pos = []string{"-"} // like cat, read a pipe or a redirected file
+	}
+	if len(pos) == 1 && pos[0] == "-" {
+		env = withPeekableStdin(env)
+	}
+	if len(pos) == 1 && *hexArg == "" && *pcap == "" && decodePcap != nil {
+		// A capture given as a FILE (or on stdin) is read as with --pcap.
+		if path, cleanup, isCapture, err := captureInput(env, pos[0]); err != nil {
+			return err
+		} else if isCapture {
+			defer cleanup()
+			ports, err := parsePorts(*portArg)
+			if err != nil {
+				return err
+			}
+			warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
+			return decodePcap(env, path, ports, o)
+		}
+	}
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
 			return usagef("--pcap takes no other input")
@@ -97,10 +120,8 @@ func runDecode(env *Env, args []string) error {
 		if decodePcap == nil {
 			return usagef("--pcap is not supported in this build")
 		}
+		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
 		return decodePcap(env, *pcap, ports, o)
-	}
-	if *portArg != "" {
-		return usagef("--port goes with --pcap")
 	}
 
 	ro := report.Options{Roundtrip: *roundtrip}
@@ -127,6 +148,9 @@ func runDecode(env *Env, args []string) error {
 		return usagef("unknown --kind %q (want request or response)", *kind)
 	}
 
+	if *portArg != "" {
+		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
+	}
 	data, err := decodeInput(env, *hexArg, pos)
 	if err != nil {
 		return err
@@ -210,10 +234,14 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		if len(raw) > maxDecodeInput {
 			return nil, failure{fmt.Errorf("%s: more than %d bytes", pos[0], maxDecodeInput)}
 		}
-		if !looksLikeText(raw) {
+		if pos[0] == "-" && len(raw) == 0 {
+			return nil, usagef("nothing to decode: standard input is empty (give --hex HEX, a FILE, or --pcap FILE)")
+		}
+		t, isText := hexin.DecodeText(raw)
+		if !isText {
 			return raw, nil
 		}
-		text = string(raw)
+		text = t
 	case len(pos) == 0:
 		return nil, usagef("nothing to decode: give --hex HEX, a FILE, - for stdin, or --pcap FILE")
 	default:
@@ -241,18 +269,6 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		return nil, failure{errors.New("the dump's packets carry no TCP payload")}
 	}
 	return out, nil
-}
-
-// looksLikeText reports whether b is printable ASCII and whitespace, as
-// hex text is; a Kafka frame starts with a size whose high byte is almost
-// always 0, which is not.
-func looksLikeText(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeStream decodes back-to-back frames and prints a report for each.

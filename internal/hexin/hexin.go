@@ -15,7 +15,14 @@
 // hexdump -C and Wireshark write, does not count) or after the number of
 // bytes the offsets say a line holds. Once an input has dump lines, lines
 // without an offset (tcpdump's packet headers) are skipped, and an offset
-// going back to zero starts a new packet: see [ParseDump].
+// going back to zero starts a new packet: see [ParseDump]. A "*" line
+// (hexdump, od and xxd -a squeeze repeated lines so) is expanded from the
+// offsets around it, a line holding only an offset ends the dump at that
+// length, a dump may start above offset zero (xxd -s), and tshark -x's
+// "Reassembled TCP (N bytes):" blocks are kept apart as data sources
+// ([Dump.Sources]). od -A x -t x1 and hexdump's default 16-bit words,
+// whose offset is followed by a single space, are read too (see
+// spaced.go). A UTF-8 byte order mark and CRLF line ends are ignored.
 //
 // Errors are [*Error] values naming the line and column.
 package hexin
@@ -487,4 +494,36 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// DecodeText returns raw as text when it reads as hex text: printable
+// ASCII and whitespace, after a UTF-8 byte order mark or as UTF-16 with
+// one (as Windows editors and PowerShell's ">" write). ok is false for
+// anything else, which callers read as raw bytes (a Kafka frame starts
+// with a size whose high byte is almost always 0, which text has not).
+func DecodeText(raw []byte) (string, bool) {
+	switch {
+	case len(raw) >= 3 && raw[0] == 0xef && raw[1] == 0xbb && raw[2] == 0xbf:
+		raw = raw[3:]
+	case len(raw) >= 2 && len(raw)%2 == 0 && (raw[0] == 0xff && raw[1] == 0xfe || raw[0] == 0xfe && raw[1] == 0xff):
+		le := raw[0] == 0xff
+		out := make([]byte, 0, len(raw)/2)
+		for i := 2; i < len(raw); i += 2 {
+			lo, hi := raw[i], raw[i+1]
+			if !le {
+				lo, hi = hi, lo
+			}
+			if hi != 0 {
+				return "", false
+			}
+			out = append(out, lo)
+		}
+		raw = out
+	}
+	for _, c := range raw {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return "", false
+		}
+	}
+	return string(raw), true
 }
