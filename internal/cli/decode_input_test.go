@@ -46,8 +46,12 @@ func TestDecodeCaptureByMagic(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, run := range map[string]func() (int, string, string){
-			"FILE":        func() (int, string, string) { return decRun(t, nil, "decode", "--spec", decSpec, path, "--format", "json") },
-			"stdin -":     func() (int, string, string) { return decRun(t, data, "decode", "--spec", decSpec, "-", "--format", "json") },
+			"FILE": func() (int, string, string) {
+				return decRun(t, nil, "decode", "--spec", decSpec, path, "--format", "json")
+			},
+			"stdin -": func() (int, string, string) {
+				return decRun(t, data, "decode", "--spec", decSpec, "-", "--format", "json")
+			},
 			"stdin alone": func() (int, string, string) { return decRun(t, data, "decode", "--spec", decSpec, "--format", "json") },
 		} {
 			code, out, errs := run()
