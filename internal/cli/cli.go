@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/manifester/manifester/internal/term"
 )
 
 // Exit statuses.
@@ -30,6 +32,9 @@ type Env struct {
 	// here instead of printing (completion and man read every command's
 	// flags this way).
 	collect **flag.FlagSet
+	// color is the --color setting of the running command, for its
+	// error message (auto when the command has no --color).
+	color term.ColorMode
 }
 
 type command struct {
@@ -104,7 +109,7 @@ func Main(env *Env, args []string) int {
 	case errors.Is(err, errSilentFailure):
 		return ExitFailure
 	}
-	fmt.Fprintf(env.Stderr, "manifester %s: %v\n", c.name, err)
+	fmt.Fprintln(env.Stderr, errorText(env, fmt.Sprintf("manifester %s: %v", c.name, err)))
 	var f failure
 	if errors.As(err, &f) {
 		return ExitFailure

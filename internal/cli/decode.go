@@ -13,6 +13,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -46,6 +47,9 @@ type decodeOptions struct {
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
 	Release *Release
+	// Style is how text output looks: the terminal's width and colours,
+	// or the reference format; its GridMax bounds every grid.
+	Style text.Style
 }
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
@@ -72,6 +76,7 @@ func runDecode(env *Env, args []string) error {
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	tf := addTermFlags(fs, true, true)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -84,7 +89,21 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
+	st, err := tf.style(env)
+	if err != nil {
+		return err
+	}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel, Style: st}
+	if *format == "json" {
+		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
+	} else if *verbose || *pcap == "" {
+		// Grids and trees are paged when taller than the terminal.
+		out, done := tf.output(env)
+		defer done()
+		paged := *env
+		paged.Stdout = out
+		env = &paged
+	}
 
 	if *about && *format != "json" {
 		warnf(env, "decode", "--about has no effect without --format json (text output shows every description)")
@@ -313,7 +332,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)
 			}
-			err = report.Text(w, r, true)
+			err = report.TextStyle(w, r, true, o.Style)
 		}
 		if err != nil {
 			return failure{fmt.Errorf("writing: %w", err)}

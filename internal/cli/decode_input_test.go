@@ -95,3 +95,31 @@ func TestDecodeDumpFromTool(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeJunkBounded: a large file that is no frame gets its error
+// first and a grid of at most --grid-max bytes (64 KiB by default).
+func TestDecodeJunkBounded(t *testing.T) {
+	junk := make([]byte, 1<<20)
+	for i := range junk {
+		junk[i] = byte(i*7 + i>>8)
+	}
+	junk[0] = 0x7f // a size prefix far larger than the data
+	code, out, errs := decRun(t, junk, "decode", "--spec", decSpec)
+	if code != ExitFailure || !strings.Contains(errs, "size prefix") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.Contains(lines[1], "error:") {
+		t.Errorf("the error is not first: %q", lines[:2])
+	}
+	if !strings.Contains(out, "the first 65536 shown, 983040 left out") || strings.Count(out, "\n") > 4096+200 {
+		t.Errorf("grid not bounded: %d lines", strings.Count(out, "\n"))
+	}
+	if !strings.Contains(out, "\n0ffff0  ") && !strings.Contains(out, "\nfff0  ") {
+		t.Errorf("no last row of the bounded grid")
+	}
+	_, all, _ := decRun(t, junk, "decode", "--spec", decSpec, "--grid-max", "0")
+	if !strings.Contains(all, "\nffff0  ") || !strings.Contains(all, "\n00000  ") {
+		t.Errorf("--grid-max 0: offsets do not widen to five digits past 0xffff")
+	}
+}

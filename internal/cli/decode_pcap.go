@@ -198,7 +198,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 	}
 	buf := bytes.NewBuffer((*j.outp)[:0])
 	buf.WriteString(j.prefix)
-	if j.err = report.Text(buf, r, j.opts.Verbose); j.err == nil && j.opts.Verbose {
+	if j.err = report.TextStyle(buf, r, j.opts.Verbose, j.opts.Style); j.err == nil && j.opts.Verbose {
 		buf.WriteString("\n")
 	}
 	j.out = buf.Bytes()

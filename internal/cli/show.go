@@ -23,6 +23,7 @@ func runShow(env *Env, args []string) error {
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; default $MANIFESTER_SPEC)")
 	version := fs.Int("version", -1, "version to encode (default: the highest valid version)")
 	format := fs.String("format", "text", "output format: text or json")
+	tf := addTermFlags(fs, true, false)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -32,6 +33,13 @@ func runShow(env *Env, args []string) error {
 	}
 	if *format != "text" && *format != "json" {
 		return usagef("unknown --format %q (want text or json)", *format)
+	}
+	st, err := tf.style(env)
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		warnIgnored(env, "show", fs, "JSON is not coloured, fitted or paged", "color", "wide", "no-pager")
 	}
 	rel, _, err := specs.newest(env)
 	if err != nil {
@@ -50,7 +58,12 @@ func runShow(env *Env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	}
-	if err := text.Page(env.Stdout, p); err != nil {
+	out, done := tf.output(env)
+	err = text.PageStyle(out, p, st)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	if err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil

@@ -22,6 +22,9 @@ type Style struct {
 	Width int  // terminal columns; 0: no limit
 	Color bool // ANSI colours: categories as on the site, errors red
 	Wide  bool // one line per row, descriptions never cut or moved
+	// GridMax bounds the bytes a grid shows (0: all); the heading says how
+	// many were left out.
+	GridMax int
 }
 
 // Reference reports whether s is the reference format.
@@ -253,7 +256,11 @@ func leafCats(n int, tree *page.Node) []span.Category {
 // width, each byte coloured by the category of its field when colouring.
 // Offsets widen past 0xffff so that the columns stay aligned.
 func GridStyle(b *strings.Builder, data []byte, tree *page.Node, st Style) {
-	if !st.Color && len(data) <= 0x10000 {
+	shown := data
+	if st.GridMax > 0 && len(data) > st.GridMax {
+		shown = data[:st.GridMax]
+	}
+	if !st.Color && len(data) <= 0x10000 && len(shown) == len(data) {
 		Grid(b, data)
 		return
 	}
@@ -261,8 +268,13 @@ func GridStyle(b *strings.Builder, data []byte, tree *page.Node, st Style) {
 	if st.Color {
 		cats = leafCats(len(data), tree)
 	}
-	digits := offsetDigits(len(data))
-	fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
+	digits := offsetDigits(len(shown))
+	if len(shown) < len(data) {
+		fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row; the first %d shown, %d left out: --grid-max N shows more)\n\n", len(data), len(shown), len(data)-len(shown))
+	} else {
+		fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
+	}
+	data = shown
 	head := strings.Repeat(" ", digits+1)
 	for i := 0; i < 16; i++ {
 		head += fmt.Sprintf(" %-2X", i)
