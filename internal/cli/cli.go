@@ -42,6 +42,7 @@ type command struct {
 	usage   string // argument synopsis
 	summary string
 	run     func(env *Env, args []string) error
+	hidden  bool // not listed in the help (internal helpers of completion)
 }
 
 var commands = map[string]*command{}

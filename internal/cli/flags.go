@@ -334,10 +334,14 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// commandNames lists the registered commands in order.
+// commandNames lists the registered commands in order, hidden ones left
+// out.
 func commandNames() []string {
 	names := make([]string, 0, len(commands))
-	for n := range commands {
+	for n, c := range commands {
+		if c.hidden {
+			continue
+		}
 		names = append(names, n)
 	}
 	sort.Strings(names)
