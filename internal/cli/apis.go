@@ -31,10 +31,11 @@ func runAPIs(env *Env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("unknown --format %q (want text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "apis", all)
 	if *format == "json" {
 		return writeAPIsJSON(env, rel)
 	}

@@ -122,3 +122,27 @@ func TestFlagConventions(t *testing.T) {
 		t.Errorf("zzzzzz: %s", errs)
 	}
 }
+
+// TestIgnoredOptionsWarn: options that have no effect in a mode are
+// warned about on stderr, and the command still succeeds.
+func TestIgnoredOptionsWarn(t *testing.T) {
+	spec42 := "../../../shared/kafka-spec/4.2"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"show", "--spec", spec42, "--spec", specDir43, "33"}, "warning: 2 specs given; show reads one and uses the newest"},
+		{[]string{"vectors", "--spec", spec42, "--spec", specDir43}, "warning: 2 specs given"},
+		{[]string{"show", "--spec", specDir43, "-f", "json", "--wide", "33"}, "warning: --wide has no effect"},
+		{[]string{"decode", "--spec", specDir43, "--about", "--hex", "0000000a0012000300000000ffff"}, "warning: --about has no effect without --format json"},
+	}
+	for _, c := range cases {
+		code, _, errs := mainRun(t, nil, c.args...)
+		if !strings.Contains(errs, c.want) {
+			t.Errorf("%q: exit %d, stderr lacks %q:\n%s", c.args, code, c.want, errs)
+		}
+	}
+	if _, _, errs := mainRun(t, nil, "show", "--spec", specDir43, "33"); strings.Contains(errs, "warning") {
+		t.Errorf("a plain show warns: %s", errs)
+	}
+}

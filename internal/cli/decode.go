@@ -84,10 +84,11 @@ func runDecode(env *Env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("unknown --format %q (want text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "decode", all)
 	prepareCodec(rel)
 	st, err := tf.style(env)
 	if err != nil {

@@ -62,10 +62,11 @@ func runEncode(env *Env, args []string) error {
 	default:
 		return usagef("unknown --kind %q (want request or response)", *kind)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "encode", all)
 	data, err := readEncodeInput(env, pos[0])
 	if err != nil {
 		return err

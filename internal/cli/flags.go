@@ -370,3 +370,11 @@ func commandFlags(name string) *flag.FlagSet {
 func warnf(env *Env, cmd, format string, args ...any) {
 	fmt.Fprintf(env.Stderr, "manifester %s: warning: %s\n", cmd, fmt.Sprintf(format, args...))
 }
+
+// warnNewestOnly warns when a command that reads one release was given
+// several: it uses the newest.
+func warnNewestOnly(env *Env, cmd string, rels []*Release) {
+	if len(rels) > 1 {
+		warnf(env, cmd, "%d specs given; %s reads one and uses the newest, %s", len(rels), cmd, rels[len(rels)-1].Label)
+	}
+}

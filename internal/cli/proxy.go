@@ -76,10 +76,11 @@ func runProxy(env *Env, args []string) error {
 	default:
 		return usagef("unknown --format %q (want summary, text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "proxy", all)
 	prepareCodec(rel)
 
 	var logW *bufio.Writer
@@ -117,6 +118,9 @@ func runProxy(env *Env, args []string) error {
 		}
 		out.Flush()
 	}
+	if err := checkListenFree("--listen", *listen); err != nil {
+		return err
+	}
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
@@ -125,7 +129,7 @@ func runProxy(env *Env, args []string) error {
 		Summary: *format == "summary" && logW == nil,
 	})
 	if err != nil {
-		return failure{err}
+		return failure{listenError(*listen, err)}
 	}
 	// Catch the signals before saying we listen: from then on, SIGINT or
 	// SIGTERM stops the proxy gracefully (listeners closed, connections

@@ -41,10 +41,11 @@ func runShow(env *Env, args []string) error {
 	if *format == "json" {
 		warnIgnored(env, "show", fs, "JSON is not coloured, fitted or paged", "color", "wide", "no-pager")
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "show", all)
 	api, v, err := lookupAPI(rel.Reg, pos[0], *version)
 	if err != nil {
 		return err
