@@ -100,7 +100,8 @@ func TestShowJSON(t *testing.T) {
 		Name     string  `json:"name"`
 		Path     string  `json:"path"`
 		Type     string  `json:"type"`
-		Value    string  `json:"value"`
+		Value    string  `json:"text"`
+		Typed    any     `json:"value"`
 		Offset   int     `json:"offset"`
 		Size     int     `json:"size"`
 		Category string  `json:"category"`
@@ -157,7 +158,7 @@ func TestShowJSON(t *testing.T) {
 		}
 		walk(s.tree)
 		size := s.tree.Children[0].Children[0]
-		if size.Path != "Frame.size" || size.Value != "= "+strconv.Itoa(s.size-4) || size.Category != "frame" {
+		if size.Path != "Frame.size" || size.Value != "= "+strconv.Itoa(s.size-4) || size.Typed != float64(s.size-4) || size.Category != "frame" {
 			t.Errorf("%s size node = %+v", s.name, size)
 		}
 	}
