@@ -62,23 +62,23 @@ type Section struct {
 
 // Node is one row of the object tree.
 type Node struct {
-	Name     string  `json:"name"`
-	Path     string  `json:"path"`
-	Type     string  `json:"type,omitempty"`
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Type string `json:"type,omitempty"`
 	// Value is the value as the tree shows it ("= 33 (AlterConfigs)"),
 	// "text" in JSON.
 	Value string `json:"text,omitempty"`
 	// Typed is the value as typed JSON for tools (see
 	// span.Node.AppendValueJSON): 33, "orders", true, null, "dead" (hex
 	// for bytes); absent for groups.
-	Typed json.RawMessage `json:"value,omitempty"`
-	Offset   int     `json:"offset"`
-	Size     int     `json:"size"`
-	Category string  `json:"category,omitempty"`
-	About    string  `json:"about,omitempty"`
-	Flag     string  `json:"flag,omitempty"`
-	Error    string  `json:"error,omitempty"`
-	Children []*Node `json:"children,omitempty"`
+	Typed    json.RawMessage `json:"value,omitempty"`
+	Offset   int             `json:"offset"`
+	Size     int             `json:"size"`
+	Category string          `json:"category,omitempty"`
+	About    string          `json:"about,omitempty"`
+	Flag     string          `json:"flag,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Children []*Node         `json:"children,omitempty"`
 	// Cat is the category as a value, for renderers.
 	Cat span.Category `json:"-"`
 	// Detached is a separate tree over derived bytes (inflated records).
