@@ -110,9 +110,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %d packets, %d connections, %d requests, %d responses", path, stats.Packets, stats.Connections, stats.Requests, stats.Responses)
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, plural(stats.Packets, "packet"), plural(stats.Connections, "connection"), plural(stats.Requests, "request"), plural(stats.Responses, "response"))
 	if stats.Unanswered > 0 {
-		fmt.Fprintf(env.Stderr, ", %d requests without a response", stats.Unanswered)
+		fmt.Fprintf(env.Stderr, ", %s without a response", plural(stats.Unanswered, "request"))
 	}
 	if stats.SkippedBytes > 0 {
 		fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", stats.SkippedBytes)
