@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/manifester/manifester/internal/specfind"
 	"github.com/manifester/manifester/internal/term"
 )
 
@@ -27,6 +28,10 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// SpecPlaces are the fixed Kafka installation folders searched for
+	// specs when none are given (/opt/kafka/libs, Homebrew's); the real
+	// environment has specfind.DefaultSystem, tests leave it empty.
+	SpecPlaces []specfind.System
 
 	// collect, when set, makes a command's --help store its flag set
 	// here instead of printing (completion and man read every command's
@@ -71,16 +76,16 @@ var errSilentFailure = errors.New("")
 func Main(env *Env, args []string) int {
 	if len(args) == 0 {
 		// Not a request for help: the help is the error message.
-		printHelp(env.Stderr)
+		printHelp(env.Stderr, env)
 		return ExitUsage
 	}
 	switch args[0] {
 	case "-h", "--help", "-help":
-		printHelp(env.Stdout)
+		printHelp(env.Stdout, env)
 		return ExitOK
 	case "help":
 		if len(args) == 1 {
-			printHelp(env.Stdout)
+			printHelp(env.Stdout, env)
 			return ExitOK
 		}
 		// "manifester help show" is "manifester show --help".
@@ -118,7 +123,7 @@ func Main(env *Env, args []string) int {
 	return ExitUsage
 }
 
-func printHelp(w io.Writer) {
+func printHelp(w io.Writer, env *Env) {
 	fmt.Fprintln(w, "manifester shows what every Kafka API puts on the wire, to the byte.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: manifester COMMAND [flags] [args]")
@@ -133,9 +138,17 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "            manifester %s %s\n", n, usage)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files,")
-	fmt.Fprintln(w, "a Kafka source checkout or a kafka-clients jar; --spec LABEL=PATH names the release.")
-	fmt.Fprintln(w, "Without --spec, $MANIFESTER_SPEC is used.")
+	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files, a Kafka")
+	fmt.Fprintln(w, "source checkout, a Kafka download or its libs/ folder, a kafka-clients jar, a release")
+	fmt.Fprintln(w, "number (--spec 4.3.0, looked up below) or comma-separated jars of one release (clients")
+	fmt.Fprintln(w, "and module jars, which add record schemas); --spec LABEL=PATH names the release.")
+	fmt.Fprintln(w, "Without --spec, $MANIFESTER_SPEC is used; without both, the newest release found in")
+	fmt.Fprintln(w, "these places, searched in this order (stderr says which one was used):")
+	for i, p := range specfind.Places {
+		fmt.Fprintf(w, "  %d. %s\n", i+1, p)
+	}
+	fmt.Fprintf(w, "Used now without --spec: %s.\n", specsInUse(env))
+	fmt.Fprintln(w, "`manifester specs` lists what is found; `manifester specs fetch 4.3.0` downloads a release.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Flags take --flag value or --flag=value, before or after the arguments; -s, -f and -o")
 	fmt.Fprintln(w, "are short for --spec, --format and --out. \"manifester COMMAND --help\" (or")
@@ -197,7 +210,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // stdEnv is the real process environment.
 func stdEnv() *Env {
-	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, SpecPlaces: specfind.DefaultSystem}
 }
 
 // Run is Main with the real process environment.
