@@ -135,7 +135,7 @@ func printHelp(w io.Writer, env *Env) {
 		// Continuation lines of a usage are indented for "Usage: "; align
 		// them with this listing instead.
 		usage := strings.ReplaceAll(c.usage, "\n       ", "\n            ")
-		fmt.Fprintf(w, "            manifester %s %s\n", n, usage)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("            manifester %s %s", n, usage), " "))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files, a Kafka")
