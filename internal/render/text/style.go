@@ -406,7 +406,11 @@ func TreeStyle(b *strings.Builder, root *page.Node, st Style) {
 			}
 			b.WriteString(head + "\n")
 			detail := strings.TrimSpace(strings.TrimSpace(r.value) + "  " + r.span)
-			b.WriteString(strings.Join(wrapCells(detail, st.Width, indent, indent+"  "), "\n") + "\n")
+			if cells(indent)+cells(detail) <= st.Width {
+				b.WriteString(indent + detail + "\n")
+			} else {
+				b.WriteString(strings.Join(wrapCells(detail, st.Width, indent, indent+"  "), "\n") + "\n")
+			}
 		}
 		if r.about != "" {
 			lines := wrapCells(r.about, st.Width, indent, indent)
