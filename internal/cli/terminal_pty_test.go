@@ -137,3 +137,16 @@ func TestDecodeOnTerminal(t *testing.T) {
 		t.Errorf("--color=always into a pipe: coloured %v, same text %v", strings.Contains(col, "\x1b["), ansiEscape.ReplaceAllString(col, "") == ref)
 	}
 }
+
+// TestDecodeStdinTerminal: with no input given and stdin a terminal (the
+// user typing), decode says what to give instead of waiting for input.
+func TestDecodeStdinTerminal(t *testing.T) {
+	m, s := openPty(t)
+	defer m.Close()
+	defer s.Close()
+	var out, errb bytes.Buffer
+	e := &Env{Stdin: s, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	if code := Main(e, []string{"decode", "--spec", decSpec}); code != ExitUsage || !strings.Contains(errb.String(), "nothing to decode: give --hex HEX, a FILE, - for stdin") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
