@@ -18,7 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -43,6 +43,8 @@ type decodeOptions struct {
 	Roundtrip bool
 	// About includes each tree node's description in JSON output.
 	About bool
+	// ShowSecrets leaves SASL auth bytes as they are (see secrets).
+	ShowSecrets bool
 	// Release is the spec release to decode with; its Codec annotates
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
@@ -74,8 +76,9 @@ func runDecode(env *Env, args []string) error {
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x)")
-	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
+	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	tf := addTermFlags(fs, true, true)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -94,7 +97,7 @@ func runDecode(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel, Style: st}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st}
 	if *format == "json" {
 		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
 	} else if *verbose || *pcap == "" {
@@ -143,6 +146,14 @@ func runDecode(env *Env, args []string) error {
 		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
 		return decodePcap(env, *pcap, ports, o)
 	}
+	if *portArg != "" {
+		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
+	}
+	// A JSON-lines input (a proxy log, decode --format json output)
+	// names each frame's kind, API and version itself.
+	if done, err := decodeLog(env, *hexArg, pos, o); done {
+		return err
+	}
 
 	ro := report.Options{Roundtrip: *roundtrip}
 	switch *kind {
@@ -168,9 +179,6 @@ func runDecode(env *Env, args []string) error {
 		return usagef("unknown --kind %q (want request or response)", *kind)
 	}
 
-	if *portArg != "" {
-		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
-	}
 	data, err := decodeInput(env, *hexArg, pos)
 	if err != nil {
 		return err
@@ -308,8 +316,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
-		r := report.Decode(o.Release.Codec, p.Bytes, ro)
+		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
+		r := decodeRedacted(o.Release.Codec, b, ro, plan)
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()
