@@ -61,10 +61,15 @@ type Section struct {
 
 // Node is one row of the object tree.
 type Node struct {
-	Name     string  `json:"name"`
-	Path     string  `json:"path"`
-	Type     string  `json:"type,omitempty"`
-	Value    string  `json:"value,omitempty"`
+	Name  string `json:"name"`
+	Path  string `json:"path"`
+	Type  string `json:"type,omitempty"`
+	Value string `json:"value,omitempty"`
+	// Text and Hex are set for bytes that read as text (span.ValText:
+	// record keys, values, header values): the whole text, and the bytes
+	// as hex, which Value shows shortened.
+	Text     *string `json:"text,omitempty"`
+	Hex      string  `json:"hex,omitempty"`
 	Offset   int     `json:"offset"`
 	Size     int     `json:"size"`
 	Category string  `json:"category,omitempty"`
@@ -175,6 +180,10 @@ func FromSpan(n *span.Node) *Node {
 	}
 	if n.Err != nil {
 		out.Error = n.Err.Error()
+	}
+	if n.Val == span.ValText {
+		text := string(n.Bytes)
+		out.Text, out.Hex = &text, hex.EncodeToString(n.Bytes)
 	}
 	if n.Detached != nil {
 		out.Detached = FromSpan(n.Detached)

@@ -209,6 +209,12 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 			b = append(b, '"')
 		}
 	}
+	if n.Val == span.ValText {
+		b = appendString(append(b, `,"text":`...), n.Bytes)
+		if len(n.Bytes) > 0 {
+			b = append(hex.AppendEncode(append(b, `,"hex":"`...), n.Bytes), '"')
+		}
+	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
 	if n.Cat != span.CatNone {
@@ -277,6 +283,12 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 	}
 	if n.Value != "" {
 		b = appendString(append(b, `,"value":`...), n.Value)
+	}
+	if n.Text != nil {
+		b = appendString(append(b, `,"text":`...), *n.Text)
+	}
+	if n.Hex != "" {
+		b = appendString(append(b, `,"hex":`...), n.Hex)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)
