@@ -11,13 +11,14 @@ import (
 
 	annotatepkg "github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
 
 func init() {
 	register(&command{
@@ -46,6 +47,8 @@ type decodeOptions struct {
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
 	Release *Release
+	// Filter selects the frames shown (--filter); nil shows all.
+	Filter *filter.Filter
 }
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
@@ -72,6 +75,7 @@ func runDecode(env *Env, args []string) error {
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -85,6 +89,9 @@ func runDecode(env *Env, args []string) error {
 	}
 	prepareCodec(rel)
 	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
+	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
+		return err
+	}
 
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
@@ -272,11 +279,15 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sel := newFrameSelector(o.Release.Codec, o.Filter)
 	for i, p := range pieces {
 		r := report.Decode(o.Release.Codec, p.Bytes, ro)
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()
+		}
+		if !sel.admitReport(r, i) {
+			continue
 		}
 		if !r.OK() {
 			failed++
@@ -306,6 +317,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
+	sel.summary(env.Stderr)
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)

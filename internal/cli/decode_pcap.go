@@ -57,8 +57,10 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	pl := newPipeline(w, runtime.GOMAXPROCS(0))
 	var index int
 	lastConn := 0
+	sel := newFrameSelector(c, o.Filter)
 	stats, err := capture.Read(f, opts, func(ev *capture.Event) error {
-		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o}
+		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o, sel: sel}
+		j.skip = !sel.admitEvent(ev, index)
 		index++
 		// Lean: the JSON line is written from the span tree, and text
 		// builds the tree only with -v.
@@ -78,7 +80,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 				j.paired = true
 			}
 		}
-		if o.Format != "json" {
+		if o.Format != "json" && !j.skip {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
 				lastConn = ev.Conn.ID
@@ -119,6 +121,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", stats.SkippedBytes)
 	}
 	fmt.Fprintln(env.Stderr)
+	sel.summary(env.Stderr)
 	if stats.Requests+stats.Responses == 0 {
 		hint := ""
 		if len(ports) > 0 {
@@ -172,11 +175,18 @@ type pcapJob struct {
 	ok       bool
 	errText  string
 	err      error
+	sel      *frameSelector // names topic ids (see decode_select.go)
+	skip     bool           // not shown (--filter)
 }
 
 // run decodes and renders the frame.
 func (j *pcapJob) run(c *codec.Codec) {
+	if j.skip {
+		j.ok = true
+		return
+	}
 	r := report.Decode(c, j.data, j.ro)
+	j.sel.annotate(r, j.index)
 	r.Index, r.Offset = j.index, j.offset
 	t := j.time
 	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency
