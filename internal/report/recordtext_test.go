@@ -42,7 +42,7 @@ func TestRecordContentsAsText(t *testing.T) {
 	b := plainProduce([]kmsg.Record{
 		{Key: []byte("user-1"), Value: []byte("Zürich\t\"q\"\n"), Headers: []kmsg.Header{{Key: "trace", Value: []byte("abc\u200d")}, {Key: "bin", Value: []byte{0, 1, 0xff}}}},
 		{Key: []byte{0xff, 0xfe}, Value: []byte("\x1b[31mred")}, // not UTF-8; ESC: both stay hex
-		{Key: nil, Value: []byte{}},                               // null key; empty value is text
+		{Key: nil, Value: []byte{}},                             // null key; empty value is text
 	})
 	checkLine(t, c, "plain produce", b, Options{}, nil)
 	f := Decode(c, b, Options{})
