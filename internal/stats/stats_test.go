@@ -154,8 +154,8 @@ func TestBodyErrors(t *testing.T) {
 		`{"ErrorCode":5}`: {5},
 		`{"A":{"ErrorCode":1,"B":[{"PartitionErrorCode":2},{"x":[1,2,{"ErrorCode":3}]}]},"ErrorCode":4}`: {1, 2, 3, 4},
 		`{"Name":"ErrorCode","V":7,"ErrorCodes":[9]}`:                                                    nil,
-		`{"ErrorCode":99999}`:                                                                            nil, // not an int16
-		`{"ErrorCode":{"ErrorCode":8}}`:                                                                  {8},
+		`{"ErrorCode":99999}`:           nil, // not an int16
+		`{"ErrorCode":{"ErrorCode":8}}`: {8},
 	} {
 		got, err := bodyErrors(json.RawMessage(body))
 		if err != nil || !cmp.Equal(got, want) {
