@@ -39,6 +39,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/topicnames"
 )
 
 // Defaults for [Config].
@@ -165,6 +166,10 @@ type Proxy struct {
 	cancel    context.CancelFunc
 	closeOnce sync.Once
 	refusing  chan struct{} // slots for refused connections being closed gracefully
+
+	// names and namedSeq belong to the decoding goroutine (topicnames.go).
+	names    *topicnames.Map
+	namedSeq int64
 }
 
 type listener struct {
