@@ -3,7 +3,8 @@ package stats
 import (
 	"html/template"
 	"io"
-	"math/bits"
+	"math"
+	"sort"
 	"strconv"
 )
 
@@ -13,44 +14,47 @@ type Bucket struct {
 	Count  int
 }
 
-// Histogram sorts latencies into power-of-two buckets, [0, 2), [2, 4),
-// [4, 8) ... µs, from the first bucket that holds one to the last.
+// Histogram sorts latencies into buckets bounded by 1-2-5 steps:
+// [0, 1), [1, 2), [2, 5), [5, 10), [10, 20) ... µs, from the first bucket
+// that holds one to the last.
 func Histogram(latencies []int64) []Bucket {
 	if len(latencies) == 0 {
 		return nil
 	}
-	counts := make([]int, 64)
-	lo, hi := 63, 0
+	// bounds[k] is the lower bound of bucket k+1: 1, 2, 5, 10, 20, 50, ...
+	var bounds []int64
+	for d := int64(1); d > 0 && d <= math.MaxInt64/10; d *= 10 {
+		bounds = append(bounds, d, 2*d, 5*d)
+	}
+	counts := make([]int, len(bounds)+1)
+	lo, hi := len(counts), 0
 	for _, l := range latencies {
-		k := 0
-		if l >= 2 {
-			k = bits.Len64(uint64(l)) - 1
-		}
+		k := sort.Search(len(bounds), func(i int) bool { return bounds[i] > l })
 		counts[k]++
 		lo, hi = min(lo, k), max(hi, k)
 	}
 	var out []Bucket
 	for k := lo; k <= hi; k++ {
-		b := Bucket{Lo: int64(1) << k, Hi: int64(1) << (k + 1), Count: counts[k]}
-		if k == 0 {
-			b.Lo = 0
+		b := Bucket{Count: counts[k], Hi: math.MaxInt64}
+		if k > 0 {
+			b.Lo = bounds[k-1]
+		}
+		if k < len(bounds) {
+			b.Hi = bounds[k]
 		}
 		out = append(out, b)
 	}
 	return out
 }
 
-// durationLabel prints microseconds as µs, ms or s ("512µs", "4ms").
+// durationLabel prints microseconds as µs, ms or s ("500µs", "2ms"); the
+// bucket bounds are round in one of them.
 func durationLabel(us int64) string {
 	switch {
 	case us >= 1_000_000 && us%1_000_000 == 0:
 		return strconv.FormatInt(us/1_000_000, 10) + "s"
 	case us >= 1000 && us%1000 == 0:
 		return strconv.FormatInt(us/1000, 10) + "ms"
-	case us >= 1_000_000:
-		return strconv.FormatFloat(float64(us)/1e6, 'f', 1, 64) + "s"
-	case us >= 1000:
-		return strconv.FormatFloat(float64(us)/1e3, 'f', 1, 64) + "ms"
 	}
 	return strconv.FormatInt(us, 10) + "µs"
 }
@@ -111,7 +115,7 @@ var page = template.Must(template.New("stats").Parse(`<!DOCTYPE html>
 body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}
 table{border-collapse:collapse;margin:1em 0}
 th,td{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
-th:first-child,td:first-child,td.l{text-align:left}
+th:first-child,td:first-child,td.l,th.l{text-align:left}
 section{margin:1.5em 0}
 h2{font-size:1.1em;margin:.2em 0}
 svg text{font-size:10px;fill:#444}
@@ -122,12 +126,12 @@ rect.bar{fill:#4a7bb7}
 <body>
 <h1>Kafka traffic</h1>
 <table>
-<tr><th>API</th><th>version</th><th>requests</th><th>responses</th><th>unanswered</th><th>request bytes</th><th>response bytes</th><th>p50 µs</th><th>p99 µs</th><th>max µs</th><th>errors</th></tr>
+<tr><th>API</th><th>version</th><th>requests</th><th>responses</th><th>unanswered</th><th>request bytes</th><th>response bytes</th><th>p50 µs</th><th>p99 µs</th><th>max µs</th><th class="l">errors</th></tr>
 {{range .APIs}}<tr><td>{{.Label}}</td><td>v{{.Version}}</td><td>{{.Requests}}</td><td>{{.Responses}}</td><td>{{.Unanswered}}</td><td>{{.Bytes.Request}}</td><td>{{.Bytes.Response}}</td>{{if .Latency}}<td>{{.Latency.P50}}</td><td>{{.Latency.P99}}</td><td>{{.Latency.Max}}</td>{{else}}<td>-</td><td>-</td><td>-</td>{{end}}<td class="l">{{.Errors}}</td></tr>
 {{end}}</table>
 {{if .Unpaired}}<p>{{.Unpaired}} responses without their request (not captured): API and version unknown, not counted above.</p>{{end}}
 <h1>Latency, request to response</h1>
-<p>Responses per latency range (power-of-two buckets; percentiles by nearest rank).</p>
+<p>Responses per latency range: each bar counts the responses from its label up to the next one (1-2-5 steps). Percentiles are by nearest rank.</p>
 {{range .APIs}}<section>
 <h2>{{.Label}} v{{.Version}}</h2>
 {{if .HasChart}}<svg xmlns="http://www.w3.org/2000/svg" width="{{.Width}}" height="{{.Height}}" role="img" aria-label="latency histogram of {{.Label}} v{{.Version}}">
@@ -138,7 +142,7 @@ rect.bar{fill:#4a7bb7}
 {{end}}
 <h1>Connections</h1>
 <table>
-<tr><th>conn</th><th>client</th><th>server</th><th>client id</th><th>frames</th></tr>
+<tr><th>conn</th><th class="l">client</th><th class="l">server</th><th class="l">client id</th><th>frames</th></tr>
 {{range .Connections}}<tr><td>{{.ID}}</td><td class="l">{{.Client}}</td><td class="l">{{.Server}}</td><td class="l">{{if .ClientID}}{{.ClientID}}{{else}}-{{end}}</td><td>{{.Frames}}</td></tr>
 {{end}}</table>
 </body>

@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -182,8 +183,9 @@ func TestHTML(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"&lt;c&gt;", "Heart&lt;beat&gt;(12) v4", "&lt;script&gt;", "<svg", "no paired responses",
-		// 100..10000 µs: buckets [64,128) (1), [128,256) (1), ... [8192,16384) (19).
-		"<title>1 responses in [64µs, 128µs)</title>", "<title>19 responses in [8.2ms, 16.4ms)</title>", "<td>5000</td><td>9900</td><td>10000</td>"} {
+		// 100..10000 µs: buckets [100,200) (1), [200,500) (3), [500,1000) (5), [1ms,2ms) (10), [2ms,5ms) (30), [5ms,10ms) (50), [10ms, 20ms) (1).
+		"<title>1 responses in [100µs, 200µs)</title>", "<title>3 responses in [200µs, 500µs)</title>", "<title>50 responses in [5ms, 10ms)</title>",
+		"<title>1 responses in [10ms, 20ms)</title>", "<td>5000</td><td>9900</td><td>10000</td>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
 		}
@@ -194,10 +196,13 @@ func TestHTML(t *testing.T) {
 }
 
 func TestHistogram(t *testing.T) {
-	got := Histogram([]int64{0, 1, 2, 3, 4, 1000, 1023, 1024})
-	want := []Bucket{{0, 2, 2}, {2, 4, 2}, {4, 8, 1}, {8, 16, 0}, {16, 32, 0}, {32, 64, 0}, {64, 128, 0}, {128, 256, 0}, {256, 512, 0}, {512, 1024, 2}, {1024, 2048, 1}}
+	got := Histogram([]int64{0, 1, 2, 4, 5, 9, 499, 500, 1000})
+	want := []Bucket{{0, 1, 1}, {1, 2, 1}, {2, 5, 2}, {5, 10, 2}, {10, 20, 0}, {20, 50, 0}, {50, 100, 0}, {100, 200, 0}, {200, 500, 1}, {500, 1000, 1}, {1000, 2000, 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := Histogram([]int64{math.MaxInt64}); len(got) != 1 || got[0].Count != 1 || got[0].Hi != math.MaxInt64 {
+		t.Errorf("the largest latency: %+v", got)
 	}
 }
 
