@@ -64,14 +64,10 @@ func IsTimestamp(name string) bool {
 }
 
 // ErrorName names a Kafka error code: "NONE" for 0, the code's name from
-// franz-go's kerr table (with Kafka's current name where kerr keeps an
-// older one), or "unknown error code".
+// franz-go's kerr table, or "unknown error code".
 func ErrorName(code int16) string {
-	switch code {
-	case 0:
+	if code == 0 {
 		return "NONE"
-	case 6: // kerr: NOT_LEADER_FOR_PARTITION, renamed in Kafka 2.6
-		return "NOT_LEADER_OR_FOLLOWER"
 	}
 	e := kerr.TypedErrorForCode(code)
 	if e == nil || e.Code != code {

@@ -160,7 +160,7 @@ var errorCodes = func() map[string]int16 {
 			m[name] = int16(c)
 		}
 	}
-	m["NOT_LEADER_FOR_PARTITION"] = 6 // the name before Kafka 2.6 (and in kerr)
+	m["NOT_LEADER_OR_FOLLOWER"] = 6 // Kafka's name since 2.6; kerr keeps NOT_LEADER_FOR_PARTITION
 	return m
 }()
 

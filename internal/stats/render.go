@@ -21,7 +21,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 }
 
 // errorList renders an API's errors, most frequent first:
-// "NOT_LEADER_OR_FOLLOWER×3, REQUEST_TIMED_OUT×1".
+// "NOT_LEADER_FOR_PARTITION×3, REQUEST_TIMED_OUT×1".
 func errorList(errs map[string]int64) string {
 	if len(errs) == 0 {
 		return "-"
