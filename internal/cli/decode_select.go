@@ -136,7 +136,11 @@ func (s *frameSelector) answer(conn int, corr int32) (reqFacts, bool) {
 	q := s.pending[conn]
 	for i, rf := range q {
 		if rf.corr == corr {
-			s.pending[conn] = q[i+1:]
+			if i+1 == len(q) {
+				delete(s.pending, conn) // nothing left waiting
+			} else {
+				s.pending[conn] = q[i+1:]
+			}
 			return rf, true
 		}
 	}

@@ -17,7 +17,7 @@ func init() {
 	register(&command{
 		name:    "stats",
 		usage:   statsUsage,
-		summary: "summarise a capture or a JSON-lines log: per API requests, bytes, latency percentiles, errors; per connection",
+		summary: "summarise traffic (a capture or JSON lines): per API version counts, bytes, latency, errors; per connection",
 		run:     runStats,
 	})
 }
