@@ -186,3 +186,21 @@ func TestMaxIDs(t *testing.T) {
 		t.Errorf("a full map took a pair (dropped %d)", m.Dropped())
 	}
 }
+
+// TestLearnDescribeTopicPartitions: the other response the issue names.
+func TestLearnDescribeTopicPartitions(t *testing.T) {
+	c := testCodec(t)
+	r := kmsg.NewPtrDescribeTopicPartitionsResponse()
+	r.Version = 0
+	tp := kmsg.NewDescribeTopicPartitionsResponseTopic()
+	tp.Topic, tp.TopicID = kmsg.StringPtr("events"), idPayments
+	r.Topics = append(r.Topics, tp)
+	f := decodeResp(t, c, 75, 0, respFrame(r, 4), false)
+	m := New()
+	if n := m.Learn(f, 0); n != 1 {
+		t.Fatalf("learnt %d", n)
+	}
+	if name, ok := m.Lookup(idPayments, 1); !ok || name != "events" {
+		t.Errorf("%q %v", name, ok)
+	}
+}
