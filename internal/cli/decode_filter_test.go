@@ -74,7 +74,7 @@ func TestDecodeFilterErrors(t *testing.T) {
 	path := writeTraffic(t, trafficConns()[:1])
 	for expr, want := range map[string]string{
 		"api = Fetch":            "--filter: column 5: use == to compare",
-		"api == Fecth":           `--filter: column 8: unknown API "Fecth"`,
+		"api == Fecth":           `--filter: column 8: unknown API "Fecth"; did you mean Fetch`,
 		"(api == Fetch":          "--filter: column 1: unclosed (",
 		"latency_us > 1ms":       `--filter: column 14: latency_us compares with a number, not "1ms"`,
 		"api == Fetch and topic": "--filter: column 23: expected an operator",

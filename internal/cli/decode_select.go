@@ -50,12 +50,12 @@ func compileFilter(expr string, reg *schema.Registry) (*filter.Filter, error) {
 	if expr == "" {
 		return nil, nil
 	}
-	f, err := filter.Compile(expr, func(name string) (int16, bool) {
+	f, err := filter.Compile(expr, func(name string) (int16, error) {
 		api, err := reg.Lookup(name)
-		if err != nil || api == nil {
-			return 0, false
+		if err != nil {
+			return 0, err
 		}
-		return api.Key, true
+		return api.Key, nil
 	})
 	if err != nil {
 		return nil, usagef("--filter: %v", err)

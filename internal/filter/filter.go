@@ -99,9 +99,10 @@ func (f *Filter) String() string { return f.src }
 // Match reports whether the frame satisfies the expression.
 func (f *Filter) Match(fr *Frame) bool { return f.root.eval(fr) }
 
-// APILookup resolves an API name (case is ignored) to its key; nil
-// accepts keys only.
-type APILookup func(name string) (int16, bool)
+// APILookup resolves an API name (case is ignored) to its key, or says
+// why not ("unknown API \"Fecth\"; did you mean Fetch?"); nil accepts
+// keys only.
+type APILookup func(name string) (int16, error)
 
 // Compile parses expr. apis resolves API names.
 func Compile(expr string, apis APILookup) (*Filter, error) {

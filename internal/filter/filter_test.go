@@ -2,14 +2,18 @@ package filter
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
 
 // apis is a small fixed API table for the tests.
-func apis(name string) (int16, bool) {
+func apis(name string) (int16, error) {
 	k, ok := map[string]int16{"produce": 0, "fetch": 1, "metadata": 3, "heartbeat": 12}[strings.ToLower(name)]
-	return k, ok
+	if !ok {
+		return 0, fmt.Errorf("unknown API %q", name)
+	}
+	return k, nil
 }
 
 func ptr[T any](v T) *T { return &v }

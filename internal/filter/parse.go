@@ -207,9 +207,9 @@ func (p *parser) build(f field, o op, ft, vt token) (node, error) {
 		if p.apis == nil {
 			return nil, bad("give the API's key (no spec to look up %s)", quote(vt.text))
 		}
-		key, ok := p.apis(vt.text)
-		if !ok {
-			return nil, bad("unknown API %s", quote(vt.text))
+		key, err := p.apis(vt.text)
+		if err != nil {
+			return nil, bad("%v", err)
 		}
 		c.num = int64(key)
 	case fError:
