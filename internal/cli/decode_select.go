@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -35,6 +36,10 @@ type reqFacts struct {
 	clientID *string
 	topics   []string
 }
+
+// errNoRequest marks a response whose request was not seen (so it is not
+// decoded for its facts).
+var errNoRequest = errors.New("no request seen")
 
 // maxPendingFacts bounds the requests remembered per connection, as the
 // capture reader bounds its pending table.
@@ -84,7 +89,7 @@ func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
 	case api != nil:
 		f, err = s.codec.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
 	default:
-		err = fmt.Errorf("no request")
+		err = errNoRequest
 	}
 	if resp && err == nil {
 		s.names.Learn(f, int64(index))

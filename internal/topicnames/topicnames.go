@@ -174,6 +174,12 @@ func (m *Map) Resolver(before int64) framefacts.TopicName {
 	return func(id [16]byte) (string, bool) { return m.Lookup(id, before) }
 }
 
+func (m *Map) empty() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.n == 0
+}
+
 // Dropped returns the number of pairs not learnt because the map was full.
 func (m *Map) Dropped() int64 {
 	m.mu.RLock()
@@ -185,7 +191,7 @@ func (m *Map) Dropped() int64 {
 // whose id was named before position before: `= <uuid> (topic "orders")`.
 // It returns the number of nodes annotated.
 func (m *Map) Annotate(root *span.Node, before int64) int {
-	if root == nil {
+	if root == nil || m.empty() {
 		return 0
 	}
 	n := 0
