@@ -141,7 +141,7 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(rec.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
-		kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond), kgo.ClientID("kgo-test"),
+		kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond), kgo.ClientID("kgo-Zürich"),
 		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer
 			return d.DialContext(ctx, network, rec.ln.Addr().String())
@@ -234,7 +234,7 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 	if n := strings.Count(fout, "\n"); n < fetches || strings.Count(fout, `"api_key":1,`) != n {
 		t.Errorf("filter shows %d frames for %d fetches", n, fetches)
 	}
-	code, cout, _ := decRun(t, nil, "decode", "--spec", spec, "--pcap", path, "--format", "json", "--filter", `client_id == "kgo-test" and kind == response`)
+	code, cout, _ := decRun(t, nil, "decode", "--spec", spec, "--pcap", path, "--format", "json", "--filter", `client_id == "kgo-Zürich" and kind == response`)
 	if code != 0 || strings.Count(cout, "\n") != len(lines)-perAPIRequests(perAPI) {
 		t.Errorf("responses by their requests' client id: %d lines, want %d", strings.Count(cout, "\n"), len(lines)-perAPIRequests(perAPI))
 	}
@@ -271,7 +271,7 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 	frames := 0
 	for _, c := range s.Connections {
 		frames += c.Frames
-		if c.ClientID != "kgo-test" {
+		if c.ClientID != "kgo-Zürich" {
 			t.Errorf("connection client id %q", c.ClientID)
 		}
 	}
