@@ -111,11 +111,7 @@ func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
 			id := string(f.ClientID)
 			fr.ClientID = &id
 		}
-		q := s.pending[ev.Conn.ID]
-		if len(q) >= maxPendingFacts {
-			q = q[1:]
-		}
-		s.pending[ev.Conn.ID] = append(q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		s.pair(ev.Conn.ID, &fr)
 	} else {
 		fr.Kind = "response"
 		fr.CorrelationID, _ = codec.PeekCorrelationID(ev.Data)
@@ -127,12 +123,26 @@ func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
 			lat := ev.Time.Sub(ev.Request.Time).Microseconds()
 			fr.LatencyMicros = &lat
 		}
-		if rf, ok := s.answer(ev.Conn.ID, fr.CorrelationID); ok {
-			fr.ClientID = rf.clientID
-			fr.Topics = mergeTopics(rf.topics, fr.Topics)
-		}
+		s.pair(ev.Conn.ID, &fr)
 	}
 	return s.count(&fr, err == nil)
+}
+
+// pair remembers a request's client id and topics on its connection, or
+// gives a response those of the request it answers.
+func (s *frameSelector) pair(conn int, fr *filter.Frame) {
+	if fr.Kind == "request" {
+		q := s.pending[conn]
+		if len(q) >= maxPendingFacts {
+			q = q[1:]
+		}
+		s.pending[conn] = append(q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		return
+	}
+	if rf, ok := s.answer(conn, fr.CorrelationID); ok {
+		fr.ClientID = rf.clientID
+		fr.Topics = mergeTopics(rf.topics, fr.Topics)
+	}
 }
 
 // answer takes the facts of the request a response answers off its
@@ -185,6 +195,13 @@ func mergeTopics(a, b []string) []string {
 // already, in order, at position index) what admitEvent does for a
 // captured one, and annotates its topic ids.
 func (s *frameSelector) admitReport(r *report.Frame, index int) bool {
+	return s.admitReportOn(r, index, -1)
+}
+
+// admitReportOn is admitReport for a frame of connection conn (a proxy
+// log's "conn"): responses match with their request's client id and
+// topics. conn < 0: no connection.
+func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 	s.annotate(r, index)
 	if r.Decoded != nil && r.Kind == "response" && r.Error == "" {
 		s.names.Learn(r.Decoded, int64(index))
@@ -196,6 +213,9 @@ func (s *frameSelector) admitReport(r *report.Frame, index int) bool {
 		Version: r.Version, CorrelationID: r.CorrelationID, ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
 	facts := framefacts.Of(r.Decoded, s.names.Resolver(int64(index)))
 	fr.Topics, fr.Errors = facts.Topics, facts.Errors
+	if conn >= 0 {
+		s.pair(conn, &fr)
+	}
 	return s.count(&fr, r.Error == "")
 }
 

@@ -137,4 +137,27 @@ func TestStatsProxyLog(t *testing.T) {
 	if !strings.Contains(errOut, " event lines") || strings.Contains(errOut, " 0 event lines") && events > 0 {
 		t.Errorf("stderr: %s (%d events)", errOut, events)
 	}
+
+	// decode LOG --filter: responses match with their request's client id
+	// (response lines carry none), through the log's conn numbers.
+	responses, produces := 0, 0
+	for k, n := range want {
+		responses += n[1]
+		if k == "Produce" {
+			produces = n[0] + n[1]
+		}
+	}
+	for expr, n := range map[string]int{
+		"client_id == stats-test and kind == response": responses,
+		"api == Produce": produces,
+		"api == Produce and kind == request and topic == t": want["Produce"][0],
+	} {
+		code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--filter", expr, logPath)
+		if code != 0 {
+			t.Fatalf("decode --filter %s: exit %d: %s", expr, code, errOut)
+		}
+		if got := strings.Count(out, "\n"); got != n || strings.Contains(out, `"event":"open"`) {
+			t.Errorf("decode --filter %q: %d lines, want %d", expr, got, n)
+		}
+	}
 }
