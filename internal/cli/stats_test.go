@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/stats"
 )
 
@@ -154,5 +155,15 @@ func TestStatsUsage(t *testing.T) {
 	os.WriteFile(bad, []byte("{\"kind\":\"request\",\"api_key\":1,\"version\":1,\"size\":3}\nnope\n"), 0o644)
 	if code, _, errOut := decRun(t, nil, "stats", bad); code != ExitFailure || !strings.Contains(errOut, "line 2: not a JSON object") {
 		t.Errorf("bad jsonl: exit %d: %s", code, errOut)
+	}
+}
+
+// TestStatsCaptureLosses: what the capture reader skipped is said.
+func TestStatsCaptureLosses(t *testing.T) {
+	xs := pcapExchanges()
+	path := writePcap(t, xs, capture.PCAP, false, 5) // mid-connection, first 5 bytes lost
+	code, _, errOut := decRun(t, nil, "stats", "--spec", decSpec, "--pcap", path, "--format", "json")
+	if code != 0 || !strings.Contains(errOut, "stream bytes skipped") {
+		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
