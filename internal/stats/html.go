@@ -84,7 +84,7 @@ const (
 )
 
 func chart(a *APIStats) htmlAPI {
-	h := htmlAPI{APIStats: a, Label: apiLabel(a), Errors: errorList(a.Errors), Height: chartH + marginB, AxisY: chartH + 1}
+	h := htmlAPI{APIStats: a, Label: apiLabel(a), Errors: errorList(a.Errors, 10), Height: chartH + marginB, AxisY: chartH + 1}
 	buckets := Histogram(a.Latencies)
 	top := 1
 	for _, b := range buckets {

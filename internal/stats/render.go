@@ -20,9 +20,10 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 	return err
 }
 
-// errorList renders an API's errors, most frequent first:
-// "NOT_LEADER_FOR_PARTITION×3, REQUEST_TIMED_OUT×1".
-func errorList(errs map[string]int64) string {
+// errorList renders an API's errors, most frequent first, at most limit
+// names (0: all) and then how many more there are:
+// "NOT_LEADER_FOR_PARTITION×3, REQUEST_TIMED_OUT×1, +4 others ×6".
+func errorList(errs map[string]int64, limit int) string {
 	if len(errs) == 0 {
 		return "-"
 	}
@@ -36,9 +37,20 @@ func errorList(errs map[string]int64) string {
 		}
 		return names[i] < names[j]
 	})
-	parts := make([]string, len(names))
-	for i, n := range names {
+	shown := names
+	if limit > 0 && len(names) > limit {
+		shown = names[:limit]
+	}
+	parts := make([]string, len(shown), len(shown)+1)
+	for i, n := range shown {
 		parts[i] = n + "×" + strconv.FormatInt(errs[n], 10)
+	}
+	if len(shown) < len(names) {
+		var rest int64
+		for _, n := range names[len(shown):] {
+			rest += errs[n]
+		}
+		parts = append(parts, fmt.Sprintf("+%d others ×%d", len(names)-len(shown), rest))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -91,6 +103,10 @@ func safe(s string) string {
 
 func num(n int64) string { return strconv.FormatInt(n, 10) }
 
+// textErrorNames is how many error names a text row lists (the JSON has
+// them all).
+const textErrorNames = 3
+
 // WriteText writes the summary as two aligned tables (APIs, then
 // connections) for a terminal. Strings from the traffic (client ids) are
 // quoted, so control characters cannot reach the terminal.
@@ -106,7 +122,7 @@ func (s *Summary) WriteText(w io.Writer) error {
 			if a.Latency != nil {
 				p50, p99, mx = num(a.Latency.P50), num(a.Latency.P99), num(a.Latency.Max)
 			}
-			errs := errorList(a.Errors)
+			errs := errorList(a.Errors, textErrorNames)
 			if a.Undecoded > 0 {
 				errs += " (" + num(a.Undecoded) + " responses did not decode)"
 			}

@@ -206,6 +206,19 @@ func TestHistogram(t *testing.T) {
 	}
 }
 
+func TestErrorListLimit(t *testing.T) {
+	errs := map[string]int64{"A": 5, "B": 4, "C": 3, "D": 2, "E": 1, "F": 1}
+	if got := errorList(errs, 3); got != "A×5, B×4, C×3, +3 others ×4" {
+		t.Errorf("limited: %q", got)
+	}
+	if got := errorList(errs, 0); got != "A×5, B×4, C×3, D×2, E×1, F×1" {
+		t.Errorf("all: %q", got)
+	}
+	if got := errorList(nil, 3); got != "-" {
+		t.Errorf("none: %q", got)
+	}
+}
+
 func TestUndecoded(t *testing.T) {
 	a := New()
 	a.Add(&Record{Conn: "1", APIKey: 1, API: "Fetch", Version: 13, Size: 10})
