@@ -18,7 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -76,6 +76,8 @@ func runDecode(env *Env, args []string) error {
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
+	recs := addRecordsFlag(fs)
+	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
 	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
@@ -91,6 +93,9 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
+	if err := attachRecords(env, rel, *recs, *recordsTopic); err != nil {
+		return err
+	}
 	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel}
 	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
 		return err
