@@ -27,6 +27,7 @@ func init() {
 				srv.NotFound(w, r)
 				return
 			}
+			target = s.URL(target)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}
