@@ -27,7 +27,6 @@ func init() {
 				srv.NotFound(w, r)
 				return
 			}
-			target = s.URL(target)
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}

@@ -27,8 +27,10 @@ func stripBase(r *http.Request, p string) *http.Request {
 	return r2
 }
 
-// linkWriter holds back a dynamic handler's successful HTML answer and
-// writes it with its links rewritten; every other answer passes through.
+// linkWriter holds back a dynamic handler's HTML answer and writes it with
+// its links rewritten, and puts redirects to site paths under the base
+// path; every other answer passes through. A 404 is the site's 404 page,
+// whose links are under the base path already.
 type linkWriter struct {
 	http.ResponseWriter
 	site   *site.Site
@@ -43,8 +45,12 @@ func (lw *linkWriter) WriteHeader(status int) {
 		return
 	}
 	lw.status = status
-	ct := lw.Header().Get("Content-Type")
-	if status == http.StatusOK && strings.HasPrefix(ct, "text/html") && lw.Header().Get("Content-Encoding") == "" {
+	h := lw.Header()
+	if loc := h.Get("Location"); status >= 300 && status < 400 && strings.HasPrefix(loc, "/") && !strings.HasPrefix(loc, "//") {
+		h.Set("Location", lw.site.URL(loc))
+	}
+	ct := h.Get("Content-Type")
+	if status != http.StatusNotFound && strings.HasPrefix(ct, "text/html") && h.Get("Content-Encoding") == "" {
 		lw.hold = true
 		return
 	}
