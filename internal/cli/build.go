@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/manifester/manifester/internal/recsite"
 	"github.com/manifester/manifester/internal/site"
 )
 
 func init() {
 	register(&command{
 		name:    "build",
-		usage:   "[--spec P] [--base-path /PREFIX/] [--wasm] --out DIR",
+		usage:   "[--spec P] [--records DIR] [--base-path /PREFIX/] [--wasm] --out DIR",
 		summary: "write the static site (every API at every version) to a directory",
 		run:     runBuild,
 	})
@@ -23,14 +24,34 @@ var siteExtensions []site.Extension
 // basePathUsage is the help of build's and serve's --base-path.
 const basePathUsage = "serve the site under `PATH` (/prefix/); every link is relative to its page, so the export also works from file://"
 
-// buildSite loads the specs and builds the site from every release, its
-// links under the base path.
-func buildSite(env *Env, specs specFlags, base string, dec *site.StaticDecoder) (*site.Site, error) {
+// buildSite loads the specs and builds the site from every release.
+func buildSite(env *Env, specs specFlags) (*site.Site, error) {
+	return buildSiteWith(env, specs, nil)
+}
+
+// buildSiteWith is buildSite with the record schemas of the internal
+// topics (--records, else $MANIFESTER_RECORDS) given to the newest
+// release, whose pages then include "Internal records".
+func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, error) {
+	return buildSiteFor(env, specs, recs, "/", nil)
+}
+
+// buildSiteFor is buildSiteWith with the site's links under a base path
+// and, when dec is set, the static WebAssembly decoder.
+func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec *site.StaticDecoder) (*site.Site, error) {
 	rels, err := specs.load(env)
 	if err != nil {
 		return nil, err
 	}
-	opts := site.Options{Extensions: siteExtensions, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
+	newest := rels[len(rels)-1]
+	if err := attachRecords(env, newest, recs, ""); err != nil {
+		return nil, err
+	}
+	exts := siteExtensions
+	if newest.Codec.RecordSchemas() != nil {
+		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
+	}
+	opts := site.Options{Extensions: exts, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
 	for _, r := range rels {
 		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
 	}
@@ -42,10 +63,11 @@ func buildSite(env *Env, specs specFlags, base string, dec *site.StaticDecoder) 
 }
 
 func runBuild(env *Env, args []string) error {
-	fs := newFlags(env, "build", "[--spec P] [--base-path /PREFIX/] [--wasm] --out DIR")
+	fs := newFlags(env, "build", "[--spec P] [--records DIR] [--base-path /PREFIX/] [--wasm] --out DIR")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	out := fs.String("out", "", "write the site into `DIR` (created if needed)")
+	recs := addRecordsFlag(fs)
 	base := fs.String("base-path", "/", basePathUsage)
 	wasm := fs.Bool("wasm", false, "add the WebAssembly decoder, so /decode/ decodes without a server (compiles cmd/manifester-wasm: needs the Go toolchain and a manifester checkout)")
 	pos, err := parse(fs, args)
@@ -64,7 +86,7 @@ func runBuild(env *Env, args []string) error {
 			return err
 		}
 	}
-	s, err := buildSite(env, specs, *base, dec)
+	s, err := buildSiteFor(env, specs, *recs, *base, dec)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -42,6 +42,8 @@ type decodeOptions struct {
 	Roundtrip bool
 	// About includes each tree node's description in JSON output.
 	About bool
+	// ShowSecrets leaves SASL auth bytes as they are (see secrets).
+	ShowSecrets bool
 	// Release is the spec release to decode with; its Codec annotates
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
@@ -70,8 +72,11 @@ func runDecode(env *Env, args []string) error {
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
-	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
+	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
+	recs := addRecordsFlag(fs)
+	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -84,7 +89,10 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
+	if err := attachRecords(env, rel, *recs, *recordsTopic); err != nil {
+		return err
+	}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel}
 
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
@@ -101,6 +109,11 @@ func runDecode(env *Env, args []string) error {
 	}
 	if *portArg != "" {
 		return usagef("--port goes with --pcap")
+	}
+	// A JSON-lines input (a proxy log, decode --format json output)
+	// names each frame's kind, API and version itself.
+	if done, err := decodeLog(env, *hexArg, pos, o); done {
+		return err
 	}
 
 	ro := report.Options{Roundtrip: *roundtrip}
@@ -272,8 +285,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
-		r := report.Decode(o.Release.Codec, p.Bytes, ro)
+		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
+		r := decodeRedacted(o.Release.Codec, b, ro, plan)
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()

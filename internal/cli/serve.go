@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--spec P] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]",
+		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]",
 		summary: "serve the site from memory (every API at every version)",
 		run:     runServe,
 	})
@@ -32,10 +32,11 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 var serveHooks []func(*server.Server, *Env) error
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve", "[--spec P] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]")
+	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
+	recs := addRecordsFlag(fs)
 	base := fs.String("base-path", "/", basePathUsage)
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -49,7 +50,7 @@ func runServe(env *Env, args []string) error {
 		return failure{fmt.Errorf("listening: %w", err)}
 	}
 	defer ln.Close()
-	s, err := buildSite(env, specs, *base, nil)
+	s, err := buildSiteFor(env, specs, *recs, *base, nil)
 	if err != nil {
 		return err
 	}

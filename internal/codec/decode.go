@@ -31,6 +31,8 @@ type decoder struct {
 	// of the slab after it.
 	vals []Value
 	next int
+	// topic is the last topic name read, for the records that follow.
+	topic []byte
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -339,6 +341,9 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 	if n != nil {
 		n.Bytes = b
 	}
+	if fp.topicName {
+		d.topic = b
+	}
 	return nil
 }
 
@@ -380,7 +385,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 		n.Bytes = out.Bytes
 	}
 	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress,
-		AllowPartial: d.bodyCat == span.CatResponseBody}
+		AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
 	d.r.Off = end
 	if err := rd.Decode(n); err != nil {
 		return d.fail(n, bodyStart, err)
