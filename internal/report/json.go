@@ -242,8 +242,8 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 	if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
-		b = n.AppendValueText(append(b, `,"value":"`...))
-		v := b[at+len(`,"value":"`):]
+		b = n.AppendValueText(append(b, `,"text":"`...))
+		v := b[at+len(`,"text":"`):]
 		switch {
 		case len(v) == 0:
 			b = b[:at]
@@ -252,6 +252,12 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 			b = append(appendStringBody(b[:len(b)-len(v)], w.scratch), '"')
 		default:
 			b = append(b, '"')
+		}
+		at = len(b)
+		if nb, ok := n.AppendValueJSON(append(b, `,"value":`...)); ok {
+			b = nb
+		} else {
+			b = b[:at]
 		}
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
@@ -321,7 +327,10 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 		b = appendString(append(b, `,"type":`...), n.Type)
 	}
 	if n.Value != "" {
-		b = appendString(append(b, `,"value":`...), n.Value)
+		b = appendString(append(b, `,"text":`...), n.Value)
+	}
+	if len(n.Typed) > 0 {
+		b = append(append(b, `,"value":`...), n.Typed...)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)
