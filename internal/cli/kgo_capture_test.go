@@ -217,13 +217,13 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 	if fetches == 0 || named != fetches {
 		t.Errorf("%d of %d Fetch requests name their topic id", named, fetches)
 	}
-	for _, want := range []string{`"text":"Zürich order 1","hex":"5ac3bc72696368206f726465722031"`, `"text":"line\tbreak\n"`, `"text":"user-1"`} {
+	for _, want := range []string{`"value":"Zürich order 1","hex":"5ac3bc72696368206f726465722031"`, `"value":"line\tbreak\n","hex"`, `"value":"user-1","hex"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no record node with %s", want)
 		}
 	}
-	if strings.Contains(out, `"text":"\u0000`) {
-		t.Error("a binary value shown as text")
+	if !strings.Contains(out, `"value":"000102ff","offset"`) {
+		t.Error("the binary value is not given as hex alone")
 	}
 
 	// --filter: the fetches of the topic, requests and their responses.

@@ -8,6 +8,7 @@ package page
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,14 +70,19 @@ type Section struct {
 
 // Node is one row of the object tree.
 type Node struct {
-	Name  string `json:"name"`
-	Path  string `json:"path"`
-	Type  string `json:"type,omitempty"`
-	Value string `json:"value,omitempty"`
-	// Text and Hex are set for bytes that read as text (span.ValText:
-	// record keys, values, header values): the whole text, and the bytes
-	// as hex, which Value shows shortened.
-	Text     *string `json:"text,omitempty"`
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Type string `json:"type,omitempty"`
+	// Value is the value as the tree shows it ("= 33 (AlterConfigs)"),
+	// "text" in JSON.
+	Value string `json:"text,omitempty"`
+	// Typed is the value as typed JSON for tools (see
+	// span.Node.AppendValueJSON): 33, "orders", true, null, "dead" (hex
+	// for bytes); absent for groups.
+	Typed json.RawMessage `json:"value,omitempty"`
+	// Hex is set for bytes that read as text (span.ValText: record keys,
+	// values, header values), whose Typed value is the text: their bytes
+	// as hex, kept beside it.
 	Hex      string  `json:"hex,omitempty"`
 	Offset   int     `json:"offset"`
 	Size     int     `json:"size"`
@@ -197,12 +203,14 @@ func FromSpan(n *span.Node) *Node {
 		Name: n.DisplayName(), Path: n.Path(), Type: n.Type, Value: n.ValueText(),
 		Offset: n.Off, Size: n.Len, Cat: n.Cat, Category: n.Cat.String(), About: n.About, Flag: n.Flag,
 	}
+	if v, ok := n.AppendValueJSON(nil); ok {
+		out.Typed = v
+	}
 	if n.Err != nil {
 		out.Error = n.Err.Error()
 	}
-	if n.Val == span.ValText {
-		text := string(n.Bytes)
-		out.Text, out.Hex = &text, hex.EncodeToString(n.Bytes)
+	if n.Val == span.ValText && len(n.Bytes) > 0 {
+		out.Hex = hex.EncodeToString(n.Bytes)
 	}
 	if n.Detached != nil {
 		out.Detached = FromSpan(n.Detached)

@@ -242,8 +242,8 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 	if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
-		b = n.AppendValueText(append(b, `,"value":"`...))
-		v := b[at+len(`,"value":"`):]
+		b = n.AppendValueText(append(b, `,"text":"`...))
+		v := b[at+len(`,"text":"`):]
 		switch {
 		case len(v) == 0:
 			b = b[:at]
@@ -253,12 +253,16 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 		default:
 			b = append(b, '"')
 		}
-	}
-	if n.Val == span.ValText {
-		b = appendString(append(b, `,"text":`...), n.Bytes)
-		if len(n.Bytes) > 0 {
-			b = append(hex.AppendEncode(append(b, `,"hex":"`...), n.Bytes), '"')
+		at = len(b)
+		if nb, ok := n.AppendValueJSON(append(b, `,"value":`...)); ok {
+			b = nb
+		} else {
+			b = b[:at]
 		}
+	}
+	if n.Val == span.ValText && len(n.Bytes) > 0 {
+		// the text is the value; its bytes are kept as hex
+		b = append(hex.AppendEncode(append(b, `,"hex":"`...), n.Bytes), '"')
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
@@ -327,10 +331,10 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 		b = appendString(append(b, `,"type":`...), n.Type)
 	}
 	if n.Value != "" {
-		b = appendString(append(b, `,"value":`...), n.Value)
+		b = appendString(append(b, `,"text":`...), n.Value)
 	}
-	if n.Text != nil {
-		b = appendString(append(b, `,"text":`...), *n.Text)
+	if len(n.Typed) > 0 {
+		b = append(append(b, `,"value":`...), n.Typed...)
 	}
 	if n.Hex != "" {
 		b = appendString(append(b, `,"hex":`...), n.Hex)

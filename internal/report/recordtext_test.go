@@ -81,13 +81,21 @@ func TestRecordContentsAsText(t *testing.T) {
 	if err := json.Unmarshal(line, &got); err != nil {
 		t.Fatal(err)
 	}
+	// Record keys, values and header values: the typed value (a string:
+	// the text, or the hex of binary bytes) and the hex kept beside text.
 	texts := map[string]string{}
 	var walk func(n *page.Node)
 	walk = func(n *page.Node) {
-		if n.Text != nil {
-			texts[n.Path] = *n.Text + " | " + n.Hex
-		} else if n.Hex != "" {
-			t.Errorf("%s: hex without text", n.Path)
+		if strings.Contains(n.Path, "Record[") && (strings.HasSuffix(n.Path, ".key") || strings.HasSuffix(n.Path, ".value") || strings.HasSuffix(n.Path, ".headerValue")) {
+			var v *string
+			if err := json.Unmarshal(n.Typed, &v); err != nil {
+				t.Errorf("%s: value %s: %v", n.Path, n.Typed, err)
+			}
+			if v == nil {
+				texts[n.Path] = "null | " + n.Hex
+			} else {
+				texts[n.Path] = *v + " | " + n.Hex
+			}
 		}
 		for _, k := range n.Children {
 			walk(k)
@@ -99,7 +107,11 @@ func TestRecordContentsAsText(t *testing.T) {
 		rec + "Record[0].key":                   "user-1 | 757365722d31",
 		rec + "Record[0].value":                 "Zürich\t\"q\"\n | 5ac3bc72696368092271220a",
 		rec + "Record[0].Header[0].headerValue": "abc\u200d | 616263e2808d",
-		rec + "Record[2].value":                 " | ",
+		rec + "Record[0].Header[1].headerValue": "0001ff | ", // binary: hex as the value, no second copy
+		rec + "Record[1].key":                   "fffe | ",
+		rec + "Record[1].value":                 "1b5b33316d726564 | ",
+		rec + "Record[2].key":                   "null | ",
+		rec + "Record[2].value":                 " | ", // empty text
 	}
 	if len(texts) != len(want) {
 		t.Errorf("text nodes: %v", texts)

@@ -539,12 +539,18 @@ func (f *Frame) Summary() string {
 // Text writes the frame for a terminal: the summary, the error, the other
 // versions that decode it, the round-trip verdict, and with verbose the
 // byte grid and the object tree (plus a grid and tree for every
-// decompressed records area).
+// decompressed records area). It is TextStyle in the reference format.
 func Text(w io.Writer, f *Frame, verbose bool) error {
+	return TextStyle(w, f, verbose, text.Style{})
+}
+
+// TextStyle is Text in a style: fitted to a terminal's width, coloured,
+// the grid bounded by st.GridMax.
+func TextStyle(w io.Writer, f *Frame, verbose bool, st text.Style) error {
 	var b strings.Builder
-	b.WriteString(f.Summary() + "\n")
+	b.WriteString(text.Wrap(text.Safe(f.Summary()), st.Width) + "\n")
 	if f.Error != "" {
-		b.WriteString("  error: " + f.Error + "\n")
+		b.WriteString(st.Error(text.Wrap("  error: "+text.Safe(f.Error), st.Width)) + "\n")
 		switch {
 		case len(f.AlsoDecodesAs) > 0:
 			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
@@ -566,24 +572,26 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 		if *f.Roundtrip {
 			b.WriteString("  roundtrip: re-encoding reproduces the input byte for byte\n")
 		} else if d := f.RoundtripDiff; d != nil {
-			fmt.Fprintf(&b, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
+			var l strings.Builder
+			fmt.Fprintf(&l, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
 			if d.Field != "" {
-				b.WriteString(", " + d.Field)
+				l.WriteString(", " + d.Field)
 			}
-			fmt.Fprintf(&b, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
+			fmt.Fprintf(&l, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
 			if d.Reason != "" {
-				b.WriteString("; " + d.Reason)
+				l.WriteString("; " + d.Reason)
 			}
-			b.WriteString("\n")
+			b.WriteString(st.Error(text.Wrap(text.Safe(l.String()), st.Width)) + "\n")
 		}
 	}
 	if verbose {
 		b.WriteString("\n")
-		text.Grid(&b, f.Bytes)
-		if tree := f.PageTree(); tree != nil {
+		tree := f.PageTree()
+		text.GridStyle(&b, f.Bytes, tree, st)
+		if tree != nil {
 			b.WriteString("\nobject tree\n\n")
-			text.Tree(&b, tree)
-			detached(&b, tree)
+			text.TreeStyle(&b, tree, st)
+			detached(&b, tree, st)
 		}
 		b.WriteString("\n")
 	}
@@ -591,15 +599,15 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 	return err
 }
 
-func detached(b *strings.Builder, n *page.Node) {
+func detached(b *strings.Builder, n *page.Node, st text.Style) {
 	if n.Detached != nil {
-		fmt.Fprintf(b, "\n%s (%s): decompressed records, offsets within the inflated bytes\n\n", n.Path, n.Value)
-		text.Grid(b, n.Detached.Bytes)
+		fmt.Fprintf(b, "\n%s\n\n", text.Wrap(text.Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", n.Path, n.Value)), st.Width))
+		text.GridStyle(b, n.Detached.Bytes, n.Detached, st)
 		b.WriteString("\n")
-		text.Tree(b, n.Detached)
+		text.TreeStyle(b, n.Detached, st)
 	}
 	for _, k := range n.Children {
-		detached(b, k)
+		detached(b, k, st)
 	}
 }
 
