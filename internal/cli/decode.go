@@ -11,6 +11,7 @@ import (
 
 	annotatepkg "github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
 	"github.com/manifester/manifester/internal/render/text"
@@ -18,7 +19,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -49,6 +50,8 @@ type decodeOptions struct {
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
 	Release *Release
+	// Filter selects the frames shown (--filter); nil shows all.
+	Filter *filter.Filter
 	// Style is how text output looks: the terminal's width and colours,
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
@@ -80,6 +83,7 @@ func runDecode(env *Env, args []string) error {
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	tf := addTermFlags(fs, true, true)
 	pos, err := parse(fs, args)
@@ -103,6 +107,9 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st}
+	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
+		return err
+	}
 	if *format == "json" {
 		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
 	} else if *verbose || *pcap == "" {
@@ -321,6 +328,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sel := newFrameSelector(o.Release.Codec, o.Filter)
 	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
 		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
@@ -328,6 +336,9 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()
+		}
+		if !sel.admitReport(r, i) {
+			continue
 		}
 		if !r.OK() {
 			failed++
@@ -357,6 +368,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
+	sel.summary(env.Stderr)
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)

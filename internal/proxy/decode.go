@@ -104,6 +104,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	}
 	f.Time = &at
 	f.Index, f.Offset = it.index, it.offset
+	p.nameTopics(f, it.kind == kindResponse)
 	e.Frame = f
 	return e
 }

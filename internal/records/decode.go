@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -354,8 +355,11 @@ func (rr *recordReader) blob(parent *span.Node, name string, at recAt, allowNull
 	if rr.d.Spans != nil {
 		x := rr.d.Spans.New(parent, name, "bytes", off, span.CatRecord)
 		x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncVarint, int64(n), b, n < 0, rr.r.Off-off
-		if (name == "key" || name == "value" || name == "headerValue") && n >= 0 && isText(b) || name == "headerKey" {
+		switch {
+		case name == "headerKey":
 			x.Val = span.ValString
+		case n >= 0 && IsText(b):
+			x.Val = span.ValText
 		}
 	}
 	return nil
@@ -519,6 +523,9 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		if d.Spans != nil {
 			x := d.Spans.New(mn, name, "bytes", off, span.CatRecord)
 			x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncInt32, int64(n), b, n < 0, sub.Off-off
+			if n >= 0 && attrs&7 == 0 && IsText(b) {
+				x.Val = span.ValText
+			}
 			if codec := int(attrs & 7); name == "value" && codec != 0 && n > 0 && d.Decompress != nil {
 				d.inflateLegacy(x, codec, b, p)
 			}
@@ -540,11 +547,24 @@ func plural(n int64, w string) string {
 	return strconv.FormatInt(n, 10) + " " + w + "s"
 }
 
-func isText(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c > 0x7e {
+// IsText reports whether a record key, value or header value reads as
+// text: valid UTF-8 with no control characters other than tab, newline
+// and carriage return (C0, DEL and C1 controls mark binary data).
+func IsText(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
 			return false
 		}
+		i += n
 	}
 	return true
 }

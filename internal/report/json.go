@@ -260,6 +260,10 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 			b = b[:at]
 		}
 	}
+	if n.Val == span.ValText && len(n.Bytes) > 0 {
+		// the text is the value; its bytes are kept as hex
+		b = append(hex.AppendEncode(append(b, `,"hex":"`...), n.Bytes), '"')
+	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
 	if n.Cat != span.CatNone {
@@ -331,6 +335,9 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 	}
 	if len(n.Typed) > 0 {
 		b = append(append(b, `,"value":`...), n.Typed...)
+	}
+	if n.Hex != "" {
+		b = appendString(append(b, `,"hex":`...), n.Hex)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)

@@ -60,6 +60,10 @@ const (
 	ValStruct                    // a struct element
 	ValRecords                   // Bytes, Enc/Int = length prefix; children are batches
 	ValPresence                  // nullable-struct marker: Int
+	// ValText is bytes that read as text (record keys, values and header
+	// values that are UTF-8 without control characters other than tab,
+	// newline and carriage return): Bytes, shown quoted and as hex.
+	ValText
 )
 
 // Enc is how a length prefix was encoded.
@@ -213,6 +217,10 @@ func (n *Node) AppendValueText(dst []byte) []byte {
 		} else {
 			dst = appendQuoted(append(dst, "= "...), n.Bytes)
 		}
+		dst = appendLenNote(dst, n.Enc, n.Prefix)
+	case ValText:
+		dst = appendQuoted(append(dst, "= "...), n.Bytes)
+		dst = appendHexShort(append(dst, ' '), n.Bytes)
 		dst = appendLenNote(dst, n.Enc, n.Prefix)
 	case ValBytes, ValRecords:
 		switch {
