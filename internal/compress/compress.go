@@ -34,7 +34,7 @@ const (
 
 // Errors, for errors.Is.
 var (
-	ErrTooLarge     = errors.New("inflated data larger than the limit")
+	ErrTooLarge     = records.ErrInflateLimit
 	ErrUnknownCodec = errors.New("unknown compression codec")
 )
 
@@ -47,6 +47,26 @@ func Limit(n int) int { return min(MaxInflated, 1024*n+64<<10) }
 
 // Decompressor returns a [records.Decompressor] with the default limits.
 func Decompressor() records.Decompressor { return Decompress }
+
+// LimitDecompressor returns a [records.LimitDecompressor]: each area
+// inflates to at most [Limit] of its size, and to at most the room the
+// caller gives it (a frame's inflation budget); an area stopped by the
+// room fails with an error wrapping [records.ErrRoom].
+func LimitDecompressor() records.LimitDecompressor { return DecompressRoom }
+
+// DecompressRoom inflates data to at most min(room, Limit(len(data)))
+// bytes; see [LimitDecompressor].
+func DecompressRoom(codec int, data []byte, room int) ([]byte, error) {
+	per := Limit(len(data))
+	if room >= per {
+		return DecompressLimit(codec, data, per)
+	}
+	out, err := DecompressLimit(codec, data, max(room, 0))
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", records.ErrRoom, err)
+	}
+	return out, err
+}
 
 // Decompress inflates data compressed with the given codec attribute.
 func Decompress(codec int, data []byte) ([]byte, error) {

@@ -2,10 +2,13 @@ package records
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"strconv"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -13,6 +16,19 @@ import (
 // Decompressor inflates a compressed records area. codec is the attribute
 // value (1 gzip, 2 snappy, 3 lz4, 4 zstd).
 type Decompressor func(codec int, data []byte) ([]byte, error)
+
+// LimitDecompressor inflates a compressed records area to at most limit
+// bytes. When the data would inflate to more, it fails with an error
+// wrapping [ErrRoom] if limit (the room left in the budget) was what
+// stopped it, or another error if its own per-batch cap did.
+type LimitDecompressor func(codec int, data []byte, limit int) ([]byte, error)
+
+// ErrInflateLimit is the error of inflated data larger than a limit;
+// package compress returns it as compress.ErrTooLarge.
+var ErrInflateLimit = errors.New("inflated data larger than the limit")
+
+// ErrRoom says the budget's room, not the per-batch cap, stopped inflating.
+var ErrRoom = errors.New("inflation budget spent")
 
 // CompressionName names a compression codec attribute value.
 func CompressionName(codec int) string {
@@ -43,8 +59,19 @@ type Decoder struct {
 	// can be shown; the inflated bytes hang under a "decompressed" node
 	// whose offsets are relative to the inflated buffer.
 	Decompress Decompressor
+	// DecompressLimit, when set, is used instead of Decompress and is
+	// given the room left in Budget, so that no batch inflates past it.
+	DecompressLimit LimitDecompressor
+	// Budget, when set, bounds the bytes inflated and the span nodes built
+	// for inflated records, over all decoders that share it (one frame);
+	// its context is checked between entries and records.
+	Budget *budget.Budget
 	// Batches counts the entries seen.
 	Batches int
+	// legacyNodes is the node count when this inner MessageSet of an
+	// inflated legacy message started (legacyFrom its compressed value).
+	legacyNodes int64
+	legacyFrom  *span.Node
 	// AllowPartial accepts a trailing entry cut short, as brokers may send
 	// at the end of a Fetch response; Kafka ignores it. When false (a
 	// request, which must carry whole batches) such an entry is an error.
@@ -71,6 +98,14 @@ func (d *Decoder) Decode(parent *span.Node) error {
 	for r.Remaining() > 0 {
 		start := r.Off
 		idx := d.Batches
+		if err := d.Budget.Err(); err != nil {
+			return d.fail(start, fmt.Sprintf("[%d]", idx), err)
+		}
+		if b := d.Budget; b != nil && d.legacyFrom != nil && b.InflatedNodes+d.Spans.Count-d.legacyNodes > b.MaxNodes {
+			err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s message %d; the rest is shown as bytes", b.MaxNodes, where(d.legacyFrom), idx)
+			d.rest(parent, r.B, start, err)
+			return nil
+		}
 		if r.Remaining() < 17 {
 			return d.partial(parent, start, idx, "too short for an entry header")
 		}
@@ -215,7 +250,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 			n.Val, n.Bytes, n.Len = span.ValBytes, area, len(area)
 			n.Note = CompressionName(codec) + " compressed"
 			n.About = fmt.Sprintf("%d records, compressed as one stream", count)
-			if d.Decompress != nil {
+			if d.Decompress != nil || d.DecompressLimit != nil {
 				d.inflate(n, codec, area, count)
 			}
 		}
@@ -242,24 +277,103 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	return nil
 }
 
+// decompress inflates a compressed area within the budget's room. ok is
+// false when the area is left compressed; n is then flagged with why.
+func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, ok bool) {
+	b := d.Budget
+	if b != nil && (b.InflateRoom() == 0 || b.NodeRoom() == 0) {
+		d.notInflated(n)
+		return nil, false
+	}
+	var err error
+	switch {
+	case b != nil && d.DecompressLimit != nil:
+		raw, err = d.DecompressLimit(codec, data, int(min(b.InflateRoom(), math.MaxInt32)))
+	case d.DecompressLimit != nil:
+		raw, err = d.DecompressLimit(codec, data, math.MaxInt32)
+	default:
+		raw, err = d.Decompress(codec, data)
+		if err == nil && b != nil && int64(len(raw)) > b.InflateRoom() {
+			err = ErrRoom
+		}
+	}
+	if errors.Is(err, ErrRoom) {
+		d.spendInflate(n)
+		return nil, false
+	}
+	if err != nil {
+		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		return nil, false
+	}
+	if b != nil {
+		b.AddInflated(len(raw))
+	}
+	return raw, true
+}
+
+// spendInflate flags the batch at n as the one where the inflation budget
+// ran out.
+func (d *Decoder) spendInflate(n *span.Node) {
+	b := d.Budget
+	b.NotInflated++
+	err := b.Spend("inflation budget of %s for this frame spent at %s (%s inflated before it); it and the compressed data after it are shown compressed",
+		budget.Size(b.MaxInflate), where(n), budget.Size(b.Inflated()))
+	n.Flag = err.Error()
+}
+
+// notInflated flags a batch left compressed because the budget was spent
+// before it.
+func (d *Decoder) notInflated(n *span.Node) {
+	b := d.Budget
+	b.NotInflated++
+	what := "inflation budget of " + budget.Size(b.MaxInflate)
+	if b.InflateRoom() > 0 {
+		what = fmt.Sprintf("span-node budget of %d nodes for inflated records", b.MaxNodes)
+	}
+	n.Flag = "not inflated: the " + what + " for this frame is spent"
+}
+
+// where names the batch (or legacy message) a records node belongs to.
+func where(n *span.Node) string {
+	if p := n.Parent; p != nil {
+		return p.Path()
+	}
+	return n.Path()
+}
+
 // inflate decodes a compressed records area into its own subtree whose
 // offsets are relative to the inflated bytes.
 func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
-	raw, err := d.Decompress(codec, area)
-	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+	raw, ok := d.decompress(n, codec, area)
+	if !ok {
 		return
 	}
+	startNodes := d.Spans.Count
 	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecord)
 	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
 	root.About = "records after decompression; offsets are within these bytes"
 	sub := wire.Reader{B: raw}
 	rd := recordReader{d: d, r: &sub, path: "decompressed."}
 	for i := int64(0); i < count; i++ {
+		if b := d.Budget; b != nil {
+			if b.InflatedNodes+d.Spans.Count-startNodes > b.MaxNodes {
+				err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s record %d; the rest of its %s are shown as bytes",
+					b.MaxNodes, where(n), i, plural(count, "record"))
+				d.rest(root, raw, sub.Off, err)
+				break
+			}
+			if err := b.Err(); err != nil {
+				d.rest(root, raw, sub.Off, err)
+				break
+			}
+		}
 		if err := rd.record(root, int(i)); err != nil {
 			root.Err = err
 			break
 		}
+	}
+	if d.Budget != nil {
+		d.Budget.InflatedNodes += d.Spans.Count - startNodes
 	}
 	// The inflated tree hangs off the compressed leaf without becoming a
 	// child, so that leaves still tile the frame.
@@ -272,20 +386,37 @@ func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
 // to the inflated bytes. Problems are flagged on the node, not returned,
 // as for RecordBatch v2.
 func (d *Decoder) inflateLegacy(n *span.Node, codec int, value []byte, path string) {
-	raw, err := d.Decompress(codec, value)
-	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+	raw, ok := d.decompress(n, codec, value)
+	if !ok {
 		return
 	}
+	startNodes := d.Spans.Count
 	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecordBatch)
 	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
 	root.About = "inner MessageSet after decompression; offsets are within these bytes"
-	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed"}
+	// The inner decoder does not inflate again (Kafka nests one level),
+	// and its node budget is checked per entry.
+	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyNodes: startNodes, legacyFrom: n}
 	if err := inner.Decode(root); err != nil {
 		root.Err = err
 	}
+	if d.Budget != nil {
+		d.Budget.InflatedNodes += d.Spans.Count - startNodes
+	}
 	n.Note = fmt.Sprintf("%s compressed, %d bytes inflated", CompressionName(codec), len(raw))
 	n.Detached = root
+}
+
+// rest covers the bytes of an inflated tree from off on, which the budget
+// left undecoded, with one leaf that carries the budget's message.
+func (d *Decoder) rest(root *span.Node, raw []byte, off int, err error) {
+	if off >= len(raw) {
+		return
+	}
+	u := d.Spans.New(root, "not decoded", "bytes", off, root.Cat)
+	u.Val, u.Bytes, u.Len = span.ValBytes, raw[off:], len(raw)-off
+	u.About = "inflated bytes the budget left undecoded"
+	u.Flag = err.Error()
 }
 
 type recordReader struct {
