@@ -114,8 +114,8 @@ type Budget struct {
 	// NotInflated counts the compressed areas left compressed because
 	// the budget was spent.
 	NotInflated int
-	output        int64
-	checks        int
+	output      int64
+	checks      int
 	// spent is the first message of a spent budget, kept for the report.
 	spent string
 }
