@@ -36,18 +36,27 @@ const (
 	InflateBase    = 1 << 20
 	InflateMax     = 256 << 20
 
-	// NodesPerByte, NodesBase and NodesMax bound the span nodes of the
-	// records inflated from one frame (the frame's own tree, which cannot
-	// have more than a few nodes per byte, is bounded by the same number
-	// separately): 4 per input byte plus 64 Ki, at most 4 Mi.
-	NodesPerByte = 4
+	// NodesPerByte, NodesBase and NodesMax bound the span nodes built
+	// for the records inflated from one frame: 1 per input byte plus
+	// 64 Ki, at most 4 Mi. (A record is 8 or more nodes, so this shows
+	// every record of batches whose records average 8 compressed bytes
+	// or more.)
+	NodesPerByte = 1
 	NodesBase    = 64 << 10
 	NodesMax     = 4 << 20
 
+	// TreeNodesPerByte, TreeNodesBase and TreeNodesMax bound the span
+	// nodes of the frame's own tree (what is not inflated). A frame
+	// cannot have more than a few nodes per byte, so this is a guard
+	// that real frames never reach: 8 per byte plus 64 Ki, at most 64 Mi.
+	TreeNodesPerByte = 8
+	TreeNodesBase    = 64 << 10
+	TreeNodesMax     = 64 << 20
+
 	// OutputPerByte, OutputBase and OutputMax bound the rendered text or
-	// JSON of one frame: 256 bytes per input byte plus 4 MiB, at most
+	// JSON of one frame: 64 bytes per input byte plus 4 MiB, at most
 	// 1 GiB.
-	OutputPerByte = 256
+	OutputPerByte = 64
 	OutputBase    = 4 << 20
 	OutputMax     = 1 << 30
 
@@ -63,7 +72,7 @@ const (
 // set it).
 type Limits struct {
 	Inflate int64 // bytes inflated from all compressed batches of a unit
-	Nodes   int64 // span nodes of inflated records (and, separately, of the frame's own tree)
+	Nodes   int64 // span nodes of inflated records, and separately of the frame's own tree
 	Output  int64 // bytes of rendered text or JSON
 	Depth   int   // nesting depth of structs and arrays
 	// Ceilings replace InflateMax, NodesMax and OutputMax for the
@@ -77,7 +86,7 @@ func proportional(n int, per, base, ceil int64) int64 {
 
 // For returns the budget of one unit of work whose input is n bytes.
 func (l Limits) For(ctx context.Context, n int) *Budget {
-	b := &Budget{ctx: ctx, MaxInflate: l.Inflate, MaxNodes: l.Nodes, MaxOutput: l.Output, MaxDepth: l.Depth}
+	b := &Budget{ctx: ctx, MaxInflate: l.Inflate, MaxNodes: l.Nodes, MaxTreeNodes: l.Nodes, MaxOutput: l.Output, MaxDepth: l.Depth}
 	ceil := func(c, def int64) int64 {
 		if c > 0 {
 			return c
@@ -89,6 +98,9 @@ func (l Limits) For(ctx context.Context, n int) *Budget {
 	}
 	if b.MaxNodes <= 0 {
 		b.MaxNodes = proportional(n, NodesPerByte, NodesBase, ceil(l.NodesMax, NodesMax))
+	}
+	if b.MaxTreeNodes <= 0 {
+		b.MaxTreeNodes = proportional(n, TreeNodesPerByte, TreeNodesBase, TreeNodesMax)
 	}
 	if b.MaxOutput <= 0 {
 		b.MaxOutput = proportional(n, OutputPerByte, OutputBase, ceil(l.OutputMax, OutputMax))
@@ -102,10 +114,11 @@ func (l Limits) For(ctx context.Context, n int) *Budget {
 // Budget is what one unit of work may still spend. It is used by one
 // goroutine at a time. A nil *Budget imposes the default depth limit only.
 type Budget struct {
-	MaxInflate int64
-	MaxNodes   int64
-	MaxOutput  int64
-	MaxDepth   int
+	MaxInflate   int64
+	MaxNodes     int64 // nodes of inflated records
+	MaxTreeNodes int64 // nodes of the frame's own tree
+	MaxOutput    int64
+	MaxDepth     int
 
 	ctx      context.Context
 	inflated int64
@@ -113,11 +126,12 @@ type Budget struct {
 	InflatedNodes int64
 	// NotInflated counts the compressed areas left compressed because
 	// the budget was spent.
-	NotInflated int
-	output      int64
-	checks      int
-	// spent is the first message of a spent budget, kept for the report.
-	spent string
+	NotInflated  int
+	output       int64
+	checks       int
+	inflateSpent bool
+	// spent lists the messages of the limits reached, for the report.
+	spent []string
 }
 
 // Depth returns the nesting limit (the default for a nil budget).
@@ -131,8 +145,18 @@ func (b *Budget) Depth() int {
 // Inflated returns the bytes inflated so far.
 func (b *Budget) Inflated() int64 { return b.inflated }
 
-// InflateRoom returns how many more bytes may be inflated.
-func (b *Budget) InflateRoom() int64 { return max(0, b.MaxInflate-b.inflated) }
+// InflateRoom returns how many more bytes may be inflated: none once a
+// compressed area did not fit ([Budget.InflateSpent]).
+func (b *Budget) InflateRoom() int64 {
+	if b.inflateSpent {
+		return 0
+	}
+	return max(0, b.MaxInflate-b.inflated)
+}
+
+// InflateSpent records that a compressed area did not fit in the room
+// left: the areas after it are not inflated either.
+func (b *Budget) InflateSpent() { b.inflateSpent = true }
 
 // AddInflated records n inflated bytes.
 func (b *Budget) AddInflated(n int) { b.inflated += int64(n) }
@@ -163,21 +187,23 @@ func (b *Budget) Err() error {
 	return nil
 }
 
+// maxSpent bounds the messages a budget keeps.
+const maxSpent = 16
+
 // Spend records that a limit was reached, with a message that names it
 // and where, and returns that message as an error wrapping [ErrSpent].
-// The first message is kept ([Budget.Spent]).
 func (b *Budget) Spend(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
-	if b.spent == "" {
-		b.spent = msg
+	if len(b.spent) < maxSpent {
+		b.spent = append(b.spent, msg)
 	}
 	return &SpentError{Msg: msg}
 }
 
-// Spent returns the message of the first limit reached, or "".
-func (b *Budget) Spent() string {
+// Spent returns the messages of the limits reached so far, in order.
+func (b *Budget) Spent() []string {
 	if b == nil {
-		return ""
+		return nil
 	}
 	return b.spent
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	annotatepkg "github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
@@ -17,7 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
 
 func init() {
 	register(&command{
@@ -46,6 +47,9 @@ type decodeOptions struct {
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
 	Release *Release
+	// Limits are each frame's budget (--max-inflate, --max-nodes,
+	// --max-output); zero fields take the defaults.
+	Limits budget.Limits
 }
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
@@ -72,6 +76,8 @@ func runDecode(env *Env, args []string) error {
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	var lim budgetFlags
+	lim.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -84,7 +90,7 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel, Limits: lim.limits}
 
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
@@ -103,7 +109,7 @@ func runDecode(env *Env, args []string) error {
 		return usagef("--port goes with --pcap")
 	}
 
-	ro := report.Options{Roundtrip: *roundtrip}
+	ro := report.Options{Roundtrip: *roundtrip, Limits: lim.limits}
 	switch *kind {
 	case "request":
 		ro.Kind = schema.TypeRequest
@@ -164,6 +170,7 @@ func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []st
 func prepareCodec(rel *Release) {
 	rel.Codec.Annotate = annotatepkg.New(rel.Reg)
 	rel.Codec.Decompress = compress.Decompressor()
+	rel.Codec.DecompressLimit = compress.LimitDecompressor()
 }
 
 func parsePorts(s string) ([]int, error) {

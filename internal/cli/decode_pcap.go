@@ -62,7 +62,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		index++
 		// Lean: the JSON line is written from the span tree, and text
 		// builds the tree only with -v.
-		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true}
+		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits}
 		if ev.Dir == capture.ClientToServer {
 			j.src, j.dst = ev.Conn.Client.String(), ev.Conn.Server.String()
 		} else {

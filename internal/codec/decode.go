@@ -414,8 +414,8 @@ func (d *decoder) checkBudget(n *span.Node, off int) error {
 	if err := d.bud.Err(); err != nil {
 		return d.fail(n, off, err)
 	}
-	if d.b != nil && d.b.Count-d.bud.InflatedNodes > d.bud.MaxNodes {
-		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxNodes, off))
+	if d.b != nil && d.b.Count-d.bud.InflatedNodes > d.bud.MaxTreeNodes {
+		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxTreeNodes, off))
 	}
 	return nil
 }

@@ -38,6 +38,11 @@ var (
 	ErrUnknownCodec = errors.New("unknown compression codec")
 )
 
+// maxZstdWindow is the largest zstd window accepted whatever the limit:
+// producers choose windows by their own settings, not by the data's size
+// (the output is still cut at the limit).
+const maxZstdWindow = 8 << 20
+
 // MaxInflated caps the inflated size of one records area.
 const MaxInflated = 64 << 20
 
@@ -88,7 +93,7 @@ func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
 	case LZ4:
 		return readLimited("lz4", lz4.NewReader(bytes.NewReader(data)), limit)
 	case Zstd:
-		d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(uint64(limit)+1))
+		d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(uint64(max(limit, maxZstdWindow))+1))
 		if err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
@@ -102,13 +107,13 @@ func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if n > int64(limit) {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	return buf.Bytes(), nil
 }
@@ -150,7 +155,7 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
 	if n > limit {
-		return nil, fmt.Errorf("snappy: %w (%d bytes)", ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: "snappy", Limit: limit}
 	}
 	b, err := snappy.Decode(nil, block)
 	if err != nil {

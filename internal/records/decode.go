@@ -27,6 +27,20 @@ type LimitDecompressor func(codec int, data []byte, limit int) ([]byte, error)
 // package compress returns it as compress.ErrTooLarge.
 var ErrInflateLimit = errors.New("inflated data larger than the limit")
 
+// TooLargeError is the error of data that inflates to more than Limit
+// bytes; it wraps [ErrInflateLimit].
+type TooLargeError struct {
+	Codec string
+	Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %v (%d bytes)", e.Codec, ErrInflateLimit, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrInflateLimit) hold.
+func (e *TooLargeError) Unwrap() error { return ErrInflateLimit }
+
 // ErrRoom says the budget's room, not the per-batch cap, stopped inflating.
 var ErrRoom = errors.New("inflation budget spent")
 
@@ -303,6 +317,11 @@ func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, 
 	}
 	if err != nil {
 		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		// Inflating up to the per-batch cap was work done: it counts.
+		var tl *TooLargeError
+		if b != nil && errors.As(err, &tl) {
+			b.AddInflated(tl.Limit)
+		}
 		return nil, false
 	}
 	if b != nil {
@@ -316,6 +335,7 @@ func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, 
 func (d *Decoder) spendInflate(n *span.Node) {
 	b := d.Budget
 	b.NotInflated++
+	b.InflateSpent()
 	err := b.Spend("inflation budget of %s for this frame spent at %s (%s inflated before it); it and the compressed data after it are shown compressed",
 		budget.Size(b.MaxInflate), where(n), budget.Size(b.Inflated()))
 	n.Flag = err.Error()
@@ -327,7 +347,7 @@ func (d *Decoder) notInflated(n *span.Node) {
 	b := d.Budget
 	b.NotInflated++
 	what := "inflation budget of " + budget.Size(b.MaxInflate)
-	if b.InflateRoom() > 0 {
+	if b.InflateRoom() > 0 && b.NodeRoom() == 0 {
 		what = fmt.Sprintf("span-node budget of %d nodes for inflated records", b.MaxNodes)
 	}
 	n.Flag = "not inflated: the " + what + " for this frame is spent"

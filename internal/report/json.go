@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -129,6 +130,9 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
+	if f.Budget != "" {
+		b = appendString(append(b, `,"budget":`...), f.Budget)
+	}
 	if f.leanBody && len(f.Body) == 0 && f.Decoded != nil {
 		// jsonvalue writes compact JSON with encoding/json's escaping.
 		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
@@ -148,6 +152,10 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		b = appendStringBody(b, f.Hex)
 	}
 	b = append(b, `","tree":`...)
+	// The tree is cut where the frame's output budget runs out; the
+	// answer stays valid JSON and says so in "output_truncated".
+	bud := f.outputBudget()
+	w.limit = len(b) + int(min(bud.OutputRoom(), math.MaxInt32))
 	w.b = b
 	switch {
 	case f.Decoded != nil && f.Decoded.Root != nil && (f.Tree != nil || f.lean):
@@ -157,6 +165,14 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	default:
 		w.b = append(w.b, "null"...)
 	}
+	if w.cutNodes > 0 || w.cutTrees > 0 {
+		what := plural(w.cutNodes, "tree node")
+		if w.cutTrees > 0 {
+			what += " and " + plural(w.cutTrees, "decompressed records tree")
+		}
+		w.b = appendString(append(w.b, `,"output_truncated":`...), outputSpent(bud, what))
+	}
+	bud.AddOutput(len(w.b) - start)
 	return append(w.b, '}', '\n'), nil
 }
 
@@ -167,7 +183,14 @@ type jsonWriter struct {
 	path    []byte
 	scratch []byte
 	about   bool
+	// limit is the length of b past which no more nodes are written;
+	// cutNodes and cutTrees count what was left out.
+	limit              int
+	cutNodes, cutTrees int
 }
+
+// full reports whether the output budget is spent.
+func (w *jsonWriter) full() bool { return w.limit > 0 && len(w.b) >= w.limit }
 
 // spanTree writes the tree under n, as page.FromSpan and encoding/json
 // would.
@@ -232,6 +255,12 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 		// root's children start afresh (the root is not in paths).
 		base := len(w.path)
 		for i, k := range n.Kids {
+			if w.full() {
+				for _, r := range n.Kids[i:] {
+					w.cutNodes += int(spanCount(r, math.MaxInt64))
+				}
+				break
+			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -257,7 +286,9 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 		w.path = w.path[:base]
 		b = append(w.b, ']')
 	}
-	if n.Detached != nil {
+	if n.Detached != nil && w.full() {
+		w.cutTrees++
+	} else if n.Detached != nil {
 		w.b = append(b, `,"detached":`...)
 		saved := append([]byte(nil), w.path...)
 		w.spanTree(n.Detached)
@@ -295,6 +326,12 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 	if len(n.Children) > 0 {
 		w.b = append(b, `,"children":[`...)
 		for i, k := range n.Children {
+			if w.full() {
+				for _, r := range n.Children[i:] {
+					w.cutNodes += countPage(r)
+				}
+				break
+			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -302,7 +339,9 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 		}
 		b = append(w.b, ']')
 	}
-	if n.Detached != nil {
+	if n.Detached != nil && w.full() {
+		w.cutTrees++
+	} else if n.Detached != nil {
 		w.b = append(b, `,"detached":`...)
 		w.pageNode(n.Detached)
 		b = w.b
