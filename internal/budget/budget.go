@@ -38,12 +38,12 @@ const (
 
 	// NodesPerByte, NodesBase and NodesMax bound the span nodes built
 	// for the records inflated from one frame: 1 per input byte plus
-	// 64 Ki, at most 4 Mi. (A record is 8 or more nodes, so this shows
+	// 64 Ki, at most 1 Mi. (A record is 8 or more nodes, so this shows
 	// every record of batches whose records average 8 compressed bytes
-	// or more.)
+	// or more.) Shown as text, a node costs about 1 KB of memory.
 	NodesPerByte = 1
 	NodesBase    = 64 << 10
-	NodesMax     = 4 << 20
+	NodesMax     = 1 << 20
 
 	// TreeNodesPerByte, TreeNodesBase and TreeNodesMax bound the span
 	// nodes of the frame's own tree (what is not inflated). A frame

@@ -131,13 +131,33 @@ var Shapes = []Shape{
 		return Produce(repeat(one, size)...)
 	}},
 	{"record-dense batches", func(codec, size int) []byte {
-		one := Batch(codec, DenseRecords(200000), 200000)
+		n := 200000
+		one := Batch(codec, DenseRecords(n), n)
+		if len(one) > size {
+			// A codec that compresses less: fewer records per batch,
+			// so that the frame is about size bytes.
+			n = n * size / len(one) * 9 / 10
+			one = Batch(codec, DenseRecords(n), n)
+		}
 		return Produce(repeat(one, size)...)
 	}},
 	{"zeros", func(codec, size int) []byte {
 		one := Batch(codec, make([]byte, 4<<20), 1)
 		return Produce(repeat(one, size)...)
 	}},
+}
+
+// Example is the first frame of issue 9 at about size bytes: gzip
+// batches of 1 MiB of zeros each (about 1 KiB compressed, within the
+// per-batch inflation cap of 1024 times), one after another.
+func Example(size int) []byte {
+	return Produce(repeat(Batch(Gzip, make([]byte, 1<<20), 1), size)...)
+}
+
+// DenseExample is the other frame of issue 9 at about size bytes: gzip
+// batches of 20000 of the smallest records each.
+func DenseExample(size int) []byte {
+	return Produce(repeat(Batch(Gzip, DenseRecords(20000), 20000), size)...)
 }
 
 // repeat returns enough copies of b to make about size bytes, at least one.

@@ -1,6 +1,7 @@
 package records
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -373,21 +374,21 @@ func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
 	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
 	root.About = "records after decompression; offsets are within these bytes"
 	sub := wire.Reader{B: raw}
-	rd := recordReader{d: d, r: &sub, path: "decompressed."}
+	rd := recordReader{d: d, r: &sub, path: "decompressed.", from: n, startNodes: startNodes}
 	for i := int64(0); i < count; i++ {
-		if b := d.Budget; b != nil {
-			if b.InflatedNodes+d.Spans.Count-startNodes > b.MaxNodes {
-				err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s record %d; the rest of its %s are shown as bytes",
-					b.MaxNodes, where(n), i, plural(count, "record"))
-				d.rest(root, raw, sub.Off, err)
-				break
-			}
-			if err := b.Err(); err != nil {
-				d.rest(root, raw, sub.Off, err)
-				break
-			}
+		at := sub.Off
+		err := rd.overBudget()
+		if err == nil {
+			err = rd.record(root, int(i))
 		}
-		if err := rd.record(root, int(i)); err != nil {
+		if errors.Is(err, budget.ErrSpent) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			// The record being decoded is dropped whole: its bytes,
+			// and all after them, are one leaf that says why.
+			cutAfter(root, at)
+			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, err))
+			break
+		}
+		if err != nil {
 			root.Err = err
 			break
 		}
@@ -427,6 +428,16 @@ func (d *Decoder) inflateLegacy(n *span.Node, codec int, value []byte, path stri
 	n.Detached = root
 }
 
+// cutAfter removes the children of root that start at or after off (a
+// record cut short by the budget).
+func cutAfter(root *span.Node, off int) {
+	k := len(root.Kids)
+	for k > 0 && root.Kids[k-1].Off >= off {
+		k--
+	}
+	root.Kids = root.Kids[:k]
+}
+
 // rest covers the bytes of an inflated tree from off on, which the budget
 // left undecoded, with one leaf that carries the budget's message.
 func (d *Decoder) rest(root *span.Node, raw []byte, off int, err error) {
@@ -443,6 +454,26 @@ type recordReader struct {
 	d    *Decoder
 	r    *wire.Reader
 	path string
+	// from, startNodes and where are set for inflated records, whose
+	// nodes the budget bounds: the compressed node, and the node count
+	// when its tree started.
+	from       *span.Node
+	startNodes int64
+}
+
+// overBudget returns the budget's error when the inflated records being
+// decoded have built more nodes than it allows (checked per record, and
+// every 256 headers of a record).
+func (rr *recordReader) overBudget() error {
+	b := rr.d.Budget
+	if b == nil || rr.from == nil {
+		return nil
+	}
+	if b.InflatedNodes+rr.d.Spans.Count-rr.startNodes > b.MaxNodes {
+		return b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s; the rest of its records are shown as bytes",
+			b.MaxNodes, where(rr.from))
+	}
+	return b.Err()
 }
 
 func (rr *recordReader) fail(off int, path string, err error) error {
@@ -560,6 +591,11 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		rr.d.Spans.Reserve(rn, int(hc))
 	}
 	for h := 0; h < int(hc); h++ {
+		if h&255 == 255 {
+			if err := rr.overBudget(); err != nil {
+				return err
+			}
+		}
 		var hn *span.Node
 		if rr.d.Spans != nil {
 			hn = rr.d.Spans.New(rn, "Header", "RecordHeader", r.Off, span.CatRecord)

@@ -154,8 +154,8 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	b = append(b, `","tree":`...)
 	// The tree is cut where the frame's output budget runs out; the
 	// answer stays valid JSON and says so in "output_truncated".
-	bud := f.outputBudget()
-	w.limit = len(b) + int(min(bud.OutputRoom(), math.MaxInt32))
+	bud := f.renderBudget()
+	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
 	w.b = b
 	switch {
 	case f.Decoded != nil && f.Decoded.Root != nil && (f.Tree != nil || f.lean):

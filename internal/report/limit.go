@@ -42,6 +42,12 @@ func (f *Frame) outputBudget() *budget.Budget {
 	return f.bud
 }
 
+// renderBudget is a fresh output budget for one rendering of f: each
+// Text or AppendJSON call of a frame may write up to its output limit.
+func (f *Frame) renderBudget() *budget.Budget {
+	return &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
+}
+
 // outputSpent is the line that says the output budget cut the rendering.
 func outputSpent(b *budget.Budget, what string) string {
 	return fmt.Sprintf("output budget of %s for this frame spent: %s not shown (raise it with --max-output)", budget.Size(b.MaxOutput), what)
@@ -108,10 +114,11 @@ func limitedTree(b *strings.Builder, root *page.Node, room int64, bud *budget.Bu
 // treeAbout is the longest description text.Tree shows (its maxAbout).
 const treeAbout = 78
 
-// rowWidth is an upper bound of the width of text.Tree's rows for the
-// first keep nodes of the tree under root (depth first).
+// rowWidth is about the width of text.Tree's rows for the first keep
+// nodes of the tree under root (depth first): the widest cell of each
+// column, padded, plus the widest description.
 func rowWidth(root *page.Node, keep int) int64 {
-	var wn, wt, wv int
+	var wn, wt, wv, ws, wa int
 	left := keep
 	var walk func(n *page.Node, depth int)
 	walk = func(n *page.Node, depth int) {
@@ -122,16 +129,30 @@ func rowWidth(root *page.Node, keep int) int64 {
 		wn = max(wn, 4*depth+len(n.Name))
 		wt = max(wt, len(n.Type))
 		wv = max(wv, len(n.Value))
+		ws = max(ws, len("[0x, B]")+max(4, hexLen(n.Offset))+len(strconv.Itoa(n.Size)))
+		about := len(n.About)
+		if n.Flag != "" {
+			about += len(n.Flag) + 3
+		}
+		if n.Error != "" {
+			about = len(n.Error) + 7
+		}
+		wa = max(wa, min(about, treeAbout))
 		for _, k := range n.Children {
 			walk(k, depth+1)
 		}
 	}
 	walk(root, 0)
-	// name, type, value and [offset, size] columns with two spaces each,
-	// a description of at most treeAbout runes (4 bytes each at worst
-	// is too pessimistic for ASCII; descriptions are mostly ASCII), the
-	// newline.
-	return int64(wn+2+wt+2+wv+2+26+treeAbout*2) + 1
+	return int64(wn+2+wt+2+wv+2+ws+2+wa) + 1
+}
+
+func hexLen(v int) int {
+	n := 1
+	for v >= 16 {
+		v /= 16
+		n++
+	}
+	return n
 }
 
 func countPage(n *page.Node) int {

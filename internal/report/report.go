@@ -511,7 +511,7 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 	if verbose {
 		// The grid, the tree and the inflated records are bounded by the
 		// frame's output budget; what does not fit is named, not shown.
-		bud := f.outputBudget()
+		bud := f.renderBudget()
 		bud.AddOutput(b.Len() + 1)
 		b.WriteString("\n")
 		limitedGrid(&b, f.Bytes, bud.OutputRoom(), bud)
