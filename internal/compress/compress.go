@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
@@ -42,6 +43,15 @@ var (
 // producers choose windows by their own settings, not by the data's size
 // (the output is still cut at the limit).
 const maxZstdWindow = 8 << 20
+
+// zstdPool keeps zstd decoders, whose window buffer (allocated whole for
+// each frame's window) is then reused from batch to batch instead of
+// being allocated again for each of thousands of small batches.
+var zstdPool sync.Pool
+
+// lz4Pool keeps lz4 readers, whose block buffers (up to 4 MiB, by the
+// frame's declared block size) are likewise reused.
+var lz4Pool sync.Pool
 
 // MaxInflated caps the inflated size of one records area.
 const MaxInflated = 64 << 20
@@ -91,13 +101,25 @@ func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
 	case Snappy:
 		return unsnappy(data, limit)
 	case LZ4:
-		return readLimited("lz4", lz4.NewReader(bytes.NewReader(data)), limit)
+		r, _ := lz4Pool.Get().(*lz4.Reader)
+		if r == nil {
+			r = lz4.NewReader(nil)
+		}
+		defer lz4Pool.Put(r)
+		r.Reset(bytes.NewReader(data))
+		return readLimited("lz4", r, limit)
 	case Zstd:
-		d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(uint64(max(limit, maxZstdWindow))+1))
-		if err != nil {
+		d, _ := zstdPool.Get().(*zstd.Decoder)
+		if d == nil {
+			var err error
+			if d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(MaxInflated+1)); err != nil {
+				return nil, fmt.Errorf("zstd: %w", err)
+			}
+		}
+		defer zstdPool.Put(d)
+		if err := d.Reset(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
-		defer d.Close()
 		return readLimited("zstd", d, limit)
 	}
 	return nil, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
