@@ -75,9 +75,10 @@ type Limits struct {
 	Nodes   int64 // span nodes of inflated records, and separately of the frame's own tree
 	Output  int64 // bytes of rendered text or JSON
 	Depth   int   // nesting depth of structs and arrays
-	// Ceilings replace InflateMax, NodesMax and OutputMax for the
-	// proportional defaults when positive (the server uses lower ones).
-	InflateMax, NodesMax, OutputMax int64
+	// Ceilings replace InflateMax, NodesMax, TreeNodesMax and OutputMax
+	// for the proportional defaults when positive (the server uses lower
+	// ones).
+	InflateMax, NodesMax, TreeNodesMax, OutputMax int64
 }
 
 func proportional(n int, per, base, ceil int64) int64 {
@@ -100,7 +101,7 @@ func (l Limits) For(ctx context.Context, n int) *Budget {
 		b.MaxNodes = proportional(n, NodesPerByte, NodesBase, ceil(l.NodesMax, NodesMax))
 	}
 	if b.MaxTreeNodes <= 0 {
-		b.MaxTreeNodes = proportional(n, TreeNodesPerByte, TreeNodesBase, TreeNodesMax)
+		b.MaxTreeNodes = proportional(n, TreeNodesPerByte, TreeNodesBase, ceil(l.TreeNodesMax, TreeNodesMax))
 	}
 	if b.MaxOutput <= 0 {
 		b.MaxOutput = proportional(n, OutputPerByte, OutputBase, ceil(l.OutputMax, OutputMax))
@@ -122,8 +123,10 @@ type Budget struct {
 
 	ctx      context.Context
 	inflated int64
-	// InflatedNodes counts the span nodes built for inflated records.
+	// InflatedNodes counts the span nodes built for inflated records;
+	// TreeNodes those of the frames' own trees (frames decoded so far).
 	InflatedNodes int64
+	TreeNodes     int64
 	// NotInflated counts the compressed areas left compressed because
 	// the budget was spent.
 	NotInflated  int

@@ -37,6 +37,9 @@ type decoder struct {
 	bud      *budget.Budget
 	depth    int
 	maxDepth int
+	// inflatedBase is the budget's count of inflated nodes when this
+	// decode started (a budget may be shared by several frames).
+	inflatedBase int64
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -45,7 +48,23 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	if opts.Spans {
 		d.b = &span.Builder{}
 	}
+	if d.bud != nil {
+		d.inflatedBase = d.bud.InflatedNodes
+	}
 	return d
+}
+
+// treeNodes returns the nodes of this frame's own tree so far: all nodes
+// built, less those of inflated records.
+func (d *decoder) treeNodes() int64 {
+	return d.b.Count - (d.bud.InflatedNodes - d.inflatedBase)
+}
+
+// done adds this decode's tree nodes to the budget.
+func (d *decoder) done() {
+	if d.bud != nil && d.b != nil {
+		d.bud.TreeNodes += d.treeNodes()
+	}
 }
 
 // Small Value slices come from slabs that grow from firstSlab to maxSlab
@@ -159,6 +178,7 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 	}
 	var out Value
 	err = d.structBody(p, &out, root)
+	d.done()
 	if err == nil && d.r.Remaining() > 0 {
 		err = d.fail(root, d.r.Off, fmt.Errorf("%w: %d bytes after the end of the body", wire.ErrTrailing, d.r.Remaining()))
 	}
@@ -414,7 +434,7 @@ func (d *decoder) checkBudget(n *span.Node, off int) error {
 	if err := d.bud.Err(); err != nil {
 		return d.fail(n, off, err)
 	}
-	if d.b != nil && d.b.Count-d.bud.InflatedNodes > d.bud.MaxTreeNodes {
+	if d.b != nil && d.bud.TreeNodes+d.treeNodes() > d.bud.MaxTreeNodes {
 		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxTreeNodes, off))
 	}
 	return nil
