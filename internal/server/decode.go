@@ -190,7 +190,7 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
 		}
-		if ctx.Err() != nil {
+		if i > 0 && ctx.Err() != nil {
 			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
 		f := report.Decode(d.Codec, piece.Bytes, opts)
