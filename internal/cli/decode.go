@@ -275,8 +275,8 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
 	}
 	w := bufio.NewWriter(env.Stdout)
-	failed := 0
-	var firstErr string
+	failed, cut := 0, 0
+	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
 	for i, p := range pieces {
@@ -284,6 +284,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()
+		}
+		if r.Budget != "" {
+			if cut++; firstCut == "" {
+				firstCut = r.Budget
+			}
 		}
 		if !r.OK() {
 			failed++
@@ -312,6 +317,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	}
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	if cut > 0 {
+		// Not a failure (the frames are well formed), but what was not
+		// shown is said.
+		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", plural(cut, "frame"), len(pieces), firstCut)
 	}
 	if failed > 0 {
 		if len(pieces) > 1 {
