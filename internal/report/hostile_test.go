@@ -210,3 +210,26 @@ func TestOutputBudget(t *testing.T) {
 		t.Errorf("default budget: %d bytes, note %v", whole.Len(), strings.Contains(whole.String(), "output budget"))
 	}
 }
+
+// TestBudgetJSONMatchesEncodingJSON checks that a frame whose inflation
+// budget was reached (so it carries "budget") is written by AppendJSON as
+// encoding/json writes the Frame, key order included.
+func TestBudgetJSONMatchesEncodingJSON(t *testing.T) {
+	c := inflating(t)
+	batch := hostile.Batch(hostile.Gzip, make([]byte, 64<<10), 1)
+	f := Decode(c, hostile.Produce(batch, batch), Options{Limits: budget.Limits{Inflate: 100 << 10}})
+	if f.Budget == "" {
+		t.Fatal("no budget note")
+	}
+	want, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := AppendJSON(nil, f, JSONOptions{About: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want)+"\n" {
+		t.Errorf("AppendJSON differs from encoding/json:\n got %.300s\nwant %.300s", got, want)
+	}
+}
