@@ -10,6 +10,8 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/manifester/manifester/internal/specfind"
 )
 
 // Exit statuses.
@@ -26,6 +28,10 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Getenv func(string) string
+	// SpecPlaces are the fixed Kafka installation folders searched for
+	// specs when none are given (/opt/kafka/libs, Homebrew's); the real
+	// environment has specfind.DefaultSystem, tests leave it empty.
+	SpecPlaces []specfind.System
 }
 
 type command struct {
@@ -60,7 +66,7 @@ var errSilentFailure = errors.New("")
 // Main runs the command line and returns the exit status.
 func Main(env *Env, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		printHelp(env.Stdout)
+		printHelp(env.Stdout, env)
 		if len(args) == 0 {
 			return ExitUsage
 		}
@@ -88,7 +94,7 @@ func Main(env *Env, args []string) int {
 	return ExitUsage
 }
 
-func printHelp(w io.Writer) {
+func printHelp(w io.Writer, env *Env) {
 	fmt.Fprintln(w, "manifester shows what every Kafka API puts on the wire, to the byte.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Usage: manifester COMMAND [flags] [args]")
@@ -108,9 +114,17 @@ func printHelp(w io.Writer) {
 		fmt.Fprintf(w, "            manifester %s %s\n", n, usage)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files,")
-	fmt.Fprintln(w, "a Kafka source checkout or a kafka-clients jar; --spec LABEL=PATH names the release.")
-	fmt.Fprintln(w, "Without --spec, $MANIFESTER_SPEC is used.")
+	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files, a Kafka")
+	fmt.Fprintln(w, "source checkout, a Kafka download or its libs/ folder, a kafka-clients jar, a release")
+	fmt.Fprintln(w, "number (--spec 4.3.0, looked up below) or comma-separated jars of one release (clients")
+	fmt.Fprintln(w, "and module jars, which add record schemas); --spec LABEL=PATH names the release.")
+	fmt.Fprintln(w, "Without --spec, $MANIFESTER_SPEC is used; without both, the newest release found in")
+	fmt.Fprintln(w, "these places, searched in this order (stderr says which one was used):")
+	for i, p := range specfind.Places {
+		fmt.Fprintf(w, "  %d. %s\n", i+1, p)
+	}
+	fmt.Fprintf(w, "Used now without --spec: %s.\n", specsInUse(env))
+	fmt.Fprintln(w, "`manifester specs` lists what is found; `manifester specs fetch 4.3.0` downloads a release.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 success; 1 input that did not decode or round-trip, or a failed")
 	fmt.Fprintln(w, "operation; 2 bad usage, unknown API or version, or a spec that does not load.")
@@ -152,7 +166,7 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // stdEnv is the real process environment.
 func stdEnv() *Env {
-	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	return &Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, SpecPlaces: specfind.DefaultSystem}
 }
 
 // Run is Main with the real process environment.

@@ -18,10 +18,11 @@ import (
 	"github.com/manifester/manifester/internal/site"
 )
 
-// allSpecFlags loads the five releases in ../shared/kafka-spec.
+// allSpecFlags loads the six releases in ../shared/kafka-spec, trunk the
+// newest.
 func allSpecFlags() []string {
 	var out []string
-	for _, l := range []string{"3.9", "4.0", "4.1", "4.2", "4.3"} {
+	for _, l := range []string{"3.9", "4.0", "4.1", "4.2", "4.3", "trunk"} {
 		out = append(out, "--spec", l+"="+diffSpecs+l)
 	}
 	return out
@@ -67,7 +68,7 @@ func serveWith(t *testing.T, args ...string) string {
 	return strings.TrimSuffix(strings.TrimSpace(line[i:]), "/")
 }
 
-// TestBuildEqualsServeWithHistory builds and serves the site of five
+// TestBuildEqualsServeWithHistory builds and serves the site of six
 // releases: every written file (diff pages, /releases/, removed APIs'
 // pages, per-release vectors included) is served with the same bytes;
 // /vectors/4.1.jsonl is what `manifester vectors --spec 4.1=...` prints;
@@ -79,7 +80,7 @@ func TestBuildEqualsServeWithHistory(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("build exited %d: %s", code, errs)
 	}
-	if !strings.Contains(out, "for Kafka 4.3") {
+	if !strings.Contains(out, "for Kafka trunk") {
 		t.Errorf("build output %q", out)
 	}
 	base := serveWith(t, specs...)
@@ -126,9 +127,9 @@ func TestBuildEqualsServeWithHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every pair A < B of every API's versions in 4.3, the four removed
+	// Every pair A < B of every API's versions in trunk, the four removed
 	// APIs' pairs from 3.9, and one pair index per API.
-	if kinds["diff"] < 800 || kinds["vectors"] != 5 || kinds["releases"] != 1 || kinds["LeaderAndIsr"] < 17 {
+	if kinds["diff"] < 800 || kinds["vectors"] != 6 || kinds["releases"] != 1 || kinds["LeaderAndIsr"] < 17 {
 		t.Errorf("written files by kind: %v", kinds)
 	}
 	vout, verr, code := runCLI(t, "vectors", "--spec", "4.1="+diffSpecs+"4.1")
@@ -146,12 +147,12 @@ func TestBuildEqualsServeWithHistory(t *testing.T) {
 		t.Errorf("serve: reversed pair %d", code)
 	}
 	if code, _ := get("/apis/Fetch/diff/v13..v3/"); code != 404 {
-		t.Errorf("serve: a pair with a version 4.3 lacks: %d, want 404", code)
+		t.Errorf("serve: a pair with a version no release has: %d, want 404", code)
 	}
 }
 
 // TestBrowserHistory drives the "compare versions" form in headless
-// Chromium against `manifester serve` with five releases: the script goes
+// Chromium against `manifester serve` with six releases: the script goes
 // straight to the diff page (older version first), with no console error
 // and no request to another origin.
 func TestBrowserHistory(t *testing.T) {

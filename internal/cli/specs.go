@@ -2,12 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"os"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/specfind"
 )
 
 // specFlags collects repeated --spec [LABEL=]PATH flags.
@@ -19,20 +22,26 @@ func (s *specFlags) Set(v string) error { *s = append(*s, v); return nil }
 // Release is one loaded spec source.
 type Release struct {
 	Label string
-	Path  string
+	Path  string // what was loaded: a release number is resolved to where it was found
 	Reg   *schema.Registry
 	Codec *codec.Codec
 }
 
-// load reads every --spec (or $MANIFESTER_SPEC) and returns the releases
-// sorted oldest first; the last one is the newest.
+// load reads every --spec (or $MANIFESTER_SPEC, or the newest release
+// found on the machine) and returns the releases sorted oldest first; the
+// last one is the newest.
 func (s specFlags) load(env *Env) ([]*Release, error) {
 	args := []string(s)
 	if len(args) == 0 {
 		if p := env.Getenv("MANIFESTER_SPEC"); p != "" {
 			args = []string{p}
 		} else {
-			return nil, usagef("no specs: give --spec PATH or set MANIFESTER_SPEC")
+			found, ok := specfind.Newest(finder(env).All())
+			if !ok {
+				return nil, errNoSpecs
+			}
+			fmt.Fprintf(env.Stderr, "manifester: no --spec given: using Kafka %s from %s (%s)\n", found.Version, found.Where, found.Display())
+			args = []string{found.Path}
 		}
 	}
 	var out []*Release
@@ -41,6 +50,10 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 		label, path, hasLabel := strings.Cut(a, "=")
 		if !hasLabel {
 			label, path = "", a
+		}
+		path, err := resolveVersions(env, path)
+		if err != nil {
+			return nil, err
 		}
 		reg, err := schema.Load(path)
 		if err != nil {
@@ -61,6 +74,62 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	sort.SliceStable(out, func(i, j int) bool { return releaseLess(out[i].Label, out[j].Label) })
 	return out, nil
 }
+
+// specsInUse says which specs a command run without --spec would use.
+func specsInUse(env *Env) string {
+	if p := env.Getenv("MANIFESTER_SPEC"); p != "" {
+		return "$MANIFESTER_SPEC (" + p + ")"
+	}
+	found, ok := specfind.Newest(finder(env).All())
+	if !ok {
+		return "none found"
+	}
+	return fmt.Sprintf("Kafka %s from %s (%s)", found.Version, found.Where, found.Display())
+}
+
+// errNoSpecs says, in three lines, where specs can come from.
+var errNoSpecs = usagef("no Kafka specs found: give --spec PATH (a spec folder, Kafka source checkout, Kafka download or jar) or set $MANIFESTER_SPEC;\n" +
+	"searched $KAFKA_HOME/libs, the Maven and Gradle caches, /opt/kafka/libs, Homebrew's Kafka and manifester's cache (see manifester --help);\n" +
+	"or download the specs of a release once: manifester specs fetch " + suggestedRelease)
+
+// suggestedRelease is the release the hints propose to fetch.
+const suggestedRelease = "4.3.0"
+
+// finder searches the places of env for specs.
+func finder(env *Env) *specfind.Finder {
+	return &specfind.Finder{Getenv: env.Getenv, System: env.SpecPlaces}
+}
+
+// releaseNumber matches a bare release number given as --spec (4.3.0, 4.3,
+// 4.5.0-SNAPSHOT).
+var releaseNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)+(-[0-9A-Za-z.]+)?$`)
+
+// resolveVersions replaces each comma-separated part of p that is a release
+// number and not an existing path by the spec source of that release found
+// on the machine.
+func resolveVersions(env *Env, p string) (string, error) {
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	parts := strings.Split(p, ",")
+	for i, q := range parts {
+		if !releaseNumber.MatchString(q) {
+			continue
+		}
+		if _, err := os.Stat(q); err == nil {
+			continue
+		}
+		found, ok := finder(env).Version(q)
+		if !ok {
+			return "", usagef("release %s was not found in %s;\ndownload it once with: manifester specs fetch %s", q, strings.Join(shortPlaces, ", "), q)
+		}
+		parts[i] = found.Path
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// shortPlaces names the places searched, briefly.
+var shortPlaces = []string{"$KAFKA_HOME/libs", "the Maven and Gradle caches", "/opt/kafka/libs", "Homebrew's Kafka", "manifester's cache"}
 
 // newest loads the specs and returns the newest release.
 func (s specFlags) newest(env *Env) (*Release, []*Release, error) {

@@ -12,8 +12,9 @@ import (
 	"github.com/manifester/manifester/internal/vectors"
 )
 
-// allReleases are the releases in ../shared/kafka-spec, oldest first.
-var allReleases = []string{"3.9", "4.0", "4.1", "4.2", "4.3"}
+// allReleases are the releases in ../shared/kafka-spec, oldest first:
+// trunk (4.5.0-SNAPSHOT) is the newest.
+var allReleases = []string{"3.9", "4.0", "4.1", "4.2", "4.3", "trunk"}
 
 var (
 	regMu sync.Mutex
@@ -64,7 +65,7 @@ func TestNewRejects(t *testing.T) {
 }
 
 // From the spec files: ProduceRequest validVersions are 3.9 "0-11",
-// 4.0 "3-12", 4.1-4.3 "3-13"; none is unstable.
+// 4.0 "3-12", 4.1-4.3 and trunk "3-13"; none is unstable.
 func TestAcceptedProduce(t *testing.T) {
 	h := build(t, allReleases...)
 	cases := []struct {
@@ -72,9 +73,9 @@ func TestAcceptedProduce(t *testing.T) {
 		want Acceptance
 	}{
 		{2, Acceptance{First: "3.9", Last: "3.9", Releases: []string{"3.9"}}},
-		{3, Acceptance{First: "3.9", Last: "4.3", Releases: allReleases, Current: true}},
-		{12, Acceptance{First: "4.0", Last: "4.3", Releases: []string{"4.0", "4.1", "4.2", "4.3"}, Current: true}},
-		{13, Acceptance{First: "4.1", Last: "4.3", Releases: []string{"4.1", "4.2", "4.3"}, Current: true}},
+		{3, Acceptance{First: "3.9", Last: "trunk", Releases: allReleases, Current: true}},
+		{12, Acceptance{First: "4.0", Last: "trunk", Releases: []string{"4.0", "4.1", "4.2", "4.3", "trunk"}, Current: true}},
+		{13, Acceptance{First: "4.1", Last: "trunk", Releases: []string{"4.1", "4.2", "4.3", "trunk"}, Current: true}},
 		{14, Acceptance{Releases: []string{}}},
 	}
 	for _, c := range cases {
@@ -87,17 +88,17 @@ func TestAcceptedProduce(t *testing.T) {
 	}
 }
 
-// InitProducerIdRequest: 3.9 and 4.0 "0-5"; 4.1, 4.2 and 4.3 "0-6" with
-// "latestVersionUnstable": true. The response has no such flag.
+// InitProducerIdRequest: 3.9 and 4.0 "0-5"; 4.1, 4.2, 4.3 and trunk "0-6"
+// with "latestVersionUnstable": true. The response has no such flag.
 func TestAcceptedUnstable(t *testing.T) {
 	h := build(t, allReleases...)
 	got := h.Accepted(22, schema.TypeRequest, 6)
-	want := Acceptance{Releases: []string{}, Unstable: []string{"4.1", "4.2", "4.3"}}
+	want := Acceptance{Releases: []string{}, Unstable: []string{"4.1", "4.2", "4.3", "trunk"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("InitProducerId v6 request (-want +got):\n%s", diff)
 	}
 	got = h.Accepted(22, schema.TypeResponse, 6)
-	want = Acceptance{First: "4.1", Last: "4.3", Releases: []string{"4.1", "4.2", "4.3"}, Current: true}
+	want = Acceptance{First: "4.1", Last: "trunk", Releases: []string{"4.1", "4.2", "4.3", "trunk"}, Current: true}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("InitProducerId v6 response (-want +got):\n%s", diff)
 	}
@@ -179,8 +180,8 @@ func TestTableSpansReleases(t *testing.T) {
 func TestReleaseDiffs(t *testing.T) {
 	h := build(t, allReleases...)
 	ds := h.ReleaseDiffs()
-	if len(ds) != 4 {
-		t.Fatalf("%d diffs, want 4", len(ds))
+	if len(ds) != len(allReleases)-1 {
+		t.Fatalf("%d diffs, want %d", len(ds), len(allReleases)-1)
 	}
 	for i, d := range ds {
 		if d.From != allReleases[i] || d.To != allReleases[i+1] {
@@ -196,8 +197,8 @@ func TestReleaseDiffs(t *testing.T) {
 	if _, _, ok := h.ReleaseFor(0, 2, 13); ok {
 		t.Error("ReleaseFor(Produce, 2, 13): no release has both")
 	}
-	if r, _, ok := h.ReleaseFor(0, 3, 12); !ok || r.Label != "4.3" {
-		t.Errorf("ReleaseFor(Produce, 3, 12) = %v, want 4.3", r)
+	if r, _, ok := h.ReleaseFor(0, 3, 12); !ok || r.Label != "trunk" {
+		t.Errorf("ReleaseFor(Produce, 3, 12) = %v, want trunk, the newest", r)
 	}
 }
 
@@ -286,7 +287,8 @@ func TestVectorLines(t *testing.T) {
 
 // API page data: LeaderAndIsr is built from 3.9 and marked removed in 4.0,
 // with the v6 -> v7 change adding isKRaftController ("versions": "7+" in
-// 3.9's LeaderAndIsrRequest). DescribeAcls comes from 4.3 ("1-3").
+// 3.9's LeaderAndIsrRequest). DescribeAcls comes from the newest, trunk
+// ("1-3").
 func TestAPIHistory(t *testing.T) {
 	h := build(t, allReleases...)
 	ah, err := h.API(4)
@@ -305,7 +307,7 @@ func TestAPIHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ah.Release != "4.3" || ah.Removed || len(ah.Changes) != 2 || ah.Changes[0].From != 1 || ah.Changes[1].To != 3 {
+	if ah.Release != "trunk" || ah.Removed || len(ah.Changes) != 2 || ah.Changes[0].From != 1 || ah.Changes[1].To != 3 {
 		t.Errorf("DescribeAcls history: release %s removed %v, %d changes", ah.Release, ah.Removed, len(ah.Changes))
 	}
 	// DescribeAcls v0 is only in 3.9 (3.9 "0-3", 4.0+ "1-3").

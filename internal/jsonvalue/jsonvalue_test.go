@@ -27,10 +27,10 @@ func load(t testing.TB, rel string) *codec.Codec {
 }
 
 // TestRoundTripAll converts the smallest instance of every body of every
-// API and version to JSON and back, and checks that the result encodes to
+// API and version of every release (3.9 to 4.3 and trunk) to JSON and back, and checks that the result encodes to
 // the same bytes and prints the same JSON again.
 func TestRoundTripAll(t *testing.T) {
-	for _, rel := range []string{"3.9", "4.3"} {
+	for _, rel := range []string{"3.9", "4.0", "4.1", "4.2", "4.3", "trunk"} {
 		c := load(t, rel)
 		n := 0
 		for _, api := range c.Reg.APIs {

@@ -233,8 +233,8 @@ func TestLoadJar(t *testing.T) {
 	if s, w := summary(t, got), summary(t, want); s != w {
 		t.Errorf("jar and directory loads differ:\njar:\n%s\ndir:\n%s", s, w)
 	}
-	if got.Label != "spec" {
-		t.Errorf("jar label = %q, want the fallback %q (a jar has no PROVENANCE)", got.Label, "spec")
+	if got.Label != "4.3.0" {
+		t.Errorf("jar label = %q, want %q from the jar's file name", got.Label, "4.3.0")
 	}
 }
 

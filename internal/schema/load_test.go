@@ -3,6 +3,7 @@ package schema
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -22,8 +23,10 @@ func releases(t testing.TB) []string {
 			out = append(out, e.Name())
 		}
 	}
-	if len(out) == 0 {
-		t.Fatalf("no releases under %s", specRoot)
+	for _, want := range []string{"3.9", "4.0", "4.1", "4.2", "4.3", "trunk"} {
+		if !slices.Contains(out, want) {
+			t.Fatalf("releases under %s are %v; %s is missing", specRoot, out, want)
+		}
 	}
 	return out
 }

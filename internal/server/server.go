@@ -185,6 +185,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// NotFound answers with the site's 404 page, for dynamic handlers that
+// find nothing to serve.
+func (s *Server) NotFound(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) }
+
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h["Content-Type"] = hHTML

@@ -119,6 +119,9 @@ type Extension struct {
 	Page func(pc *PageContext) (htmlr.Extras, error)
 	// Routes adds whole pages or files after the API pages are built.
 	Routes func(b *Builder) error
+	// Setup configures the renderer before any page is rendered (for
+	// links to the pages the extension adds).
+	Setup func(r *htmlr.Renderer)
 	// Index may change the rows of the "All Kafka APIs" page (add badges,
 	// say where a reserved key's page comes from) before it is rendered.
 	Index func(b *Builder, rows []htmlr.IndexRow) error
@@ -265,6 +268,9 @@ func Build(opts Options) (*Site, error) {
 	}
 	for _, e := range opts.Extensions {
 		r.Nav = append(r.Nav, e.Nav...)
+		if e.Setup != nil {
+			e.Setup(r)
+		}
 	}
 	r.Footer = "Kafka " + newest.Label + " message specs."
 	b := &Builder{r: r, assets: map[string]*Asset{}, releases: opts.Releases}

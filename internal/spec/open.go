@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -23,57 +25,416 @@ const jarDir = "common/message"
 // about 20 KiB.
 const maxSpecFile = 4 << 20
 
-// Source is an opened spec location.
+// maxSpecFiles bounds the number of *.json files read from one folder or
+// jar; a Kafka release has about 200.
+const maxSpecFiles = 10000
+
+// maxFolderBytes bounds the bytes read from one folder or jar, so that a
+// crafted jar of many highly compressed entries cannot make the reader
+// inflate far more than a release holds (about 1.5 MiB).
+const maxFolderBytes = 64 << 20
+
+// RecordModules are the Kafka modules whose jars (kafka-MODULE-VERSION.jar)
+// and source folders carry record schemas: the versioned keys and values of
+// the internal topics, KRaft's metadata records and a few data files.
+var RecordModules = []string{
+	"group-coordinator", "share-coordinator", "transaction-coordinator",
+	"metadata", "raft", "streams", "storage",
+}
+
+// recordDirs are the folders, inside a module jar or below a module's
+// src/main/resources, that hold its record schemas.
+var recordDirs = []string{"common/message", "common/metadata", "message"}
+
+// Source is an opened spec location: the message specs and, when the
+// location has them, the record schemas of Kafka's modules.
 type Source struct {
-	FS    fs.FS  // the directory holding the *.json files
-	Path  string // what the user gave
-	Label string // a short name: the Kafka release from PROVENANCE, or "spec"
-	close func() error
+	FS fs.FS // the directory holding the message *.json files; nil when the location has none
+	// Records are the record-schema folders found beside the message specs,
+	// one per module, in the order of [RecordModules] (unknown modules
+	// last, by name). Read them with [Source.ReadRecords].
+	Records []Records
+	Path    string // what the user gave
+	// Label is a short name for the release: the version in the jar or
+	// distribution name (kafka-clients-4.3.0.jar is "4.3.0"), the release
+	// in a PROVENANCE file, the version in a checkout's gradle.properties,
+	// or "spec".
+	Label   string
+	closers []func() error
 }
 
-// Close releases the jar file, if any.
+// Records is one module's folder of record schemas.
+type Records struct {
+	Module string // e.g. "group-coordinator", "metadata"
+	Path   string // the jar or folder it was read from
+	FS     fs.FS  // the directory holding the module's *.json files
+}
+
+// Close releases the jar files, if any.
 func (s *Source) Close() error {
-	if s.close != nil {
-		return s.close()
+	var errs []error
+	for _, c := range s.closers {
+		errs = append(errs, c())
 	}
-	return nil
+	s.closers = nil
+	return errors.Join(errs...)
 }
 
-// Open opens a spec directory, a Kafka source checkout or a jar/zip.
+// part is what one path contributes to a source.
+type part struct {
+	path     string
+	messages fs.FS
+	records  []Records
+	label    string // "" when the path says nothing about its release
+	closers  []func() error
+}
+
+// Open opens a spec location: a directory of *.json files, a Kafka source
+// checkout, a Kafka distribution folder or its libs/ folder, a jar
+// (kafka-clients or a module jar), a folder of module folders of record
+// schemas, or several of these of one release separated by commas
+// ("kafka-clients-4.3.0.jar,kafka-metadata-4.3.0.jar"). Exactly one of them
+// may hold message specs; the others add record schemas.
 func Open(p string) (*Source, error) {
+	paths := []string{p}
+	if _, err := os.Stat(p); err != nil && strings.Contains(p, ",") {
+		paths = nil
+		for _, q := range strings.Split(p, ",") {
+			if q = strings.TrimSpace(q); q != "" {
+				paths = append(paths, q)
+			}
+		}
+	}
+	src := &Source{Path: p}
+	var parts []*part
+	fail := func(err error) (*Source, error) {
+		for _, pt := range parts {
+			for _, c := range pt.closers {
+				c()
+			}
+		}
+		return nil, err
+	}
+	for _, q := range paths {
+		pt, err := openPart(q)
+		if err != nil {
+			return fail(err)
+		}
+		parts = append(parts, pt)
+	}
+	var msgFrom *part
+	for _, pt := range parts {
+		if pt.messages != nil {
+			if msgFrom != nil {
+				return fail(fmt.Errorf("spec: both %s and %s hold message specs; give one of them (the others may only add record schemas)", msgFrom.path, pt.path))
+			}
+			msgFrom = pt
+		}
+	}
+	for _, pt := range parts {
+		if pt.label == "" {
+			continue
+		}
+		if src.Label == "" || pt == msgFrom {
+			if src.Label != "" && !sameRelease(src.Label, pt.label) {
+				return fail(differentReleases(parts))
+			}
+			src.Label = pt.label
+		} else if !sameRelease(src.Label, pt.label) {
+			return fail(differentReleases(parts))
+		}
+	}
+	if src.Label == "" {
+		src.Label = "spec"
+	}
+	seen := map[string]string{}
+	for _, pt := range parts {
+		src.closers = append(src.closers, pt.closers...)
+		for _, r := range pt.records {
+			if prev, dup := seen[r.Module]; dup {
+				src.Close()
+				return nil, fmt.Errorf("spec: record schemas of module %s found twice: in %s and %s", r.Module, prev, r.Path)
+			}
+			seen[r.Module] = r.Path
+			src.Records = append(src.Records, r)
+		}
+	}
+	if msgFrom != nil {
+		src.FS = msgFrom.messages
+	}
+	sortRecords(src.Records)
+	return src, nil
+}
+
+func differentReleases(parts []*part) error {
+	var l []string
+	for _, pt := range parts {
+		if pt.label != "" {
+			l = append(l, fmt.Sprintf("%s is %s", pt.path, pt.label))
+		}
+	}
+	return fmt.Errorf("spec: the paths are of different releases: %s", strings.Join(l, ", "))
+}
+
+// sameRelease reports whether two labels name the same release, taking
+// "4.3" and "4.3.0" to be the same.
+func sameRelease(a, b string) bool {
+	trim := func(s string) string {
+		for strings.HasSuffix(s, ".0") && strings.Count(s, ".") > 1 {
+			s = strings.TrimSuffix(s, ".0")
+		}
+		return s
+	}
+	return trim(a) == trim(b)
+}
+
+func sortRecords(rs []Records) {
+	rank := func(m string) int {
+		for i, k := range RecordModules {
+			if k == m {
+				return i
+			}
+		}
+		return len(RecordModules)
+	}
+	sort.SliceStable(rs, func(i, j int) bool {
+		ri, rj := rank(rs[i].Module), rank(rs[j].Module)
+		if ri != rj {
+			return ri < rj
+		}
+		return rs[i].Module < rs[j].Module
+	})
+}
+
+func openPart(p string) (*part, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
-	src := &Source{Path: p, Label: "spec"}
-	if st.IsDir() {
-		dir := os.DirFS(p)
-		if sub, err := fs.Stat(dir, checkoutDir); err == nil && sub.IsDir() {
-			src.FS, _ = fs.Sub(dir, checkoutDir)
-		} else {
-			src.FS = dir
+	if !st.IsDir() {
+		pt, err := openJar(p, "")
+		if err == nil && pt.messages == nil && len(pt.records) == 0 {
+			for _, c := range pt.closers {
+				c()
+			}
+			return nil, fmt.Errorf("spec: %s: no record schemas (*.json under %s)", p, strings.Join(recordDirs, ", "))
 		}
-	} else {
-		zr, err := zip.OpenReader(p)
-		if err != nil {
-			return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
+		return pt, err
+	}
+	dir := os.DirFS(p)
+	// A source checkout: messages of the clients module, records of the
+	// others.
+	if isDir(dir, checkoutDir) {
+		pt := &part{path: p}
+		pt.messages, _ = fs.Sub(dir, checkoutDir)
+		for _, m := range RecordModules {
+			for _, d := range recordDirs {
+				rd := m + "/src/main/resources/" + d
+				if hasJSON(dir, rd) {
+					sub, _ := fs.Sub(dir, rd)
+					pt.records = append(pt.records, Records{Module: m, Path: filepath.Join(p, filepath.FromSlash(rd)), FS: sub})
+					break
+				}
+			}
 		}
-		src.close = zr.Close
-		src.FS = &zr.Reader
-		if sub, err := fs.Stat(src.FS, jarDir); err == nil && sub.IsDir() {
-			src.FS, _ = fs.Sub(src.FS, jarDir)
+		pt.label = provenanceLabel(pt.messages)
+		if pt.label == "" {
+			pt.label = gradleVersion(dir)
+		}
+		return pt, nil
+	}
+	// A distribution folder, or its libs/ folder.
+	if jars := listJars(p); jars.clients != nil {
+		return openLibs(p, jars)
+	}
+	if isDir(dir, "libs") {
+		libs := filepath.Join(p, "libs")
+		if jars := listJars(libs); jars.clients != nil {
+			pt, err := openLibs(libs, jars)
+			if err == nil && pt.label == "" {
+				pt.label = versionSuffix(filepath.Base(p))
+			}
+			return pt, err
 		}
 	}
-	src.Label = readLabel(src.FS, p)
-	return src, nil
+	// A folder of module folders of record schemas (../shared/kafka-records/4.3).
+	var recs []Records
+	for _, m := range RecordModules {
+		if hasJSON(dir, m) {
+			sub, _ := fs.Sub(dir, m)
+			recs = append(recs, Records{Module: m, Path: filepath.Join(p, m), FS: sub})
+		}
+	}
+	if len(recs) > 0 && !hasJSON(dir, ".") {
+		return &part{path: p, records: recs, label: provenanceLabel(dir)}, nil
+	}
+	// A plain folder of message specs.
+	return &part{path: p, messages: dir, label: provenanceLabel(dir)}, nil
 }
 
-// readLabel takes the release from a PROVENANCE file ("kafka 4.3 from ...")
-// when there is one, else falls back to "spec".
-func readLabel(fsys fs.FS, p string) string {
+func isRecordModule(m string) bool {
+	for _, k := range RecordModules {
+		if k == m {
+			return true
+		}
+	}
+	return false
+}
+
+// jarName matches kafka-ARTIFACT-VERSION.jar; VERSION starts with a digit.
+var jarName = regexp.MustCompile(`^kafka-([a-z]+(?:-[a-z]+)*)-([0-9][0-9A-Za-z.+_-]*)\.jar$`)
+
+// classifierSuffixes mark jars that are not the main artifact.
+var classifierSuffixes = []string{"-test", "-tests", "-sources", "-javadoc", "-test-sources"}
+
+// ParseJarName splits kafka-ARTIFACT-VERSION.jar into its artifact
+// ("clients", "group-coordinator") and version ("4.3.0"); ok is false for
+// other names and for test, source and javadoc jars.
+func ParseJarName(name string) (artifact, version string, ok bool) {
+	m := jarName.FindStringSubmatch(name)
+	if m == nil {
+		return "", "", false
+	}
+	for _, s := range classifierSuffixes {
+		if strings.HasSuffix(m[2], s) {
+			return "", "", false
+		}
+	}
+	return m[1], m[2], true
+}
+
+type libJars struct {
+	clients []string // kafka-clients-*.jar file names
+	modules map[string]string
+}
+
+// listJars finds the kafka-clients and record-module jars in a folder.
+func listJars(dir string) libJars {
+	var out libJars
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return out
+	}
+	out.modules = map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		art, v, ok := ParseJarName(e.Name())
+		if !ok {
+			continue
+		}
+		if art == "clients" {
+			out.clients = append(out.clients, e.Name())
+			continue
+		}
+		for _, m := range RecordModules {
+			if art == m {
+				out.modules[m+"\x00"+v] = e.Name()
+			}
+		}
+	}
+	return out
+}
+
+// openLibs opens the kafka-clients jar of a libs folder and the module jars
+// of the same version beside it.
+func openLibs(dir string, jars libJars) (*part, error) {
+	if len(jars.clients) > 1 {
+		return nil, fmt.Errorf("spec: %s holds several kafka-clients jars (%s); give one of them with --spec", dir, strings.Join(jars.clients, ", "))
+	}
+	clients := jars.clients[0]
+	_, version, _ := ParseJarName(clients)
+	pt, err := openJar(filepath.Join(dir, clients), "clients")
+	if err != nil {
+		return nil, err
+	}
+	pt.path = dir
+	for _, m := range RecordModules {
+		name, ok := jars.modules[m+"\x00"+version]
+		if !ok {
+			continue
+		}
+		mp, err := openJar(filepath.Join(dir, name), m)
+		if err != nil {
+			for _, c := range pt.closers {
+				c()
+			}
+			return nil, err
+		}
+		pt.records = append(pt.records, mp.records...)
+		pt.closers = append(pt.closers, mp.closers...)
+	}
+	return pt, nil
+}
+
+// openJar opens one jar. A module jar (kafka-MODULE-VERSION.jar of one of
+// [RecordModules]) holds record schemas; any other jar holds message specs,
+// under common/message (kafka-clients) or at its root.
+func openJar(p, artifact string) (*part, error) {
+	zr, err := zip.OpenReader(p)
+	if err != nil {
+		return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
+	}
+	if len(zr.File) > 1<<20 {
+		zr.Close()
+		return nil, fmt.Errorf("spec: %s has %d entries, more than a jar of Kafka's has", p, len(zr.File))
+	}
+	pt := &part{path: p, closers: []func() error{zr.Close}}
+	art, version, named := ParseJarName(filepath.Base(p))
+	if artifact == "" {
+		artifact = art
+	}
+	if named {
+		pt.label = version
+	}
+	root := fs.FS(&zr.Reader)
+	if isRecordModule(artifact) {
+		for _, d := range recordDirs {
+			if hasJSON(root, d) {
+				sub, _ := fs.Sub(root, d)
+				pt.records = append(pt.records, Records{Module: artifact, Path: p, FS: sub})
+				break
+			}
+		}
+	} else if isDir(root, jarDir) {
+		pt.messages, _ = fs.Sub(root, jarDir)
+	} else {
+		pt.messages = root
+	}
+	if pt.label == "" {
+		fsys := pt.messages
+		if fsys == nil && len(pt.records) > 0 {
+			fsys = pt.records[0].FS
+		}
+		if fsys != nil {
+			pt.label = provenanceLabel(fsys)
+		}
+	}
+	return pt, nil
+}
+
+func exists(fsys fs.FS, name string) bool {
+	_, err := fs.Stat(fsys, name)
+	return err == nil
+}
+
+func isDir(fsys fs.FS, name string) bool {
+	st, err := fs.Stat(fsys, name)
+	return err == nil && st.IsDir()
+}
+
+func hasJSON(fsys fs.FS, dir string) bool {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.json"))
+	return err == nil && len(names) > 0
+}
+
+// provenanceLabel takes the release from a PROVENANCE file ("kafka 4.3
+// from ..."), or "" when there is none.
+func provenanceLabel(fsys fs.FS) string {
 	f, err := fsys.Open("PROVENANCE")
 	if err != nil {
-		return "spec"
+		return ""
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(io.LimitReader(f, 4096))
@@ -83,38 +444,108 @@ func readLabel(fsys fs.FS, p string) string {
 			return fields[1]
 		}
 	}
-	return "spec"
+	return ""
+}
+
+// gradleVersion reads "version=..." from a checkout's gradle.properties.
+func gradleVersion(dir fs.FS) string {
+	f, err := dir.Open("gradle.properties")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, 64<<10))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if ok && strings.TrimSpace(k) == "version" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// distVersion matches the version at the end of a distribution folder name
+// (kafka_2.13-4.3.0).
+var distVersion = regexp.MustCompile(`-([0-9]+(?:\.[0-9]+)+(?:-[0-9A-Za-z.]+)?)$`)
+
+func versionSuffix(name string) string {
+	if m := distVersion.FindStringSubmatch(name); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 // ErrNoSpecs means the location holds no *.json files.
 var ErrNoSpecs = errors.New("no *.json spec files found")
 
-// ReadAll parses every *.json file of the source, in name order. Parse
-// errors of all files are collected into one [ErrorList].
+// ReadAll parses every *.json file of the message specs, in name order.
+// Parse errors of all files are collected into one [ErrorList].
 func (s *Source) ReadAll() ([]*File, error) {
-	names, err := fs.Glob(s.FS, "*.json")
+	if s.FS == nil {
+		if len(s.Records) > 0 {
+			return nil, fmt.Errorf("spec: %s: %w: it holds record schemas only; add the message specs (a kafka-clients jar or a spec folder) separated by a comma", s.Path, ErrNoSpecs)
+		}
+		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
+	}
+	files, err := readDir(s.FS, "")
+	if err == nil && len(files) == 0 {
+		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
+	}
+	return files, err
+}
+
+// ReadRecords parses the record schemas of every module, module by module
+// and each in name order. File names are prefixed with the module
+// ("metadata/TopicRecord.json") so that errors say where a file is. Parse
+// errors of all files are collected into one [ErrorList]; a source without
+// record schemas gives no files and no error.
+func (s *Source) ReadRecords() ([]*File, error) {
+	var files []*File
+	var errs ErrorList
+	for _, r := range s.Records {
+		fl, err := readDir(r.FS, r.Module+"/")
+		files = append(files, fl...)
+		var l ErrorList
+		if errors.As(err, &l) {
+			errs = append(errs, l...)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return files, errs.Err()
+}
+
+// readDir parses the *.json files of one folder, naming each prefix+name.
+func readDir(fsys fs.FS, prefix string) ([]*File, error) {
+	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
 		return nil, fmt.Errorf("spec: %w", err)
 	}
-	if len(names) == 0 {
-		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
+	if len(names) > maxSpecFiles {
+		return nil, fmt.Errorf("spec: %s*.json: %d files, more than %d", prefix, len(names), maxSpecFiles)
 	}
 	sort.Strings(names)
 	var files []*File
 	var errs ErrorList
+	total := 0
 	for _, name := range names {
-		b, err := readLimited(s.FS, name)
+		fname := prefix + path.Base(name)
+		b, err := readLimited(fsys, name)
 		if err != nil {
-			errs = append(errs, &Error{Pos: Pos{File: path.Base(name)}, Err: err})
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
 			continue
 		}
-		f, err := Parse(path.Base(name), b)
+		if total += len(b); total > maxFolderBytes {
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)})
+			break
+		}
+		f, err := Parse(fname, b)
 		if err != nil {
 			var l ErrorList
 			if errors.As(err, &l) {
 				errs = append(errs, l...)
 			} else {
-				errs = append(errs, &Error{Pos: Pos{File: name}, Err: err})
+				errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
 			}
 			continue
 		}

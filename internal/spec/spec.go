@@ -4,9 +4,13 @@
 // # Sources
 //
 // [Open] accepts a directory of *.json files, a Kafka source checkout (the
-// files under clients/src/main/resources/common/message are used) or a
-// kafka-clients jar (entries common/message/*.json). The specs are read in
-// place; nothing is copied.
+// files under clients/src/main/resources/common/message are used), a
+// kafka-clients jar (entries common/message/*.json), a Kafka distribution
+// folder or its libs/ folder, module jars and folders of record schemas, and
+// several of these of one release separated by commas. Besides the message
+// specs, a [Source] exposes the record schemas of Kafka's modules (the keys
+// and values of the internal topics, KRaft's metadata records) as
+// [Source.Records]. The specs are read in place; nothing is copied.
 //
 // # Positions
 //

@@ -101,6 +101,10 @@ type treeRow struct {
 	// Tags lists, on a struct's tagged_fields row, the tagged fields the
 	// struct could carry at this version ("0 ClusterId, 1 ReplicaState").
 	Tags string
+	// Since says in which versions the field exists when not in all of
+	// them ("since v3"); ErrHref links an error code to its entry.
+	Since   string
+	ErrHref string
 }
 
 type taggedStruct struct {
@@ -208,6 +212,7 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 		if s.Kind == "response" {
 			m, hdr = in.API.Response, in.ResponseHeader
 		}
+		noteFields(sv, s.Tree, m, r.ErrorsPath)
 		sv.File = clean(m.Name) + ".json"
 		if hdr != nil {
 			addTagged(sv, hdr, s.HeaderVersion)
@@ -216,6 +221,32 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 		markTags(sv)
 	}
 	return sv
+}
+
+// noteFields adds to the tree rows of a message body what the field
+// descriptors say: the versions a field exists in, error-code links.
+func noteFields(sv *sectionView, tree *page.Node, m *schema.Message, errorsPath string) {
+	fields := bodyFields(tree, m)
+	if len(fields) == 0 {
+		return
+	}
+	i := 0
+	var walk func(n *page.Node)
+	walk = func(n *page.Node) {
+		if i >= len(sv.Tree) {
+			return
+		}
+		row := &sv.Tree[i]
+		i++
+		if f := fields[n]; f != nil {
+			fn := notesFor(f, m, n, errorsPath)
+			row.Since, row.ErrHref = fn.since, fn.errHref
+		}
+		for _, k := range n.Children {
+			walk(k)
+		}
+	}
+	walk(tree)
 }
 
 // markTags notes on every tagged_fields row of the tree which tagged

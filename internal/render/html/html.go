@@ -113,7 +113,10 @@ type Renderer struct {
 	Nav []Link
 	// Footer is a short plain text shown at the bottom of every page.
 	Footer string
-	hl     highlightCache
+	// ErrorsPath, when set, is the page listing every error code: the
+	// error-code values of the object trees link to their entries there.
+	ErrorsPath string
+	hl         highlightCache
 }
 
 // New parses the embedded templates.

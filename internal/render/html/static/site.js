@@ -43,6 +43,7 @@
     this.rows = $$("table.tree tbody tr", el);
     this.out = $("output.sel", el);
     this.fieldBtn = $("button[data-copy=field]", el);
+    this.pane = $(".bytes-pane", el);
     this.marked = [];
     this.pinned = null;
     this.current = null;
@@ -91,6 +92,31 @@
     }
   };
 
+  // revealBytes scrolls the sticky byte pane (not the page) so that the
+  // first byte of the selected row is visible in it.
+  Section.prototype.revealBytes = function (row) {
+    var pane = this.pane, cell = this.cells[+row.dataset.o];
+    if (!pane || !cell || pane.scrollHeight <= pane.clientHeight) return;
+    var pr = pane.getBoundingClientRect(), cr = cell.getBoundingClientRect();
+    var tools = $(".tools", pane), top = tools ? tools.getBoundingClientRect().bottom : pr.top;
+    if (cr.top < top || cr.bottom > pr.bottom) pane.scrollTop += cr.top - top - (pr.bottom - top - cr.height) / 2;
+  };
+
+  // paneStuck reports whether the byte pane sits at the top of the window,
+  // where scrolling the page does not move it.
+  Section.prototype.paneStuck = function () {
+    return this.pane && Math.abs(this.pane.getBoundingClientRect().top) < 2;
+  };
+
+  // revealRow scrolls the page so that a tree row is visible below the
+  // byte pane.
+  Section.prototype.revealRow = function (row) {
+    var top = this.pane ? Math.max(this.pane.getBoundingClientRect().bottom, 0) : 0;
+    var r = row.getBoundingClientRect(), avail = window.innerHeight - top;
+    if (r.top >= top && r.bottom <= window.innerHeight) return;
+    window.scrollBy(0, r.top - top - Math.max((avail - r.height) / 2, 0));
+  };
+
   Section.prototype.rowOfCell = function (cell) {
     var r = +cell.dataset.r;
     return r >= 0 ? this.rows[r] : null;
@@ -101,6 +127,7 @@
     sections.forEach(function (s) { if (s.pinned) { s.pinned = null; s.show(null); } });
     this.pinned = row;
     this.show(row);
+    if (row) { this.revealBytes(row); this.revealRow(row); }
     if (updateHash) {
       var url = location.pathname + location.search + (row ? "#" + encodeURI(row.id) : "");
       history.replaceState(null, "", url);
@@ -123,9 +150,14 @@
     el.addEventListener("mouseover", function (e) {
       if (s.pinned) return;
       var cell = e.target.closest("td.b");
-      if (cell) { s.show(s.rowOfCell(cell)); return; }
+      if (cell) {
+        var r = s.rowOfCell(cell);
+        s.show(r);
+        if (r && s.paneStuck()) s.revealRow(r);
+        return;
+      }
       var row = e.target.closest("table.tree tbody tr");
-      if (row) s.show(row);
+      if (row) { s.show(row); s.revealBytes(row); }
     });
     el.addEventListener("mouseleave", function () { s.restore(); });
     el.addEventListener("focusin", function (e) {
@@ -174,6 +206,10 @@
     cell.focus();
   };
 
+  // copy puts text on the clipboard. Where the Clipboard API is missing
+  // (no secure context, e.g. http:// on another host or file://) or
+  // refuses, the text goes into a selected field beside the buttons and the
+  // status says how to copy it.
   function copy(btn, text) {
     if (!text) return;
     var label = btn.textContent;
@@ -181,10 +217,31 @@
       btn.textContent = msg;
       setTimeout(function () { btn.textContent = label; }, 1200);
     }
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(text).then(function () { done("copied"); }, function () { done("copy failed"); });
+    function fallback() {
+      var tools = btn.closest(".tools") || btn.parentNode;
+      var area = $("textarea.copy-fallback", tools);
+      if (!area) {
+        area = document.createElement("textarea");
+        area.className = "copy-fallback";
+        area.readOnly = true;
+        area.rows = 2;
+        area.setAttribute("aria-label", "hex to copy");
+        tools.appendChild(area);
+      }
+      area.value = text;
+      area.hidden = false;
+      area.focus();
+      area.select();
+      var out = $("output.sel", tools);
+      var msg = "The clipboard is not available here: the hex is selected, press " +
+        (/Mac|iP(hone|ad)/.test(navigator.platform) ? "⌘C" : "Ctrl+C") + " to copy it.";
+      if (out) out.textContent = msg;
+      done("selected");
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText && window.isSecureContext !== false) {
+      navigator.clipboard.writeText(text).then(function () { done("copied"); }, fallback);
     } else {
-      done("copy unavailable");
+      fallback();
     }
   }
 

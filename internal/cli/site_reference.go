@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"net/http"
+
+	"github.com/manifester/manifester/internal/refsite"
+	"github.com/manifester/manifester/internal/server"
+)
+
+// The reference layer on the site that build and serve make: /errors/,
+// /types/, /headers/, /search/, the grammar of every API page and
+// redirects from API keys and other letter cases; serve answers those
+// with 301 for any path below the API, where the export has redirect
+// pages for the API pages themselves.
+func init() {
+	siteExtensions = append(siteExtensions, refsite.Extension())
+	serveHooks = append(serveHooks, func(srv *server.Server, _ *Env) error {
+		s := srv.Site()
+		reg := s.Newest().Codec.Reg
+		srv.Handle("GET /apis/{name}/{rest...}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			target, ok := refsite.Resolve(reg, r.URL.Path)
+			if !ok {
+				srv.NotFound(w, r)
+				return
+			}
+			if _, found := s.Lookup(target); !found {
+				srv.NotFound(w, r)
+				return
+			}
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, target, http.StatusMovedPermanently)
+		}))
+		return nil
+	})
+}
