@@ -135,7 +135,7 @@ func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if n > int64(limit) {
-		return nil, &records.TooLargeError{Codec: name, Limit: limit}
+		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: buf.Bytes()[:limit]}
 	}
 	return buf.Bytes(), nil
 }
@@ -163,9 +163,14 @@ func unsnappy(data []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("snappy: xerial block of %d bytes at %d, %d left", n, p-4, len(data)-p)
 		}
 		var err error
-		if out, err = snappyBlock(out, data[p:p+n], limit-len(out)); err != nil {
+		next, err := snappyBlock(out, data[p:p+n], limit-len(out))
+		if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
+			tl.Limit, tl.Partial = limit, out // the blocks before this one
+		}
+		if err != nil {
 			return nil, err
 		}
+		out = next
 		p += n
 	}
 	return out, nil

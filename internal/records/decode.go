@@ -33,6 +33,9 @@ var ErrInflateLimit = errors.New("inflated data larger than the limit")
 type TooLargeError struct {
 	Codec string
 	Limit int
+	// Partial, when not nil, holds the first bytes of the inflated data
+	// (at most Limit), for showing what fits.
+	Partial []byte
 }
 
 func (e *TooLargeError) Error() string {
@@ -295,10 +298,18 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 // decompress inflates a compressed area within the budget's room. ok is
 // false when the area is left compressed; n is then flagged with why.
 func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, ok bool) {
+	raw, ok, _ = d.decompressPartial(n, codec, data, false)
+	return raw, ok
+}
+
+// decompressPartial is decompress that, with partial set, returns the
+// first bytes of an area that does not fit in the room left (the room's
+// worth), with the budget's error: the records that fit are shown.
+func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
 	b := d.Budget
 	if b != nil && (b.InflateRoom() == 0 || b.NodeRoom() == 0) {
 		d.notInflated(n)
-		return nil, false
+		return nil, false, nil
 	}
 	var err error
 	switch {
@@ -312,23 +323,31 @@ func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, 
 			err = ErrRoom
 		}
 	}
+	var tl *TooLargeError
 	if errors.Is(err, ErrRoom) {
+		if partial && errors.As(err, &tl) && len(tl.Partial) > 0 {
+			b.AddInflated(len(tl.Partial))
+			b.InflateSpent()
+			cut = b.Spend("inflation budget of %s for this frame spent in %s after %s of its records; the rest of them, and the compressed data after it, are not inflated",
+				budget.Size(b.MaxInflate), where(n), budget.Size(int64(len(tl.Partial))))
+			n.Flag = "partly inflated: " + cut.Error()
+			return tl.Partial, true, cut
+		}
 		d.spendInflate(n)
-		return nil, false
+		return nil, false, nil
 	}
 	if err != nil {
 		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
 		// Inflating up to the per-batch cap was work done: it counts.
-		var tl *TooLargeError
 		if b != nil && errors.As(err, &tl) {
 			b.AddInflated(tl.Limit)
 		}
-		return nil, false
+		return nil, false, nil
 	}
 	if b != nil {
 		b.AddInflated(len(raw))
 	}
-	return raw, true
+	return raw, true, nil
 }
 
 // spendInflate flags the batch at n as the one where the inflation budget
@@ -365,7 +384,7 @@ func where(n *span.Node) string {
 // inflate decodes a compressed records area into its own subtree whose
 // offsets are relative to the inflated bytes.
 func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
-	raw, ok := d.decompress(n, codec, area)
+	raw, ok, cut := d.decompressPartial(n, codec, area, true)
 	if !ok {
 		return
 	}
@@ -386,6 +405,14 @@ func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
 			// and all after them, are one leaf that says why.
 			cutAfter(root, at)
 			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, err))
+			break
+		}
+		if err != nil && cut != nil {
+			// The inflated bytes end where the budget did: the record
+			// cut there, and the bytes after the last whole one, are
+			// not decoded.
+			cutAfter(root, at)
+			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, cut))
 			break
 		}
 		if err != nil {

@@ -90,37 +90,55 @@ func TestHostileFramesBounded(t *testing.T) {
 }
 
 // TestInflationBudgetAcrossBatches checks the total across batches: each
-// batch fits its own cap, the frame's budget stops inflating at the batch
-// that does not fit, names it, and leaves it and every later one
+// batch fits its own cap, the frame's budget stops inflating in the batch
+// that does not fit (its first bytes, what is left of the budget, are
+// shown, the rest is one leaf that says why) and leaves every later one
 // compressed, while the batches before it are shown whole.
 func TestInflationBudgetAcrossBatches(t *testing.T) {
 	c := inflating(t)
-	zeros := make([]byte, 64<<10)
-	batch := hostile.Batch(hostile.Gzip, zeros, 1)
+	batch := hostile.Batch(hostile.Gzip, hostile.DenseRecords(8000), 8000)
+	raw := len(hostile.DenseRecords(8000))
 	b := hostile.Produce(batch, batch, batch, batch, batch)
-	f := Decode(c, b, Options{Limits: budget.Limits{Inflate: 3*64<<10 + 100}})
-	var inflated, left []int
+	f := Decode(c, b, Options{Limits: budget.Limits{Inflate: int64(3*raw + raw/2 + 3), Nodes: 1 << 20}})
+	var whole, partly, left []int
 	var flags []string
+	var cut *span.Node
 	f.Decoded.Root.Walk(func(n *span.Node, _ int) {
-		if n.Name == "records" && n.Parent != nil && n.Parent.Name == "RecordBatch" {
-			if n.Detached != nil {
-				inflated = append(inflated, int(n.Parent.Index))
-			} else {
-				left = append(left, int(n.Parent.Index))
-				flags = append(flags, n.Flag)
-			}
+		if n.Name != "records" || n.Parent == nil || n.Parent.Name != "RecordBatch" {
+			return
 		}
+		switch {
+		case n.Detached == nil:
+			left = append(left, int(n.Parent.Index))
+		case strings.HasPrefix(n.Flag, "partly inflated"):
+			partly = append(partly, int(n.Parent.Index))
+			cut = n.Detached
+		default:
+			whole = append(whole, int(n.Parent.Index))
+		}
+		flags = append(flags, n.Flag)
 	})
-	if len(inflated) != 3 || len(left) != 2 || inflated[2] != 2 || left[0] != 3 {
-		t.Fatalf("inflated batches %v, left compressed %v; want 0-2 and 3-4", inflated, left)
+	if len(whole) != 3 || len(partly) != 1 || partly[0] != 3 || len(left) != 1 || left[0] != 4 {
+		t.Fatalf("inflated batches %v, partly %v, left compressed %v; want 0-2, 3 and 4", whole, partly, left)
 	}
-	if !strings.Contains(flags[0], "inflation budget of 192.1 KiB for this frame spent at") || !strings.Contains(flags[0], "RecordBatch[3]") {
-		t.Errorf("flag of the batch where the budget ran out: %q", flags[0])
+	if !strings.Contains(flags[3], "inflation budget of ") || !strings.Contains(flags[3], "spent in ProduceRequest") || !strings.Contains(flags[3], "RecordBatch[3] after ") {
+		t.Errorf("flag of the batch where the budget ran out: %q", flags[3])
 	}
-	if !strings.Contains(flags[1], "not inflated") {
-		t.Errorf("flag of a later batch: %q", flags[1])
+	if !strings.Contains(flags[4], "not inflated") {
+		t.Errorf("flag of the later batch: %q", flags[4])
 	}
-	if !strings.Contains(f.Budget, "RecordBatch[3]") || !strings.Contains(f.Budget, "2 compressed areas") {
+	// The cut batch: about half its records, whole, then one leaf.
+	recs := 0
+	for _, k := range cut.Kids {
+		if k.Name == "Record" {
+			recs++
+		}
+	}
+	last := cut.Kids[len(cut.Kids)-1]
+	if recs < 3000 || recs > 4500 || last.Name != "not decoded" || !strings.Contains(last.Flag, "at record ") || last.Off+last.Len != len(cut.Bytes) || len(cut.Bytes) != raw/2+3 {
+		t.Errorf("cut batch: %d records, then %q [%d, %d] of %d inflated bytes", recs, last.Name, last.Off, last.Len, len(cut.Bytes))
+	}
+	if !strings.Contains(f.Budget, "RecordBatch[3]") || !strings.Contains(f.Budget, "1 compressed area") {
 		t.Errorf("Budget = %q", f.Budget)
 	}
 	if f.Error != "" {
