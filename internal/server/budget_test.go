@@ -164,6 +164,9 @@ func TestHostileDecodeAPIBounded(t *testing.T) {
 			if sh.Name != "zeros" && a.Frames[0].Budget == "" {
 				t.Errorf("%s: no budget note", sh.Name)
 			}
+			if a.Frames[0].Budget != "" && !strings.Contains(a.Frames[0].HTML, "budget: ") {
+				t.Errorf("%s: the markup does not say the budget was reached", sh.Name)
+			}
 		}
 	}
 }

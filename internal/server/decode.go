@@ -262,6 +262,10 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 func Result(f *report.Frame) htmlr.DecodeResult {
 	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
 		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.Tree}
+	if f.Budget != "" {
+		// Said on the page too, not only in the tree's flags.
+		res.Summary += "; budget: " + f.Budget
+	}
 	if res.API == "" {
 		res.API = strconv.Itoa(int(f.APIKey))
 	}
