@@ -251,3 +251,21 @@ func TestBudgetJSONMatchesEncodingJSON(t *testing.T) {
 		t.Errorf("AppendJSON differs from encoding/json:\n got %.300s\nwant %.300s", got, want)
 	}
 }
+
+// BenchmarkHostileFrame measures the decode and JSON line of the issue's
+// frame of gzip batches of small records (32 KB), which reaches the node
+// budget: the cost of a frame that spends its budget.
+func BenchmarkHostileFrame(b *testing.B) {
+	c := inflating(b)
+	in := hostile.DenseExample(32 << 10)
+	var out []byte
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		f := Decode(c, in, Options{Lean: true})
+		var err error
+		if out, err = AppendJSON(out[:0], f, JSONOptions{}); err != nil || f.Budget == "" {
+			b.Fatal(err, f.Budget)
+		}
+	}
+}
