@@ -1,6 +1,7 @@
 // Package capture reads Kafka traffic out of packet captures: pcap and
 // pcapng files are read in pure Go (gopacket's pcapgo), TCP streams are
-// reassembled (gopacket's reassembly), each direction is split into Kafka
+// reassembled (tcp.go: segments in sequence order, retransmitted and
+// overlapping bytes delivered once), each direction is split into Kafka
 // frames, and responses are paired with their requests by correlation id
 // per connection, so each response can be decoded with the API and version
 // of the request it answers.
@@ -11,16 +12,37 @@
 // keeps no frame after that call returns. Memory is bounded by the largest
 // frame, the reassembler's out-of-order buffer ([Options.MaxBuffered]) and
 // the pending-request table ([Options.MaxPending]), never by the file size.
+// The input may be a pipe: nothing waits for the end of the file.
+//
+// # Gaps
+//
+// Bytes the capture lost are declared a gap as soon as the other side
+// acknowledges them (or the out-of-order buffer is full, or the connection
+// ends). A frame a gap cuts is handed out with [Event.Cut] (its captured
+// start, the gap's offset and size); when its size prefix was captured the
+// next frame starts right where it ends, otherwise the next frame boundary
+// is searched for. A request cut after its header still pairs its
+// response.
 //
 // # Captures that begin mid-connection
 //
 // A connection whose SYN was not captured starts in the middle of a byte
-// stream. Its client-to-server half is resynchronised on the first offset
-// that reads as a plausible request frame (size in range, API key known, a
-// valid version, a client id that fits); its server-to-client half on the
-// first offset that reads as a response to a request seen on the
-// connection. Bytes skipped are counted in [Event.Skipped] and [Stats].
-// The same resynchronisation recovers from gaps (lost packets).
+// stream. Each half is first tried at its first byte: the client's as a
+// request, the server's as the answer to a request the capture missed
+// (confirmed by [Options.Verify]). Failing that, the client-to-server half
+// is resynchronised on the first offset that reads as a plausible request
+// frame (size in range, API key known, a valid version, a client id of
+// valid UTF-8 text that fits); the server-to-client half on the first
+// offset that reads as a response to a request seen on the connection.
+// Bytes skipped are counted in [Event.Skipped] and [Stats].
+//
+// # Connections that are not Kafka
+//
+// Without [Options.Ports], a connection whose first client frame does not
+// look like a Kafka request is ignored; one that looks like Kafka but fails
+// the stricter checks is decoded and flagged ([Conn.Note]). Every
+// connection that carried no frame is counted in [Stats.Ignored] with the
+// reason.
 //
 // # Which side is the client
 //
@@ -58,6 +80,10 @@ type Conn struct {
 	Server netip.AddrPort
 	// SawSYN reports whether the capture holds the connection's start.
 	SawSYN bool
+	// Note, when set, says why the connection is suspect: its first
+	// request looked like Kafka but failed the framing checks; its frames
+	// are decoded all the same.
+	Note string
 }
 
 func (c *Conn) String() string {
@@ -88,21 +114,55 @@ type Event struct {
 	// Skipped is the number of bytes of this direction that were skipped
 	// (not captured, or not a plausible frame) just before this frame.
 	Skipped int64
+	// Lost is the part of Skipped that was never captured (gaps).
+	Lost int64
+	// Cut, when set, says that a gap in the capture (or its end) cut this
+	// frame short: Data holds only the bytes captured before the gap.
+	Cut *Cut
 	// Request is the paired request, for a response; nil when no request
-	// with the response's correlation id was seen on the connection.
+	// with the response's correlation id was seen on the connection. A
+	// request cut by a gap is paired too when its header was captured.
 	Request *Request
 }
 
 // Stats summarises a read.
 type Stats struct {
-	Packets      int64 // packets read from the file
-	TCPPackets   int64 // packets with a TCP layer on a selected port
-	Bytes        int64 // bytes of the capture file read
-	Connections  int
-	Requests     int64
-	Responses    int64
-	Unpaired     int64 // responses with no request seen
-	Unanswered   int64 // requests with no response seen (acks=0 produce, or cut off)
-	SkippedBytes int64 // stream bytes not part of any frame
+	Packets     int64 // packets read from the file
+	TCPPackets  int64 // packets with a TCP layer on a selected port
+	Bytes       int64 // bytes of the capture file read
+	Connections int   // connections that carried Kafka frames
+	Requests    int64 // whole request frames
+	Responses   int64 // whole response frames
+	Unpaired    int64 // responses with no request seen
+	Unanswered  int64 // requests with no response seen (acks=0 produce, or cut off)
+	// SkippedBytes counts captured stream bytes that are part of no whole
+	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
+	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
+	Fragments    int64 // IPv4 fragments (not reassembled)
+	NotTCP       int64 // packets that carry no TCP (UDP, ARP, ...)
+	OtherPorts   int64 // TCP packets not on one of Options.Ports
+	// ControlOnly counts bare ACK, FIN and RST packets of connections
+	// that were seen no further (no bytes, nothing to decode).
+	ControlOnly int64
+	// Gaps and GapBytes count the holes in the byte streams (segments the
+	// capture lost) and their bytes; CutFrames the frames they, or the end
+	// of the capture, cut short.
+	Gaps      int64
+	GapBytes  int64
+	CutFrames int64
+	// RetransmittedBytes counts payload bytes seen twice (retransmitted or
+	// overlapping segments), delivered once.
+	RetransmittedBytes int64
+	// LateBytes counts payload bytes that arrived after the hole they
+	// fill had been declared a gap (the capture put them after the
+	// acknowledgement of them: captures of several interfaces, or
+	// "any", can reorder packets); the frames they belong to stay cut.
+	LateBytes int64
+	// Ignored counts the connections that carried no Kafka frame, by
+	// reason: "no payload", "TLS", "HTTP", "not Kafka", "no Kafka frame".
+	Ignored map[string]int64
+	// Suspect counts connections decoded although their first request
+	// failed the framing checks (see [Conn.Note]).
+	Suspect int64
 }

@@ -13,14 +13,13 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
-	"github.com/gopacket/gopacket/reassembly"
 )
 
 // Defaults for [Options].
 const (
 	DefaultMaxFrame    = 100 << 20 // Kafka's default socket.request.max.bytes
 	DefaultMaxPending  = 4096
-	DefaultMaxBuffered = 16384 // reassembly pages of 1,900 bytes: about 31 MB
+	DefaultMaxBuffered = 16384 // out-of-order pages of 1,900 bytes: about 31 MB
 	// flushEvery is how many packets pass between flushes of idle
 	// connections; idleAfter is how long (in capture time) a connection
 	// with no packets stays open.
@@ -39,8 +38,10 @@ type Options struct {
 	Known func(key, version int16) bool
 	// Verify, when set, confirms the first frame after a boundary found by
 	// resynchronisation (typically: it decodes cleanly); req is the paired
-	// request of a response, or nil. A false answer resumes the search one
-	// byte further on.
+	// request of a response, or nil for a response whose request was not
+	// captured (the first bytes of a server's half captured mid-connection:
+	// confirm it as some response of the spec, or refuse). A false answer
+	// resumes the search one byte further on.
 	Verify func(frame []byte, dir Dir, req *Request) bool
 	// MaxFrame is the largest frame accepted (default [DefaultMaxFrame]);
 	// a larger size prefix means the stream is out of sync.
@@ -48,8 +49,10 @@ type Options struct {
 	// MaxPending bounds the requests awaiting a response per connection
 	// (default [DefaultMaxPending]); the oldest is dropped beyond it.
 	MaxPending int
-	// MaxBuffered bounds the reassembler's out-of-order pages over all
-	// connections (default [DefaultMaxBuffered]).
+	// MaxBuffered bounds the reassembler's out-of-order data over all
+	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered]);
+	// one connection may hold a quarter of it (at least 64 pages). Beyond
+	// that the missing bytes are declared a gap.
 	MaxBuffered int
 	// Progress, when set, is called now and then with the number of bytes
 	// of the file read so far.
@@ -143,7 +146,7 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
 				opts.Progress(cr.n)
 			}
 			if !rd.last.IsZero() && rd.last.Sub(lastFlush) > idleAfter/4 {
-				rd.asm.FlushCloseOlderThan(rd.last.Add(-idleAfter))
+				rd.flushIdle(rd.last.Add(-idleAfter))
 				lastFlush = rd.last
 			}
 		}
@@ -177,9 +180,14 @@ type reader struct {
 	err   error
 	stats Stats
 	ports map[uint16]bool
-	asm   *reassembly.Assembler
 	last  time.Time
-	conns int
+	// conns are the connections being reassembled; connSeq numbers them
+	// as they are first seen, numbered the ones that carried frames.
+	conns    map[connKey]*tcpConn
+	connSeq  int64
+	numbered int
+	// buffered is the out-of-order data held over all connections.
+	buffered, maxBufTotal, maxBufConn int
 
 	eth     layers.Ethernet
 	dot1q   layers.Dot1Q
@@ -191,25 +199,23 @@ type reader struct {
 	tcp     layers.TCP
 	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
 	decoded []gopacket.LayerType
-	live    []*stream
 }
 
 func newReader(opts Options, fn func(*Event) error) *reader {
-	rd := &reader{opts: opts, fn: fn, parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}}
+	rd := &reader{opts: opts, fn: fn, parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}, conns: map[connKey]*tcpConn{}}
 	if len(opts.Ports) > 0 {
 		rd.ports = map[uint16]bool{}
 		for _, p := range opts.Ports {
 			rd.ports[uint16(p)] = true
 		}
 	}
-	pool := reassembly.NewStreamPool(rd)
-	rd.asm = reassembly.NewAssembler(pool)
-	rd.asm.MaxBufferedPagesTotal = opts.MaxBuffered
-	rd.asm.MaxBufferedPagesPerConnection = max(opts.MaxBuffered/4, 64)
+	const page = 1900
+	rd.maxBufTotal = opts.MaxBuffered * page
+	rd.maxBufConn = max(opts.MaxBuffered/4, 64) * page
 	return rd
 }
 
-func (rd *reader) release() { rd.live = nil }
+func (rd *reader) release() { rd.conns = nil }
 
 // parser returns the layer parser starting at first.
 func (rd *reader) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
@@ -246,10 +252,6 @@ func firstLayer(lt layers.LinkType, data []byte) (gopacket.LayerType, bool) {
 	return 0, false
 }
 
-type captureContext gopacket.CaptureInfo
-
-func (c *captureContext) GetCaptureInfo() gopacket.CaptureInfo { return gopacket.CaptureInfo(*c) }
-
 func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) {
 	first, ok := firstLayer(lt, data)
 	if !ok {
@@ -261,44 +263,49 @@ func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTyp
 		rd.stats.Undecodable++
 		return
 	}
-	var netFlow gopacket.Flow
+	var srcIP, dstIP netip.Addr
 	hasTCP := false
 	for _, t := range rd.decoded {
 		switch t {
 		case layers.LayerTypeIPv4:
 			if rd.ip4.Flags&layers.IPv4MoreFragments != 0 || rd.ip4.FragOffset != 0 {
+				rd.stats.Fragments++
 				return // fragments are not reassembled
 			}
-			netFlow = rd.ip4.NetworkFlow()
+			srcIP, _ = netip.AddrFromSlice(rd.ip4.SrcIP)
+			dstIP, _ = netip.AddrFromSlice(rd.ip4.DstIP)
 		case layers.LayerTypeIPv6:
-			netFlow = rd.ip6.NetworkFlow()
+			srcIP, _ = netip.AddrFromSlice(rd.ip6.SrcIP)
+			dstIP, _ = netip.AddrFromSlice(rd.ip6.DstIP)
 		case layers.LayerTypeTCP:
 			hasTCP = true
 		}
 	}
-	if !hasTCP || netFlow == (gopacket.Flow{}) {
+	if !hasTCP || !srcIP.IsValid() || !dstIP.IsValid() {
+		rd.stats.NotTCP++
 		return
 	}
 	if rd.ports != nil && !rd.ports[uint16(rd.tcp.SrcPort)] && !rd.ports[uint16(rd.tcp.DstPort)] {
+		rd.stats.OtherPorts++
 		return
 	}
 	rd.stats.TCPPackets++
 	if ci.Timestamp.After(rd.last) {
 		rd.last = ci.Timestamp
 	}
-	ctx := captureContext(ci)
-	rd.asm.AssembleWithContext(netFlow, &rd.tcp, &ctx)
+	src := netip.AddrPortFrom(srcIP.Unmap(), uint16(rd.tcp.SrcPort))
+	dst := netip.AddrPortFrom(dstIP.Unmap(), uint16(rd.tcp.DstPort))
+	rd.tcpPacket(src, dst, &rd.tcp, ci.Timestamp)
 }
 
-// finish flushes every connection still open at the end of the capture.
+// finish ends every connection still open at the end of the capture.
 func (rd *reader) finish() {
-	rd.asm.FlushAll()
+	rd.finishAll()
 }
 
-// New implements reassembly.StreamFactory.
-func (rd *reader) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reassembly.AssemblerContext) reassembly.Stream {
-	src := addrPort(netFlow.Src(), tcpFlow.Src())
-	dst := addrPort(netFlow.Dst(), tcpFlow.Dst())
+// newConn starts the framing of a connection whose first packet goes from
+// src to dst.
+func (rd *reader) newConn(src, dst netip.AddrPort, tcp *layers.TCP) *stream {
 	c := &Conn{} // numbered when its first frame comes out
 	firstIsClient, guessed := true, false
 	switch {
@@ -316,17 +323,7 @@ func (rd *reader) New(netFlow, tcpFlow gopacket.Flow, tcp *layers.TCP, ac reasse
 	} else {
 		c.Client, c.Server = dst, src
 	}
-	s := newStream(rd, c, firstIsClient, guessed)
-	return s
-}
-
-func addrPort(n, t gopacket.Endpoint) netip.AddrPort {
-	a, _ := netip.AddrFromSlice(n.Raw())
-	var port uint16
-	if raw := t.Raw(); len(raw) == 2 {
-		port = uint16(raw[0])<<8 | uint16(raw[1])
-	}
-	return netip.AddrPortFrom(a.Unmap(), port)
+	return newStream(rd, c, firstIsClient, guessed)
 }
 
 // emit delivers one event, remembering the first error.

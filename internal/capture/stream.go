@@ -1,12 +1,12 @@
 package capture
 
 import (
+	"bytes"
 	"encoding/binary"
+	"fmt"
 	"time"
-
-	"github.com/gopacket/gopacket"
-	"github.com/gopacket/gopacket/layers"
-	"github.com/gopacket/gopacket/reassembly"
+	"unicode"
+	"unicode/utf8"
 )
 
 // stream is one TCP connection: two halves and the requests awaiting
@@ -24,6 +24,8 @@ type stream struct {
 	guessed bool
 	pending []Request // in request order; Kafka answers in order
 	ignored bool      // not Kafka: the first client bytes were no request
+	// ignoreReason says why the connection was ignored (set with ignored).
+	ignoreReason string
 }
 
 func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
@@ -31,6 +33,9 @@ func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
 	// A connection captured from its SYN starts at a frame boundary.
 	s.c2s = &half{s: s, dir: ClientToServer, synced: c.SawSYN}
 	s.s2c = &half{s: s, dir: ServerToClient, synced: c.SawSYN}
+	// A response half captured mid-connection may start with the answer
+	// to a request the capture missed: its first byte is tried as one.
+	s.c2s.fresh, s.s2c.fresh = !c.SawSYN, !c.SawSYN
 	s.first, s.second = s.c2s, s.s2c
 	if !firstIsClient {
 		s.first, s.second = s.s2c, s.c2s
@@ -52,49 +57,38 @@ func (s *stream) flip() {
 	s.guessed = false
 }
 
-// Accept implements reassembly.Stream: every segment is taken, and a half
-// whose SYN was not captured starts at its first segment.
-func (s *stream) Accept(tcp *layers.TCP, ci gopacket.CaptureInfo, dir reassembly.TCPFlowDirection, nextSeq reassembly.Sequence, start *bool, ac reassembly.AssemblerContext) bool {
-	if nextSeq == -1 && !tcp.SYN {
-		*start = true
+// complete ends the connection: a frame left unfinished is reported as
+// cut, the requests still waiting are unanswered, and a connection that
+// carried no frame is counted as ignored, with the reason.
+func (s *stream) complete(sawPayload bool) {
+	if !s.ignored {
+		s.c2s.unfinished()
+		s.s2c.unfinished()
 	}
-	return true
-}
-
-// ReassembledSG implements reassembly.Stream.
-func (s *stream) ReassembledSG(sg reassembly.ScatterGather, ac reassembly.AssemblerContext) {
-	if s.ignored || s.rd.err != nil {
-		return
-	}
-	dir, _, _, skip := sg.Info()
-	n, _ := sg.Lengths()
-	h := s.first
-	if dir != reassembly.TCPDirClientToServer {
-		h = s.second
-	}
-	if skip > 0 {
-		h.gap(int64(skip))
-	}
-	if n == 0 {
-		return
-	}
-	h.feed(sg.Fetch(n), func(off int) time.Time {
-		if ci := sg.CaptureInfo(off); !ci.Timestamp.IsZero() {
-			return ci.Timestamp
-		}
-		return ac.GetCaptureInfo().Timestamp
-	})
-}
-
-// ReassemblyComplete implements reassembly.Stream.
-func (s *stream) ReassemblyComplete(ac reassembly.AssemblerContext) bool {
-	s.c2s.skipped += int64(len(s.c2s.buf))
-	s.s2c.skipped += int64(len(s.s2c.buf))
-	s.rd.stats.SkippedBytes += int64(len(s.c2s.buf) + len(s.s2c.buf))
+	s.c2s.skipped, s.s2c.skipped = 0, 0
 	s.c2s.buf, s.s2c.buf = nil, nil
 	s.rd.stats.Unanswered += int64(len(s.pending))
 	s.pending = nil
-	return true
+	if s.conn.ID != 0 {
+		return
+	}
+	reason := s.ignoreReason
+	switch {
+	case reason != "":
+	case !sawPayload:
+		reason = "no payload"
+	default:
+		reason = "no Kafka frame"
+		if p := guessProtocol(s.c2s.head); p != "" {
+			reason = p
+		} else if p := guessProtocol(s.s2c.head); p != "" {
+			reason = p
+		}
+	}
+	if s.rd.stats.Ignored == nil {
+		s.rd.stats.Ignored = map[string]int64{}
+	}
+	s.rd.stats.Ignored[reason]++
 }
 
 // half is one direction of a connection, split into frames.
@@ -109,16 +103,134 @@ type half struct {
 	tentative    bool
 	tentativeReq bool  // the boundary was judged as a request's
 	started      bool  // the first frame of a SYN-started client half was checked
-	skipped      int64 // bytes skipped since the last frame
+	skipped      int64 // bytes skipped since the last frame (lost ones included)
+	lost         int64 // of skipped, bytes that were never captured
+	// discard is how many bytes after a gap still belong to the frame the
+	// gap cut (reported already); the next frame starts after them.
+	discard int64
+	// fresh: nothing of this half was looked at yet, and its start was
+	// not captured; the first byte may begin a response whose request was
+	// not captured.
+	fresh bool
+	// head holds the first bytes of the half, to name the protocol of a
+	// connection that carried no Kafka frame.
+	head []byte
+	last time.Time // capture time of the latest bytes
 }
 
-// gap records n stream bytes that were never captured.
+// Cut describes a frame that a gap in the capture (or its end) cut short.
+type Cut struct {
+	// Size is the frame's size from its size prefix, prefix included; -1
+	// when the prefix itself was not captured.
+	Size int64
+	// Captured is how many of its bytes were captured before the gap (the
+	// event's Data); bytes after the gap are not delivered.
+	Captured int
+	// GapOffset and GapSize locate the missing bytes in the direction's
+	// byte stream. AtEnd: the frame was cut by the end of the connection
+	// or capture rather than by a gap (GapSize is then what the size
+	// prefix announced and never came, or 0 when unknown).
+	GapOffset int64
+	GapSize   int64
+	AtEnd     bool
+}
+
+// gap records n stream bytes that were never captured. A frame the gap
+// cuts is reported (Event.Cut); when its size prefix was captured and the
+// gap ends inside it, the stream stays in step and the next frame starts
+// right after it; otherwise the first frame after the gap is searched for.
 func (h *half) gap(n int64) {
-	h.s.rd.stats.SkippedBytes += int64(len(h.buf)) + n
-	h.skipped += int64(len(h.buf)) + n
-	h.pos += int64(len(h.buf)) + n
+	rd := h.s.rd
+	at := h.pos + int64(len(h.buf))
+	end := at + n
+	rd.stats.Gaps++
+	rd.stats.GapBytes += n
+	// lostBefore counts missing bytes that belong to no reported frame:
+	// the next frame says they were skipped before it.
+	lostBefore := func(k int64) {
+		h.skipped += k
+		h.lost += k
+	}
+	switch {
+	case h.discard > 0:
+		// Another gap inside a frame already reported as cut.
+		if n < h.discard {
+			h.discard -= n
+		} else {
+			lostBefore(n - h.discard)
+			h.discard, h.synced = 0, false
+		}
+	case h.synced && !h.tentative && len(h.buf) > 0 && !h.s.ignored:
+		size := int64(-1)
+		if len(h.buf) >= 4 {
+			size = int64(int32(binary.BigEndian.Uint32(h.buf))) + 4
+		}
+		h.cut(size, at, n, false)
+		frameEnd := h.pos + size
+		switch {
+		case size < 0:
+			lostBefore(n)
+			h.synced = false
+		case frameEnd > end:
+			h.discard = frameEnd - end
+		case frameEnd < end:
+			lostBefore(end - frameEnd)
+			h.synced = false
+		}
+	default:
+		h.skip(int64(len(h.buf)))
+		lostBefore(n)
+		h.synced, h.tentative = false, false
+	}
+	h.pos = end
 	h.buf = h.buf[:0]
-	h.synced = false
+}
+
+// unfinished reports a frame left incomplete when the connection ends.
+func (h *half) unfinished() {
+	if len(h.buf) == 0 {
+		return
+	}
+	if h.synced && !h.tentative && h.discard == 0 {
+		size := int64(-1)
+		missing := int64(0)
+		if len(h.buf) >= 4 {
+			size = int64(int32(binary.BigEndian.Uint32(h.buf))) + 4
+			missing = size - int64(len(h.buf))
+		}
+		h.cut(size, h.pos+int64(len(h.buf)), missing, true)
+	} else {
+		h.skip(int64(len(h.buf)))
+	}
+	h.pos += int64(len(h.buf))
+	h.buf = h.buf[:0]
+}
+
+// cut emits the captured start of a frame cut short (h.buf). A request's
+// header, when captured, still goes on the pending list, so that its
+// response is paired; a response's correlation id pairs it.
+func (h *half) cut(size, gapAt, gapSize int64, atEnd bool) {
+	s, rd := h.s, h.s.rd
+	rd.stats.CutFrames++
+	rd.stats.SkippedBytes += int64(len(h.buf))
+	s.number()
+	ev := Event{Conn: s.conn, Dir: h.dir, Time: h.last, Data: h.buf, Offset: h.pos, Skipped: h.skipped, Lost: h.lost,
+		Cut: &Cut{Size: size, Captured: len(h.buf), GapOffset: gapAt, GapSize: gapSize, AtEnd: atEnd}}
+	h.skipped, h.lost = 0, 0
+	b := h.buf
+	if h.dir == ClientToServer {
+		if len(b) >= 12 {
+			s.addPending(Request{
+				APIKey:        int16(binary.BigEndian.Uint16(b[4:])),
+				Version:       int16(binary.BigEndian.Uint16(b[6:])),
+				CorrelationID: int32(binary.BigEndian.Uint32(b[8:])),
+				Time:          h.last, Size: int(max(size, int64(len(b)))),
+			})
+		}
+	} else if len(b) >= 8 {
+		ev.Request = s.answer(int32(binary.BigEndian.Uint32(b[4:])))
+	}
+	rd.emit(&ev)
 }
 
 // minPeek is how many bytes resynchronisation needs to judge an offset.
@@ -132,6 +244,25 @@ func (h *half) minPeek() int {
 // feed appends stream bytes and emits every frame they complete. timeAt
 // gives the capture time of the byte at an offset of data.
 func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
+	if len(data) > 0 {
+		h.last = timeAt(len(data) - 1)
+	}
+	if len(h.head) < 8 {
+		h.head = append(h.head, data[:min(len(data), 8-len(h.head))]...)
+	}
+	if h.discard > 0 {
+		// The rest of a frame cut by a gap (reported already).
+		n := min(h.discard, int64(len(data)))
+		h.discard -= n
+		h.s.rd.stats.SkippedBytes += n
+		h.pos += n
+		data = data[n:]
+		timeAt0 := timeAt
+		timeAt = func(off int) time.Time { return timeAt0(off + int(n)) }
+		if len(data) == 0 {
+			return
+		}
+	}
 	// start is the stream offset of data[0].
 	start := h.pos + int64(len(h.buf))
 	var b []byte
@@ -145,14 +276,14 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 	i := 0
 	for i < len(b) && h.s.rd.err == nil && !h.s.ignored {
 		if !h.synced {
-			j, ok := h.resync(b[i:])
+			j, ok, asReq := h.resync(b[i:])
 			h.skip(int64(j))
 			i += j
 			if !ok {
 				break
 			}
 			h.synced, h.tentative = true, true
-			h.tentativeReq = h.dir == ClientToServer || h.s.mayFlip()
+			h.tentativeReq = asReq
 		}
 		if h.tentative && h.tentativeReq && h.dir == ServerToClient && !h.s.mayFlip() {
 			// Searched for requests while the roles were open; they are
@@ -171,7 +302,7 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 			limit = min(limit, maxResyncFrame)
 		}
 		if size < 4 || int(size) > limit {
-			h.synced = false
+			h.synced, h.tentative = false, false
 			h.skip(1)
 			i++
 			continue
@@ -182,7 +313,7 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		}
 		frame := b[i:end]
 		if h.tentative {
-			asReq := h.dir == ClientToServer || h.s.mayFlip()
+			asReq := h.tentativeReq && (h.dir == ClientToServer || h.s.mayFlip())
 			if !h.verify(frame, asReq) {
 				// Not a frame after all: look again one byte further on.
 				h.synced, h.tentative = false, false
@@ -225,36 +356,112 @@ func (h *half) skip(n int64) {
 	h.s.rd.stats.SkippedBytes += n
 }
 
-// checkFirst drops a connection whose first client frame is no Kafka
-// request when no ports were given (it is some other protocol).
+// checkFirst looks at the first client frame of a connection when no
+// ports were given. A frame that does not read as a Kafka request at all
+// (another protocol) makes the connection ignored, with the reason; one
+// that looks like Kafka but fails the stricter checks of
+// resynchronisation is decoded all the same, and the connection says why
+// it is suspect ([Conn.Note]).
 func (h *half) checkFirst(frame []byte) bool {
 	if h.started || h.dir != ClientToServer {
 		return true
 	}
 	h.started = true
-	if h.s.rd.ports == nil && !h.plausibleRequest(frame) {
+	if h.s.rd.ports != nil {
+		return true
+	}
+	why := h.whyNotRequest(frame)
+	if why == "" {
+		return true
+	}
+	if !kafkaLike(frame) {
 		h.s.ignored = true
+		h.s.ignoreReason = "not Kafka"
+		if p := guessProtocol(h.head); p != "" {
+			h.s.ignoreReason = p
+		}
+		h.skip(int64(len(h.buf)))
 		h.buf = h.buf[:0]
 		return false
+	}
+	if !h.newerVersion(frame) {
+		h.s.conn.Note = "its first request fails the framing checks (" + why + "); decoded anyway"
+		h.s.rd.stats.Suspect++
 	}
 	return true
 }
 
-// resync returns the offset of the first plausible frame start in b, or
-// how many bytes may be dropped (keeping a tail that could still start
-// one) and false.
-func (h *half) resync(b []byte) (int, bool) {
+// newerVersion reports whether the request names a known API at a version
+// above the ones the spec defines (a client newer than the spec).
+func (h *half) newerVersion(b []byte) bool {
+	key := int16(binary.BigEndian.Uint16(b[4:]))
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	known := h.s.rd.opts.Known
+	if ver <= 0 || known(key, ver) {
+		return false
+	}
+	for v := ver - 1; v >= 0; v-- {
+		if known(key, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// kafkaLike reports whether a whole frame (size prefix consistent) has a
+// header that could be a Kafka request's, known to the spec or not.
+func kafkaLike(b []byte) bool {
+	if len(b) < 12 {
+		return false
+	}
+	key := int16(binary.BigEndian.Uint16(b[4:]))
+	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	return key >= 0 && key < 1024 && ver >= 0 && ver < 128
+}
+
+// guessProtocol names a few protocols by their first bytes.
+func guessProtocol(head []byte) string {
+	switch {
+	case len(head) >= 3 && head[0] == 0x16 && head[1] == 3 && head[2] <= 4:
+		return "TLS"
+	case len(head) >= 4 && (bytes.HasPrefix(head, []byte("GET ")) || bytes.HasPrefix(head, []byte("POST")) ||
+		bytes.HasPrefix(head, []byte("PUT ")) || bytes.HasPrefix(head, []byte("HEAD")) || bytes.HasPrefix(head, []byte("HTTP")) ||
+		bytes.HasPrefix(head, []byte("DELE")) || bytes.HasPrefix(head, []byte("OPTI")) || bytes.HasPrefix(head, []byte("PATC"))):
+		return "HTTP"
+	case bytes.HasPrefix(head, []byte("PRI * HTTP/2")):
+		return "HTTP/2"
+	case bytes.HasPrefix(head, []byte("SSH-")):
+		return "SSH"
+	}
+	return ""
+}
+
+// resync returns the offset of the first plausible frame start in b, and
+// whether it was judged as a request's; or how many bytes may be dropped
+// (keeping a tail that could still start one) and false.
+func (h *half) resync(b []byte) (int, bool, bool) {
 	asReq := h.dir == ClientToServer || h.s.mayFlip()
 	need := h.minPeek()
 	if asReq {
 		need = 14
 	}
-	for j := 0; j+need <= len(b); j++ {
-		if asReq && h.plausibleRequest(b[j:]) || !asReq && h.plausibleResponse(b[j:]) {
-			return j, true
+	if h.fresh && len(b) >= need {
+		h.fresh = false
+		if asReq && h.plausibleRequest(b) {
+			return 0, true, true
+		}
+		if h.dir == ServerToClient && h.plausibleOrphan(b) {
+			// The first byte captured of a server's half: maybe the
+			// answer to a request sent before the capture began.
+			return 0, true, false
 		}
 	}
-	return max(0, len(b)-need+1), false
+	for j := 0; j+need <= len(b); j++ {
+		if asReq && h.plausibleRequest(b[j:]) || !asReq && h.plausibleResponse(b[j:]) {
+			return j, true, asReq
+		}
+	}
+	return max(0, len(b)-need+1), false, asReq
 }
 
 // maxResyncFrame bounds the size of a frame found by resynchronisation,
@@ -287,25 +494,55 @@ func (h *half) verify(frame []byte, asReq bool) bool {
 	return v(frame, ServerToClient, req)
 }
 
+// plausibleRequest reports whether b starts with the header of a request
+// the spec defines: size in range, known API key at a valid version,
+// non-negative correlation id, and a client id that fits in the frame and
+// is text (valid UTF-8 without control characters).
 func (h *half) plausibleRequest(b []byte) bool {
-	if len(b) < 14 {
-		return false
+	return len(b) >= 14 && h.whyNotRequest(b) == ""
+}
+
+// whyNotRequest says why b (at least 14 bytes, or a whole frame) does not
+// read as the start of a request ("" when it does).
+func (h *half) whyNotRequest(b []byte) string {
+	if len(b) < 12 {
+		return "shorter than a request header"
 	}
 	size := int32(binary.BigEndian.Uint32(b))
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	switch {
+	case size < 10 || int(size) > h.s.rd.opts.MaxFrame:
+		return fmt.Sprintf("size %d out of range", size)
+	case !h.s.rd.opts.Known(key, ver):
+		return fmt.Sprintf("API key %d at version %d is not in the spec", key, ver)
+	case corr < 0:
+		return fmt.Sprintf("negative correlation id %d", corr)
+	case len(b) < 14:
+		return "no client id"
+	}
 	cid := int16(binary.BigEndian.Uint16(b[12:]))
-	if size < 10 || int(size) > h.s.rd.opts.MaxFrame || corr < 0 || cid < -1 || int(cid) > int(size)-10 || !h.s.rd.opts.Known(key, ver) {
-		return false
+	if cid < -1 || int(cid) > int(size)-10 {
+		return fmt.Sprintf("client id length %d does not fit", cid)
 	}
-	// Client ids are printable text in practice.
-	for _, c := range b[14:min(len(b), 14+max(int(cid), 0))] {
-		if c < 0x20 || c > 0x7e {
-			return false
+	// Client ids are text in practice: valid UTF-8 without control
+	// characters (a cut-off rune at the end of b is fine).
+	id := b[14:min(len(b), 14+max(int(cid), 0))]
+	for i := 0; i < len(id); {
+		r, n := utf8.DecodeRune(id[i:])
+		if r == utf8.RuneError && n <= 1 {
+			if len(id) < int(cid) && !utf8.FullRune(id[i:]) {
+				break // b ends inside the id
+			}
+			return "client id is not valid UTF-8"
 		}
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("client id has the control character %U", r)
+		}
+		i += n
 	}
-	return true
+	return ""
 }
 
 func (h *half) plausibleResponse(b []byte) bool {
@@ -322,48 +559,70 @@ func (h *half) plausibleResponse(b []byte) bool {
 	return false
 }
 
+// plausibleOrphan reports whether b could start a response to a request
+// that was not captured: size in range and a non-negative correlation id.
+// Options.Verify then has the last word.
+func (h *half) plausibleOrphan(b []byte) bool {
+	size := int32(binary.BigEndian.Uint32(b))
+	corr := int32(binary.BigEndian.Uint32(b[4:]))
+	return size >= 4 && size <= maxResyncFrame && int(size) <= h.s.rd.opts.MaxFrame && corr >= 0
+}
+
+// number gives the connection its number when its first frame comes out.
+func (s *stream) number() {
+	if s.conn.ID == 0 {
+		s.rd.numbered++
+		s.rd.stats.Connections = s.rd.numbered
+		s.conn.ID = s.rd.numbered
+	}
+}
+
+// addPending adds a request awaiting its response.
+func (s *stream) addPending(req Request) {
+	if len(s.pending) >= s.rd.opts.MaxPending {
+		s.rd.stats.Unanswered++
+		s.pending = append(s.pending[:0], s.pending[1:]...)
+	}
+	s.pending = append(s.pending, req)
+}
+
+// answer removes and returns the pending request with the correlation id
+// (nil when there is none). Kafka answers in order: the requests before it
+// will get no answer (acks=0 produce requests).
+func (s *stream) answer(corr int32) *Request {
+	for i := range s.pending {
+		if s.pending[i].CorrelationID == corr {
+			req := s.pending[i]
+			s.rd.stats.Unanswered += int64(i)
+			s.pending = append(s.pending[:0], s.pending[i+1:]...)
+			return &req
+		}
+	}
+	return nil
+}
+
 // frame emits one frame and pairs it.
 func (h *half) frame(b []byte, off int64, t time.Time) {
 	s, rd := h.s, h.s.rd
-	if s.conn.ID == 0 {
-		rd.conns++
-		rd.stats.Connections = rd.conns
-		s.conn.ID = rd.conns
-	}
-	ev := Event{Conn: s.conn, Dir: h.dir, Time: t, Data: b, Offset: off, Skipped: h.skipped}
-	h.skipped = 0
+	s.number()
+	ev := Event{Conn: s.conn, Dir: h.dir, Time: t, Data: b, Offset: off, Skipped: h.skipped, Lost: h.lost}
+	h.skipped, h.lost = 0, 0
 	if h.dir == ClientToServer {
 		rd.stats.Requests++
 		if len(b) >= 12 {
-			req := Request{
+			s.addPending(Request{
 				APIKey:        int16(binary.BigEndian.Uint16(b[4:])),
 				Version:       int16(binary.BigEndian.Uint16(b[6:])),
 				CorrelationID: int32(binary.BigEndian.Uint32(b[8:])),
 				Time:          t, Size: len(b),
-			}
-			if len(s.pending) >= rd.opts.MaxPending {
-				rd.stats.Unanswered++
-				s.pending = append(s.pending[:0], s.pending[1:]...)
-			}
-			s.pending = append(s.pending, req)
+			})
 		}
 		rd.emit(&ev)
 		return
 	}
 	rd.stats.Responses++
 	if len(b) >= 8 {
-		corr := int32(binary.BigEndian.Uint32(b[4:]))
-		for i := range s.pending {
-			if s.pending[i].CorrelationID == corr {
-				req := s.pending[i]
-				ev.Request = &req
-				// Kafka answers in order: the requests before this one
-				// will get no answer (acks=0 produce requests).
-				rd.stats.Unanswered += int64(i)
-				s.pending = append(s.pending[:0], s.pending[i+1:]...)
-				break
-			}
-		}
+		ev.Request = s.answer(int32(binary.BigEndian.Uint32(b[4:])))
 	}
 	if ev.Request == nil {
 		rd.stats.Unpaired++

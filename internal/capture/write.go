@@ -109,6 +109,20 @@ func (c *ConnWriter) Write(d Dir, t time.Time, data []byte) error {
 	return nil
 }
 
+// Seq returns the sequence number of one side's next byte.
+func (c *ConnWriter) Seq(d Dir) uint32 { return c.seq[d] }
+
+// WriteSegment writes one segment carrying data at sequence number seq,
+// as a retransmitted or out-of-order segment would be; the side's next
+// sequence number is not changed.
+func (c *ConnWriter) WriteSegment(d Dir, t time.Time, seq uint32, data []byte) error {
+	next := c.seq[d]
+	c.seq[d] = seq
+	err := c.packet(d, t, data, flags{ack: true, psh: true})
+	c.seq[d] = next
+	return err
+}
+
 // Skip advances one side's sequence number by n bytes without writing
 // them, as if those packets were not captured.
 func (c *ConnWriter) Skip(d Dir, n int) { c.seq[d] += uint32(n) }

@@ -18,7 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE [--port LIST])"
+const decodeUsage = "[--spec P] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -74,7 +74,7 @@ func runDecode(env *Env, args []string) error {
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
-	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE`")
+	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
 	var lim budgetFlags
 	lim.register(fs)

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,12 +33,25 @@ var progressMin int64 = 32 << 20
 // runDecodePcap decodes every Kafka frame of a capture, responses with the
 // API and version of the request they answer, and prints one report per
 // frame in capture order.
+//
+// path "-" reads the capture from standard input, streaming: each frame is
+// written (and the output flushed) as soon as it is decoded, so that
+// `tcpdump -U -w - | manifester decode --pcap -` shows frames as they
+// arrive.
 func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return failure{err}
+	var in io.Reader
+	var f *os.File
+	streaming := path == "-"
+	if streaming {
+		in, path = env.Stdin, "stdin"
+	} else {
+		var err error
+		if f, err = os.Open(path); err != nil {
+			return failure{err}
+		}
+		defer f.Close()
+		in = f
 	}
-	defer f.Close()
 	c := o.Release.Codec
 	reg := o.Release.Reg
 	opts := capture.Options{
@@ -45,7 +60,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		Verify: verifier(c),
 	}
 	clearBar := func() {}
-	if st, err := f.Stat(); err == nil && st.Size() >= progressMin && isTerminal(env.Stderr) {
+	if st, err := statOf(f); err == nil && st.Size() >= progressMin && isTerminal(env.Stderr) {
 		bar := &progressBar{w: env.Stderr, name: path, total: st.Size(), start: time.Now()}
 		opts.Progress = bar.update
 		clearBar = bar.done
@@ -55,16 +70,27 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	defer tuneGC(env)()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	pl := newPipeline(w, runtime.GOMAXPROCS(0))
+	if streaming {
+		pl.flush = w.Flush
+	}
 	var index int
 	lastConn := 0
-	stats, err := capture.Read(f, opts, func(ev *capture.Event) error {
-		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o}
+	hints := newHintTable()
+	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
+		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o,
+			skipped: ev.Skipped, lost: ev.Lost}
 		index++
 		// Lean: the JSON line is written from the span tree, and text
 		// builds the tree only with -v.
-		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits}
+		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, NewerAsWarning: true, Limits: o.Limits}
+		if ev.Cut != nil {
+			j.cut = &report.Gap{Offset: ev.Cut.GapOffset, Size: ev.Cut.GapSize, FrameSize: ev.Cut.Size, Captured: ev.Cut.Captured, AtEnd: ev.Cut.AtEnd}
+		}
 		if ev.Dir == capture.ClientToServer {
 			j.src, j.dst = ev.Conn.Client.String(), ev.Conn.Server.String()
+			if key, v, _, ok := codec.PeekRequest(ev.Data); ok {
+				hints.add(ev.Conn.ID, report.Hint{APIKey: key, Version: v})
+			}
 		} else {
 			j.src, j.dst = ev.Conn.Server.String(), ev.Conn.Client.String()
 			j.ro.Kind = schema.TypeResponse
@@ -73,9 +99,12 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 				if api, ok := reg.API(ev.Request.APIKey); ok {
 					j.ro.API, j.ro.Version = api, ev.Request.Version
 				}
+				j.reqKey, j.reqVersion = ev.Request.APIKey, ev.Request.Version
 				lat := ev.Time.Sub(ev.Request.Time).Microseconds()
 				j.latency = &lat
 				j.paired = true
+			} else {
+				j.hints = hints.near(ev.Conn.ID)
 			}
 		}
 		if o.Format != "json" {
@@ -87,9 +116,16 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 					how = "mid-connection (no SYN captured)"
 				}
 				fmt.Fprintf(&pre, "# connection %d: client %s, server %s, captured %s\n", ev.Conn.ID, ev.Conn.Client, ev.Conn.Server, how)
+				if ev.Conn.Note != "" {
+					fmt.Fprintf(&pre, "# connection %d: %s\n", ev.Conn.ID, ev.Conn.Note)
+				}
 			}
 			if ev.Skipped > 0 {
-				fmt.Fprintf(&pre, "# %d bytes skipped before this frame (not captured, or no frame boundary)\n", ev.Skipped)
+				if ev.Lost > 0 {
+					fmt.Fprintf(&pre, "# %d bytes skipped before this frame (%d not captured)\n", ev.Skipped, ev.Lost)
+				} else {
+					fmt.Fprintf(&pre, "# %d bytes skipped before this frame (no frame boundary)\n", ev.Skipped)
+				}
 			}
 			j.prefix = pre.String()
 		}
@@ -100,6 +136,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		err = perr
 	}
 	failed, firstErr := pl.failed, pl.firstErr
+	warned, firstWarn := pl.warned, pl.firstWarn
 	if ferr := w.Flush(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -115,10 +152,46 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if stats.Unanswered > 0 {
 		fmt.Fprintf(env.Stderr, ", %d requests without a response", stats.Unanswered)
 	}
+	if stats.Unpaired > 0 {
+		fmt.Fprintf(env.Stderr, ", %d responses without their request", stats.Unpaired)
+	}
+	if stats.Gaps > 0 {
+		fmt.Fprintf(env.Stderr, ", %d gaps (%d bytes not captured)", stats.Gaps, stats.GapBytes)
+	}
+	if stats.CutFrames > 0 {
+		fmt.Fprintf(env.Stderr, ", %d frames cut by gaps or the end", stats.CutFrames)
+	}
 	if stats.SkippedBytes > 0 {
 		fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", stats.SkippedBytes)
 	}
+	if stats.RetransmittedBytes > 0 {
+		fmt.Fprintf(env.Stderr, ", %d retransmitted bytes dropped as duplicates", stats.RetransmittedBytes)
+	}
+	if stats.LateBytes > 0 {
+		fmt.Fprintf(env.Stderr, ", %d bytes arrived after their gap was declared (the capture reordered them)", stats.LateBytes)
+	}
+	if n := ignoredTotal(stats.Ignored); n > 0 {
+		fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(stats.Ignored))
+	}
+	if stats.Suspect > 0 {
+		fmt.Fprintf(env.Stderr, ", %d connections decoded although their first request failed the framing checks", stats.Suspect)
+	}
+	if stats.OtherPorts > 0 {
+		fmt.Fprintf(env.Stderr, ", %d TCP packets on other ports", stats.OtherPorts)
+	}
+	if stats.NotTCP > 0 {
+		fmt.Fprintf(env.Stderr, ", %d packets not TCP", stats.NotTCP)
+	}
+	if stats.Fragments > 0 {
+		fmt.Fprintf(env.Stderr, ", %d IP fragments skipped", stats.Fragments)
+	}
+	if stats.Undecodable > 0 {
+		fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", stats.Undecodable)
+	}
 	fmt.Fprintln(env.Stderr)
+	if warned > 0 {
+		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
+	}
 	if stats.Requests+stats.Responses == 0 {
 		hint := ""
 		if len(ports) > 0 {
@@ -131,6 +204,14 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		return errSilentFailure
 	}
 	return nil
+}
+
+// statOf stats a capture file (an error for standard input).
+func statOf(f *os.File) (os.FileInfo, error) {
+	if f == nil {
+		return nil, errors.New("standard input")
+	}
+	return f.Stat()
 }
 
 // pcapMemoryLimit is the soft heap limit of decode --pcap (see tuneGC).
@@ -166,31 +247,49 @@ type pcapJob struct {
 	latency  *int64
 	ro       report.Options
 	opts     decodeOptions
-	prefix   string  // text lines printed before the frame
-	out      []byte  // the rendered frame
-	outp     *[]byte // the pooled buffer out was written into
-	ok       bool
-	errText  string
-	err      error
+	cut      *report.Gap   // the frame was cut short (data is its captured start)
+	hints    []report.Hint // requests near an unpaired response
+	// reqKey and reqVersion are the paired request's, for a response.
+	reqKey, reqVersion int16
+	skipped            int64
+	lost               int64
+	warnText           string
+	prefix             string  // text lines printed before the frame
+	out                []byte  // the rendered frame
+	outp               *[]byte // the pooled buffer out was written into
+	ok                 bool
+	errText            string
+	err                error
 }
 
 // run decodes and renders the frame.
 func (j *pcapJob) run(c *codec.Codec) {
-	r := report.Decode(c, j.data, j.ro)
+	var r *report.Frame
+	switch {
+	case j.cut != nil:
+		r = report.Cut(c, j.data, j.ro.Kind, j.ro.API, j.ro.Version, *j.cut, j.ro)
+	case j.response && !j.paired:
+		r = report.Orphan(c, j.data, j.hints, j.ro)
+	case j.response && j.ro.API != nil:
+		r = report.Response(c, j.data, j.ro.API, j.ro.Version, j.ro)
+	case j.response:
+		r = report.UnknownAPIResponse(j.data, j.reqKey, j.reqVersion, j.ro)
+	default:
+		r = report.Decode(c, j.data, j.ro)
+	}
 	r.Index, r.Offset = j.index, j.offset
 	t := j.time
 	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency
-	if j.response && !j.paired {
-		corr, _ := codec.PeekCorrelationID(j.data)
-		r.CorrelationID = corr
-		r.Error = fmt.Sprintf("no request with correlation id %d was seen on this connection (the capture lost it), so the response's API and version are unknown", corr)
-	}
+	r.Skipped, r.Lost = j.skipped, j.lost
 	j.ok = r.OK()
 	if !j.ok {
 		j.errText = r.Summary() + ": " + r.Error
 		if r.Error == "" {
 			j.errText += "re-encoding does not reproduce the input"
 		}
+	}
+	if r.Warning != "" {
+		j.warnText = r.Summary() + ": " + r.Warning
 	}
 	j.outp = outPool.Get().(*[]byte)
 	if j.opts.Format == "json" {
@@ -234,6 +333,12 @@ type pipeline struct {
 	broken   atomic.Bool
 	failed   int
 	firstErr string
+	// warned counts frames with a warning (not failures).
+	warned    int
+	firstWarn string
+	// flush, when set, is called whenever the written frames catch up
+	// with the decoded ones (streaming from a pipe).
+	flush func() error
 }
 
 func newPipeline(w io.Writer, workers int) *pipeline {
@@ -283,10 +388,22 @@ func (p *pipeline) write() {
 			if werr == nil {
 				werr = h.err
 			}
+			if h.warnText != "" {
+				p.warned++
+				if p.firstWarn == "" {
+					p.firstWarn = h.warnText
+				}
+			}
 			if werr == nil {
 				_, werr = p.w.Write(h.out)
 			}
 			h.release()
+			if werr != nil {
+				p.broken.Store(true)
+			}
+		}
+		if p.flush != nil && werr == nil && len(held) == 0 && len(p.done) == 0 {
+			werr = p.flush()
 			if werr != nil {
 				p.broken.Store(true)
 			}
@@ -303,7 +420,9 @@ func (p *pipeline) close() error {
 }
 
 // verifier confirms frame boundaries found by resynchronisation: the
-// frame must decode cleanly.
+// frame must decode cleanly. A response whose request was not captured
+// (the first bytes of a capture that starts mid-connection) must decode
+// and re-encode as some response of the spec.
 func verifier(c *codec.Codec) func([]byte, capture.Dir, *capture.Request) bool {
 	return func(b []byte, d capture.Dir, req *capture.Request) bool {
 		if d == capture.ClientToServer {
@@ -311,7 +430,8 @@ func verifier(c *codec.Codec) func([]byte, capture.Dir, *capture.Request) bool {
 			return err == nil
 		}
 		if req == nil {
-			return false
+			cs, _ := report.Candidates(c, b, nil)
+			return len(cs) > 0
 		}
 		api, ok := c.Reg.API(req.APIKey)
 		if !ok {
@@ -360,4 +480,58 @@ func (p *progressBar) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.last = time.Time{}
 	}
+}
+
+// hintTable remembers the latest requests per connection and over the
+// whole capture: the neighbours that rank the candidates of a response
+// whose request was not captured.
+type hintTable struct {
+	conn map[int][]report.Hint
+	all  []report.Hint
+}
+
+const hintsKept = 8
+
+func newHintTable() *hintTable { return &hintTable{conn: map[int][]report.Hint{}} }
+
+func (t *hintTable) add(conn int, h report.Hint) {
+	push := func(l []report.Hint) []report.Hint {
+		if len(l) > 0 && l[0] == h {
+			return l
+		}
+		l = append([]report.Hint{h}, l...)
+		return l[:min(len(l), hintsKept)]
+	}
+	t.conn[conn] = push(t.conn[conn])
+	t.all = push(t.all)
+}
+
+// near returns the connection's latest requests, then the capture's.
+func (t *hintTable) near(conn int) []report.Hint {
+	return append(slices.Clone(t.conn[conn]), t.all...)
+}
+
+func ignoredTotal(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// ignoredText lists the reasons connections were ignored, most common
+// first: "2 TLS, 1 no payload".
+func ignoredText(m map[string]int64) string {
+	keys := slices.Collect(maps.Keys(m))
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return int(m[b] - m[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d %s", m[k], k)
+	}
+	return strings.Join(parts, ", ")
 }

@@ -190,8 +190,16 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 			vn.Int = int64(ver)
 		}
 		f.Version = ver
+		var versionErr error
 		if !api.Request.Valid.Contains(ver) {
-			return d.fail(vn, off, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, api.Name, ver, api.Request.Valid))
+			versionErr = d.fail(vn, off, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, api.Name, ver, api.Request.Valid))
+			if api.Request.Valid.Empty() || ver < api.Request.Valid.Hi {
+				return versionErr
+			}
+			// A version newer than the spec (a client newer than the
+			// spec): the rest of the header follows the flexible
+			// versions, which are open-ended, so it is read before
+			// failing; the body is not.
 		}
 		f.HeaderVersion = api.Request.HeaderVersion(ver)
 		off = r.Off
@@ -239,7 +247,7 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 			}
 			f.HeaderTags = tags.Unknown()
 		}
-		return nil
+		return versionErr
 	}
 	if f.API == nil {
 		return d.fail(hn, 4, fmt.Errorf("%w: a response needs its API and version", wire.ErrUnknownAPI))

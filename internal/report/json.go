@@ -42,7 +42,9 @@ func JSONLineOpts(w io.Writer, f *Frame, o JSONOptions) error {
 // AppendJSON appends the frame as one line of JSON, newline included, to
 // dst. The line is what encoding/json makes of the [Frame] (same keys, same
 // order, same escaping, HTML characters and invalid UTF-8 included), except
-// that tree nodes carry "about" only with o.About. It is written straight
+// that tree nodes carry "about" only with o.About, and that a frame whose
+// API is unknown (Frame.APIUnknown) has no "api_key", "version" and
+// "header_version". It is written straight
 // from the span tree (Frame.Decoded.Root): no [page.Node]s, no reflection,
 // and each node's path is built incrementally in one buffer. Reuse dst
 // across frames to avoid allocation.
@@ -55,18 +57,24 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	b = strconv.AppendInt(b, f.Offset, 10)
 	b = append(b, `,"kind":`...)
 	b = appendString(b, f.Kind)
-	b = append(b, `,"api_key":`...)
-	b = strconv.AppendInt(b, int64(f.APIKey), 10)
+	if !f.APIUnknown {
+		b = append(b, `,"api_key":`...)
+		b = strconv.AppendInt(b, int64(f.APIKey), 10)
+	}
 	if f.API != "" {
 		b = appendString(append(b, `,"api":`...), f.API)
 	}
-	b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
+	if !f.APIUnknown {
+		b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
+	}
 	b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
 	if f.ClientID != nil {
 		b = appendString(append(b, `,"client_id":`...), *f.ClientID)
 	}
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(f.Size), 10)
-	b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	if !f.APIUnknown {
+		b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	}
 	if len(f.HeaderTags) > 0 {
 		b = append(b, `,"header_tags":[`...)
 		for i, t := range f.HeaderTags {
@@ -94,6 +102,12 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	if f.LatencyMicros != nil {
 		b = strconv.AppendInt(append(b, `,"latency_us":`...), *f.LatencyMicros, 10)
 	}
+	if f.Skipped != 0 {
+		b = strconv.AppendInt(append(b, `,"skipped":`...), f.Skipped, 10)
+	}
+	if f.Lost != 0 {
+		b = strconv.AppendInt(append(b, `,"lost":`...), f.Lost, 10)
+	}
 	if f.Error != "" {
 		b = appendString(append(b, `,"error":`...), f.Error)
 	}
@@ -112,6 +126,37 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 			b = strconv.AppendInt(b, int64(v), 10)
 		}
 		b = append(b, ']')
+	}
+	if f.Warning != "" {
+		b = appendString(append(b, `,"warning":`...), f.Warning)
+	}
+	if f.Note != "" {
+		b = appendString(append(b, `,"note":`...), f.Note)
+	}
+	if g := f.Gap; g != nil {
+		b = strconv.AppendInt(append(b, `,"gap":{"offset":`...), g.Offset, 10)
+		b = strconv.AppendInt(append(b, `,"size":`...), g.Size, 10)
+		b = strconv.AppendInt(append(b, `,"frame_size":`...), g.FrameSize, 10)
+		b = strconv.AppendInt(append(b, `,"captured":`...), int64(g.Captured), 10)
+		if g.AtEnd {
+			b = append(b, `,"at_end":true`...)
+		}
+		b = append(b, '}')
+	}
+	if len(f.Candidates) > 0 {
+		b = append(b, `,"candidates":[`...)
+		for i, c := range f.Candidates {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(append(b, `{"api_key":`...), int64(c.APIKey), 10)
+			b = appendString(append(b, `,"name":`...), c.Name)
+			b = append(strconv.AppendInt(append(b, `,"version":`...), int64(c.Version), 10), '}')
+		}
+		b = append(b, ']')
+	}
+	if f.CandidatesIncomplete {
+		b = append(b, `,"candidates_incomplete":true`...)
 	}
 	if f.Roundtrip != nil {
 		b = strconv.AppendBool(append(b, `,"roundtrip":`...), *f.Roundtrip)

@@ -59,6 +59,11 @@ type Frame struct {
 	Dst  string     `json:"dst,omitempty"`
 	// LatencyMicros is, for a response, the time since its request.
 	LatencyMicros *int64 `json:"latency_us,omitempty"`
+	// Skipped is how many bytes of the frame's direction were skipped just
+	// before it (resynchronising, or not captured); Lost is the part of
+	// them that was never captured.
+	Skipped int64 `json:"skipped,omitempty"`
+	Lost    int64 `json:"lost,omitempty"`
 
 	// Error says why the frame did not decode cleanly; empty when it did.
 	Error string `json:"error,omitempty"`
@@ -68,6 +73,28 @@ type Frame struct {
 	// AlsoDecodesAs lists the other versions of the API that decode the
 	// frame cleanly, when it does not decode at its own version.
 	AlsoDecodesAs []int16 `json:"also_decodes_as,omitempty"`
+
+	// APIUnknown marks a response whose request was not captured: APIKey,
+	// Version and HeaderVersion are not known (not 0), and the JSON line
+	// leaves them out.
+	APIUnknown bool `json:"-"`
+	// Warning says why a frame that is not counted as a failure was not
+	// (fully) decoded: a request at a version newer than the spec, a
+	// response whose request was not captured, a frame cut by a gap in
+	// the capture.
+	Warning string `json:"warning,omitempty"`
+	// Note says how the frame was read when that is not the obvious way
+	// (an ApiVersions response read as v0, Kafka's rule).
+	Note string `json:"note,omitempty"`
+	// Gap, for a frame cut short by a gap in the capture (or by its end),
+	// says where the missing bytes are.
+	Gap *Gap `json:"gap,omitempty"`
+	// Candidates, for a response whose request was not captured, are the
+	// (API, version) pairs of the spec whose response schema decodes the
+	// frame cleanly and re-encodes it byte for byte, most likely first.
+	// CandidatesIncomplete says the search stopped at its budget.
+	Candidates           []Candidate `json:"candidates,omitempty"`
+	CandidatesIncomplete bool        `json:"candidates_incomplete,omitempty"`
 
 	// Roundtrip, when checked, says whether re-encoding the decoded frame
 	// reproduced the input byte for byte; RoundtripDiff says where not.
@@ -117,6 +144,28 @@ func (f *Frame) hasTree() bool {
 	return f.Tree != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
 }
 
+// Gap locates the bytes a capture lost inside a frame.
+type Gap struct {
+	// Offset and Size are the missing bytes' position in the direction's
+	// byte stream and their number.
+	Offset int64 `json:"offset"`
+	Size   int64 `json:"size"`
+	// FrameSize is the frame's size from its size prefix (-1 when the
+	// prefix was not captured); Captured how many of its bytes were
+	// captured before the gap (the frame's hex).
+	FrameSize int64 `json:"frame_size"`
+	Captured  int   `json:"captured"`
+	// AtEnd: the frame was cut by the end of the connection or capture.
+	AtEnd bool `json:"at_end,omitempty"`
+}
+
+// Candidate is an (API, version) whose response schema explains a frame.
+type Candidate struct {
+	APIKey  int16  `json:"api_key"`
+	Name    string `json:"name"`
+	Version int16  `json:"version"`
+}
+
 // Tag is a raw tagged field: its number and its bytes as hex.
 type Tag struct {
 	Tag  uint32 `json:"tag"`
@@ -159,6 +208,12 @@ type Options struct {
 	// NoAlternatives skips the search for other versions that decode a
 	// frame that failed.
 	NoAlternatives bool
+	// NewerAsWarning makes a request at a version newer than the spec a
+	// warning (Frame.Warning, header decoded, body not) rather than an
+	// error: clients probe with the newest ApiVersions they know. So is
+	// a request whose API key the spec lacks (a newer API). For captures
+	// and proxies, where the traffic is what it is.
+	NewerAsWarning bool
 	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
 	// writes them straight from the span tree, the bytes and the decoded
 	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
@@ -245,6 +300,18 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
 			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
+		}
+		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {
+			r.APIKey, r.Version, r.CorrelationID, _ = codec.PeekRequest(b)
+			r.ClientID = peekClientID(b)
+			r.Warning = fmt.Sprintf("API key %d is not in this spec (a client newer than the spec?); not decoded", r.APIKey)
+			r.Error, r.ErrorOffset, r.ErrorPath, r.AlsoDecodesAs = "", nil, "", nil
+			return r
+		}
+		if o.NewerAsWarning && newerRequest(f, err) {
+			r.Warning = newerWarning(f.API, f.Version)
+			r.Error, r.ErrorOffset, r.ErrorPath, r.AlsoDecodesAs = "", nil, "", nil
+			return r
 		}
 		if f != nil && f.API != nil && f.API.Key == apiVersionsKey && f.Version > f.API.Request.Valid.Hi && errors.Is(err, wire.ErrVersion) {
 			r.Error += "; clients send the newest ApiVersions version they know, and a broker that does not know it answers with a v0 response carrying UNSUPPORTED_VERSION (35) and its own version ranges"
@@ -459,12 +526,29 @@ func (f *Frame) Summary() string {
 		b.WriteString(f.Src + " -> " + f.Dst + " ")
 	}
 	b.WriteString(f.Kind + " ")
+	if f.APIUnknown {
+		if f.Kind == "response" && len(f.Bytes) >= 8 {
+			fmt.Fprintf(&b, "(API unknown: request not captured) correlation_id %d, %d bytes", f.CorrelationID, f.Size)
+		} else {
+			fmt.Fprintf(&b, "(header not captured), %d bytes", f.Size)
+		}
+		if g := f.Gap; g != nil {
+			fmt.Fprintf(&b, " (cut: %d captured)", g.Captured)
+		}
+		if f.LatencyMicros != nil {
+			fmt.Fprintf(&b, ", latency %s", time.Duration(*f.LatencyMicros)*time.Microsecond)
+		}
+		return b.String()
+	}
 	if f.API != "" {
 		fmt.Fprintf(&b, "%s(%d)", f.API, f.APIKey)
 	} else {
 		fmt.Fprintf(&b, "api_key %d", f.APIKey)
 	}
 	fmt.Fprintf(&b, " v%d correlation_id %d, %d bytes", f.Version, f.CorrelationID, f.Size)
+	if g := f.Gap; g != nil {
+		fmt.Fprintf(&b, " (cut: %d captured)", g.Captured)
+	}
 	if f.hasTree() {
 		fmt.Fprintf(&b, ", header v%d", f.HeaderVersion)
 	}
@@ -486,9 +570,19 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 		switch {
 		case len(f.AlsoDecodesAs) > 0:
 			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
+		case f.APIUnknown:
 		case f.API != "" || f.Kind == "response":
 			b.WriteString("  no other version of this API decodes it cleanly\n")
 		}
+	}
+	if f.Warning != "" {
+		b.WriteString("  warning: " + f.Warning + "\n")
+	}
+	if f.Note != "" {
+		b.WriteString("  note: " + f.Note + "\n")
+	}
+	if f.APIUnknown {
+		b.WriteString("  " + candidateText(f) + "\n")
 	}
 	if f.Roundtrip != nil {
 		if *f.Roundtrip {
