@@ -287,3 +287,20 @@ func (r *recorder) Header() http.Header         { return r.h }
 func (r *recorder) Write(b []byte) (int, error) { return r.Body.Write(b) }
 func (r *recorder) WriteHeader(code int)        { r.Code = code }
 func (r *recorder) String() string              { return fmt.Sprint(r.Code) }
+
+// TestAnswerLimit lowers the answer limit: an answer past it keeps the
+// frames' summaries, without markup or trees, and says so.
+func TestAnswerLimit(t *testing.T) {
+	srv, d := inflatingServer(t)
+	frame := hex.EncodeToString(kmsgAlterConfigs(false))
+	w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame + frame + frame})
+	whole := w.Body.Len()
+	d.MaxAnswer = whole / 2
+	w, a = postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame + frame + frame})
+	if w.Code != 200 || len(a.Frames) != 3 || w.Body.Len() > whole/2 || !strings.Contains(a.Error, "left out") {
+		t.Fatalf("%d, %d frames, %d bytes (whole %d): %q", w.Code, len(a.Frames), w.Body.Len(), whole, a.Error)
+	}
+	if a.Frames[0].HTML != "" && a.Frames[2].HTML != "" || a.Frames[2].Tree != nil || a.Frames[2].API != "AlterConfigs" {
+		t.Errorf("frames past the limit keep markup or tree, or lose their summary: %+v", a.Frames[2])
+	}
+}

@@ -56,9 +56,11 @@ type Decoder struct {
 	// answered 503 with Retry-After. Timeout bounds each request's work
 	// (zero: DecodeTimeout). Set them before serving.
 	MaxConcurrent int
-	MaxQueued     int
-	QueueWait     time.Duration
-	Timeout       time.Duration
+	// MaxAnswer bounds an answer's bytes (zero: the MaxAnswer constant).
+	MaxAnswer int
+	MaxQueued int
+	QueueWait time.Duration
+	Timeout   time.Duration
 
 	once   sync.Once
 	slots  chan struct{}
@@ -341,7 +343,10 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 
 func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
 	var a Answer
-	size := 0
+	size, maxAnswer := 0, MaxAnswer
+	if d.MaxAnswer > 0 {
+		maxAnswer = d.MaxAnswer
+	}
 	for i, f := range fs {
 		var buf bytes.Buffer
 		res := Result(f)
@@ -349,11 +354,11 @@ func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
 			writeJSON(w, http.StatusInternalServerError, Answer{Error: rerr.Error()})
 			return
 		}
-		if size += buf.Len(); size > MaxAnswer {
+		if size += buf.Len(); size > maxAnswer {
 			// Past the answer limit: no more markup or trees; the
 			// frames' summaries still go out, and the error says so.
 			a.Frames = append(a.Frames, summaries(fs[i:])...)
-			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", MaxAnswer, i, len(fs)-1)
+			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", maxAnswer, i, len(fs)-1)
 			break
 		}
 		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
@@ -366,7 +371,20 @@ func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
 			status = http.StatusBadRequest
 		}
 	}
-	writeJSON(w, status, a)
+	b, merr := json.Marshal(a)
+	if merr == nil && len(b) > maxAnswer {
+		// The trees and markup together are too large: summaries only.
+		a.Frames = summaries(fs)
+		a.Error = fmt.Sprintf("the answer would be %d bytes, larger than %d: the frames' markup and trees are left out", len(b), maxAnswer)
+		b, merr = json.Marshal(a)
+	}
+	if merr != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
+	}
+	w.Header()["Content-Type"] = hJSON
+	w.Header()["Cache-Control"] = hNoCache
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // summaries are answer frames without markup or tree.
