@@ -43,6 +43,8 @@ type decodeOptions struct {
 	Roundtrip bool
 	// About includes each tree node's description in JSON output.
 	About bool
+	// ShowSecrets leaves SASL auth bytes as they are (see secrets).
+	ShowSecrets bool
 	// Release is the spec release to decode with; its Codec annotates
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
@@ -76,6 +78,7 @@ func runDecode(env *Env, args []string) error {
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	var lim budgetFlags
 	lim.register(fs)
 	pos, err := parse(fs, args)
@@ -90,7 +93,7 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, Release: rel, Limits: lim.limits}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Limits: lim.limits}
 
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
@@ -107,6 +110,11 @@ func runDecode(env *Env, args []string) error {
 	}
 	if *portArg != "" {
 		return usagef("--port goes with --pcap")
+	}
+	// A JSON-lines input (a proxy log, decode --format json output)
+	// names each frame's kind, API and version itself.
+	if done, err := decodeLog(env, *hexArg, pos, o); done {
+		return err
 	}
 
 	ro := report.Options{Roundtrip: *roundtrip, Limits: lim.limits}
@@ -279,8 +287,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
-		r := report.Decode(o.Release.Codec, p.Bytes, ro)
+		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
+		r := decodeRedacted(o.Release.Codec, b, ro, plan)
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()

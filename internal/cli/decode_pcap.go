@@ -20,6 +20,7 @@ import (
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -76,6 +77,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	var index int
 	lastConn := 0
 	hints := newHintTable()
+	sec := newSecrets(o.ShowSecrets)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o,
 			skipped: ev.Skipped, lost: ev.Lost}
@@ -107,6 +109,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 				j.hints = hints.near(ev.Conn.ID)
 			}
 		}
+		j.data, j.plan = sec.frame(ev.Conn.ID, c, j.data, j.ro)
 		if o.Format != "json" {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
@@ -254,9 +257,10 @@ type pcapJob struct {
 	skipped            int64
 	lost               int64
 	warnText           string
-	prefix             string  // text lines printed before the frame
-	out                []byte  // the rendered frame
-	outp               *[]byte // the pooled buffer out was written into
+	prefix             string       // text lines printed before the frame
+	plan               *redact.Plan // what secrets.frame redacted
+	out                []byte       // the rendered frame
+	outp               *[]byte      // the pooled buffer out was written into
 	ok                 bool
 	errText            string
 	err                error
@@ -266,6 +270,8 @@ type pcapJob struct {
 func (j *pcapJob) run(c *codec.Codec) {
 	var r *report.Frame
 	switch {
+	case j.plan != nil && j.plan.Raw:
+		r = redact.RawReport(j.data, j.plan, j.response)
 	case j.cut != nil:
 		r = report.Cut(c, j.data, j.ro.Kind, j.ro.API, j.ro.Version, *j.cut, j.ro)
 	case j.response && !j.paired:
@@ -277,6 +283,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 	default:
 		r = report.Decode(c, j.data, j.ro)
 	}
+	j.plan.Apply(r) // the structure of redacted SASL auth bytes
 	r.Index, r.Offset = j.index, j.offset
 	t := j.time
 	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency

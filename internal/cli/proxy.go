@@ -1,22 +1,51 @@
 package cli
 
 import (
-	"bufio"
+	"bytes"
 	"context"
-	"encoding/json"
+	"crypto/tls"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/report"
 )
 
-const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES]"
+// brokerPins collects --broker-listen NODE=ADDR.
+type brokerPins struct{ m map[int32]string }
+
+func (b *brokerPins) String() string { return fmt.Sprint(b.m) }
+
+func (b *brokerPins) Set(v string) error {
+	node, addr, ok := strings.Cut(v, "=")
+	id, err := strconv.ParseInt(node, 10, 32)
+	if !ok || err != nil || id < 0 {
+		return fmt.Errorf("want NODE=ADDR with a node id >= 0, got %q", v)
+	}
+	if _, _, err := net.SplitHostPort(addr); err != nil {
+		return fmt.Errorf("%q: the address: %w", v, err)
+	}
+	if b.m == nil {
+		b.m = map[int32]string{}
+	}
+	if _, dup := b.m[int32(id)]; dup {
+		return fmt.Errorf("broker node %d is given twice", id)
+	}
+	b.m[int32(id)] = addr
+	return nil
+}
+
+const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--show-secrets]"
 
 func init() {
 	register(&command{
@@ -29,19 +58,6 @@ func init() {
 
 // proxyStop, when set (by tests), stops the proxy instead of a signal.
 var proxyStop context.Context
-
-// noticeLine is the JSON form of a proxy event that is not a frame.
-type noticeLine struct {
-	Event    string    `json:"event"`
-	Time     time.Time `json:"time"`
-	Conn     int       `json:"conn,omitempty"`
-	Client   string    `json:"client,omitempty"`
-	Listener string    `json:"listener,omitempty"`
-	Upstream string    `json:"upstream,omitempty"`
-	Dir      string    `json:"dir,omitempty"`
-	Detail   string    `json:"detail,omitempty"`
-	Count    int       `json:"count,omitempty"`
-}
 
 func runProxy(env *Env, args []string) error {
 	fs := newFlags(env, "proxy", proxyUsage)
@@ -58,6 +74,19 @@ func runProxy(env *Env, args []string) error {
 	idle := fs.Duration("idle-timeout", proxy.DefaultIdleTimeout, "close both sides of a connection after this long with no bytes either way (0: never)")
 	dialTimeout := fs.Duration("dial-timeout", proxy.DefaultDialTimeout, "how long to wait for the broker to accept a connection")
 	maxBuffer := fs.Int("max-buffer", proxy.DefaultMaxBuffer, "largest frame, in `BYTES`, held in memory to decode or rewrite; larger ones are forwarded as they come, undecoded")
+	tlsCert := fs.String("tls-cert", "", "serve TLS to clients on every listener with this PEM certificate (chain) `FILE`")
+	tlsKey := fs.String("tls-key", "", "the PEM private key `FILE` of --tls-cert")
+	upTLS := fs.Bool("upstream-tls", false, "speak TLS to the brokers")
+	upCA := fs.String("upstream-ca", "", "PEM CA certificates `FILE` the brokers' certificates are checked against (default: the system's roots)")
+	upName := fs.String("upstream-server-name", "", "`NAME` the brokers' certificates must be valid for (default: each broker's host)")
+	upCert := fs.String("upstream-cert", "", "client certificate `FILE` (PEM) for mutual TLS with the brokers")
+	upKey := fs.String("upstream-key", "", "the PEM private key `FILE` of --upstream-cert")
+	var pins brokerPins
+	fs.Var(&pins, "broker-listen", "a fixed listener for a broker node, `NODE=ADDR`, e.g. 1=0.0.0.0:19093 (repeatable)")
+	portBase := fs.Int("broker-port-base", 0, "listen for broker node id on port `N`+id (on the --listen host) unless --broker-listen names it")
+	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
+	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
+	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens in the output and log (redacted by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -68,8 +97,31 @@ func runProxy(env *Env, args []string) error {
 	if *upstream == "" {
 		return usagef("give the broker to forward to: --upstream HOST:PORT")
 	}
-	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 {
-		return usagef("--max-conns and --idle-timeout must not be negative, --dial-timeout and --max-buffer must be positive")
+	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
+		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
+	}
+	if *portBase < 0 || *portBase > 65535 {
+		return usagef("--broker-port-base must be a port number")
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usagef("--tls-cert and --tls-key go together")
+	}
+	if !*upTLS && (*upCA != "" || *upName != "" || *upCert != "" || *upKey != "") {
+		return usagef("--upstream-ca, --upstream-server-name, --upstream-cert and --upstream-key need --upstream-tls")
+	}
+	if (*upCert == "") != (*upKey == "") {
+		return usagef("--upstream-cert and --upstream-key go together")
+	}
+	var serverTLS, clientTLS *tls.Config
+	if *tlsCert != "" {
+		if serverTLS, err = proxy.ServerTLS(*tlsCert, *tlsKey); err != nil {
+			return failure{err}
+		}
+	}
+	if *upTLS {
+		if clientTLS, err = proxy.UpstreamTLS(*upCA, *upName, *upCert, *upKey); err != nil {
+			return failure{err}
+		}
 	}
 	switch *format {
 	case "summary", "text", "json":
@@ -82,45 +134,51 @@ func runProxy(env *Env, args []string) error {
 	}
 	prepareCodec(rel)
 
-	var logW *bufio.Writer
+	// Each event is written whole with one write, to the log and to
+	// stdout: lines never interleave, and a crash tears at most the last.
+	var logW *proxy.LineWriter
 	if *logPath != "" {
 		lf, err := os.Create(*logPath)
 		if err != nil {
 			return failure{err}
 		}
 		defer lf.Close()
-		logW = bufio.NewWriter(lf)
-		defer logW.Flush()
+		logW = proxy.NewLineWriter(lf)
 	}
-	out := bufio.NewWriter(env.Stdout)
-	defer out.Flush()
+	out := proxy.NewLineWriter(env.Stdout)
 	var mu sync.Mutex
 	var writeErr error
 	sink := func(e *proxy.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if logW != nil {
-			if err := writeEventJSON(logW, e); err != nil && writeErr == nil {
+			if err := logW.WriteEvent(e); err != nil && writeErr == nil {
 				writeErr = err
 			}
-			logW.Flush()
 		}
+		var b []byte
 		var err error
 		switch *format {
 		case "json":
-			err = writeEventJSON(out, e)
+			b, err = proxy.AppendJSON(nil, e)
 		default:
-			err = writeEventText(out, e, *format == "text")
+			var buf bytes.Buffer
+			err = writeEventText(&buf, e, *format == "text")
+			b = buf.Bytes()
+		}
+		if err == nil {
+			err = out.WriteLine(b)
 		}
 		if err != nil && writeErr == nil {
 			writeErr = err
 		}
-		out.Flush()
 	}
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
 		MaxConns: orNegative(*maxConns), IdleTimeout: orNegative(*idle), DialTimeout: *dialTimeout, MaxBuffer: *maxBuffer,
+		TLS: serverTLS, UpstreamTLS: clientTLS, BrokerListen: pins.m, BrokerPortBase: *portBase,
+		MaxListeners: orNegative(*maxListeners), ListenerIdle: orNegative(*listenerIdle), ShowSecrets: *showSecrets,
 		// Summary lines need no trees; the JSON log and the other formats do.
 		Summary: *format == "summary" && logW == nil,
 	})
@@ -157,28 +215,10 @@ func orNegative[T int | time.Duration](v T) T {
 	return v
 }
 
-// writeEventJSON writes a frame as report.JSONLine and any other event as
-// a noticeLine.
-func writeEventJSON(w io.Writer, e *proxy.Event) error {
-	if e.Kind == proxy.EventFrame && e.Frame != nil {
-		return report.JSONLine(w, e.Frame)
-	}
-	b, err := json.Marshal(noticeLine{Event: e.Kind.String(), Time: e.Time, Conn: e.Conn, Client: e.Client,
-		Listener: e.Listener, Upstream: e.Upstream, Dir: e.Dir, Detail: e.Detail, Count: e.Count})
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
-}
-
 // writeEventText writes a frame's summary (and with verbose its grid and
 // tree) or a "#" line for any other event.
 func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
 	if e.Kind == proxy.EventFrame && e.Frame != nil {
-		if e.Rewritten {
-			fmt.Fprintf(w, "# conn %d: broker addresses rewritten to proxy listeners (%d bytes from the broker, %d forwarded)\n", e.Conn, len(e.Original), len(e.Data))
-		}
 		if err := report.Text(w, e.Frame, verbose); err != nil {
 			return err
 		}
@@ -192,6 +232,28 @@ func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
 	if e.Conn > 0 {
 		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, e.Client, e.Listener, e.Upstream)
 	}
-	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, e.Detail)
+	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, terminalSafe(e.Detail))
 	return err
+}
+
+// terminalSafe escapes control characters and invalid UTF-8 in s (an
+// event's detail can quote a peer's bytes, e.g. names in a broker's TLS
+// certificate), so that nothing reaches the terminal raw.
+func terminalSafe(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], "\uFFFD"):
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			if r < 0x100 {
+				fmt.Fprintf(&b, "\\x%02x", r)
+			} else {
+				fmt.Fprintf(&b, "\\u%04x", r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

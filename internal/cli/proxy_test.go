@@ -144,7 +144,7 @@ func TestProxyCommand(t *testing.T) {
 		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
 			t.Fatalf("log line is not JSON: %v: %.200s", err, sc.Text())
 		}
-		if l.Event != "" {
+		if l.Event != "frame" {
 			kinds[l.Event]++
 			continue
 		}

@@ -1,17 +1,21 @@
 package proxy
 
 import (
+	"context"
+	"crypto/tls"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/redact"
 )
 
 // readBuf is the size of each read from a socket.
@@ -32,6 +36,7 @@ type pending struct {
 	key, version int16
 	corr         int32
 	at           time.Time
+	raw          bool // the answer is a raw SASL token (legacy SaslHandshake v0)
 }
 
 // conn is one proxied client connection.
@@ -41,7 +46,11 @@ type conn struct {
 	client   net.Conn
 	upstream net.Conn
 	id       int
-	base     Event // connection fields of every event
+	base     Event      // connection fields of every event
+	q        *connQueue // this connection's part of the decode queue
+	// secrets follows the connection's SASL exchange to redact it (nil
+	// with Config.ShowSecrets); used by the decoding goroutine only.
+	secrets *redact.Stream
 
 	// Frame numbers and stream offsets per direction (as the receiver
 	// sees the stream), each touched by one pump only.
@@ -52,6 +61,12 @@ type conn struct {
 	pending []pending // requests in order, by the client pump
 	once    sync.Once
 
+	// legacyLeft counts the raw SASL tokens the client is still to send
+	// after a SaslHandshake v0 (legacyUnknown: the mechanism's count is
+	// not known); request pump only.
+	legacyLeft    int
+	legacyUnknown bool
+
 	// last is when a byte last arrived from either side (UnixNano), for
 	// Config.IdleTimeout; idleOnce logs the idle close once.
 	last     atomic.Int64
@@ -59,11 +74,13 @@ type conn struct {
 	idled    atomic.Bool
 }
 
-func newConn(p *Proxy, l *listener, c net.Conn, id int) *conn {
+func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
 	cn := &conn{p: p, l: l, client: c, id: id, base: Event{
-		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: upstream,
 	}}
 	cn.last.Store(time.Now().UnixNano())
+	cn.q = p.q.open(cn)
+	cn.secrets = redact.NewStream(p.cfg.ShowSecrets)
 	return cn
 }
 
@@ -114,7 +131,28 @@ func (c *conn) event(e Event) {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
 	}
-	c.p.event(&e)
+	c.p.q.event(c.q, &e, e.Kind == EventClose)
+}
+
+// collect appends chunk to a frame being collected for decoding, whose
+// queue space is reserved as its bytes arrive (never from its size
+// prefix); when there is no room the frame is given up (its space given
+// back, a skip counted) and forwarded undecoded.
+func (c *conn) collect(on *bool, body *[]byte, reserved *int, size int, chunk []byte) {
+	if !*on {
+		return
+	}
+	if !c.p.q.grow(c.q, len(chunk)) {
+		c.p.q.release(c.q, *reserved)
+		c.p.q.skip(c.q)
+		*on, *body, *reserved = false, nil, 0
+		return
+	}
+	*reserved += len(chunk)
+	if *body == nil {
+		*body = make([]byte, 0, min(size, initialBuf))
+	}
+	*body = append(*body, chunk...)
 }
 
 func (c *conn) fault(dir, format string, args ...any) {
@@ -133,10 +171,19 @@ func (c *conn) abort() {
 func (c *conn) run() {
 	defer c.client.Close()
 	c.event(Event{Kind: EventOpen, Detail: "client connected"})
-	d := net.Dialer{Timeout: c.p.cfg.DialTimeout}
-	up, err := d.DialContext(c.p.ctx, "tcp", c.l.upstream)
+	if tc, ok := c.client.(*tls.Conn); ok {
+		ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			c.fault("", "TLS handshake with the client: %v; closing the connection", err)
+			c.event(Event{Kind: EventClose, Detail: "TLS handshake failed"})
+			return
+		}
+	}
+	up, err := c.dial()
 	if err != nil {
-		c.fault("", "upstream %s: %v; closing the client connection", c.l.upstream, err)
+		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
 		// Close gracefully: FIN first, and drain what the client already
 		// sent, so it sees an end of stream rather than a reset.
 		closeWrite(c.client)
@@ -173,6 +220,23 @@ func (c *conn) run() {
 	c.event(Event{Kind: EventClose, Detail: detail})
 }
 
+// dial connects to the broker, with TLS when Config.UpstreamTLS is set
+// (its ServerName, or else the broker's host, is checked against the
+// broker's certificate).
+func (c *conn) dial() (net.Conn, error) {
+	d := &net.Dialer{Timeout: c.p.cfg.DialTimeout}
+	addr := c.base.Upstream
+	if c.p.cfg.UpstreamTLS == nil {
+		return d.DialContext(c.p.ctx, "tcp", addr)
+	}
+	cfg := c.p.cfg.UpstreamTLS.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+	}
+	td := &tls.Dialer{NetDialer: d, Config: cfg}
+	return td.DialContext(c.p.ctx, "tcp", addr)
+}
+
 // closeWrite half-closes a connection (or closes it when it cannot).
 func closeWrite(c net.Conn) {
 	if cw, ok := c.(interface{ CloseWrite() error }); ok {
@@ -197,7 +261,13 @@ type framer struct {
 	seen    int    // bytes of the current frame seen
 	body    []byte // the frame being collected for decoding, nil when not
 	collect bool   // the current frame is being collected
+	resv    int    // decode queue bytes reserved for body
 	lost    bool   // framing lost: bytes pass without framing
+	raw     bool   // the frame is a raw SASL token (legacy SaslHandshake v0)
+	// legacyHandshake marks a SaslHandshake v0 request, whose first bytes
+	// are kept in handshake to read its mechanism.
+	legacyHandshake bool
+	handshake       []byte
 }
 
 // mid reports whether a frame has started but not ended.
@@ -210,11 +280,7 @@ func (c *conn) pumpRequests() int64 {
 	f := &framer{}
 	var total int64
 	defer closeWrite(c.upstream)
-	defer func() { // a frame cut short gives back the queue space it reserved
-		if f.collect {
-			c.p.queued.Add(-int64(f.size))
-		}
-	}()
+	defer func() { c.p.q.release(c.q, f.resv) }() // a frame cut short gives back its queue space
 	for {
 		n, err := c.readFrom(c.client, buf)
 		if n > 0 {
@@ -244,6 +310,46 @@ func (c *conn) pumpRequests() int64 {
 func (c *conn) frameRequests(f *framer, data []byte) {
 	for len(data) > 0 && !f.lost {
 		if f.size == 0 {
+			if f.hn < 4 {
+				k := copy(f.hdr[f.hn:4], data)
+				f.hn += k
+				data = data[k:]
+				if f.hn < 4 {
+					return
+				}
+			}
+			size := int(int32(binary.BigEndian.Uint32(f.hdr[:])))
+			if c.legacyLeft > 0 {
+				// After a SaslHandshake v0: raw SASL tokens, a size prefix
+				// and no Kafka header. With the mechanism unknown, a frame
+				// that reads as a known request ends the exchange.
+				raw := !c.legacyUnknown || size < 8
+				if !raw {
+					k := copy(f.hdr[f.hn:12], data)
+					f.hn += k
+					data = data[k:]
+					if f.hn < 12 {
+						return
+					}
+					key, ver, _, _ := codec.PeekRequest(f.hdr[:])
+					raw = !c.p.knownRequest(key, ver)
+				}
+				if !raw {
+					c.legacyLeft = 0
+				} else {
+					if size < 0 || size > c.p.cfg.MaxFrame {
+						f.lost = true
+						c.fault("request", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+						return
+					}
+					c.legacyLeft--
+					f.raw, f.size, f.seen = true, 4+size, f.hn
+					f.collect = f.size <= c.p.cfg.MaxBuffer
+					c.collect(&f.collect, &f.body, &f.resv, f.size, f.hdr[:f.hn])
+				}
+			}
+		}
+		if f.size == 0 {
 			k := copy(f.hdr[f.hn:12], data)
 			f.hn += k
 			data = data[k:]
@@ -258,12 +364,13 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 			key, ver, corr, _ := codec.PeekRequest(f.hdr[:])
 			c.mu.Lock()
-			c.pending = append(c.pending, pending{key, ver, corr, time.Now()})
+			c.pending = append(c.pending, pending{key: key, version: ver, corr: corr, at: time.Now()})
 			if len(c.pending) > 4096 {
 				c.pending = c.pending[1:]
 			}
 			c.mu.Unlock()
 			f.size, f.seen = 4+size, 12
+			f.legacyHandshake = key == keySaslHandshake && ver == 0
 			big := f.size > c.p.cfg.MaxBuffer
 			if big {
 				name := "unknown-API"
@@ -272,26 +379,73 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 				}
 				c.bigFrame("request", name, f.size, false)
 			}
-			f.collect = !big && c.p.reserve(f.size)
-			if f.collect {
-				f.body = newFrameBuf(f.size, f.hdr[:])
+			f.collect = !big
+			c.collect(&f.collect, &f.body, &f.resv, f.size, f.hdr[:])
+			if f.legacyHandshake {
+				f.handshake = append(f.handshake, f.hdr[:]...)
 			}
 		}
 		k := min(len(data), f.size-f.seen)
-		if f.collect {
-			f.body = append(f.body, data[:k]...)
+		c.collect(&f.collect, &f.body, &f.resv, f.size, data[:k])
+		if f.legacyHandshake && len(f.handshake) < maxHandshake {
+			f.handshake = append(f.handshake, data[:min(k, maxHandshake-len(f.handshake))]...)
 		}
 		f.seen += k
 		data = data[k:]
 		if f.seen == f.size {
+			kind := kindRequest
+			if f.raw {
+				kind = kindRawRequest
+				c.mu.Lock()
+				c.pending = append(c.pending, pending{raw: true, at: time.Now()}) // the server's token
+				c.mu.Unlock()
+			}
+			if f.legacyHandshake {
+				c.legacyLeft, c.legacyUnknown = legacyRounds(f.handshake)
+			}
 			if f.collect {
-				c.p.enqueue(&item{conn: c, kind: kindRequest, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff})
+				c.p.q.frame(c.q, &item{conn: c, kind: kind, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
+			} else if f.raw {
+				c.event(Event{Kind: EventSkipped, Dir: "request", Count: 1,
+					Detail: fmt.Sprintf("SASL token of %d bytes is larger than the buffer cap (%d bytes): forwarded, not decoded", f.size, c.p.cfg.MaxBuffer)})
 			}
 			c.reqIdx++
 			c.reqOff += int64(f.size)
 			*f = framer{}
 		}
 	}
+}
+
+// keySaslHandshake is the API key of SaslHandshake, whose v0 is followed
+// by raw SASL tokens.
+const keySaslHandshake = 17
+
+// maxHandshake bounds the bytes of a SaslHandshake v0 request kept to
+// read its mechanism.
+const maxHandshake = 512
+
+// legacyRounds reads the mechanism of a SaslHandshake v0 request and says
+// how many raw tokens the client sends: unknown (then tokens are
+// recognised as not reading as requests) for a mechanism not known.
+func legacyRounds(b []byte) (rounds int, unknown bool) {
+	mech := ""
+	if len(b) >= 14 {
+		off := 12
+		if n := int(int16(binary.BigEndian.Uint16(b[off:]))); n >= 0 { // client id
+			off += 2 + n
+		} else {
+			off += 2
+		}
+		if off+2 <= len(b) {
+			if n := int(int16(binary.BigEndian.Uint16(b[off:]))); n >= 0 && off+2+n <= len(b) {
+				mech = string(b[off+2 : off+2+n])
+			}
+		}
+	}
+	if n := redact.Rounds(mech); n > 0 {
+		return n, false
+	}
+	return 1 << 20, true
 }
 
 // bigFrame logs a frame larger than Config.MaxBuffer, which is forwarded
@@ -311,12 +465,23 @@ func (c *conn) takePending(corr int32) (pending, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, p := range c.pending {
-		if p.corr == corr {
+		if p.corr == corr && !p.raw {
 			c.pending = append(c.pending[:0], c.pending[i+1:]...)
 			return p, true
 		}
 	}
 	return pending{}, false
+}
+
+// takeRaw removes the next pending answer when it is a raw SASL token.
+func (c *conn) takeRaw() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pending) > 0 && c.pending[0].raw {
+		c.pending = c.pending[1:]
+		return true
+	}
+	return false
 }
 
 // pumpResponses forwards broker bytes to the client. Responses that
@@ -327,11 +492,7 @@ func (c *conn) pumpResponses() int64 {
 	var total int64
 	defer closeWrite(c.client)
 	r := &respState{}
-	defer func() { // a frame cut short gives back the queue space it reserved
-		if r.collect {
-			c.p.queued.Add(-int64(r.size))
-		}
-	}()
+	defer func() { c.p.q.release(c.q, r.resv) }() // a frame cut short gives back its queue space
 	for {
 		n, err := c.readFrom(c.upstream, buf)
 		if n > 0 {
@@ -381,7 +542,11 @@ type respState struct {
 	hold    []byte // the whole frame, held for rewriting
 	body    []byte // copy for decoding
 	collect bool
+	resv    int // decode queue bytes reserved for body
 	lost    bool
+	// rawChecked says whether the frame was checked for being a raw SASL
+	// token (raw) of the legacy SaslHandshake v0 exchange.
+	rawChecked, raw bool
 }
 
 // frameResponses forwards data, holding address-advertising responses.
@@ -391,6 +556,32 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		return err
 	}
 	for len(data) > 0 {
+		if r.size == 0 && !r.rawChecked {
+			k := copy(r.hdr[r.hn:4], data)
+			r.hn += k
+			data = data[k:]
+			if r.hn < 4 {
+				return nil
+			}
+			r.rawChecked = true
+			if c.takeRaw() {
+				// The broker's raw SASL token (legacy SaslHandshake v0): a
+				// size prefix, no correlation id; it may be empty.
+				size := int(int32(binary.BigEndian.Uint32(r.hdr[:])))
+				if _, err := c.writeTo(c.client, r.hdr[:4]); err != nil {
+					return err
+				}
+				if size < 0 || size > c.p.cfg.MaxFrame {
+					r.lost = true
+					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+					_, err := c.writeTo(c.client, data)
+					return err
+				}
+				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
+				r.collect = r.size <= c.p.cfg.MaxBuffer
+				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:4])
+			}
+		}
 		if r.size == 0 {
 			k := copy(r.hdr[r.hn:8], data)
 			r.hn += k
@@ -426,10 +617,8 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
 					return err
 				}
-				r.collect = !big && c.p.reserve(r.size)
-				if r.collect {
-					r.body = newFrameBuf(r.size, r.hdr[:])
-				}
+				r.collect = !big
+				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:])
 			}
 		}
 		k := min(len(data), r.size-r.seen)
@@ -442,21 +631,25 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if _, err := c.writeTo(c.client, chunk); err != nil {
 				return err
 			}
-			if r.collect {
-				r.body = append(r.body, chunk...)
-			}
+			c.collect(&r.collect, &r.body, &r.resv, r.size, chunk)
 		}
 		if r.seen < r.size {
 			continue
 		}
 		now := time.Now()
 		if r.hold != nil {
-			out, rewritten, derr := c.rewriteResponse(r.hold, r.req)
+			out, moved, derr := c.rewriteResponse(r.hold, r.req)
+			rewritten := len(moved) > 0
 			if _, err := c.writeTo(c.client, out); err != nil {
 				return err
 			}
 			if derr != nil {
 				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.corr, derr)
+			}
+			if rewritten {
+				c.event(Event{Kind: EventRewrite, Dir: "response", Time: now,
+					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
+						r.api, r.req.corr, strings.Join(moved, ", "), len(r.hold), len(out))})
 			}
 			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff}
 			c.respIdx++
@@ -464,9 +657,13 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if rewritten {
 				it.original = r.hold
 			}
-			c.p.enqueueHeld(it)
+			c.p.q.reserveWhole(c.q, it, len(it.data)+len(it.original))
 		} else if r.collect {
-			c.p.enqueue(&item{conn: c, kind: kindResponse, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff})
+			kind := kindResponse
+			if r.raw {
+				kind = kindRawResponse
+			}
+			c.p.q.frame(c.q, &item{conn: c, kind: kind, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
 		}
 		if r.hold == nil {
 			c.respIdx++
@@ -478,23 +675,36 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 }
 
 // rewriteResponse decodes a held response, replaces advertised broker
-// addresses and re-encodes it. On any failure the input comes back
-// unchanged, with the error.
-func (c *conn) rewriteResponse(b []byte, req pending) ([]byte, bool, error) {
+// addresses and re-encodes it; moved lists each address replaced ("node
+// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
+// failure the input comes back unchanged, with the error.
+func (c *conn) rewriteResponse(b []byte, req pending) (out []byte, moved []string, err error) {
 	api, ok := c.p.reg.API(req.key)
 	if !ok {
-		return b, false, fmt.Errorf("unknown API key %d", req.key)
+		return b, nil, fmt.Errorf("unknown API key %d", req.key)
 	}
 	f, err := c.p.cfg.Codec.DecodeResponse(b, api, req.version, codec.Options{})
 	if err != nil {
-		return b, false, err
+		return b, nil, err
 	}
-	if !rewriteAddresses(f, c.p.listenerFor) {
-		return b, false, nil
+	seen := map[string]bool{}
+	remap := func(node int32, host string, port int32) (string, int32, bool) {
+		h, p, ok := c.p.listenerFor(node, host, port)
+		if ok && (h != host || p != port) {
+			m := fmt.Sprintf("node %d %s -> %s", node, hostPort(host, port), hostPort(h, p))
+			if !seen[m] {
+				seen[m] = true
+				moved = append(moved, m)
+			}
+		}
+		return h, p, ok
 	}
-	out, err := c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
+	if !rewriteAddresses(f, remap) {
+		return b, nil, nil
+	}
+	out, err = c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
-		return b, false, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
-	return out, true, nil
+	return out, moved, nil
 }

@@ -1,9 +1,7 @@
 package proxy
 
 import (
-	"fmt"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/manifester/manifester/internal/budget"
@@ -19,6 +17,8 @@ const (
 	kindEvent itemKind = iota
 	kindRequest
 	kindResponse
+	kindRawRequest  // a raw SASL token after a SaslHandshake v0, from the client
+	kindRawResponse // and from the broker
 )
 
 // item is one entry of the decoding queue.
@@ -34,96 +34,34 @@ type item struct {
 	at        time.Time
 	index     int   // frame number in its direction of the connection
 	offset    int64 // where the frame starts in that direction's stream
+	reserved  int   // queue bytes reserved for it
 }
 
-// overflow holds events that found the queue full; the decoder delivers
-// them before its next item. Bounded: beyond maxOverflow they are counted.
-type overflow struct {
-	mu      sync.Mutex
-	events  []*Event
-	dropped int
-}
+// event queues a non-frame event of the proxy's own (not of a
+// connection) without ever blocking the caller.
+func (p *Proxy) event(e *Event) { p.q.event(nil, e, false) }
 
-const maxOverflow = 10000
-
-// event queues a non-frame event without ever blocking the caller.
-func (p *Proxy) event(e *Event) {
-	select {
-	case p.queue <- &item{kind: kindEvent, ev: e}:
-	default:
-		o := &p.ovf
-		o.mu.Lock()
-		if len(o.events) < maxOverflow {
-			o.events = append(o.events, e)
-		} else {
-			o.dropped++
-		}
-		o.mu.Unlock()
-	}
-}
-
-// reserve claims queue space for a frame of n bytes; false (and a skip)
-// when decoding is behind.
-func (p *Proxy) reserve(n int) bool {
-	if p.queued.Add(int64(n)) > p.cfg.QueueBytes || len(p.queue) >= cap(p.queue) {
-		p.queued.Add(-int64(n))
-		p.skipped.Add(1)
-		return false
-	}
-	return true
-}
-
-// enqueue hands a frame whose space was reserved to the decoder.
-func (p *Proxy) enqueue(it *item) {
-	select {
-	case p.queue <- it:
-	default:
-		p.queued.Add(-int64(len(it.data)))
-		p.skipped.Add(1)
-	}
-}
-
-// enqueueHeld hands over a frame that was held whole anyway.
-func (p *Proxy) enqueueHeld(it *item) {
-	if p.reserve(len(it.data)) {
-		p.enqueue(it)
-	}
-}
-
-// decodeLoop decodes queued frames and delivers events, in order.
+// decodeLoop decodes queued frames and delivers events: in order for each
+// connection, the connections in turn.
 func (p *Proxy) decodeLoop() {
 	defer p.decodeWG.Done()
-	o := &p.ovf
-	for it := range p.queue {
-		p.drainOverflow(o)
-		if n := p.skipped.Swap(0); n > 0 {
-			p.deliver(&Event{Kind: EventSkipped, Time: time.Now(), Count: int(n),
-				Detail: fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding", n)})
+	for {
+		it, cq, skipped, dropped, ok := p.q.next()
+		if !ok {
+			return
+		}
+		if skipped > 0 || dropped > 0 {
+			p.deliver(skippedEvent(cq.c, skipped, dropped))
+		}
+		if it == nil {
+			continue
 		}
 		if it.kind == kindEvent {
 			p.deliver(it.ev)
 			continue
 		}
-		p.queued.Add(-int64(len(it.data)))
 		p.deliver(p.decodeItem(it))
-	}
-	p.drainOverflow(o)
-	if n := p.skipped.Swap(0); n > 0 {
-		p.deliver(&Event{Kind: EventSkipped, Time: time.Now(), Count: int(n),
-			Detail: fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding", n)})
-	}
-}
-
-func (p *Proxy) drainOverflow(o *overflow) {
-	o.mu.Lock()
-	evs, dropped := o.events, o.dropped
-	o.events, o.dropped = nil, 0
-	o.mu.Unlock()
-	for _, e := range evs {
-		p.deliver(e)
-	}
-	if dropped > 0 {
-		p.deliver(&Event{Kind: EventSkipped, Time: time.Now(), Detail: fmt.Sprintf("%d log events dropped while decoding was behind", dropped)})
+		p.q.release(cq, it.reserved)
 	}
 }
 
@@ -142,6 +80,9 @@ var frameLimits = budget.Limits{}
 
 // decodeItem decodes one frame into its event.
 func (p *Proxy) decodeItem(it *item) *Event {
+	if it.kind == kindRawRequest || it.kind == kindRawResponse {
+		return p.decodeRaw(it)
+	}
 	c := it.conn
 	e := &Event{Kind: EventFrame, Time: it.at, Data: it.data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
@@ -150,7 +91,9 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	var f *report.Frame
 	if it.kind == kindRequest {
 		e.Dir = "request"
-		f = p.decode(it.data, opts)
+		data, plan := c.secrets.Request(p.cfg.Codec, it.data)
+		e.Data = data
+		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Client, c.base.Upstream
 	} else {
 		e.Dir = "response"
@@ -158,7 +101,9 @@ func (p *Proxy) decodeItem(it *item) *Event {
 		if api, ok := p.reg.API(it.req.key); ok && it.paired {
 			opts.API, opts.Version = api, it.req.version
 		}
-		f = p.decode(it.data, opts)
+		data, plan := c.secrets.Response(p.cfg.Codec, it.data, opts.API, opts.Version)
+		e.Data = data
+		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Upstream, c.base.Client
 		if it.paired {
 			lat := it.at.Sub(it.req.at).Microseconds()

@@ -404,7 +404,10 @@ func TestCutShortFramesFreeQueueSpace(t *testing.T) {
 	if decoded != 2 {
 		t.Errorf("%d frames of the honest Heartbeat exchange decoded, want 2", decoded)
 	}
-	if q := p.queued.Load(); q != 0 {
+	p.q.mu.Lock()
+	q := p.q.bytes
+	p.q.mu.Unlock()
+	if q != 0 {
 		t.Errorf("%d bytes of decode-queue space still reserved after every connection ended", q)
 	}
 }

@@ -13,9 +13,24 @@
 //
 // Forwarding goroutines hand copies of complete frames to one decoding
 // goroutine through a bounded queue ([Config.QueueFrames],
-// [Config.QueueBytes]). When the queue is full the frame is not decoded
-// (forwarding never waits for decoding) and an [Event] of kind
+// [Config.QueueBytes]), kept per connection and served round robin, so
+// that one connection cannot starve another's decoding and logging.
+// Space is reserved as a frame's bytes arrive, never from its size
+// prefix. When a connection's share or the queue is full the frame is not
+// decoded (forwarding never waits for decoding) and an [Event] of kind
 // [EventSkipped] says how many were skipped.
+//
+// # Listeners, TLS and secrets
+//
+// Per-broker listeners are opened on a fresh port, or on the address a
+// node is pinned to ([Config.BrokerListen], [Config.BrokerPortBase]); at
+// most [Config.MaxListeners] of them, and those unused for
+// [Config.ListenerIdle] are closed. [Config.TLS] serves TLS to clients on
+// every listener, [Config.UpstreamTLS] speaks TLS to the brokers, each
+// independently. SASL secrets are redacted in every event (package
+// redact) unless [Config.ShowSecrets]; the raw tokens of a legacy
+// SaslHandshake v0 exchange are framed in both directions. [AppendJSON]
+// and [LineWriter] write the JSON log.
 //
 // # Faults
 //
@@ -27,13 +42,13 @@ package proxy
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -52,6 +67,10 @@ const (
 	// DefaultIdleTimeout matches the broker's connections.max.idle.ms
 	// (clients close their idle connections after 9 minutes).
 	DefaultIdleTimeout = 10 * time.Minute
+	// DefaultMaxListeners bounds the per-broker listeners.
+	DefaultMaxListeners = 256
+	// DefaultListenerIdle is how long an unused per-broker listener stays.
+	DefaultListenerIdle = 10 * time.Minute
 )
 
 // Config configures a [Proxy].
@@ -72,7 +91,9 @@ type Config struct {
 	Summary bool
 	// Sink receives every event, on the decoding goroutine, in order.
 	Sink func(*Event)
-	// QueueFrames and QueueBytes bound the frames waiting to be decoded.
+	// QueueFrames and QueueBytes bound the frames waiting to be decoded
+	// (and being collected to be); one connection holds at most a quarter
+	// of each (one frame of up to half the bytes while it has no other).
 	QueueFrames int
 	QueueBytes  int64
 	// MaxFrame is the largest frame the proxy frames; a larger size
@@ -98,6 +119,36 @@ type Config struct {
 	// the host of each listener's address, 127.0.0.1 for a wildcard one).
 	// With it, per-broker listeners bind the host of Listen, as given.
 	AdvertiseHost string
+
+	// TLS, when set, makes every listener (the first and each broker's)
+	// serve TLS to clients.
+	TLS *tls.Config
+	// UpstreamTLS, when set, makes the proxy speak TLS to the brokers. An
+	// empty ServerName is each broker's advertised host.
+	UpstreamTLS *tls.Config
+
+	// BrokerListen pins the listener of broker node id to an address
+	// ("0.0.0.0:19093"); BrokerPortBase, when positive, pins every node
+	// without an entry to port BrokerPortBase+id on the host of Listen.
+	// Other brokers get a listener on a fresh port. A pinned listener
+	// follows its node: when the node is advertised at another address,
+	// new connections go there.
+	BrokerListen   map[int32]string
+	BrokerPortBase int
+	// MaxListeners bounds the per-broker listeners open at once (default
+	// DefaultMaxListeners; negative: no limit). A broker beyond it is not
+	// given one: its address reaches the client unrewritten, and a fault
+	// says so.
+	MaxListeners int
+	// ListenerIdle closes a per-broker listener (not the first, not a
+	// pinned one) that has had no connection and has not been advertised
+	// for that long (default DefaultListenerIdle; negative: never). It is
+	// opened again, on a fresh port, when the broker is advertised again.
+	ListenerIdle time.Duration
+
+	// ShowSecrets leaves SASL passwords, proofs and tokens in the events'
+	// bytes and reports (they are redacted by default; see package redact).
+	ShowSecrets bool
 }
 
 // EventKind says what an [Event] reports.
@@ -105,16 +156,19 @@ type EventKind uint8
 
 // Event kinds.
 const (
-	EventFrame   EventKind = iota // a frame was forwarded (and decoded)
-	EventOpen                     // a client connected
-	EventClose                    // a connection ended
-	EventFault                    // something went wrong; forwarding went on as far as it could
-	EventSkipped                  // frames were forwarded without decoding
-	EventListen                   // a listener was opened for a broker
+	EventFrame    EventKind = iota // a frame was forwarded (and decoded)
+	EventOpen                      // a client connected
+	EventClose                     // a connection ended
+	EventFault                     // something went wrong; forwarding went on as far as it could
+	EventSkipped                   // frames were forwarded without decoding
+	EventListen                    // a listener was opened for a broker
+	EventRewrite                   // a response's broker addresses were replaced
+	EventUnlisten                  // a listener was closed
 )
 
+// String is the kind's name in the log ("error" for EventFault).
 func (k EventKind) String() string {
-	return [...]string{"frame", "open", "close", "fault", "skipped", "listen"}[k]
+	return [...]string{"frame", "open", "close", "error", "skipped", "listen", "rewrite", "unlisten"}[k]
 }
 
 // Event is one entry of the proxy's log.
@@ -131,9 +185,10 @@ type Event struct {
 	Frame *report.Frame
 	// Dir is "request" or "response" for frame and fault events.
 	Dir string
-	// Data is the frame as forwarded to its receiver; Original, for a
-	// response whose addresses were rewritten, the frame as the broker
-	// sent it.
+	// Data is the frame as forwarded to its receiver (SASL secrets
+	// replaced unless Config.ShowSecrets; the bytes forwarded are never
+	// changed); Original, for a response whose addresses were rewritten,
+	// the frame as the broker sent it.
 	Data, Original []byte
 	// Rewritten reports that the frame's broker addresses were replaced.
 	Rewritten bool
@@ -150,15 +205,15 @@ type Proxy struct {
 	rewrite map[holdKey]bool // responses (API, version) that advertise addresses
 
 	mu        sync.Mutex
-	listeners map[string]*listener // by upstream address
+	listeners map[string]*listener // the first and unpinned listeners, by upstream address
+	byNode    map[int32]*listener  // pinned listeners, by node id
+	boot      *listener            // the first listener
+	openMu    sync.Mutex           // serialises opening listeners
 	closed    bool
 	conns     map[*conn]bool
 	connSeq   int
 
-	queue     chan *item
-	ovf       overflow
-	queued    atomic.Int64 // bytes in the queue
-	skipped   atomic.Int64 // frames skipped since the last report
+	q         *decodeQueue
 	wg        sync.WaitGroup
 	decodeWG  sync.WaitGroup
 	ctx       context.Context
@@ -168,10 +223,14 @@ type Proxy struct {
 }
 
 type listener struct {
-	ln       net.Listener
-	upstream string
-	host     string
-	port     int32
+	ln   net.Listener
+	host string // advertised host and port
+	port int32
+	node int32 // the pinned node, -1 when not pinned
+	// Guarded by Proxy.mu:
+	upstream string    // the broker connections go to
+	conns    int       // open connections
+	used     time.Time // last advertised, or last connection end
 }
 
 // New starts a proxy: it opens the first listener and returns once it
@@ -207,10 +266,16 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
 	}
+	if cfg.MaxListeners == 0 {
+		cfg.MaxListeners = DefaultMaxListeners
+	}
+	if cfg.ListenerIdle == 0 {
+		cfg.ListenerIdle = DefaultListenerIdle
+	}
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
-		listeners: map[string]*listener{}, conns: map[*conn]bool{},
-		queue: make(chan *item, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
+		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, conns: map[*conn]bool{},
+		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	if !cfg.NoRewrite {
@@ -218,9 +283,17 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p.decodeWG.Add(1)
 	go p.decodeLoop()
-	if _, err := p.listen(cfg.Listen, cfg.Upstream); err != nil {
+	boot, err := p.listen(cfg.Listen, cfg.Upstream, -1)
+	if err != nil {
 		p.Close()
 		return nil, err
+	}
+	p.mu.Lock()
+	p.boot = boot
+	p.mu.Unlock()
+	if cfg.ListenerIdle > 0 {
+		p.wg.Add(1)
+		go p.closeIdleListeners()
 	}
 	return p, nil
 }
@@ -229,8 +302,8 @@ func New(cfg Config) (*Proxy, error) {
 func (p *Proxy) Addr() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if l, ok := p.listeners[p.cfg.Upstream]; ok {
-		return l.ln.Addr().String()
+	if p.boot != nil {
+		return p.boot.ln.Addr().String()
 	}
 	return ""
 }
@@ -241,14 +314,18 @@ func (p *Proxy) Listeners() map[string]string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]string{}
+	for _, l := range p.byNode {
+		out[l.upstream] = l.ln.Addr().String()
+	}
 	for up, l := range p.listeners {
 		out[up] = l.ln.Addr().String()
 	}
 	return out
 }
 
-// listen opens a listener forwarding to upstream.
-func (p *Proxy) listen(addr, upstream string) (*listener, error) {
+// listen opens a listener forwarding to upstream (for node, -1 when not
+// pinned).
+func (p *Proxy) listen(addr, upstream string, node int32) (*listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening on %s: %w", addr, err)
@@ -261,45 +338,114 @@ func (p *Proxy) listen(addr, upstream string) (*listener, error) {
 	if p.cfg.AdvertiseHost != "" {
 		host = p.cfg.AdvertiseHost
 	}
-	l := &listener{ln: ln, upstream: upstream, host: host, port: int32(port)}
+	l := &listener{ln: ln, upstream: upstream, host: host, port: int32(port), node: node, used: time.Now()}
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		ln.Close()
 		return nil, net.ErrClosed
 	}
-	p.listeners[upstream] = l
+	if node >= 0 {
+		p.byNode[node] = l
+	} else {
+		p.listeners[upstream] = l
+	}
 	p.mu.Unlock()
-	p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: ln.Addr().String(), Upstream: upstream,
-		Detail: "forwarding " + ln.Addr().String() + " to " + upstream})
+	detail := "forwarding " + ln.Addr().String() + " to " + upstream
+	if node >= 0 {
+		detail += fmt.Sprintf(" (pinned for broker node %d)", node)
+	}
+	if p.cfg.TLS != nil {
+		detail += ", TLS to clients"
+	}
+	if p.cfg.UpstreamTLS != nil {
+		detail += ", TLS to the broker"
+	}
+	p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: ln.Addr().String(), Upstream: upstream, Detail: detail})
 	p.wg.Add(1)
 	go p.accept(l)
 	return l, nil
 }
 
-// listenerFor returns the proxy address for an advertised broker,
-// opening a listener for it on first use.
-func (p *Proxy) listenerFor(host string, port int32) (string, int32, bool) {
+// pinnedAddr is the address a node's listener is pinned to, if any.
+func (p *Proxy) pinnedAddr(node int32) (string, bool, error) {
+	if node < 0 {
+		return "", false, nil
+	}
+	if a, ok := p.cfg.BrokerListen[node]; ok {
+		return a, true, nil
+	}
+	if p.cfg.BrokerPortBase > 0 {
+		port := p.cfg.BrokerPortBase + int(node)
+		if port > 65535 {
+			return "", false, fmt.Errorf("broker port base %d + node id %d is past port 65535", p.cfg.BrokerPortBase, node)
+		}
+		return net.JoinHostPort(p.bindHost(), strconv.Itoa(port)), true, nil
+	}
+	return "", false, nil
+}
+
+// bindHost is the host per-broker listeners bind.
+func (p *Proxy) bindHost() string {
+	if p.cfg.AdvertiseHost != "" {
+		// Clients come from elsewhere: bind like the first listener.
+		h, _, _ := net.SplitHostPort(p.cfg.Listen)
+		return h
+	}
+	return listenHost(p.cfg.Listen)
+}
+
+// listenerFor returns the proxy address for broker node advertised at
+// host:port, opening a listener for it on first use (on its pinned
+// address, if it has one).
+func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32, bool) {
 	up := hostPort(host, port)
+	pinned, isPinned, perr := p.pinnedAddr(node)
+	p.openMu.Lock()
+	defer p.openMu.Unlock()
 	p.mu.Lock()
-	l, ok := p.listeners[up]
-	closed := p.closed
-	p.mu.Unlock()
-	if closed {
+	if p.closed {
+		p.mu.Unlock()
 		return "", 0, false
 	}
-	if !ok {
-		var err error
-		bind := listenHost(p.cfg.Listen)
-		if p.cfg.AdvertiseHost != "" {
-			// Clients come from elsewhere: bind like the first listener.
-			bind, _, _ = net.SplitHostPort(p.cfg.Listen)
+	if isPinned {
+		if l := p.byNode[node]; l != nil {
+			moved := l.upstream != up
+			old := l.upstream
+			l.upstream = up
+			l.used = time.Now()
+			p.mu.Unlock()
+			if moved {
+				p.event(&Event{Kind: EventListen, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: up,
+					Detail: fmt.Sprintf("broker node %d is now advertised at %s (was %s): %s forwards there", node, up, old, l.ln.Addr())})
+			}
+			return l.host, l.port, true
 		}
-		l, err = p.listen(net.JoinHostPort(bind, "0"), up)
-		if err != nil {
-			p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + err.Error()})
-			return "", 0, false
-		}
+	} else if l, ok := p.listeners[up]; ok {
+		l.used = time.Now()
+		p.mu.Unlock()
+		return l.host, l.port, true
+	}
+	n := len(p.listeners) - 1 // the first listener does not count
+	p.mu.Unlock()
+	if perr != nil {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + perr.Error()})
+		return "", 0, false
+	}
+	if !isPinned && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up,
+			Detail: fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly", p.cfg.MaxListeners, up, node)})
+		return "", 0, false
+	}
+	addr := net.JoinHostPort(p.bindHost(), "0")
+	pin := int32(-1)
+	if isPinned {
+		addr, pin = pinned, node
+	}
+	l, err := p.listen(addr, up, pin)
+	if err != nil {
+		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + err.Error()})
+		return "", 0, false
 	}
 	return l.host, l.port, true
 }
@@ -310,6 +456,43 @@ func listenHost(addr string) string {
 		return "127.0.0.1"
 	}
 	return h
+}
+
+// closeIdleListeners closes the per-broker listeners that are neither
+// pinned nor the first and have had no connection and no advertisement
+// for Config.ListenerIdle.
+func (p *Proxy) closeIdleListeners() {
+	defer p.wg.Done()
+	idle := p.cfg.ListenerIdle
+	t := time.NewTicker(max(idle/4, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-p.ctx.Done():
+			return
+		case <-t.C:
+		}
+		p.closeIdle(time.Now(), idle)
+	}
+}
+
+// closeIdle closes the listeners unused for idle at now.
+func (p *Proxy) closeIdle(now time.Time, idle time.Duration) {
+	var closed []*listener
+	p.mu.Lock()
+	for up, l := range p.listeners {
+		if l == p.boot || l.node >= 0 || l.conns > 0 || now.Sub(l.used) < idle {
+			continue
+		}
+		delete(p.listeners, up)
+		closed = append(closed, l)
+	}
+	p.mu.Unlock()
+	for _, l := range closed {
+		l.ln.Close()
+		p.event(&Event{Kind: EventUnlisten, Time: time.Now(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+			Detail: fmt.Sprintf("closing listener %s for broker %s: not advertised and no connection for %v", l.ln.Addr(), l.upstream, idle)})
+	}
 }
 
 func (p *Proxy) accept(l *listener) {
@@ -340,8 +523,12 @@ func (p *Proxy) accept(l *listener) {
 			continue
 		}
 		p.connSeq++
-		cn := newConn(p, l, c, p.connSeq)
+		if p.cfg.TLS != nil {
+			c = tls.Server(c, p.cfg.TLS)
+		}
+		cn := newConn(p, l, c, p.connSeq, l.upstream)
 		p.conns[cn] = true
+		l.conns++
 		p.mu.Unlock()
 		p.wg.Add(1)
 		go func() {
@@ -349,6 +536,8 @@ func (p *Proxy) accept(l *listener) {
 			cn.run()
 			p.mu.Lock()
 			delete(p.conns, cn)
+			l.conns--
+			l.used = time.Now()
 			p.mu.Unlock()
 		}()
 	}
@@ -362,7 +551,10 @@ const maxRefusing = 64
 // it already sent is drained (briefly, bounded) so that it sees an end of
 // stream rather than a reset.
 func (p *Proxy) refuse(l *listener, c net.Conn) {
-	p.event(&Event{Kind: EventFault, Time: time.Now(), Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: l.upstream,
+	p.mu.Lock()
+	up := l.upstream
+	p.mu.Unlock()
+	p.event(&Event{Kind: EventFault, Time: time.Now(), Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: up,
 		Detail: fmt.Sprintf("connection limit %d reached: refusing client %s", p.cfg.MaxConns, c.RemoteAddr())})
 	select {
 	case p.refusing <- struct{}{}:
@@ -391,13 +583,16 @@ func (p *Proxy) Close() error {
 		for _, l := range p.listeners {
 			l.ln.Close()
 		}
+		for _, l := range p.byNode {
+			l.ln.Close()
+		}
 		for c := range p.conns {
 			c.abort()
 		}
 		p.mu.Unlock()
 		p.cancel()
 		p.wg.Wait()
-		close(p.queue)
+		p.q.close()
 		p.decodeWG.Wait()
 	})
 	return nil

@@ -106,9 +106,10 @@ func AdvertisingAPIs(reg *schema.Registry) []*schema.API {
 	return out
 }
 
-// mapFunc returns the address clients should use instead of an advertised
-// broker address, or ok false to leave it.
-type mapFunc func(host string, port int32) (newHost string, newPort int32, ok bool)
+// mapFunc returns the address clients should use instead of the address
+// advertised for broker node (-1 when the struct has no node id at this
+// version), or ok false to leave it.
+type mapFunc func(node int32, host string, port int32) (newHost string, newPort int32, ok bool)
 
 // rewriteAddresses replaces every broker address in the body of a decoded
 // frame and reports whether anything changed.
@@ -130,7 +131,11 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 	changed := false
 	if a, ok := addressOf(s); ok && a.host.Versions.Contains(version) && a.port.Versions.Contains(version) {
 		hv, pv := &v.Kids[a.host.Index], &v.Kids[a.port.Index]
-		if h, p, ok := remap(string(hv.Bytes), int32(pv.Int)); ok && (h != string(hv.Bytes) || int64(p) != pv.Int) {
+		node := int32(-1)
+		if a.node.Versions.Contains(version) {
+			node = int32(v.Kids[a.node.Index].Int)
+		}
+		if h, p, ok := remap(node, string(hv.Bytes), int32(pv.Int)); ok && (h != string(hv.Bytes) || int64(p) != pv.Int) {
 			if dry {
 				return true
 			}

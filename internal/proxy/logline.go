@@ -1,0 +1,135 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/manifester/manifester/internal/report"
+)
+
+// Directions of frame events in the log.
+const (
+	ToBroker = "client_to_broker"
+	ToClient = "broker_to_client"
+)
+
+// direction names the way a frame or fault went ("request" is
+// client_to_broker).
+func direction(dir string) string {
+	switch dir {
+	case "request":
+		return ToBroker
+	case "response":
+		return ToClient
+	}
+	return ""
+}
+
+// noticeLine is the JSON form of an event that is not a frame.
+type noticeLine struct {
+	Conn      int       `json:"conn"`
+	Event     string    `json:"event"`
+	Time      time.Time `json:"time"`
+	Client    string    `json:"client,omitempty"`
+	Listener  string    `json:"listener,omitempty"`
+	Upstream  string    `json:"upstream,omitempty"`
+	Direction string    `json:"direction,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+	Count     int       `json:"count,omitempty"`
+}
+
+// frameHead is the part of a frame's line before the report's fields.
+type frameHead struct {
+	Conn        int    `json:"conn"`
+	Event       string `json:"event"`
+	Direction   string `json:"direction"`
+	Client      string `json:"client"`
+	Listener    string `json:"listener"`
+	Upstream    string `json:"upstream"`
+	Rewritten   bool   `json:"rewritten,omitempty"`
+	OriginalHex string `json:"original_hex,omitempty"`
+}
+
+// AppendJSON appends the event's line of the JSON log, newline included.
+// Every line has conn (0 for the proxy's own events), event and the
+// endpoints it concerns; a frame's line has direction, rewritten and
+// original_hex (the broker's bytes, when the proxy changed the frame),
+// then the fields of [report.AppendJSON] (hex is what the receiver got).
+func AppendJSON(dst []byte, e *Event) ([]byte, error) {
+	if e.Kind == EventFrame && e.Frame != nil {
+		h := frameHead{Conn: e.Conn, Event: e.Kind.String(), Direction: direction(e.Dir), Client: e.Client,
+			Listener: e.Listener, Upstream: e.Upstream, Rewritten: e.Rewritten}
+		if e.Rewritten {
+			h.OriginalHex = hex.EncodeToString(e.Original)
+		}
+		head, err := json.Marshal(h)
+		if err != nil {
+			return dst, err
+		}
+		body, err := report.AppendJSON(nil, e.Frame, report.JSONOptions{})
+		if err != nil {
+			return dst, err
+		}
+		if len(body) < 2 || body[0] != '{' {
+			return dst, errors.New("proxy: a frame's JSON is not an object")
+		}
+		dst = append(dst, head[:len(head)-1]...)
+		if body[1] != '}' {
+			dst = append(dst, ',')
+		}
+		return append(dst, body[1:]...), nil
+	}
+	// Details are the proxy's own words ("node 1 A -> B"): not HTML
+	// escaped, so that they read as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(noticeLine{Conn: e.Conn, Event: e.Kind.String(), Time: e.Time, Client: e.Client,
+		Listener: e.Listener, Upstream: e.Upstream, Direction: direction(e.Dir), Detail: e.Detail, Count: e.Count}); err != nil {
+		return dst, err
+	}
+	return append(dst, buf.Bytes()...), nil
+}
+
+// LineWriter writes whole lines: each with one Write call, under a lock,
+// so that lines of concurrent writers never interleave, and a crash
+// leaves at most the last line torn. Writes are not buffered across
+// lines.
+type LineWriter struct {
+	mu  sync.Mutex
+	w   io.Writer
+	err error
+}
+
+// NewLineWriter returns a LineWriter on w.
+func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
+
+// WriteLine writes b (one or more whole lines) with one Write call. After
+// a failed write every later one fails with the same error.
+func (l *LineWriter) WriteLine(b []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	n, err := l.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	l.err = err
+	return err
+}
+
+// WriteEvent writes the event's JSON line.
+func (l *LineWriter) WriteEvent(e *Event) error {
+	b, err := AppendJSON(nil, e)
+	if err != nil {
+		return err
+	}
+	return l.WriteLine(b)
+}

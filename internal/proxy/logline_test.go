@@ -1,0 +1,159 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"net"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// TestLogLines: every line has conn, event and the endpoints; frames have
+// direction; the rewritten Metadata response has rewritten, original_hex
+// (the broker's bytes) and hex (the client's); a rewrite event says which
+// address became which.
+func TestLogLines(t *testing.T) {
+	other, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer other.Close()
+	oh, op, _ := net.SplitHostPort(other.Addr().String())
+	pn, _ := strconv.Atoi(op)
+	req, resp := metadata(5, oh, int32(pn))
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(req))
+		io.ReadFull(c, b)
+		c.Write(resp)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(req)
+	var size [4]byte
+	io.ReadFull(c, size[:])
+	got := make([]byte, binary32(size))
+	io.ReadFull(c, got)
+	got = append(size[:], got...)
+	c.Close()
+	p.Close()
+
+	seen := map[string]int{}
+	for _, e := range ev.all {
+		line, err := AppendJSON(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Count(line, []byte("\n")) != 1 || line[len(line)-1] != '\n' {
+			t.Fatalf("not one line: %q", line)
+		}
+		var l map[string]any
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		ev, _ := l["event"].(string)
+		seen[ev]++
+		if _, ok := l["conn"].(float64); !ok {
+			t.Errorf("no conn: %s", line)
+		}
+		if ev != "listen" && (l["client"] == nil || l["listener"] == nil || l["upstream"] == nil) {
+			t.Errorf("endpoints missing: %s", line)
+		}
+		switch ev {
+		case "frame":
+			want := map[string]string{"request": ToBroker, "response": ToClient}[l["kind"].(string)]
+			if l["direction"] != want {
+				t.Errorf("direction %v for a %v: %s", l["direction"], l["kind"], line)
+			}
+			if l["kind"] == "response" {
+				if l["rewritten"] != true || l["original_hex"] != hex.EncodeToString(resp) || l["hex"] != hex.EncodeToString(got) {
+					t.Errorf("rewritten response: rewritten %v, original_hex %v (broker sent %x), hex %v (client got %x)", l["rewritten"], l["original_hex"], resp, l["hex"], got)
+				}
+			} else if _, ok := l["rewritten"]; ok {
+				t.Errorf("a request marked rewritten: %s", line)
+			}
+		case "rewrite":
+			want := "node 1 " + other.Addr().String() + " -> " + p.Listeners()[other.Addr().String()]
+			if d, _ := l["detail"].(string); !bytes.Contains([]byte(d), []byte(want)) || l["direction"] != ToClient {
+				t.Errorf("rewrite event %q lacks %q", d, want)
+			}
+		}
+	}
+	for _, k := range []string{"listen", "open", "frame", "rewrite", "close"} {
+		if seen[k] == 0 {
+			t.Errorf("no %s line: %v", k, seen)
+		}
+	}
+	if seen["frame"] != 2 || seen["rewrite"] != 1 {
+		t.Errorf("lines %v, want 2 frames and 1 rewrite", seen)
+	}
+}
+
+func binary32(b [4]byte) uint32 {
+	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
+}
+
+// recordingWriter keeps every Write call apart.
+type recordingWriter struct {
+	mu     sync.Mutex
+	writes [][]byte
+}
+
+func (w *recordingWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	w.writes = append(w.writes, append([]byte(nil), b...))
+	w.mu.Unlock()
+	return len(b), nil
+}
+
+// TestLineWriterWritesWholeLines: lines of many writers, some of them
+// long, each arrive in one Write call, never interleaved.
+func TestLineWriterWritesWholeLines(t *testing.T) {
+	rw := &recordingWriter{}
+	lw := NewLineWriter(rw)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				e := &Event{Kind: EventFault, Conn: g, Detail: string(bytes.Repeat([]byte{'a' + byte(g)}, 1+i*i*40))}
+				if err := lw.WriteEvent(e); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if len(rw.writes) != 400 {
+		t.Fatalf("%d writes for 400 lines", len(rw.writes))
+	}
+	for _, w := range rw.writes {
+		var l noticeLine
+		if bytes.IndexByte(w, '\n') != len(w)-1 || json.Unmarshal(w, &l) != nil {
+			t.Fatalf("a write is not one JSON line: %.100q", w)
+		}
+		if l.Detail != string(bytes.Repeat([]byte{'a' + byte(l.Conn)}, len(l.Detail))) {
+			t.Fatal("lines interleaved")
+		}
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(b []byte) (int, error) {
+	w.n++
+	return len(b) / 2, nil
+}
+
+// A short write is an error, and no later line is written after it (so
+// a torn line is the last one).
+func TestLineWriterStopsAfterAShortWrite(t *testing.T) {
+	fw := &failingWriter{}
+	lw := NewLineWriter(fw)
+	if err := lw.WriteLine([]byte("one\n")); err != io.ErrShortWrite {
+		t.Fatalf("err %v", err)
+	}
+	if err := lw.WriteLine([]byte("two\n")); err == nil || fw.n != 1 {
+		t.Fatalf("wrote on after a short write: err %v, %d writes", err, fw.n)
+	}
+}

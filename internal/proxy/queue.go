@@ -1,0 +1,241 @@
+package proxy
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// decodeQueue holds the frames and events waiting for the decoding
+// goroutine: one FIFO per connection (id 0 for the proxy's own events),
+// served round robin, so that a connection that sends much, or that
+// stalls in the middle of a huge frame, cannot keep another's frames from
+// being decoded and logged. Nothing here ever blocks a forwarder: a frame
+// that finds no room is forwarded without decoding and counted, per
+// connection, and the count is logged as an [EventSkipped].
+//
+// Space is reserved as a frame's bytes arrive ([decodeQueue.grow]), never
+// from its size prefix. A connection may hold at most connBytes (frames
+// being collected and frames queued), or half the queue for one frame
+// while it has nothing else queued; all connections together at most
+// maxBytes.
+type decodeQueue struct {
+	mu        sync.Mutex
+	wake      chan struct{}
+	conns     map[int]*connQueue
+	ready     []*connQueue // connections with items, in service order
+	bytes     int64        // reserved over all connections
+	closed    bool
+	maxBytes  int64
+	connBytes int64
+	connItems int // frames queued per connection
+}
+
+// connQueue is one connection's part of the queue.
+type connQueue struct {
+	id       int
+	c        *conn // nil for the proxy's own events
+	items    []*item
+	frames   int   // frames among items
+	reserved int64 // bytes of queued frames and of frames being collected
+	inReady  bool
+	done     bool // the connection's last event is queued
+	skipped  int  // frames forwarded without decoding, not yet reported
+	dropped  int  // events dropped, not yet reported
+}
+
+// maxConnEvents bounds the events (not frames) one connection queues;
+// beyond it events are dropped and counted.
+const maxConnEvents = 4096
+
+func newDecodeQueue(maxBytes int64, maxFrames int) *decodeQueue {
+	q := &decodeQueue{wake: make(chan struct{}, 1), conns: map[int]*connQueue{}, maxBytes: maxBytes,
+		connBytes: max(maxBytes/4, 1), connItems: max(maxFrames/4, 1)}
+	q.conns[0] = &connQueue{id: 0}
+	return q
+}
+
+// open returns the queue of connection id.
+func (q *decodeQueue) open(c *conn) *connQueue {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	cq := &connQueue{id: c.id, c: c}
+	q.conns[c.id] = cq
+	return cq
+}
+
+func (q *decodeQueue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// push appends an item to cq (locked).
+func (q *decodeQueue) push(cq *connQueue, it *item) {
+	cq.items = append(cq.items, it)
+	if !cq.inReady {
+		cq.inReady = true
+		q.ready = append(q.ready, cq)
+	}
+}
+
+// event queues a non-frame event on cq (nil: the proxy's own). last marks
+// the connection's final event.
+func (q *decodeQueue) event(cq *connQueue, e *Event, last bool) {
+	q.mu.Lock()
+	if cq == nil {
+		cq = q.conns[0]
+	}
+	if last {
+		cq.done = true
+	}
+	if len(cq.items)-cq.frames >= maxConnEvents && !last {
+		cq.dropped++
+	} else {
+		q.push(cq, &item{kind: kindEvent, ev: e})
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// grow reserves n more bytes for a frame being collected by cq; false
+// when there is no room (the caller gives back what the frame holds with
+// release and counts a skip).
+func (q *decodeQueue) grow(cq *connQueue, n int) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	k := int64(n)
+	if q.bytes+k > q.maxBytes {
+		return false
+	}
+	if cq.reserved+k > q.connBytes && (cq.frames > 0 || cq.reserved+k > q.maxBytes/2) {
+		return false
+	}
+	q.bytes += k
+	cq.reserved += k
+	return true
+}
+
+// release gives back n reserved bytes.
+func (q *decodeQueue) release(cq *connQueue, n int) {
+	if n == 0 {
+		return
+	}
+	q.mu.Lock()
+	q.bytes -= int64(n)
+	cq.reserved -= int64(n)
+	q.mu.Unlock()
+}
+
+// skip counts a frame of cq forwarded without decoding.
+func (q *decodeQueue) skip(cq *connQueue) {
+	q.mu.Lock()
+	cq.skipped++
+	q.mu.Unlock()
+}
+
+// frame queues a complete frame whose it.reserved bytes were reserved;
+// false (space given back, a skip counted) when cq has too many frames
+// queued.
+func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
+	q.mu.Lock()
+	if cq.frames >= q.connItems || q.closed {
+		q.bytes -= int64(it.reserved)
+		cq.reserved -= int64(it.reserved)
+		cq.skipped++
+		q.mu.Unlock()
+		return false
+	}
+	cq.frames++
+	q.push(cq, it)
+	q.mu.Unlock()
+	q.signal()
+	return true
+}
+
+// reserveWhole reserves n bytes for a frame held whole anyway and queues
+// it; false (a skip counted) without room.
+func (q *decodeQueue) reserveWhole(cq *connQueue, it *item, n int) bool {
+	if !q.grow(cq, n) {
+		q.skip(cq)
+		return false
+	}
+	it.reserved = n
+	return q.frame(cq, it)
+}
+
+// next waits for the next item, taking the connections in turn. It
+// returns the skip and drop counts of the item's connection not reported
+// yet, and false once the queue is closed and empty.
+func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok bool) {
+	for {
+		q.mu.Lock()
+		if len(q.ready) > 0 {
+			cq = q.ready[0]
+			q.ready = q.ready[1:]
+			it = cq.items[0]
+			cq.items[0] = nil
+			cq.items = cq.items[1:]
+			if it.kind != kindEvent {
+				cq.frames--
+			}
+			skipped, dropped = cq.skipped, cq.dropped
+			cq.skipped, cq.dropped = 0, 0
+			if len(cq.items) > 0 {
+				q.ready = append(q.ready, cq)
+			} else {
+				cq.inReady = false
+				cq.items = nil
+				if cq.done && cq.id != 0 {
+					delete(q.conns, cq.id)
+				}
+			}
+			q.mu.Unlock()
+			return it, cq, skipped, dropped, true
+		}
+		if q.closed {
+			// Counts not reported yet (a connection whose last frames
+			// were skipped after its close was queued cannot happen,
+			// but the proxy's own queue can hold some).
+			for _, c := range q.conns {
+				if c.skipped > 0 || c.dropped > 0 {
+					skipped, dropped = c.skipped, c.dropped
+					c.skipped, c.dropped = 0, 0
+					q.mu.Unlock()
+					return nil, c, skipped, dropped, true
+				}
+			}
+			q.mu.Unlock()
+			return nil, nil, 0, 0, false
+		}
+		q.mu.Unlock()
+		<-q.wake
+	}
+}
+
+// close ends the queue: next returns what is left, then false.
+func (q *decodeQueue) close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+// skippedEvent reports frames of connection c (nil: the proxy's) that
+// were forwarded without decoding, and events dropped.
+func skippedEvent(c *conn, skipped, dropped int) *Event {
+	e := &Event{Kind: EventSkipped, Time: time.Now(), Count: skipped}
+	if c != nil {
+		e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
+	}
+	switch {
+	case skipped > 0 && dropped > 0:
+		e.Detail = fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding, %d log events dropped", skipped, dropped)
+	case skipped > 0:
+		e.Detail = fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding", skipped)
+	default:
+		e.Detail = fmt.Sprintf("decoding fell behind: %d log events dropped", dropped)
+	}
+	return e
+}

@@ -1,0 +1,317 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/binary"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+const specDir = "../../../shared/kafka-spec/4.3"
+
+var (
+	regOnce sync.Once
+	testReg *schema.Registry
+	regErr  error
+)
+
+func testCodec(t testing.TB) *codec.Codec {
+	t.Helper()
+	regOnce.Do(func() { testReg, regErr = schema.Load(specDir) })
+	if regErr != nil {
+		t.Fatal(regErr)
+	}
+	return codec.New(testReg)
+}
+
+// Frames are encoded with kmsg, an independent encoder.
+func reqFrame(r kmsg.Request, corr int32) []byte {
+	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("redact-test")).AppendRequest(nil, r, corr)
+}
+
+func respFrame(r kmsg.Response, corr int32) []byte {
+	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
+	if r.IsFlexible() {
+		b = append(b, 0)
+	}
+	b = r.AppendTo(b)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}
+
+func handshake(mech string, v int16) []byte {
+	r := kmsg.NewPtrSASLHandshakeRequest()
+	r.Version, r.Mechanism = v, mech
+	return reqFrame(r, 1)
+}
+
+func authenticate(auth []byte, v int16) []byte {
+	r := kmsg.NewPtrSASLAuthenticateRequest()
+	r.Version, r.SASLAuthBytes = v, auth
+	return reqFrame(r, 2)
+}
+
+// outputs renders the report of a redacted frame every way the tools do.
+func outputs(t *testing.T, r *report.Frame) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.Text(&b, r, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.JSONLine(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// noSecret fails when out holds secret, or any 4-byte piece of it.
+func noSecret(t *testing.T, out []byte, secret string) {
+	t.Helper()
+	for i := 0; i+4 <= len(secret); i++ {
+		if bytes.Contains(out, []byte(secret[i:i+4])) {
+			t.Fatalf("output holds %q, a piece of the secret:\n%s", secret[i:i+4], out)
+		}
+	}
+	hexSecret := []byte(strings.ToLower(hexString([]byte(secret))))
+	for i := 0; i+8 <= len(hexSecret); i += 2 {
+		if bytes.Contains(out, hexSecret[i:i+8]) {
+			t.Fatalf("output holds the hex %q of a piece of the secret", hexSecret[i:i+8])
+		}
+	}
+}
+
+func TestPlainRequest(t *testing.T) {
+	c := testCodec(t)
+	const password = "Tr0ub4dor&3-horse"
+	for _, v := range []int16{0, 1, 2} {
+		s := NewStream(false)
+		if out, p := s.Request(c, handshake("PLAIN", 1)); p != nil || out == nil {
+			t.Fatal("a handshake has nothing to redact")
+		}
+		in := authenticate([]byte("\x00alice\x00"+password), v)
+		out, p := s.Request(c, in)
+		if p == nil || p.Mechanism != Plain || p.Redacted != len(password) {
+			t.Fatalf("v%d: plan %+v", v, p)
+		}
+		at := bytes.Index(in, []byte(password))
+		if len(out) != len(in) || !bytes.Equal(out[:at], in[:at]) || !bytes.Equal(out[at+len(password):], in[at+len(password):]) ||
+			string(out[at:at+len(password)]) != strings.Repeat("*", len(password)) {
+			t.Fatalf("v%d: redacted frame %x", v, out)
+		}
+		r := report.Decode(c, out, report.Options{Roundtrip: true})
+		if r.Error != "" {
+			t.Fatalf("v%d: %s", v, r.Error)
+		}
+		p.Apply(r)
+		all := outputs(t, r)
+		noSecret(t, all, password)
+		for _, want := range []string{
+			`PLAIN: authzid \"\", authcid \"alice\", password redacted (17 bytes)`,
+			"authcid", "password", "17 bytes (redacted)", "2a2a2a2a",
+		} {
+			if !bytes.Contains(all, []byte(want)) {
+				t.Errorf("v%d: output lacks %q:\n%s", v, want, all)
+			}
+		}
+		// The children tile the auth bytes.
+		n := field(r.Decoded.Root, "AuthBytes")
+		end := n.Off
+		for _, k := range n.Kids {
+			if k.Off != end {
+				t.Fatalf("v%d: child %s at %d, want %d", v, k.Name, k.Off, end)
+			}
+			end += k.Len
+		}
+		if end != n.Off+n.Len {
+			t.Fatalf("v%d: children end at %d, node at %d", v, end, n.Off+n.Len)
+		}
+	}
+}
+
+func TestShowSecrets(t *testing.T) {
+	c := testCodec(t)
+	in := authenticate([]byte("\x00alice\x00secret"), 1)
+	s := NewStream(true)
+	out, p := s.Request(c, in)
+	if p != nil || !bytes.Equal(out, in) {
+		t.Fatal("with secrets shown the frame must pass unchanged")
+	}
+}
+
+func TestScramExchange(t *testing.T) {
+	c := testCodec(t)
+	api, _ := c.Reg.API(keySaslAuthenticate)
+	s := NewStream(false)
+	s.Request(c, handshake("SCRAM-SHA-256", 1))
+	const proof = "dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="
+	const sig = "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+	first := authenticate([]byte("n,,n=user,r=rOprNGfwEbeRWgbNEkqO"), 1)
+	final := authenticate([]byte("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p="+proof), 1)
+	srvFinal := kmsg.NewPtrSASLAuthenticateResponse()
+	srvFinal.Version, srvFinal.SASLAuthBytes = 1, []byte("v="+sig)
+	out, p := s.Request(c, first)
+	if p == nil || p.Redacted != 0 || !bytes.Equal(out, first) {
+		t.Fatalf("client-first holds no secret: %+v", p)
+	}
+	out, p = s.Request(c, final)
+	if p == nil || p.Redacted != len(proof) {
+		t.Fatalf("client-final: %+v", p)
+	}
+	r := report.Decode(c, out, report.Options{})
+	p.Apply(r)
+	all := outputs(t, r)
+	noSecret(t, all, proof)
+	if !bytes.Contains(all, []byte("client proof redacted (44 bytes)")) || !bytes.Contains(all, []byte(`"r (nonce)"`)) {
+		t.Errorf("client-final structure missing:\n%s", all)
+	}
+	out, p = s.Response(c, respFrame(srvFinal, 2), api, 1)
+	if p == nil || p.Redacted != len(sig) {
+		t.Fatalf("server-final: %+v", p)
+	}
+	r = report.Decode(c, out, report.Options{Kind: schema.TypeResponse, API: api, Version: 1})
+	p.Apply(r)
+	noSecret(t, outputs(t, r), sig)
+}
+
+func TestOAuthBearer(t *testing.T) {
+	c := testCodec(t)
+	const token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
+	// No handshake seen: recognised from the bytes.
+	s := NewStream(false)
+	out, p := s.Request(c, authenticate([]byte("n,a=alice,\x01host=broker\x01auth=Bearer "+token+"\x01\x01"), 2))
+	if p == nil || p.Mechanism != OAuthBearer {
+		t.Fatalf("plan %+v", p)
+	}
+	r := report.Decode(c, out, report.Options{})
+	p.Apply(r)
+	all := outputs(t, r)
+	noSecret(t, all, token)
+	if !bytes.Contains(all, []byte("auth=Bearer")) {
+		t.Errorf("the scheme should show:\n%s", all)
+	}
+}
+
+func TestUnknownMechanismRedactedWhole(t *testing.T) {
+	c := testCodec(t)
+	s := NewStream(false)
+	s.Request(c, handshake("GSSAPI", 1))
+	tok := []byte{0x60, 0x82, 0x02, 0x10, 'k', 'r', 'b', '5', 't', 'i', 'c', 'k', 'e', 't'}
+	out, p := s.Request(c, authenticate(tok, 1))
+	if p == nil || p.Redacted != len(tok) || p.Mechanism != "" {
+		t.Fatalf("plan %+v", p)
+	}
+	r := report.Decode(c, out, report.Options{})
+	p.Apply(r)
+	noSecret(t, outputs(t, r), string(tok[4:]))
+}
+
+// A SaslHandshake v0 is followed by raw tokens: a size prefix and the
+// mechanism's bytes, no Kafka header.
+func TestLegacyRawTokens(t *testing.T) {
+	c := testCodec(t)
+	hsAPI, _ := c.Reg.API(keySaslHandshake)
+	s := NewStream(false)
+	s.Request(c, handshake("PLAIN", 0))
+	hsResp := kmsg.NewPtrSASLHandshakeResponse()
+	hsResp.Version, hsResp.SupportedMechanisms = 0, []string{"PLAIN"}
+	s.Response(c, respFrame(hsResp, 1), hsAPI, 0)
+	if !s.RawNext() {
+		t.Fatal("a raw token is expected after SaslHandshake v0")
+	}
+	const password = "hunter2-and-more"
+	tok := []byte("\x00bob\x00" + password)
+	raw := binary.BigEndian.AppendUint32(nil, uint32(len(tok)))
+	raw = append(raw, tok...)
+	out, p := s.Request(c, raw)
+	if p == nil || !p.Raw || p.Redacted != len(password) {
+		t.Fatalf("plan %+v", p)
+	}
+	if s.RawNext() || !s.RawReplyNext() {
+		t.Fatal("PLAIN has one client token, then the server's")
+	}
+	r := RawReport(out, p, false)
+	all := outputs(t, r)
+	noSecret(t, all, password)
+	if !bytes.Contains(all, []byte(`authcid`)) || !bytes.Contains(all, []byte(`"bob"`)) {
+		t.Errorf("structure missing:\n%s", all)
+	}
+	// The server's (empty) token, then an ordinary request again.
+	if _, p := s.Response(c, []byte{0, 0, 0, 0}, nil, 0); p == nil || !p.Raw {
+		t.Fatal("the server's raw token")
+	}
+	hb := kmsg.NewPtrHeartbeatRequest()
+	hb.Version = 4
+	if _, p := s.Request(c, reqFrame(hb, 3)); p != nil {
+		t.Fatal("a request after the exchange has nothing to redact")
+	}
+}
+
+// A refused v0 handshake expects no raw token.
+func TestLegacyRefused(t *testing.T) {
+	c := testCodec(t)
+	hsAPI, _ := c.Reg.API(keySaslHandshake)
+	s := NewStream(false)
+	s.Request(c, handshake("PLAIN", 0))
+	hsResp := kmsg.NewPtrSASLHandshakeResponse()
+	hsResp.ErrorCode = 33
+	s.Response(c, respFrame(hsResp, 1), hsAPI, 0)
+	if s.RawNext() {
+		t.Fatal("no raw token after a refusal")
+	}
+}
+
+// A SaslAuthenticate frame cut short is redacted after its header.
+func TestCutShortAuthenticate(t *testing.T) {
+	c := testCodec(t)
+	in := authenticate([]byte("\x00alice\x00password-cut-short"), 1)
+	cut := in[:len(in)-5]
+	s := NewStream(false)
+	out, p := s.Request(c, cut)
+	if p == nil || p.Redacted != len(cut)-8 {
+		t.Fatalf("plan %+v", p)
+	}
+	r := report.Decode(c, out, report.Options{})
+	p.Apply(r)
+	noSecret(t, outputs(t, r), "password-cut")
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		mech, in string
+		server   bool
+		want     string
+		secret   int
+	}{
+		{"PLAIN", "authz\x00user\x00pw", false, "PLAIN", 2},
+		{"", "\x00user\x00pw", false, "PLAIN", 2},
+		{"PLAIN", "no separators", false, "", 13},
+		{"SCRAM-SHA-512", "r=abc,s=c2FsdA==,i=4096", true, "SCRAM-SHA-512", 0},
+		{"", "r=abc,s=c2FsdA==,i=4096", true, "SCRAM", 0},
+		{"", "v=c2ln", true, "SCRAM", 4},
+		{"", "something else", true, "", 14},
+		{"OAUTHBEARER", `{"status":"invalid_token"}`, true, "OAUTHBEARER", 0},
+	} {
+		mech, parts := Parse(tc.mech, []byte(tc.in), tc.server)
+		_, n := Redact([]byte(tc.in), parts)
+		if mech != tc.want || n != tc.secret {
+			t.Errorf("Parse(%q, %q) = %q with %d secret bytes, want %q and %d", tc.mech, tc.in, mech, n, tc.want, tc.secret)
+		}
+		end := 0
+		for _, p := range parts {
+			if p.Off != end {
+				t.Errorf("Parse(%q, %q): part %q at %d, want %d", tc.mech, tc.in, p.Name, p.Off, end)
+			}
+			end = p.Off + p.Len
+		}
+		if end != len(tc.in) {
+			t.Errorf("Parse(%q, %q): parts end at %d of %d", tc.mech, tc.in, end, len(tc.in))
+		}
+	}
+}
