@@ -133,6 +133,7 @@ type Budget struct {
 	output       int64
 	checks       int
 	inflateSpent bool
+	nodesSpent   bool
 	// spent lists the messages of the limits reached, for the report.
 	spent []string
 }
@@ -160,6 +161,14 @@ func (b *Budget) InflateRoom() int64 {
 // InflateSpent records that a compressed area did not fit in the room
 // left: the areas after it are not inflated either.
 func (b *Budget) InflateSpent() { b.inflateSpent = true }
+
+// IsInflateSpent reports whether InflateSpent was called.
+func (b *Budget) IsInflateSpent() bool { return b.inflateSpent }
+
+// NodesSpent records that the node limit of inflated records was said to
+// be reached; IsNodesSpent reports it.
+func (b *Budget) NodesSpent()        { b.nodesSpent = true }
+func (b *Budget) IsNodesSpent() bool { return b.nodesSpent }
 
 // AddInflated records n inflated bytes.
 func (b *Budget) AddInflated(n int) { b.inflated += int64(n) }

@@ -120,6 +120,7 @@ func (d *Decoder) Decode(parent *span.Node) error {
 			return d.fail(start, fmt.Sprintf("[%d]", idx), err)
 		}
 		if b := d.Budget; b != nil && d.legacyFrom != nil && b.InflatedNodes+d.Spans.Count-d.legacyNodes > b.MaxNodes {
+			b.NodesSpent()
 			err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s message %d; the rest is shown as bytes", b.MaxNodes, where(d.legacyFrom), idx)
 			d.rest(parent, r.B, start, err)
 			return nil
@@ -362,9 +363,21 @@ func (d *Decoder) spendInflate(n *span.Node) {
 }
 
 // notInflated flags a batch left compressed because the budget was spent
-// before it.
+// before it. When the room ran out exactly at the batch before, without
+// a batch that did not fit, this batch is where the budget is said to be
+// spent.
 func (d *Decoder) notInflated(n *span.Node) {
 	b := d.Budget
+	if b.InflateRoom() == 0 && !b.IsInflateSpent() {
+		d.spendInflate(n)
+		return
+	}
+	if b.InflateRoom() > 0 && b.NodeRoom() == 0 && !b.IsNodesSpent() {
+		b.NodesSpent()
+		b.NotInflated++
+		n.Flag = b.Spend("span-node budget of %d nodes for this frame's inflated records spent before %s; it and the compressed data after it are shown compressed", b.MaxNodes, where(n)).Error()
+		return
+	}
 	b.NotInflated++
 	what := "inflation budget of " + budget.Size(b.MaxInflate)
 	if b.InflateRoom() > 0 && b.NodeRoom() == 0 {
@@ -497,6 +510,7 @@ func (rr *recordReader) overBudget() error {
 		return nil
 	}
 	if b.InflatedNodes+rr.d.Spans.Count-rr.startNodes > b.MaxNodes {
+		b.NodesSpent()
 		return b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s; the rest of its records are shown as bytes",
 			b.MaxNodes, where(rr.from))
 	}

@@ -269,3 +269,15 @@ func BenchmarkHostileFrame(b *testing.B) {
 		}
 	}
 }
+
+// TestInflationBudgetSpentExactly spends the inflation budget exactly at
+// a batch boundary: the next batch is where the budget is said to be
+// spent, not only counted as left compressed.
+func TestInflationBudgetSpentExactly(t *testing.T) {
+	c := inflating(t)
+	batch := hostile.Batch(hostile.Gzip, make([]byte, 64<<10), 1)
+	f := Decode(c, hostile.Produce(batch, batch, batch), Options{Limits: budget.Limits{Inflate: 2 * 64 << 10}})
+	if !strings.Contains(f.Budget, "inflation budget of 128 KiB for this frame spent at") || !strings.Contains(f.Budget, "RecordBatch[2]") {
+		t.Errorf("Budget = %q", f.Budget)
+	}
+}
