@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/manifester/manifester/internal/recsite"
 	"github.com/manifester/manifester/internal/site"
 )
 
 func init() {
 	register(&command{
 		name:    "build",
-		usage:   "[--spec P] --out DIR",
+		usage:   "[--spec P] [--records DIR] --out DIR",
 		summary: "write the static site (every API at every version) to a directory",
 		run:     runBuild,
 	})
@@ -22,11 +23,26 @@ var siteExtensions []site.Extension
 
 // buildSite loads the specs and builds the site from every release.
 func buildSite(env *Env, specs specFlags) (*site.Site, error) {
+	return buildSiteWith(env, specs, nil)
+}
+
+// buildSiteWith is buildSite with the record schemas of the internal
+// topics (--records, else $MANIFESTER_RECORDS) given to the newest
+// release, whose pages then include "Internal records".
+func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, error) {
 	rels, err := specs.load(env)
 	if err != nil {
 		return nil, err
 	}
-	opts := site.Options{Extensions: siteExtensions, DecodePage: true}
+	newest := rels[len(rels)-1]
+	if err := attachRecords(env, newest, recs, ""); err != nil {
+		return nil, err
+	}
+	exts := siteExtensions
+	if newest.Codec.RecordSchemas() != nil {
+		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
+	}
+	opts := site.Options{Extensions: exts, DecodePage: true}
 	for _, r := range rels {
 		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
 	}
@@ -38,10 +54,11 @@ func buildSite(env *Env, specs specFlags) (*site.Site, error) {
 }
 
 func runBuild(env *Env, args []string) error {
-	fs := newFlags(env, "build", "[--spec P] --out DIR")
+	fs := newFlags(env, "build", "[--spec P] [--records DIR] --out DIR")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	out := fs.String("out", "", "write the site into `DIR` (created if needed)")
+	recs := addRecordsFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -52,7 +69,7 @@ func runBuild(env *Env, args []string) error {
 	if *out == "" {
 		return usagef("build needs --out DIR")
 	}
-	s, err := buildSite(env, specs)
+	s, err := buildSiteWith(env, specs, *recs)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func (b *brokerPins) Set(v string) error {
 	return nil
 }
 
-const proxyUsage = "[--spec P] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--show-secrets]"
+const proxyUsage = "[--spec P] [--records DIR] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--show-secrets]"
 
 func init() {
 	register(&command{
@@ -67,6 +67,7 @@ func runProxy(env *Env, args []string) error {
 	upstream := fs.String("upstream", "", "the broker to forward to, `HOST:PORT`")
 	logPath := fs.String("log", "", "also write every event as JSON lines to `FILE.jsonl`")
 	format := fs.String("format", "summary", "what to print: summary (a line per frame), text (grid and tree per frame) or json (a JSON line per frame)")
+	recs := addRecordsFlag(fs)
 	noRewrite := fs.Bool("no-rewrite", false, "forward broker addresses in Metadata, FindCoordinator, DescribeCluster, ... unchanged")
 	roundtrip := fs.Bool("roundtrip", false, "check that every decoded frame re-encodes byte for byte")
 	advertise := fs.String("advertise-host", "", "host name clients reach the proxy by, written into rewritten broker addresses (default: the --listen host)")
@@ -133,6 +134,9 @@ func runProxy(env *Env, args []string) error {
 		return err
 	}
 	prepareCodec(rel)
+	if err := attachRecords(env, rel, *recs, ""); err != nil {
+		return err
+	}
 
 	// Each event is written whole with one write, to the log and to
 	// stdout: lines never interleave, and a crash tears at most the last.

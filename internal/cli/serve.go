@@ -15,7 +15,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--spec P] [--addr 127.0.0.1:8080]",
+		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]",
 		summary: "serve the site from memory (every API at every version)",
 		run:     runServe,
 	})
@@ -31,10 +31,11 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 var serveHooks []func(*server.Server, *Env) error
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve", "[--spec P] [--addr 127.0.0.1:8080]")
+	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
+	recs := addRecordsFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -47,7 +48,7 @@ func runServe(env *Env, args []string) error {
 		return failure{fmt.Errorf("listening: %w", err)}
 	}
 	defer ln.Close()
-	s, err := buildSite(env, specs)
+	s, err := buildSiteWith(env, specs, *recs)
 	if err != nil {
 		return err
 	}

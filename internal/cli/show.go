@@ -11,18 +11,19 @@ import (
 func init() {
 	register(&command{
 		name:    "show",
-		usage:   "[--spec P] [--version N] [--format text|json] API",
-		summary: "print the reference page of an API (name or key) at a version",
+		usage:   "[--spec P] [--records DIR] [--version N] [--format text|json] API|RECORD",
+		summary: "print the reference page of an API (name or key), or of an internal record type, at a version",
 		run:     runShow,
 	})
 }
 
 func runShow(env *Env, args []string) error {
-	fs := newFlags(env, "show", "[--spec P] [--version N] [--format text|json] API")
+	fs := newFlags(env, "show", "[--spec P] [--records DIR] [--version N] [--format text|json] API|RECORD")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; default $MANIFESTER_SPEC)")
 	version := fs.Int("version", -1, "version to encode (default: the highest valid version)")
 	format := fs.String("format", "text", "output format: text or json")
+	recs := addRecordsFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -37,9 +38,15 @@ func runShow(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := attachRecords(env, rel, *recs, ""); err != nil {
+		return err
+	}
+	if handled, err := showRecord(env, rel, pos[0], *version, *format); handled {
+		return err
+	}
 	api, v, err := lookupAPI(rel.Reg, pos[0], *version)
 	if err != nil {
-		return err
+		return recordHint(rel, pos[0], err)
 	}
 	p, err := page.Build(rel.Codec, api, v)
 	if err != nil {

@@ -249,7 +249,7 @@ func TestShowSyntheticSpecs(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	for _, w := range []string{"Headers            req v1, resp v0", "EveryTypeRequest v1, request header v1,", "1000 (EveryType)"} {
+	for _, w := range []string{"Headers            req v2 (from headerVersions), resp v1 (from headerVersions)", "EveryTypeRequest v1, request header v2 (from headerVersions),", "1000 (EveryType)"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("page lacks %q", w)
 		}

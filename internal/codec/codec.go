@@ -21,6 +21,7 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -39,6 +40,12 @@ type Codec struct {
 	// Annotate, when set, is called for every integer leaf of a message
 	// body, to add a note (an error-code name, a date) to the node.
 	Annotate func(f *schema.Field, n *span.Node)
+	// RecordsTopic, when set, reads every records field as the records of
+	// this internal topic (see [Codec.SetRecordSchemas]), whatever topic
+	// the frame names.
+	RecordsTopic string
+	// recs are the record schemas of the internal topics, when loaded.
+	recs *recschema.Set
 }
 
 // New resolves the plans of every message of reg.
@@ -85,7 +92,13 @@ type Frame struct {
 	ClientID      []byte // request header v1+; nil with ClientIDNull for null
 	ClientIDNull  bool
 	HeaderTags    []RawTag // unknown tagged fields of the header
-	Body          Value
+	// Header holds the header as a struct value of RequestHeader.json or
+	// ResponseHeader.json at HeaderVersion, when the registry has that
+	// header spec: decoding fills it; encoding writes the fields that have
+	// no field of their own above (a field a new header version adds) from
+	// it, or their defaults when it is empty.
+	Header Value
+	Body   Value
 	// Root is the span tree when decoding with Options.Spans.
 	Root *span.Node
 	// Size is the number of bytes of the frame, size prefix included.

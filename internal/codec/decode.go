@@ -40,6 +40,8 @@ type decoder struct {
 	// inflatedBase is the budget's count of inflated nodes when this
 	// decode started (a budget may be shared by several frames).
 	inflatedBase int64
+	// topic is the last topic name read, for the records that follow.
+	topic []byte
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -202,6 +204,10 @@ func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
 // slice, within the nesting limit.
 func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Value) error {
 	if d.depth >= d.maxDepth {
+		if d.maxDepth <= 0 { // a decoder made without newDecoder
+			d.maxDepth = d.bud.Depth()
+			return d.structInto(p, out, parent, fields)
+		}
 		return d.fail(parent, d.r.Off, fmt.Errorf("%w: structs nested more than %d levels deep (a spec whose struct holds itself?)", budget.ErrDepth, d.maxDepth))
 	}
 	d.depth++
@@ -376,6 +382,9 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 	if n != nil {
 		n.Bytes = b
 	}
+	if fp.topicName {
+		d.topic = b
+	}
 	return nil
 }
 
@@ -417,7 +426,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 		n.Bytes = out.Bytes
 	}
 	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress,
-		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody}
+		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
 	d.r.Off = end
 	if err := rd.Decode(n); err != nil {
 		return d.fail(n, bodyStart, err)

@@ -76,16 +76,18 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	dst = wire.AppendInt32(dst, 0)
 	dst = wire.AppendInt16(dst, f.API.Key)
 	dst = wire.AppendInt16(dst, f.Version)
+	if p := c.headerPlan(schema.TypeRequest, hv); p != nil {
+		var err error
+		if dst, err = appendSpecHeader(dst, p, f, 2); err != nil {
+			return dst, err
+		}
+		return c.finishFrame(dst, start, m, f)
+	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
 	if hv >= 1 {
-		if f.ClientIDNull {
-			dst = wire.AppendInt16(dst, -1)
-		} else {
-			if len(f.ClientID) > maxStringLen {
-				return dst, &EncodeError{Path: "header.client_id", Err: ErrTooLong}
-			}
-			dst = wire.AppendInt16(dst, int16(len(f.ClientID)))
-			dst = append(dst, f.ClientID...)
+		var err error
+		if dst, err = appendClientID(dst, f); err != nil {
+			return dst, err
 		}
 	}
 	if hv >= 2 {
@@ -105,6 +107,13 @@ func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	}
 	start := len(dst)
 	dst = wire.AppendInt32(dst, 0)
+	if p := c.headerPlan(schema.TypeResponse, m.HeaderVersion(f.Version)); p != nil {
+		var err error
+		if dst, err = appendSpecHeader(dst, p, f, 0); err != nil {
+			return dst, err
+		}
+		return c.finishFrame(dst, start, m, f)
+	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
 	if m.HeaderVersion(f.Version) >= 1 {
 		dst = appendRawTags(wire.AppendUvarint(dst, uint32(len(f.HeaderTags))), f.HeaderTags)

@@ -202,50 +202,24 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 			// failing; the body is not.
 		}
 		f.HeaderVersion = api.Request.HeaderVersion(ver)
-		off = r.Off
-		corr, err := r.Int32()
-		if err != nil {
-			return d.fail(hn, off, fmt.Errorf("%w: correlation_id", err))
+		if hp := d.c.headerPlan(schema.TypeRequest, f.HeaderVersion); hp != nil {
+			if err := d.specHeader(f, hp, hn, 2); err != nil {
+				return err
+			}
+			return versionErr
 		}
-		f.CorrelationID = corr
-		if cn := leaf("correlation_id", "int32", "echoed back by the broker in the response", off); cn != nil {
-			cn.Int = int64(corr)
+		if err := d.correlationID(f, hn); err != nil {
+			return err
 		}
 		if f.HeaderVersion >= 1 {
-			off = r.Off
-			n, err := r.Int16()
-			cn := leaf("client_id", "nullable_string", "always a non-flexible int16-prefixed string", off)
-			if cn != nil {
-				cn.Val, cn.Enc, cn.Prefix = span.ValString, span.EncInt16, int64(n)
-			}
-			if err != nil {
-				return d.fail(cn, off, fmt.Errorf("%w: client_id length", err))
-			}
-			switch {
-			case n < -1:
-				return d.fail(cn, off, fmt.Errorf("%w: client_id length %d", wire.ErrNegativeLength, n))
-			case n == -1:
-				f.ClientIDNull = true
-				if cn != nil {
-					cn.Null = true
-				}
-			default:
-				b, err := r.Span(int(n))
-				if err != nil {
-					return d.fail(cn, off, fmt.Errorf("%w: client_id of %d bytes, %d left", wire.ErrTruncated, n, r.Remaining()))
-				}
-				f.ClientID = b
-				if cn != nil {
-					cn.Bytes, cn.Len = b, r.Off-off
-				}
+			if err := d.clientID(f, hn); err != nil {
+				return err
 			}
 		}
 		if f.HeaderVersion >= 2 {
-			var tags Value
-			if err := d.tags(nil, &tags, hn, "number of tagged fields in the header"); err != nil {
+			if err := d.headerTags(f, nil, nil, hn); err != nil {
 				return err
 			}
-			f.HeaderTags = tags.Unknown()
 		}
 		return versionErr
 	}
@@ -256,22 +230,83 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 		return d.fail(hn, 4, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, f.API.Name, f.Version, f.API.Response.Valid))
 	}
 	f.HeaderVersion = f.API.Response.HeaderVersion(f.Version)
+	if hp := d.c.headerPlan(schema.TypeResponse, f.HeaderVersion); hp != nil {
+		return d.specHeader(f, hp, hn, 0)
+	}
+	if err := d.correlationID(f, hn); err != nil {
+		return err
+	}
+	if f.HeaderVersion >= 1 {
+		return d.headerTags(f, nil, nil, hn)
+	}
+	return nil
+}
+
+// correlationID reads the header's correlation id.
+func (d *decoder) correlationID(f *Frame, hn *span.Node) error {
+	r := &d.r
 	off := r.Off
 	corr, err := r.Int32()
 	if err != nil {
 		return d.fail(hn, off, fmt.Errorf("%w: correlation_id", err))
 	}
 	f.CorrelationID = corr
-	if cn := leaf("correlation_id", "int32", "matches the correlation_id of the request", off); cn != nil {
-		cn.Int = int64(corr)
-	}
-	if f.HeaderVersion >= 1 {
-		var tags Value
-		if err := d.tags(nil, &tags, hn, "number of tagged fields in the header"); err != nil {
-			return err
+	if cn := d.node(hn, "correlation_id", "int32", off, span.CatHeader); cn != nil {
+		cn.About, cn.Len, cn.Val, cn.Int = "echoed back by the broker in the response", r.Off-off, span.ValInt, int64(corr)
+		if f.Kind == schema.TypeResponse {
+			cn.About = "matches the correlation_id of the request"
 		}
-		f.HeaderTags = tags.Unknown()
 	}
+	return nil
+}
+
+// clientID reads the request header's client id: always an int16-prefixed
+// nullable string, even in flexible headers.
+func (d *decoder) clientID(f *Frame, hn *span.Node) error {
+	r := &d.r
+	off := r.Off
+	n, err := r.Int16()
+	cn := d.node(hn, "client_id", "nullable_string", off, span.CatHeader)
+	if cn != nil {
+		cn.About, cn.Len = "always a non-flexible int16-prefixed string", r.Off-off
+		cn.Val, cn.Enc, cn.Prefix = span.ValString, span.EncInt16, int64(n)
+	}
+	if err != nil {
+		return d.fail(cn, off, fmt.Errorf("%w: client_id length", err))
+	}
+	switch {
+	case n < -1:
+		return d.fail(cn, off, fmt.Errorf("%w: client_id length %d", wire.ErrNegativeLength, n))
+	case n == -1:
+		f.ClientIDNull = true
+		if cn != nil {
+			cn.Null = true
+		}
+	default:
+		b, err := r.Span(int(n))
+		if err != nil {
+			return d.fail(cn, off, fmt.Errorf("%w: client_id of %d bytes, %d left", wire.ErrTruncated, n, r.Remaining()))
+		}
+		f.ClientID = b
+		if cn != nil {
+			cn.Bytes, cn.Len = b, r.Off-off
+		}
+	}
+	return nil
+}
+
+// headerTags reads the header's tagged fields: those the header spec p
+// defines into out, the others into f.HeaderTags. p is nil without a
+// header spec.
+func (d *decoder) headerTags(f *Frame, p *plan, out *Value, hn *span.Node) error {
+	var tags Value
+	if out == nil {
+		out = &tags
+	}
+	if err := d.tags(p, out, hn, "number of tagged fields in the header"); err != nil {
+		return err
+	}
+	f.HeaderTags = out.Unknown()
 	return nil
 }
 

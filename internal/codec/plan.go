@@ -41,6 +41,10 @@ type fieldPlan struct {
 	// writes such fields without going through the general value path.
 	intSize int
 	lo, hi  int64
+	// topicName marks a string (or []string) field of entityType
+	// topicName: the decoder remembers the last one read, to know the
+	// topic of the records that follow.
+	topicName bool
 }
 
 type planKey struct {
@@ -81,6 +85,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 			fp.sub = pl.build(st, v, flexible)
 		}
 		fp.elemMin = elemMinSize(fp)
+		fp.topicName = f.EntityType == "topicName"
 		p.all[i] = fp
 		switch {
 		case fp.tagged:

@@ -499,8 +499,8 @@ func TestHeaderVersions(t *testing.T) {
 		m    *schema.Message
 		want []int16 // header version at v0, v1, ...
 	}{
-		{f.every.Request, []int16{1, 1, 2}},  // {"0-1": 1, "2+": 2}; derived would be 1, 2, 2
-		{f.every.Response, []int16{0, 0, 0}}, // 0; derived would be 0, 1, 1
+		{f.every.Request, []int16{2, 2, 2}},  // {"0-1": 2, "2+": "2"}; derived would be 1, 2, 2
+		{f.every.Response, []int16{1, 1, 1}}, // 1; derived would be 0, 1, 1
 		{f.plain.Request, []int16{1, 2}},     // derived: flexible from 1
 		{f.plain.Response, []int16{0, 1}},
 	}
@@ -530,18 +530,18 @@ func TestFrames(t *testing.T) {
 	plainResp := etStruct(t, f.plain.Response.Body, "B", etI(6))
 	everyResp := etStruct(t, f.every.Response.Body, "ThrottleTimeMs", etI(1), "ErrorCode", etI(2))
 	cases := []frameCase{
-		{"EveryType request v1 (explicit header v1)",
+		{"EveryType request v1 (explicit header v2)",
 			&codec.Frame{Kind: schema.TypeRequest, API: f.every, Version: 1, CorrelationID: 42, ClientID: []byte("c"), Body: v1},
-			"03 e8 | 00 01 | 00 00 00 2a | 00 01 63", // key 1000, v1, corr 42, client_id "c"; no tagged section
-			etJoin(t, etEveryV1), 1},
+			"03 e8 | 00 01 | 00 00 00 2a | 00 01 63 | 00", // key 1000, v1, corr 42, client_id "c"; 0 header tags
+			etJoin(t, etEveryV1), 2},
 		{"EveryType request v2 (explicit header v2)",
 			&codec.Frame{Kind: schema.TypeRequest, API: f.every, Version: 2, CorrelationID: 42, ClientIDNull: true, Body: v2},
 			"03 e8 | 00 02 | 00 00 00 2a | ff ff | 00", // client_id null; 0 header tags
 			etJoin(t, etEveryV2()), 2},
-		{"EveryType response v1 (explicit header v0)",
+		{"EveryType response v1 (explicit header v1)",
 			&codec.Frame{Kind: schema.TypeResponse, API: f.every, Version: 1, CorrelationID: 7, Body: everyResp},
-			"00 00 00 07",                            // correlation id only, although v1 is flexible
-			etHex(t, "00 00 00 01 | 00 02 | 00"), 0}, // throttle 1, error 2, 0 tags
+			"00 00 00 07 | 00",                       // correlation id, 0 header tags
+			etHex(t, "00 00 00 01 | 00 02 | 00"), 1}, // throttle 1, error 2, 0 tags
 		{"Plain request v0 (derived header v1)",
 			&codec.Frame{Kind: schema.TypeRequest, API: f.plain, Version: 0, CorrelationID: 1, ClientID: []byte{}, Body: plainReq},
 			"03 e9 | 00 00 | 00 00 00 01 | 00 00",

@@ -20,22 +20,27 @@ import (
 
 // Page is the reference page of one API at one version.
 type Page struct {
-	Release               string   `json:"release"`
-	API                   string   `json:"api"`
-	APIKey                int16    `json:"api_key"`
-	Version               int16    `json:"version"`
-	Flexible              bool     `json:"flexible"`
-	FlexibleVersions      string   `json:"flexible_versions"`
-	RequestVersions       string   `json:"request_versions"`
-	ResponseVersions      string   `json:"response_versions"`
-	RequestHeaderVersion  int16    `json:"request_header_version"`
-	ResponseHeaderVersion int16    `json:"response_header_version"`
-	Listeners             []string `json:"listeners"`
-	LatestVersionUnstable bool     `json:"latest_version_unstable"`
-	Intro                 string   `json:"intro"`
-	Summary               []Item   `json:"summary"`
-	Request               *Section `json:"request"`
-	Response              *Section `json:"response"`
+	Release               string `json:"release"`
+	API                   string `json:"api"`
+	APIKey                int16  `json:"api_key"`
+	Version               int16  `json:"version"`
+	Flexible              bool   `json:"flexible"`
+	FlexibleVersions      string `json:"flexible_versions"`
+	RequestVersions       string `json:"request_versions"`
+	ResponseVersions      string `json:"response_versions"`
+	RequestHeaderVersion  int16  `json:"request_header_version"`
+	ResponseHeaderVersion int16  `json:"response_header_version"`
+	// RequestHeaderFromSpec and ResponseHeaderFromSpec say the header
+	// version comes from the spec's "headerVersions" map (KIP-1313); when
+	// false (and absent from the JSON) it is derived from flexibleVersions.
+	RequestHeaderFromSpec  bool     `json:"request_header_from_spec,omitempty"`
+	ResponseHeaderFromSpec bool     `json:"response_header_from_spec,omitempty"`
+	Listeners              []string `json:"listeners"`
+	LatestVersionUnstable  bool     `json:"latest_version_unstable"`
+	Intro                  string   `json:"intro"`
+	Summary                []Item   `json:"summary"`
+	Request                *Section `json:"request"`
+	Response               *Section `json:"response"`
 }
 
 // Item is one summary entry ("API key" = "33").
@@ -50,11 +55,14 @@ type Section struct {
 	Message       string `json:"message"`
 	Title         string `json:"title"`
 	HeaderVersion int16  `json:"header_version"`
-	Size          int    `json:"size"`
-	Hex           string `json:"hex"`
-	Tree          *Node  `json:"tree"`
-	Schema        string `json:"schema"`
-	Error         string `json:"error,omitempty"`
+	// HeaderFromSpec says HeaderVersion comes from the spec's
+	// "headerVersions" map rather than being derived.
+	HeaderFromSpec bool   `json:"header_from_spec,omitempty"`
+	Size           int    `json:"size"`
+	Hex            string `json:"hex"`
+	Tree           *Node  `json:"tree"`
+	Schema         string `json:"schema"`
+	Error          string `json:"error,omitempty"`
 	// Bytes is the encoded frame (not serialized; Hex carries it).
 	Bytes []byte `json:"-"`
 }
@@ -97,6 +105,7 @@ func Build(c *codec.Codec, api *schema.API, v int16) (*Page, error) {
 		Flexible: req.IsFlexible(v), FlexibleVersions: req.Flexible.String(),
 		RequestVersions: req.Valid.String(), ResponseVersions: resp.Valid.String(),
 		RequestHeaderVersion: req.HeaderVersion(v), ResponseHeaderVersion: resp.HeaderVersion(v),
+		RequestHeaderFromSpec: req.HeaderFromSpec(v), ResponseHeaderFromSpec: resp.HeaderFromSpec(v),
 		Listeners: req.Listeners, LatestVersionUnstable: req.LatestVersionUnstable,
 	}
 	if p.Listeners == nil {
@@ -114,13 +123,22 @@ func Build(c *codec.Codec, api *schema.API, v int16) (*Page, error) {
 		{"API key", strconv.Itoa(int(api.Key))},
 		{"Encoded at", "v" + strconv.Itoa(int(v))},
 		{"Flexible versions", p.FlexibleVersions},
-		{"Headers", fmt.Sprintf("req v%d, resp v%d", p.RequestHeaderVersion, p.ResponseHeaderVersion)},
+		{"Headers", fmt.Sprintf("req v%d%s, resp v%d%s", p.RequestHeaderVersion, fromSpec(p.RequestHeaderFromSpec), p.ResponseHeaderVersion, fromSpec(p.ResponseHeaderFromSpec))},
 		{"Request versions", p.RequestVersions},
 		{"Response versions", p.ResponseVersions},
 		{"Request size", fmt.Sprintf("%d bytes", p.Request.Size)},
 		{"Response size", fmt.Sprintf("%d bytes", p.Response.Size)},
 	}
 	return p, nil
+}
+
+// fromSpec is the note after a header version taken from the spec's
+// "headerVersions" map; a derived version has none.
+func fromSpec(b bool) string {
+	if b {
+		return " (from headerVersions)"
+	}
+	return ""
 }
 
 // Intro is the page's opening paragraph.
@@ -158,7 +176,8 @@ func section(c *codec.Codec, api *schema.API, kind schema.MessageType, v int16) 
 	s.Size = len(b)
 	s.Bytes = b
 	s.Hex = hex.EncodeToString(b)
-	s.Title = fmt.Sprintf("%s v%d, %s header v%d, %d bytes on the wire", m.Name, v, s.Kind, f.HeaderVersion, len(b))
+	s.HeaderFromSpec = m.HeaderFromSpec(v)
+	s.Title = fmt.Sprintf("%s v%d, %s header v%d%s, %d bytes on the wire", m.Name, v, s.Kind, f.HeaderVersion, fromSpec(s.HeaderFromSpec), len(b))
 	s.Tree = FromSpan(f.Root)
 	s.Schema = SchemaText(m.Source)
 	return s, nil

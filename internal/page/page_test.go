@@ -162,17 +162,29 @@ func TestSyntheticPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Summary[3].Value != "req v1, resp v0" || p.Request.HeaderVersion != 1 || p.Response.HeaderVersion != 0 {
+	if p.Summary[3].Value != "req v2 (from headerVersions), resp v1 (from headerVersions)" || p.Request.HeaderVersion != 2 || p.Response.HeaderVersion != 1 {
 		t.Errorf("headers = %q, %d/%d", p.Summary[3].Value, p.Request.HeaderVersion, p.Response.HeaderVersion)
 	}
-	// PlainRequest has no listeners: the JSON says [], not null.
+	if !p.Request.HeaderFromSpec || !p.RequestHeaderFromSpec || !strings.Contains(p.Request.Title, "request header v2 (from headerVersions),") {
+		t.Errorf("request header from the spec: %v %v %q", p.Request.HeaderFromSpec, p.RequestHeaderFromSpec, p.Request.Title)
+	}
+	// PlainRequest has no listeners: the JSON says [], not null. Its header
+	// versions are derived: the summary and titles say nothing more, and
+	// the JSON has no header_from_spec keys.
 	plain, _ := c.Reg.API(1001)
 	pp, err := page.Build(c, plain, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if js, _ := json.Marshal(pp); !strings.Contains(string(js), `"listeners":[]`) {
+	js, _ := json.Marshal(pp)
+	if !strings.Contains(string(js), `"listeners":[]`) {
 		t.Errorf("listeners in %s", js)
+	}
+	if strings.Contains(string(js), "from_spec") || pp.Summary[3].Value != "req v1, resp v0" || pp.Request.Title != "PlainRequest v0, request header v1, 15 bytes on the wire" {
+		t.Errorf("derived headers: %q %q in %s", pp.Summary[3].Value, pp.Request.Title, js)
+	}
+	if js, _ := json.Marshal(p); !strings.Contains(string(js), `"request_header_from_spec":true,"response_header_from_spec":true`) || !strings.Contains(string(js), `"header_from_spec":true`) {
+		t.Errorf("explicit headers in the JSON: %s", js)
 	}
 	if !strings.HasPrefix(p.Request.Schema, "{\n  \"apiKey\": 1000,") {
 		t.Errorf("schema text starts %q", p.Request.Schema[:min(40, len(p.Request.Schema))])

@@ -94,6 +94,11 @@ type Decoder struct {
 	// at the end of a Fetch response; Kafka ignores it. When false (a
 	// request, which must carry whole batches) such an entry is an error.
 	AllowPartial bool
+	// Contents, when set (with Spans), interprets the key and value of
+	// every record; see [Contents].
+	Contents Contents
+	// control is set while the records of a control batch are read.
+	control bool
 }
 
 func (d *Decoder) fail(off int, path string, err error) error {
@@ -217,6 +222,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	off = r.Off
 	attrs, _ := r.Int16()
 	an := d.leaf(bn, "attributes", "int16", off, cat, span.ValInt, int64(attrs), "compression, timestamp type, transactional, control")
+	d.control = attrs&attrControl != 0
 	if an != nil {
 		an.Note = AttributesText(attrs)
 	}
@@ -620,6 +626,9 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 	}
 	if err := rr.blob(rn, "value", p, true); err != nil {
 		return err
+	}
+	if rr.d.Contents != nil && rn != nil {
+		rr.d.Contents(rn.Kids[len(rn.Kids)-2], rn.Kids[len(rn.Kids)-1], rr.d.control)
 	}
 	hc, err := rr.varint(rn, "headerCount", "number of headers", p)
 	if err != nil {

@@ -111,6 +111,8 @@ func Build(files []*spec.File) (*Registry, error) {
 			b.errf(respPos[key], "", ErrAPIKey, "failed to find request for API key %d (%s)", key, resp.Name)
 		}
 	}
+	b.checkHeaderRefs(reg)
+	b.errs = append(b.errs, b.headerErrs...)
 	sort.Slice(reg.APIs, func(i, j int) bool { return reg.APIs[i].Key < reg.APIs[j].Key })
 	sort.Slice(reg.Messages, func(i, j int) bool { return reg.Messages[i].Name < reg.Messages[j].Name })
 	if len(b.errs) > 0 {
@@ -127,6 +129,10 @@ type builder struct {
 	structs map[string]*Struct
 	common  map[string]*spec.Struct
 	pending []pendingRef
+	// headerRefs are the explicit header-version maps to check against
+	// the header specs once every file is read.
+	headerRefs []headerRef
+	headerErrs spec.ErrorList
 }
 
 type pendingRef struct {
@@ -238,13 +244,7 @@ func (b *builder) message(f *spec.File) *Message {
 			b.errf(raw.FlexibleVersions.Pos, "", ErrVersions, "coordinator-key flexibleVersions must be none")
 		}
 	}
-	for _, hv := range raw.HeaderVersions {
-		r := b.versions(hv.Versions, None, "headerVersions", "headerVersions")
-		if hv.Header.N < 0 || hv.Header.N > 3 {
-			b.errf(hv.Header.Pos, "headerVersions", ErrVersions, "header version %d is not known", hv.Header.N)
-		}
-		m.HeaderVersions = append(m.HeaderVersions, HeaderVersionRange{Versions: r, Header: int16(hv.Header.N)})
-	}
+	b.headerVersions(raw, m)
 
 	b.structs = map[string]*Struct{}
 	b.common = map[string]*spec.Struct{}

@@ -108,7 +108,7 @@ func TestBadSpecs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if e.IsDir() && !seen[e.Name()] {
+		if e.IsDir() && !seen[e.Name()] && !headerVersionFixtures[e.Name()] {
 			t.Errorf("fixture %s has no test case", e.Name())
 		}
 	}

@@ -209,7 +209,7 @@ func TestMessageChecks(t *testing.T) {
 		{`{"type": "response", "name": "XResponse", "apiKey": 1, "listeners": ["broker"], "validVersions": "0", "flexibleVersions": "none"}`, ErrInvalidSpec, "X.json:1:70"},
 		{`{"type": "request", "name": "XRequest", "apiKey": 1, "listeners": ["moon"], "validVersions": "0", "flexibleVersions": "none"}`, ErrInvalidSpec, "X.json:1:68"},
 		{`{"type": "coordinator-key", "name": "XKey", "apiKey": 1, "validVersions": "0-1", "flexibleVersions": "none"}`, ErrVersions, "X.json:1:75"},
-		{`{"type": "request", "name": "XRequest", "apiKey": 1, "validVersions": "0", "flexibleVersions": "none", "headerVersions": 7}`, ErrVersions, "X.json:1:122"},
+		{`{"type": "data", "name": "XData", "validVersions": "0", "flexibleVersions": "none", "headerVersions": 7}`, ErrHeaderVersions, "X.json:1:103"},
 		{`{"type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "none", "commonStructs": [{"name": "s", "versions": "0+"}]}`, ErrType, "X.json:1:108"},
 		{`{"type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "none", "commonStructs": [{"name": "S", "versions": "0+"}, {"name": "S", "versions": "0+"}]}`, ErrDuplicate, "X.json:1:141"},
 		{`{"type": "data", "name": "X", "validVersions": "0", "flexibleVersions": "none", "commonStructs": [{"name": "S", "versions": "0+"}], "fields": [{"name": "A", "type": "S", "versions": "0+", "fields": []}]}`, ErrDuplicate, "X.json:1:166"},

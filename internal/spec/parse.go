@@ -208,6 +208,10 @@ func (p *parser) headerVersions(m member) []HeaderVersion {
 	case hujson.Literal:
 		return []HeaderVersion{{Versions: Text{S: "0+", Pos: p.pos(m.val.StartOffset), Set: true}, Header: p.integer(m, "")}}
 	case *hujson.Object:
+		if len(v.Members) == 0 {
+			p.errf(m.val.StartOffset, "headerVersions", ErrMissing, "headerVersions is an empty map: give at least one range, e.g. {\"0+\": \"2\"}")
+			return nil
+		}
 		var out []HeaderVersion
 		for _, mm := range p.members(v, "headerVersions") {
 			out = append(out, HeaderVersion{

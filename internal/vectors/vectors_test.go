@@ -108,8 +108,8 @@ func itoa(n int16) string { return strconv.Itoa(int(n)) }
 func TestExplicitHeaderVersion(t *testing.T) {
 	_, vs := generate(t, everyType)
 	want := map[string]int16{
-		"1000 0 request": 1, "1000 1 request": 1, "1000 2 request": 2,
-		"1000 0 response": 0, "1000 1 response": 0, "1000 2 response": 0,
+		"1000 0 request": 2, "1000 1 request": 2, "1000 2 request": 2,
+		"1000 0 response": 1, "1000 1 response": 1, "1000 2 response": 1,
 		"1001 0 request": 1, "1001 1 request": 2, "1001 0 response": 0, "1001 1 response": 1,
 	}
 	if len(vs) != len(want) {

@@ -1,0 +1,32 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/manifester/manifester/internal/recpage"
+)
+
+// RecordPage writes the page of one internal-topic record type: the
+// summary, the byte grid and object tree of its smallest instance (framed
+// as it sits in a record), and its schema.
+func RecordPage(w io.Writer, p *recpage.Page) error {
+	var b strings.Builder
+	b.WriteString(p.Name + "\n\n")
+	width := 0
+	for _, it := range p.Summary {
+		width = max(width, len(it.Label))
+	}
+	for _, it := range p.Summary {
+		fmt.Fprintf(&b, "%-*s  %s\n", width, it.Label, it.Value)
+	}
+	b.WriteString("\n" + p.Title + "\n\n")
+	Grid(&b, p.Bytes)
+	b.WriteString("\nobject tree\n\n")
+	Tree(&b, p.Tree)
+	b.WriteString("\nkafka record schema (.json)\n\n")
+	b.WriteString(p.Schema)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
