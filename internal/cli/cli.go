@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/manifester/manifester/internal/specfind"
+	"github.com/manifester/manifester/internal/term"
 )
 
 // Exit statuses.
@@ -32,6 +32,14 @@ type Env struct {
 	// specs when none are given (/opt/kafka/libs, Homebrew's); the real
 	// environment has specfind.DefaultSystem, tests leave it empty.
 	SpecPlaces []specfind.System
+
+	// collect, when set, makes a command's --help store its flag set
+	// here instead of printing (completion and man read every command's
+	// flags this way).
+	collect **flag.FlagSet
+	// color is the --color setting of the running command, for its
+	// error message (auto when the command has no --color).
+	color term.ColorMode
 }
 
 type command struct {
@@ -39,6 +47,7 @@ type command struct {
 	usage   string // argument synopsis
 	summary string
 	run     func(env *Env, args []string) error
+	hidden  bool // not listed in the help (internal helpers of completion)
 }
 
 var commands = map[string]*command{}
@@ -65,16 +74,36 @@ var errSilentFailure = errors.New("")
 
 // Main runs the command line and returns the exit status.
 func Main(env *Env, args []string) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
+		// Not a request for help: the help is the error message.
+		printHelp(env.Stderr, env)
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "-help":
 		printHelp(env.Stdout, env)
-		if len(args) == 0 {
-			return ExitUsage
+		return ExitOK
+	case "help":
+		if len(args) == 1 {
+			printHelp(env.Stdout, env)
+			return ExitOK
 		}
+		// "manifester help show" is "manifester show --help".
+		args = []string{args[1], "--help"}
+	case "--version", "-version", "-V":
+		printVersion(env.Stdout)
 		return ExitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.Stderr, "manifester: unknown command %q (see manifester --help)\n", args[0])
+		msg := fmt.Sprintf("manifester: unknown command %q", args[0])
+		if strings.HasPrefix(args[0], "-") {
+			msg = fmt.Sprintf("manifester: unknown flag %q before a command", args[0])
+		}
+		if s := suggest(args[0], commandNames()); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", s)
+		}
+		fmt.Fprintf(env.Stderr, "%s (see manifester --help)\n", msg)
 		return ExitUsage
 	}
 	err := c.run(env, args[1:])
@@ -86,7 +115,7 @@ func Main(env *Env, args []string) int {
 	case errors.Is(err, errSilentFailure):
 		return ExitFailure
 	}
-	fmt.Fprintf(env.Stderr, "manifester %s: %v\n", c.name, err)
+	fmt.Fprintln(env.Stderr, errorText(env, fmt.Sprintf("manifester %s: %v", c.name, err)))
 	var f failure
 	if errors.As(err, &f) {
 		return ExitFailure
@@ -100,18 +129,13 @@ func printHelp(w io.Writer, env *Env) {
 	fmt.Fprintln(w, "Usage: manifester COMMAND [flags] [args]")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range commandNames() {
 		c := commands[n]
 		fmt.Fprintf(w, "  %-9s %s\n", n, c.summary)
 		// Continuation lines of a usage are indented for "Usage: "; align
 		// them with this listing instead.
 		usage := strings.ReplaceAll(c.usage, "\n       ", "\n            ")
-		fmt.Fprintf(w, "            manifester %s %s\n", n, usage)
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("            manifester %s %s", n, usage), " "))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Specs: --spec PATH reads Kafka's message specs from a directory of *.json files, a Kafka")
@@ -126,31 +150,51 @@ func printHelp(w io.Writer, env *Env) {
 	fmt.Fprintf(w, "Used now without --spec: %s.\n", specsInUse(env))
 	fmt.Fprintln(w, "`manifester specs` lists what is found; `manifester specs fetch 4.3.0` downloads a release.")
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Flags take --flag value or --flag=value, before or after the arguments; -s, -f and -o")
+	fmt.Fprintln(w, "are short for --spec, --format and --out. \"manifester COMMAND --help\" (or")
+	fmt.Fprintln(w, "\"manifester help COMMAND\") describes one command; \"manifester --version\" prints the version.")
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Exit status: 0 success; 1 input that did not decode or round-trip, or a failed")
 	fmt.Fprintln(w, "operation; 2 bad usage, unknown API or version, or a spec that does not load.")
 }
 
 // newFlags returns a flag set that reports errors instead of exiting.
+// "--help" prints the command's help (see printCommandHelp) on standard
+// output; parse errors are returned by [parse], never printed by the flag
+// package (so they appear once).
 func newFlags(env *Env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(env.Stderr, "Usage: manifester %s %s\n", name, usage)
-		fs.PrintDefaults()
+		if env.collect != nil {
+			*env.collect = fs
+			return
+		}
+		printCommandHelp(env.Stdout, fs, name, usage)
 	}
 	return fs
 }
 
 // parse parses flags that may come before, between or after positional
-// arguments, and returns the positional ones.
+// arguments, and returns the positional ones. It first adds the short
+// forms of the common flags (see shortFlags); -h and --help print the
+// command's help and return flag.ErrHelp; any other flag error becomes a
+// usage error with a suggestion for a mistyped name.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	addShortFlags(fs)
+	usage := fs.Usage
+	fs.Usage = func() {} // the flag package calls it on errors too
+	defer func() { fs.Usage = usage }()
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
+				if usage != nil {
+					usage()
+				}
+				return nil, flag.ErrHelp
 			}
-			return nil, usageError{err}
+			return nil, usageError{flagError(fs, err)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -52,6 +53,9 @@ type decodeOptions struct {
 	// Limits are each frame's budget (--max-inflate, --max-nodes,
 	// --max-output); zero fields take the defaults.
 	Limits budget.Limits
+	// Style is how text output looks: the terminal's width and colours,
+	// or the reference format; its GridMax bounds every grid.
+	Style text.Style
 }
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
@@ -75,12 +79,13 @@ func runDecode(env *Env, args []string) error {
 	roundtrip := fs.Bool("roundtrip", false, "re-encode each frame and report whether the bytes are reproduced")
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
-	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump -C, tcpdump -X)")
+	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x)")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
+	tf := addTermFlags(fs, true, true)
 	var lim budgetFlags
 	lim.register(fs)
 	pos, err := parse(fs, args)
@@ -90,16 +95,54 @@ func runDecode(env *Env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("unknown --format %q (want text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "decode", all)
 	prepareCodec(rel)
 	if err := attachRecords(env, rel, *recs, *recordsTopic); err != nil {
 		return err
 	}
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Limits: lim.limits}
+	st, err := tf.style(env)
+	if err != nil {
+		return err
+	}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st, Limits: lim.limits}
+	if *format == "json" {
+		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
+	} else if *verbose || *pcap == "" {
+		// Grids and trees are paged when taller than the terminal.
+		out, done := tf.output(env)
+		defer done()
+		paged := *env
+		paged.Stdout = out
+		env = &paged
+	}
 
+	if *about && *format != "json" {
+		warnf(env, "decode", "--about has no effect without --format json (text output shows every description)")
+	}
+	if len(pos) == 0 && *hexArg == "" && *pcap == "" && stdinIsInput(env) {
+		pos = []string{"-"} // like cat, read a pipe or a redirected file
+	}
+	if len(pos) == 1 && pos[0] == "-" {
+		env = withPeekableStdin(env)
+	}
+	if len(pos) == 1 && *hexArg == "" && *pcap == "" && decodePcap != nil {
+		// A capture given as a FILE (or on stdin) is read as with --pcap.
+		if path, cleanup, isCapture, err := captureInput(env, pos[0]); err != nil {
+			return err
+		} else if isCapture {
+			defer cleanup()
+			ports, err := parsePorts(*portArg)
+			if err != nil {
+				return err
+			}
+			warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
+			return decodePcap(env, path, ports, o)
+		}
+	}
 	if *pcap != "" {
 		if *hexArg != "" || len(pos) > 0 {
 			return usagef("--pcap takes no other input")
@@ -111,10 +154,11 @@ func runDecode(env *Env, args []string) error {
 		if decodePcap == nil {
 			return usagef("--pcap is not supported in this build")
 		}
+		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
 		return decodePcap(env, *pcap, ports, o)
 	}
 	if *portArg != "" {
-		return usagef("--port goes with --pcap")
+		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
 	}
 	// A JSON-lines input (a proxy log, decode --format json output)
 	// names each frame's kind, API and version itself.
@@ -230,10 +274,14 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		if len(raw) > maxDecodeInput {
 			return nil, failure{fmt.Errorf("%s: more than %d bytes", pos[0], maxDecodeInput)}
 		}
-		if !looksLikeText(raw) {
+		if pos[0] == "-" && len(raw) == 0 {
+			return nil, usagef("nothing to decode: standard input is empty (give --hex HEX, a FILE, or --pcap FILE)")
+		}
+		t, isText := hexin.DecodeText(raw)
+		if !isText {
 			return raw, nil
 		}
-		text = string(raw)
+		text = t
 	case len(pos) == 0:
 		return nil, usagef("nothing to decode: give --hex HEX, a FILE, - for stdin, or --pcap FILE")
 	default:
@@ -261,18 +309,6 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		return nil, failure{errors.New("the dump's packets carry no TCP payload")}
 	}
 	return out, nil
-}
-
-// looksLikeText reports whether b is printable ASCII and whitespace, as
-// hex text is; a Kafka frame starts with a size whose high byte is almost
-// always 0, which is not.
-func looksLikeText(b []byte) bool {
-	for _, c := range b {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
-			return false
-		}
-	}
-	return true
 }
 
 // decodeStream decodes back-to-back frames and prints a report for each.
@@ -324,7 +360,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)
 			}
-			err = report.Text(w, r, true)
+			err = report.TextStyle(w, r, true, o.Style)
 		}
 		if err != nil {
 			return failure{fmt.Errorf("writing: %w", err)}

@@ -61,11 +61,3 @@ func (f countFlag) Set(s string) error {
 	*f.p = n
 	return nil
 }
-
-// plural is "1 frame", "2 frames".
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return strconv.Itoa(n) + " " + w + "s"
-}

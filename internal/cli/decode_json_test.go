@@ -21,9 +21,10 @@ func TestDecodeJSONAbout(t *testing.T) {
 	in := hex.EncodeToString(kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, req, 5))
 
 	type node struct {
-		Name, Path, Value, About string
-		Offset, Size             int
-		Children                 []*node
+		Name, Path, Text, About string
+		Value                   any // typed
+		Offset, Size            int
+		Children                []*node
 	}
 	type line struct {
 		API  string

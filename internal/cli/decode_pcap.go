@@ -16,13 +16,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/term"
 )
 
 func init() { decodePcap = runDecodePcap }
@@ -151,9 +150,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %d packets, %d connections, %d requests, %d responses", path, stats.Packets, stats.Connections, stats.Requests, stats.Responses)
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, plural(stats.Packets, "packet"), plural(stats.Connections, "connection"), plural(stats.Requests, "request"), plural(stats.Responses, "response"))
 	if stats.Unanswered > 0 {
-		fmt.Fprintf(env.Stderr, ", %d requests without a response", stats.Unanswered)
+		fmt.Fprintf(env.Stderr, ", %s without a response", plural(stats.Unanswered, "request"))
 	}
 	if stats.Unpaired > 0 {
 		fmt.Fprintf(env.Stderr, ", %d responses without their request", stats.Unpaired)
@@ -305,7 +304,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 	}
 	buf := bytes.NewBuffer((*j.outp)[:0])
 	buf.WriteString(j.prefix)
-	if j.err = report.Text(buf, r, j.opts.Verbose); j.err == nil && j.opts.Verbose {
+	if j.err = report.TextStyle(buf, r, j.opts.Verbose, j.opts.Style); j.err == nil && j.opts.Verbose {
 		buf.WriteString("\n")
 	}
 	j.out = buf.Bytes()
@@ -450,14 +449,7 @@ func verifier(c *codec.Codec) func([]byte, capture.Dir, *capture.Request) bool {
 }
 
 // isTerminal reports whether w is a terminal.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+func isTerminal(w io.Writer) bool { return term.IsTerminal(w) }
 
 // progressBar draws "name [#####     ]  45%  90/200 MB" on one line.
 type progressBar struct {

@@ -326,7 +326,7 @@ func TestDecodePcapIgnoredConnections(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "mixed.pcap")
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	code, _, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path)
-	if code != 0 || !strings.Contains(errOut, "1 connections, 3 requests, 3 responses") || !strings.Contains(errOut, "2 connections ignored (1 HTTP, 1 no payload)") {
+	if code != 0 || !strings.Contains(errOut, "1 connection, 3 requests, 3 responses") || !strings.Contains(errOut, "2 connections ignored (1 HTTP, 1 no payload)") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }

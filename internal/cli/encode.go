@@ -21,7 +21,7 @@ func init() {
 	register(&command{
 		name:    "encode",
 		usage:   encodeUsage,
-		summary: "encode a message body given as JSON into a frame (hex, or raw bytes with --raw)",
+		summary: "encode a message body given as JSON (or decode --format json lines, one frame each) into a frame (hex, or raw bytes with --raw)",
 		run:     runEncode,
 	})
 }
@@ -44,6 +44,9 @@ func runEncode(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(pos) == 0 && stdinIsInput(env) {
+		pos = []string{"-"}
+	}
 	if len(pos) != 1 {
 		return usagef("encode takes one FILE.json or - for stdin, got %d arguments", len(pos))
 	}
@@ -59,22 +62,82 @@ func runEncode(env *Env, args []string) error {
 	default:
 		return usagef("unknown --kind %q (want request or response)", *kind)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "encode", all)
 	data, err := readEncodeInput(env, pos[0])
 	if err != nil {
 		return err
 	}
+	docs, err := jsonDocuments(data)
+	if err != nil {
+		return failure{err}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set}
+	for i, doc := range docs {
+		if err := encodeDocument(env, rel, flags, doc); err != nil {
+			if len(docs) > 1 {
+				return fmt.Errorf("JSON value %d of %d: %w", i+1, len(docs), err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// encodeFlags are encode's settings; a decode report line overrides the
+// ones not given on the command line.
+type encodeFlags struct {
+	api        string
+	version    int
+	kind       schema.MessageType
+	corr       int
+	clientID   string
+	nullClient bool
+	raw        bool
+	set        map[string]bool // the flags given
+}
+
+// jsonDocuments splits the input into its JSON values: one body, or JSON
+// lines (decode --format json output) with one frame each.
+func jsonDocuments(data []byte) ([][]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs [][]byte
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			// jsonvalue reports a syntax error in a single body with its
+			// position; several values are split here.
+			if len(docs) == 0 {
+				return [][]byte{data}, nil
+			}
+			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, err)
+		}
+		docs = append(docs, raw)
+	}
+	if len(docs) == 0 {
+		return [][]byte{data}, nil
+	}
+	return docs, nil
+}
+
+// encodeDocument encodes one JSON value and writes the frame.
+func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
+	apiArg, version, k, corr, clientID, nullClient, raw, set := &fl.api, &fl.version, fl.kind, &fl.corr, &fl.clientID, &fl.nullClient, &fl.raw, fl.set
 	body, fromReport, err := bodyJSON(data)
 	if err != nil {
 		return failure{err}
 	}
 	// A decode report line names its API, version, kind, correlation id,
 	// client id and header tags; flags override the first five.
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if fromReport != nil {
 		if !set["api"] {
 			*apiArg = fmt.Sprint(fromReport.APIKey)

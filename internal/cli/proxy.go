@@ -129,10 +129,11 @@ func runProxy(env *Env, args []string) error {
 	default:
 		return usagef("unknown --format %q (want summary, text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "proxy", all)
 	prepareCodec(rel)
 	if err := attachRecords(env, rel, *recs, ""); err != nil {
 		return err
@@ -177,6 +178,9 @@ func runProxy(env *Env, args []string) error {
 			writeErr = err
 		}
 	}
+	if err := checkListenFree("--listen", *listen); err != nil {
+		return err
+	}
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
@@ -187,7 +191,7 @@ func runProxy(env *Env, args []string) error {
 		Summary: *format == "summary" && logW == nil,
 	})
 	if err != nil {
-		return failure{err}
+		return failure{listenError(*listen, err)}
 	}
 	// Catch the signals before saying we listen: from then on, SIGINT or
 	// SIGTERM stops the proxy gracefully (listeners closed, connections

@@ -43,9 +43,12 @@ func runServe(env *Env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("serve takes no arguments")
 	}
+	if err := checkListenFree("--addr", *addr); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return failure{fmt.Errorf("listening: %w", err)}
+		return failure{fmt.Errorf("listening: %w", listenError(*addr, err))}
 	}
 	defer ln.Close()
 	s, err := buildSiteWith(env, specs, *recs)

@@ -24,6 +24,7 @@ func runShow(env *Env, args []string) error {
 	version := fs.Int("version", -1, "version to encode (default: the highest valid version)")
 	format := fs.String("format", "text", "output format: text or json")
 	recs := addRecordsFlag(fs)
+	tf := addTermFlags(fs, true, false)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -34,10 +35,18 @@ func runShow(env *Env, args []string) error {
 	if *format != "text" && *format != "json" {
 		return usagef("unknown --format %q (want text or json)", *format)
 	}
-	rel, _, err := specs.newest(env)
+	st, err := tf.style(env)
 	if err != nil {
 		return err
 	}
+	if *format == "json" {
+		warnIgnored(env, "show", fs, "JSON is not coloured, fitted or paged", "color", "wide", "no-pager")
+	}
+	rel, all, err := specs.newest(env)
+	if err != nil {
+		return err
+	}
+	warnNewestOnly(env, "show", all)
 	if err := attachRecords(env, rel, *recs, ""); err != nil {
 		return err
 	}
@@ -57,7 +66,12 @@ func runShow(env *Env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	}
-	if err := text.Page(env.Stdout, p); err != nil {
+	out, done := tf.output(env)
+	err = text.PageStyle(out, p, st)
+	if derr := done(); err == nil {
+		err = derr
+	}
+	if err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil

@@ -100,7 +100,8 @@ func TestShowJSON(t *testing.T) {
 		Name     string  `json:"name"`
 		Path     string  `json:"path"`
 		Type     string  `json:"type"`
-		Value    string  `json:"value"`
+		Value    string  `json:"text"`
+		Typed    any     `json:"value"`
 		Offset   int     `json:"offset"`
 		Size     int     `json:"size"`
 		Category string  `json:"category"`
@@ -157,7 +158,7 @@ func TestShowJSON(t *testing.T) {
 		}
 		walk(s.tree)
 		size := s.tree.Children[0].Children[0]
-		if size.Path != "Frame.size" || size.Value != "= "+strconv.Itoa(s.size-4) || size.Category != "frame" {
+		if size.Path != "Frame.size" || size.Value != "= "+strconv.Itoa(s.size-4) || size.Typed != float64(s.size-4) || size.Category != "frame" {
 			t.Errorf("%s size node = %+v", s.name, size)
 		}
 	}
@@ -419,11 +420,12 @@ func TestHelp(t *testing.T) {
 			t.Errorf("--help lacks %q", w)
 		}
 	}
-	if code, out2, _ := mainRun(t, nil); code != cli.ExitUsage || out2 != out {
-		t.Errorf("no arguments: exit %d (want 2) and the same help", code)
+	// No arguments is a usage error: the same help, on stderr.
+	if code, out2, errs := mainRun(t, nil); code != cli.ExitUsage || out2 != "" || errs != out {
+		t.Errorf("no arguments: exit %d (want 2), stdout %q, and not the same help on stderr", code, out2)
 	}
-	code, _, errs := mainRun(t, nil, "show", "--help")
-	if code != cli.ExitOK || !strings.Contains(errs, "--version") || !strings.Contains(errs, "--format") {
-		t.Errorf("show --help: exit %d, stderr %q", code, errs)
+	code, showHelp, errs := mainRun(t, nil, "show", "--help")
+	if code != cli.ExitOK || errs != "" || !strings.Contains(showHelp, "--version") || !strings.Contains(showHelp, "--format") {
+		t.Errorf("show --help: exit %d, stdout %q, stderr %q", code, showHelp, errs)
 	}
 }

@@ -29,10 +29,11 @@ func runVectors(env *Env, args []string) error {
 	if len(pos) != 0 {
 		return usagef("vectors takes no arguments")
 	}
-	rel, _, err := specs.newest(env)
+	rel, all, err := specs.newest(env)
 	if err != nil {
 		return err
 	}
+	warnNewestOnly(env, "vectors", all)
 	vs, err := vectors.Generate(rel.Codec)
 	if err != nil {
 		return failure{err}

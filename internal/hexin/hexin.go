@@ -15,7 +15,14 @@
 // hexdump -C and Wireshark write, does not count) or after the number of
 // bytes the offsets say a line holds. Once an input has dump lines, lines
 // without an offset (tcpdump's packet headers) are skipped, and an offset
-// going back to zero starts a new packet: see [ParseDump].
+// going back to zero starts a new packet: see [ParseDump]. A "*" line
+// (hexdump, od and xxd -a squeeze repeated lines so) is expanded from the
+// offsets around it, a line holding only an offset ends the dump at that
+// length, a dump may start above offset zero (xxd -s), and tshark -x's
+// "Reassembled TCP (N bytes):" blocks are kept apart as data sources
+// ([Dump.Sources]). od -A x -t x1 and hexdump's default 16-bit words,
+// whose offset is followed by a single space, are read too (see
+// spaced.go). A UTF-8 byte order mark and CRLF line ends are ignored.
 //
 // Errors are [*Error] values naming the line and column.
 package hexin
@@ -58,6 +65,13 @@ type Dump struct {
 	// Packets holds the bytes of each packet of a dump: a new packet starts
 	// where the offset column returns to zero. Plain input is one packet.
 	Packets [][]byte
+	// Sources names the data source of each packet when the dump labels
+	// it, as tshark -x does for a frame with more than one ("Frame",
+	// "Reassembled TCP"); "" when unlabelled.
+	Sources []string
+	// Start is the offset of the first byte of a dump that starts above
+	// zero (xxd -s).
+	Start int64
 	// Headers counts the skipped non-dump lines of a dump (tcpdump's
 	// packet header lines).
 	Headers int
@@ -89,7 +103,7 @@ func Parse(s string) ([]byte, error) {
 // ParseDump reads hex in any of the package's shapes, keeping a dump's
 // packets apart.
 func ParseDump(s string) (*Dump, error) {
-	s = cArray(s)
+	s = strings.TrimPrefix(cArray(s), "\uFEFF") // a UTF-8 byte order mark
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	dumpish := false
 	for _, l := range lines {
@@ -99,6 +113,9 @@ func ParseDump(s string) (*Dump, error) {
 		}
 	}
 	if !dumpish {
+		if d, ok, err := parseSpacedDump(lines); ok {
+			return d, err
+		}
 		return parsePlain(lines)
 	}
 	return parseDumpLines(lines)
@@ -230,62 +247,200 @@ func offsetPrefix(l string) (off int64, rest int, ok bool) {
 	return int64(v), i, true
 }
 
+// lineKind is what a line of a dump is.
+type lineKind uint8
+
+const (
+	lineOther lineKind = iota // a header line (tcpdump's packet lines), skipped
+	lineData                  // offset and hex bytes
+	lineStar                  // "*": lines equal to the one before were squeezed out
+	lineEnd                   // an offset alone: the total length (hexdump, od)
+	lineLabel                 // tshark's "Reassembled TCP (34 bytes):" before a data source
+)
+
 type dumpLine struct {
-	no   int
-	off  int64
-	text string
-	col  int // byte index where text starts in the line
+	kind  lineKind
+	no    int
+	off   int64
+	text  string
+	col   int    // byte index where text starts in the line
+	label string // the data source a lineLabel names ("Frame", "Reassembled TCP")
+}
+
+// bareOffset recognises a line that holds only an offset, as hexdump and
+// od end a dump with its length.
+func bareOffset(l string) (int64, bool) {
+	t := strings.TrimSpace(l)
+	t = strings.TrimPrefix(strings.TrimPrefix(t, "0x"), "0X")
+	if len(t) < 4 || len(t) > 16 {
+		return 0, false
+	}
+	for i := 0; i < len(t); i++ {
+		if !isHex(t[i]) {
+			return 0, false
+		}
+	}
+	v, err := strconv.ParseUint(t, 16, 63)
+	return int64(v), err == nil
+}
+
+// sourceLabel recognises the line tshark -x writes before each data source
+// of a frame that has more than one: "Frame (78 bytes):", "Reassembled TCP
+// (34 bytes):", "Decompressed ... (N bytes):".
+func sourceLabel(l string) (string, bool) {
+	t := strings.TrimSpace(l)
+	rest, ok := strings.CutSuffix(t, " bytes):")
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndex(rest, " (")
+	if i <= 0 {
+		return "", false
+	}
+	if _, err := strconv.Atoi(rest[i+2:]); err != nil {
+		return "", false
+	}
+	return rest[:i], true
+}
+
+func classify(lines []string) []dumpLine {
+	dl := make([]dumpLine, 0, len(lines))
+	for i, l := range lines {
+		if off, rest, ok := offsetPrefix(l); ok {
+			dl = append(dl, dumpLine{kind: lineData, no: i + 1, off: off, text: l[rest:], col: rest})
+			continue
+		}
+		x := dumpLine{kind: lineOther, no: i + 1, off: -1}
+		if strings.TrimSpace(l) == "*" {
+			x.kind = lineStar
+		} else if off, ok := bareOffset(l); ok {
+			x.kind, x.off = lineEnd, off
+		} else if name, ok := sourceLabel(l); ok {
+			x.kind, x.label = lineLabel, name
+		}
+		dl = append(dl, x)
+	}
+	return dl
+}
+
+// maxSqueezed bounds the bytes a "*" line may stand for, so that a dump
+// of a few lines cannot claim gigabytes.
+const maxSqueezed = 64 << 20
+
+// fillSqueezed repeats the bytes of the last line before a "*" up to the
+// offset where the dump goes on.
+func fillSqueezed(cur, last []byte, from, to int64, no int) ([]byte, error) {
+	if len(last) == 0 {
+		return cur, &Error{Line: no, Col: 1, Msg: `"*" (squeezed lines) with no line before it to repeat`}
+	}
+	if to < from || (to-from)%int64(len(last)) != 0 {
+		return cur, &Error{Line: no, Col: 1, Msg: fmt.Sprintf("offset 0x%x after \"*\" is not a whole number of %d-byte lines after 0x%x", to, len(last), from)}
+	}
+	if to-from > maxSqueezed {
+		return cur, &Error{Line: no, Col: 1, Msg: fmt.Sprintf("\"*\" stands for %d bytes, more than the %d this reader expands", to-from, maxSqueezed)}
+	}
+	for n := from; n < to; n += int64(len(last)) {
+		cur = append(cur, last...)
+	}
+	return cur, nil
 }
 
 func parseDumpLines(lines []string) (*Dump, error) {
-	var dl []dumpLine
-	headers := 0
-	for i, l := range lines {
-		off, rest, ok := offsetPrefix(l)
-		if !ok {
-			if strings.TrimSpace(l) != "" {
-				headers++
-			}
-			dl = append(dl, dumpLine{no: i + 1, off: -1})
-			continue
+	dl := classify(lines)
+	d := &Dump{Format: FormatDump}
+	for i, x := range dl {
+		if x.kind == lineLabel || x.kind == lineOther && strings.TrimSpace(lines[i]) != "" {
+			d.Headers++
 		}
-		dl = append(dl, dumpLine{no: i + 1, off: off, text: l[rest:], col: rest})
 	}
-	d := &Dump{Format: FormatDump, Headers: headers}
-	var cur []byte
-	var curStart bool
+	var cur, last []byte
+	var base int64 // the offset of the packet's first byte (xxd -s starts above 0)
+	curStart, star := false, false
+	label := ""
+	flush := func() {
+		d.Packets = append(d.Packets, cur)
+		d.Sources = append(d.Sources, label)
+		cur, last, label = nil, nil, ""
+	}
 	width := 16
 	for i, x := range dl {
-		if x.off < 0 {
+		switch x.kind {
+		case lineOther:
+			continue
+		case lineLabel:
+			if curStart {
+				flush()
+				curStart = false
+			}
+			label = x.label
+			continue
+		case lineStar:
+			if !curStart {
+				return nil, &Error{Line: x.no, Col: 1, Msg: `"*" (squeezed lines) before the first line of the dump`}
+			}
+			star = true
+			continue
+		case lineEnd:
+			if !curStart {
+				continue
+			}
+			var err error
+			if star {
+				if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no); err != nil {
+					return nil, err
+				}
+				star = false
+			}
+			if x.off != base+int64(len(cur)) {
+				return nil, &Error{Line: x.no, Col: 1, Msg: fmt.Sprintf("the dump ends at offset 0x%x, but %d bytes were read from 0x%x", x.off, len(cur), base)}
+			}
 			continue
 		}
-		if x.off == 0 && curStart {
-			d.Packets = append(d.Packets, cur)
-			cur = nil
+		if x.off == 0 && curStart && !star {
+			flush()
+			curStart = false
 		}
-		curStart = true
-		if x.off != int64(len(cur)) {
-			return nil, &Error{Line: x.no, Col: 1, Msg: fmt.Sprintf("offset 0x%x does not follow the %d bytes read so far", x.off, len(cur))}
+		if !curStart {
+			base = x.off
+			curStart = true
+		}
+		if star {
+			var err error
+			if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no); err != nil {
+				return nil, err
+			}
+			star = false
+		}
+		if x.off != base+int64(len(cur)) {
+			return nil, &Error{Line: x.no, Col: 1, Msg: fmt.Sprintf("offset 0x%x does not follow the %d bytes read from 0x%x", x.off, len(cur), base)}
+		}
+		if len(d.Packets) == 0 {
+			d.Start = base
 		}
 		limit := width
 		for j := i + 1; j < len(dl); j++ {
-			if dl[j].off < 0 {
+			if dl[j].kind == lineOther {
 				continue
 			}
-			if dl[j].off > x.off {
-				limit = int(dl[j].off - x.off)
+			if (dl[j].kind == lineData || dl[j].kind == lineEnd) && dl[j].off > x.off {
+				limit = int(min(dl[j].off-x.off, 1<<20))
 				width = limit
 			}
 			break
 		}
+		n := len(cur)
 		var err error
 		cur, err = dumpData(cur, x, limit)
 		if err != nil {
 			return nil, err
 		}
+		last = cur[n:]
+	}
+	if star {
+		return nil, &Error{Line: len(lines), Col: 1, Msg: `the dump ends with "*" and no offset saying how many bytes it stands for`}
 	}
 	if curStart {
-		d.Packets = append(d.Packets, cur)
+		flush()
 	}
 	if len(d.Bytes()) == 0 {
 		return nil, &Error{Line: 1, Col: 1, Msg: "no hex bytes in the dump"}
@@ -334,9 +489,41 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 		for i < len(t) && (t[i] == ' ' || t[i] == '\t') {
 			i++
 		}
-		if i-gap >= 2 && !(n == 8 && i-gap == 2 && limit == 16 && i+2 < len(t) && isHex(t[i]) && isHex(t[i+1]) && t[i+2] == ' ') {
+		if i-gap >= 2 && !(n == 8 && i-gap == 2 && limit > 8 && i+2 < len(t) && isHex(t[i]) && isHex(t[i+1]) && t[i+2] == ' ') {
 			break // the ASCII column
 		}
 	}
 	return out, nil
+}
+
+// DecodeText returns raw as text when it reads as hex text: printable
+// ASCII and whitespace, after a UTF-8 byte order mark or as UTF-16 with
+// one (as Windows editors and PowerShell's ">" write). ok is false for
+// anything else, which callers read as raw bytes (a Kafka frame starts
+// with a size whose high byte is almost always 0, which text has not).
+func DecodeText(raw []byte) (string, bool) {
+	switch {
+	case len(raw) >= 3 && raw[0] == 0xef && raw[1] == 0xbb && raw[2] == 0xbf:
+		raw = raw[3:]
+	case len(raw) >= 2 && len(raw)%2 == 0 && (raw[0] == 0xff && raw[1] == 0xfe || raw[0] == 0xfe && raw[1] == 0xff):
+		le := raw[0] == 0xff
+		out := make([]byte, 0, len(raw)/2)
+		for i := 2; i < len(raw); i += 2 {
+			lo, hi := raw[i], raw[i+1]
+			if !le {
+				lo, hi = hi, lo
+			}
+			if hi != 0 {
+				return "", false
+			}
+			out = append(out, lo)
+		}
+		raw = out
+	}
+	for _, c := range raw {
+		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+			return "", false
+		}
+	}
+	return string(raw), true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Segment is the TCP payload of one packet of a dump.
@@ -29,6 +30,12 @@ func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 		return nil, false, nil
 	}
 	for i, p := range d.Packets {
+		if src := d.source(i); src != "" && src != "Frame" {
+			if strings.HasPrefix(src, "Reassembled TCP") && len(segs) > 0 {
+				segs = reassembled(segs, p)
+			}
+			continue // other data sources (decompressed bodies) are derived bytes
+		}
 		if len(p) < link {
 			return nil, true, fmt.Errorf("packet %d: %d bytes, shorter than its link header", i, len(p))
 		}
@@ -41,6 +48,51 @@ func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 		}
 	}
 	return segs, true, nil
+}
+
+// source is the data source label of packet i ("" when unlabelled).
+func (d *Dump) source(i int) string {
+	if i < len(d.Sources) {
+		return d.Sources[i]
+	}
+	return ""
+}
+
+// reassembled puts the bytes of a tshark "Reassembled TCP" block in place
+// of the payloads it was made of: the last segments of the flow of the
+// segment before it, as many bytes as the block holds (the first of them
+// keeping any bytes before the block's start). tshark's reassembly wins
+// where the bytes differ.
+func reassembled(segs []Segment, data []byte) []Segment {
+	flow := segs[len(segs)-1].Flow()
+	need := len(data)
+	keep := segs[:0:0]
+	var parts []int // indexes of the flow's segments, last first
+	for i := len(segs) - 1; i >= 0 && need > 0; i-- {
+		if segs[i].Flow() != flow {
+			continue
+		}
+		parts = append(parts, i)
+		need -= len(segs[i].Payload)
+	}
+	drop := map[int]bool{}
+	for _, i := range parts {
+		drop[i] = true
+	}
+	merged := Segment{Src: segs[len(segs)-1].Src, Dst: segs[len(segs)-1].Dst, Payload: data}
+	for i, s := range segs {
+		if !drop[i] {
+			keep = append(keep, s)
+			continue
+		}
+		if i == parts[len(parts)-1] && need < 0 {
+			// The earliest part also holds bytes before the block.
+			head := s
+			head.Payload = s.Payload[:-need]
+			keep = append(keep, head)
+		}
+	}
+	return append(keep, merged)
 }
 
 // detectLink returns the link-header length of a packet (0 for raw IP, 14

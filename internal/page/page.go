@@ -8,6 +8,7 @@ package page
 import (
 	"bytes"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -69,17 +70,23 @@ type Section struct {
 
 // Node is one row of the object tree.
 type Node struct {
-	Name     string  `json:"name"`
-	Path     string  `json:"path"`
-	Type     string  `json:"type,omitempty"`
-	Value    string  `json:"value,omitempty"`
-	Offset   int     `json:"offset"`
-	Size     int     `json:"size"`
-	Category string  `json:"category,omitempty"`
-	About    string  `json:"about,omitempty"`
-	Flag     string  `json:"flag,omitempty"`
-	Error    string  `json:"error,omitempty"`
-	Children []*Node `json:"children,omitempty"`
+	Name string `json:"name"`
+	Path string `json:"path"`
+	Type string `json:"type,omitempty"`
+	// Value is the value as the tree shows it ("= 33 (AlterConfigs)"),
+	// "text" in JSON.
+	Value string `json:"text,omitempty"`
+	// Typed is the value as typed JSON for tools (see
+	// span.Node.AppendValueJSON): 33, "orders", true, null, "dead" (hex
+	// for bytes); absent for groups.
+	Typed    json.RawMessage `json:"value,omitempty"`
+	Offset   int             `json:"offset"`
+	Size     int             `json:"size"`
+	Category string          `json:"category,omitempty"`
+	About    string          `json:"about,omitempty"`
+	Flag     string          `json:"flag,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Children []*Node         `json:"children,omitempty"`
 	// Cat is the category as a value, for renderers.
 	Cat span.Category `json:"-"`
 	// Detached is a separate tree over derived bytes (inflated records).
@@ -191,6 +198,9 @@ func FromSpan(n *span.Node) *Node {
 	out := &Node{
 		Name: n.DisplayName(), Path: n.Path(), Type: n.Type, Value: n.ValueText(),
 		Offset: n.Off, Size: n.Len, Cat: n.Cat, Category: n.Cat.String(), About: n.About, Flag: n.Flag,
+	}
+	if v, ok := n.AppendValueJSON(nil); ok {
+		out.Typed = v
 	}
 	if n.Err != nil {
 		out.Error = n.Err.Error()

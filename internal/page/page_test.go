@@ -148,7 +148,7 @@ func TestFromSpan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := string(js); got != `{"name":"Code","path":"Items.Item[0].Code","type":"int16","value":"= 3 (UNKNOWN_TOPIC)","offset":1,"size":2,"category":"request body","flag":"odd","error":"boom"}` {
+	if got := string(js); got != `{"name":"Code","path":"Items.Item[0].Code","type":"int16","text":"= 3 (UNKNOWN_TOPIC)","value":3,"offset":1,"size":2,"category":"request body","flag":"odd","error":"boom"}` {
 		t.Errorf("node JSON = %s", got)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -210,11 +211,18 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	default:
 		w.b = append(w.b, "null"...)
 	}
-	if w.cutNodes > 0 || w.cutTrees > 0 {
-		what := plural(w.cutNodes, "tree node")
-		if w.cutTrees > 0 {
-			what += " and " + plural(w.cutTrees, "decompressed records tree")
+	if w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
+		var parts []string
+		if w.cutNodes > 0 {
+			parts = append(parts, plural(w.cutNodes, "tree node"))
 		}
+		if w.cutTrees > 0 {
+			parts = append(parts, plural(w.cutTrees, "decompressed records tree"))
+		}
+		if w.cutValues > 0 {
+			parts = append(parts, plural(w.cutValues, "long value")+" (their \"value\"; \"text\" shows how they start)")
+		}
+		what := strings.Join(parts, ", ")
 		w.b = appendString(append(w.b, `,"output_truncated":`...), outputSpent(bud, what))
 	}
 	bud.AddOutput(len(w.b) - start)
@@ -230,8 +238,8 @@ type jsonWriter struct {
 	about   bool
 	// limit is the length of b past which no more nodes are written;
 	// cutNodes and cutTrees count what was left out.
-	limit              int
-	cutNodes, cutTrees int
+	limit                         int
+	cutNodes, cutTrees, cutValues int
 }
 
 // full reports whether the output budget is spent.
@@ -265,8 +273,8 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 	if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
-		b = n.AppendValueText(append(b, `,"value":"`...))
-		v := b[at+len(`,"value":"`):]
+		b = n.AppendValueText(append(b, `,"text":"`...))
+		v := b[at+len(`,"text":"`):]
 		switch {
 		case len(v) == 0:
 			b = b[:at]
@@ -275,6 +283,16 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 			b = append(appendStringBody(b[:len(b)-len(v)], w.scratch), '"')
 		default:
 			b = append(b, '"')
+		}
+		at = len(b)
+		if w.limit > 0 && (n.Val == span.ValBytes || n.Val == span.ValString) && len(b)+2*len(n.Bytes)+32 > w.limit {
+			// A value that would pass the output budget (the hex of
+			// inflated megabytes) is left out; "text" shows its start.
+			w.cutValues++
+		} else if nb, ok := n.AppendValueJSON(append(b, `,"value":`...)); ok {
+			b = nb
+		} else {
+			b = b[:at]
 		}
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
@@ -352,7 +370,12 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 		b = appendString(append(b, `,"type":`...), n.Type)
 	}
 	if n.Value != "" {
-		b = appendString(append(b, `,"value":`...), n.Value)
+		b = appendString(append(b, `,"text":`...), n.Value)
+	}
+	if len(n.Typed) > 0 && w.limit > 0 && len(b)+len(n.Typed) > w.limit {
+		w.cutValues++
+	} else if len(n.Typed) > 0 {
+		b = append(append(b, `,"value":`...), n.Typed...)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)

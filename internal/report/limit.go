@@ -53,20 +53,28 @@ func outputSpent(b *budget.Budget, what string) string {
 	return fmt.Sprintf("output budget of %s for this frame spent: %s not shown (raise it with --max-output)", budget.Size(b.MaxOutput), what)
 }
 
-// gridRowBytes is the size of one row of text.Grid.
-const gridRowBytes = 74
+// gridRowBytes is the size of one row of text.Grid; coloured rows carry
+// an escape sequence per byte.
+const (
+	gridRowBytes      = 74
+	gridRowBytesColor = 340
+)
 
-// limitedGrid writes text.Grid of data, or of as many leading bytes as
-// room allows, followed by a line that says how many were left out. It
-// returns the bytes written.
-func limitedGrid(b *strings.Builder, data []byte, room int64, bud *budget.Budget) {
+// limitedGrid writes the byte grid of data in style st, or of as many
+// leading bytes as room allows, followed by a line that says how many
+// were left out.
+func limitedGrid(b *strings.Builder, data []byte, tree *page.Node, room int64, bud *budget.Budget, st text.Style) {
 	start := b.Len()
-	rows := (room - 2*gridRowBytes) / gridRowBytes
+	rowBytes := int64(gridRowBytes)
+	if st.Color {
+		rowBytes = gridRowBytesColor
+	}
+	rows := (room - 2*rowBytes) / rowBytes
 	shown := len(data)
 	if int64(len(data)+15)/16 > rows {
 		shown = int(max(rows, 0)) * 16
 	}
-	text.Grid(b, data[:shown])
+	text.GridStyle(b, data[:shown], tree, st)
 	if shown < len(data) {
 		b.WriteString(outputSpent(bud, fmt.Sprintf("bytes 0x%x to 0x%x of %d", shown, len(data), len(data))) + "\n")
 	}
@@ -77,7 +85,7 @@ func limitedGrid(b *strings.Builder, data []byte, room int64, bud *budget.Budget
 // first) that fit in room, with a last row that says how many nodes were
 // left out. Rows are as wide as the widest, so the node count that fits
 // is found by halving.
-func limitedTree(b *strings.Builder, root *page.Node, room int64, bud *budget.Budget) {
+func limitedTree(b *strings.Builder, root *page.Node, room int64, bud *budget.Budget, st text.Style) {
 	total := countPage(root)
 	keep := total
 	// Rows are padded to the widest: measure the widest row of the first
@@ -95,7 +103,7 @@ func limitedTree(b *strings.Builder, root *page.Node, room int64, bud *budget.Bu
 		if keep < total {
 			t = prunePage(root, keep, total-keep, bud)
 		}
-		text.Tree(&sb, t)
+		text.TreeStyle(&sb, t, st)
 		if int64(sb.Len()) <= room || keep <= 1 {
 			out := sb.String()
 			if int64(len(out)) > room {

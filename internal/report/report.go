@@ -25,6 +25,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -561,12 +562,18 @@ func (f *Frame) Summary() string {
 // Text writes the frame for a terminal: the summary, the error, the other
 // versions that decode it, the round-trip verdict, and with verbose the
 // byte grid and the object tree (plus a grid and tree for every
-// decompressed records area).
+// decompressed records area). It is TextStyle in the reference format.
 func Text(w io.Writer, f *Frame, verbose bool) error {
+	return TextStyle(w, f, verbose, text.Style{})
+}
+
+// TextStyle is Text in a style: fitted to a terminal's width, coloured,
+// the grid bounded by st.GridMax.
+func TextStyle(w io.Writer, f *Frame, verbose bool, st text.Style) error {
 	var b strings.Builder
-	b.WriteString(f.Summary() + "\n")
+	b.WriteString(text.Wrap(text.Safe(f.Summary()), st.Width) + "\n")
 	if f.Error != "" {
-		b.WriteString("  error: " + f.Error + "\n")
+		b.WriteString(st.Error(text.Wrap("  error: "+text.Safe(f.Error), st.Width)) + "\n")
 		switch {
 		case len(f.AlsoDecodesAs) > 0:
 			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
@@ -588,15 +595,16 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 		if *f.Roundtrip {
 			b.WriteString("  roundtrip: re-encoding reproduces the input byte for byte\n")
 		} else if d := f.RoundtripDiff; d != nil {
-			fmt.Fprintf(&b, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
+			var l strings.Builder
+			fmt.Fprintf(&l, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
 			if d.Field != "" {
-				b.WriteString(", " + d.Field)
+				l.WriteString(", " + d.Field)
 			}
-			fmt.Fprintf(&b, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
+			fmt.Fprintf(&l, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
 			if d.Reason != "" {
-				b.WriteString("; " + d.Reason)
+				l.WriteString("; " + d.Reason)
 			}
-			b.WriteString("\n")
+			b.WriteString(st.Error(text.Wrap(text.Safe(l.String()), st.Width)) + "\n")
 		}
 	}
 	if f.Budget != "" {
@@ -608,13 +616,14 @@ func Text(w io.Writer, f *Frame, verbose bool) error {
 		bud := f.renderBudget()
 		bud.AddOutput(b.Len() + 1)
 		b.WriteString("\n")
-		limitedGrid(&b, f.Bytes, bud.OutputRoom(), bud)
-		if tree := f.boundedPageTree(bud.OutputRoom()); tree != nil {
+		tree := f.boundedPageTree(bud.OutputRoom())
+		limitedGrid(&b, f.Bytes, tree, bud.OutputRoom(), bud, st)
+		if tree != nil {
 			b.WriteString("\nobject tree\n\n")
 			bud.AddOutput(len("\nobject tree\n\n"))
-			limitedTree(&b, tree, bud.OutputRoom(), bud)
+			limitedTree(&b, tree, bud.OutputRoom(), bud, st)
 			skipped := 0
-			detached(&b, tree, bud, &skipped)
+			detached(&b, tree, bud, &skipped, st)
 			if skipped > 0 {
 				b.WriteString("\n" + outputSpent(bud, plural(skipped, "decompressed records area")) + "\n")
 			}
@@ -656,22 +665,22 @@ func spanCount(n *span.Node, limit int64) int64 {
 // is started with.
 const minDetachedRoom = 1024
 
-func detached(b *strings.Builder, n *page.Node, bud *budget.Budget, skipped *int) {
+func detached(b *strings.Builder, n *page.Node, bud *budget.Budget, skipped *int, st text.Style) {
 	if n.Detached != nil {
 		if bud.OutputRoom() < minDetachedRoom {
 			*skipped++
 		} else {
 			start := b.Len()
-			fmt.Fprintf(b, "\n%s (%s): decompressed records, offsets within the inflated bytes\n\n", n.Path, n.Value)
+			fmt.Fprintf(b, "\n%s\n\n", text.Wrap(text.Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", n.Path, n.Value)), st.Width))
 			bud.AddOutput(b.Len() - start)
-			limitedGrid(b, n.Detached.Bytes, bud.OutputRoom()/2, bud)
+			limitedGrid(b, n.Detached.Bytes, n.Detached, bud.OutputRoom()/2, bud, st)
 			b.WriteString("\n")
 			bud.AddOutput(1)
-			limitedTree(b, n.Detached, bud.OutputRoom(), bud)
+			limitedTree(b, n.Detached, bud.OutputRoom(), bud, st)
 		}
 	}
 	for _, k := range n.Children {
-		detached(b, k, bud, skipped)
+		detached(b, k, bud, skipped, st)
 	}
 }
 

@@ -171,12 +171,12 @@ func TestGoldenJSONShape(t *testing.T) {
 		t.Errorf("doc = %+v", doc)
 	}
 	hdr := doc.Request.Tree.Children[1]["children"].([]any)[0].(map[string]any)
-	for _, k := range []string{"name", "path", "type", "value", "offset", "size", "category", "about"} {
+	for _, k := range []string{"name", "path", "type", "text", "value", "offset", "size", "category", "about"} {
 		if _, ok := hdr[k]; !ok {
 			t.Errorf("header node lacks %q: %v", k, hdr)
 		}
 	}
-	if hdr["path"] != "RequestHeader.request_api_key" || hdr["category"] != "rpc header" || hdr["value"] != "= 33 (AlterConfigs)" {
+	if hdr["path"] != "RequestHeader.request_api_key" || hdr["category"] != "rpc header" || hdr["text"] != "= 33 (AlterConfigs)" || hdr["value"] != float64(33) {
 		t.Errorf("header node = %v", hdr)
 	}
 }

@@ -117,10 +117,10 @@ func Tree(b *strings.Builder, root *page.Node) {
 	walk(root, "", true, true)
 	var wn, wt, wv, ws int
 	for _, r := range rows {
-		wn = max(wn, len(r.name))
-		wt = max(wt, len(r.typ))
-		wv = max(wv, len(r.value))
-		ws = max(ws, len(r.span))
+		wn = max(wn, cells(r.name))
+		wt = max(wt, cells(r.typ))
+		wv = max(wv, cells(r.value))
+		ws = max(ws, cells(r.span))
 	}
 	for _, r := range rows {
 		line := pad(r.name, wn+2) + pad(r.typ, wt+2) + pad(r.value, wv+2) + pad(r.span, ws+2) + r.about
@@ -129,9 +129,5 @@ func Tree(b *strings.Builder, root *page.Node) {
 	}
 }
 
-func pad(s string, w int) string {
-	if n := utf8.RuneCountInString(s); n < w {
-		return s + strings.Repeat(" ", w-n)
-	}
-	return s
-}
+// pad pads s to w terminal cells (a CJK character takes two).
+func pad(s string, w int) string { return padCells(s, w) }

@@ -1,0 +1,251 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+func init() {
+	register(&command{
+		name:    "completion",
+		usage:   "bash|zsh|fish",
+		summary: "write a shell completion script: commands, flags, their values and API names from the loaded spec",
+		run:     runCompletion,
+	})
+	register(&command{
+		name:    completeAPIsCommand,
+		usage:   "[--spec P]",
+		summary: "", // hidden: the completion scripts call it
+		run:     runCompleteAPIs,
+		hidden:  true,
+	})
+}
+
+// completeAPIsCommand prints the API names of the loaded spec, one a line,
+// for the completion scripts.
+const completeAPIsCommand = "__complete-apis"
+
+// completionCommand is what a script knows about one command.
+type completionCommand struct {
+	name, summary string
+	flags         []flagDoc
+}
+
+// completionModel collects every visible command and its flags, from the
+// same flag definitions the help prints.
+func completionModel() []completionCommand {
+	var out []completionCommand
+	for _, n := range commandNames() {
+		c := commands[n]
+		if c.hidden {
+			continue
+		}
+		cc := completionCommand{name: n, summary: c.summary}
+		if fs := commandFlags(n); fs != nil {
+			cc.flags = flagDocs(fs, c.usage)
+		}
+		out = append(out, cc)
+	}
+	return out
+}
+
+// valueKind is how a flag's value completes: "files", "apis", a list of
+// words ("text json"), or "" (anything).
+func valueKind(d flagDoc) string {
+	ph := d.Placeholder
+	switch {
+	case ph == "":
+		return ""
+	case d.Long() == "api":
+		return "apis"
+	case strings.Contains(ph, "|"):
+		return strings.Join(strings.Split(ph, "|"), " ")
+	case d.Long() == "color":
+		return "auto always never"
+	case strings.Contains(ph, "FILE") || strings.Contains(ph, "DIR") || strings.Contains(ph, "PATH") || ph == "P":
+		return "files"
+	}
+	return ""
+}
+
+// apiPositional reports whether a command's arguments are API names.
+func apiPositional(name string) bool { return name == "show" || name == "diff" }
+
+func runCompletion(env *Env, args []string) error {
+	fs := newFlags(env, "completion", "bash|zsh|fish")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("completion takes one shell: bash, zsh or fish")
+	}
+	m := completionModel()
+	switch pos[0] {
+	case "bash":
+		writeBash(env.Stdout, m, false)
+	case "zsh":
+		writeBash(env.Stdout, m, true)
+	case "fish":
+		writeFish(env.Stdout, m)
+	default:
+		if s := suggest(pos[0], []string{"bash", "zsh", "fish"}); s != "" {
+			return usagef("unknown shell %q; did you mean %q?", pos[0], s)
+		}
+		return usagef("unknown shell %q (want bash, zsh or fish)", pos[0])
+	}
+	return nil
+}
+
+func runCompleteAPIs(env *Env, args []string) error {
+	fs := newFlags(env, completeAPIsCommand, "[--spec P]")
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	rel, _, err := specs.newest(env)
+	if err != nil {
+		return errSilentFailure // completion has nothing to offer; say nothing
+	}
+	var names []string
+	for _, a := range rel.Reg.APIs {
+		if !a.Reserved() {
+			names = append(names, a.Name)
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintln(env.Stdout, n)
+	}
+	return nil
+}
+
+// shellQuote quotes s for a POSIX shell.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// writeBash writes the bash completion script; for zsh, it is loaded
+// through bashcompinit.
+func writeBash(w io.Writer, m []completionCommand, zsh bool) {
+	var names []string
+	for _, c := range m {
+		names = append(names, c.name)
+	}
+	if zsh {
+		fmt.Fprintln(w, "#compdef manifester")
+		fmt.Fprintln(w, "# zsh completion for manifester: eval \"$(manifester completion zsh)\"")
+		fmt.Fprintln(w, "autoload -U +X bashcompinit && bashcompinit")
+	} else {
+		fmt.Fprintln(w, "# bash completion for manifester: eval \"$(manifester completion bash)\"")
+	}
+	fmt.Fprintf(w, `_manifester_apis() {
+  local i spec=()
+  for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
+    case "${COMP_WORDS[i]}" in
+      --spec|-s|-spec) spec+=(--spec "${COMP_WORDS[i+1]}") ;;
+      --spec=*|-s=*) spec+=(--spec "${COMP_WORDS[i]#*=}") ;;
+    esac
+  done
+  "${COMP_WORDS[0]}" %s "${spec[@]}" 2>/dev/null
+}
+
+_manifester() {
+  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+  if [ "$COMP_CWORD" -eq 1 ]; then
+    COMPREPLY=($(compgen -W %s -- "$cur"))
+    return
+  fi
+  local flags="" values=""
+  case "${COMP_WORDS[1]}" in
+`, completeAPIsCommand, shellQuote(strings.Join(names, " ")+" help --help --version"))
+	for _, c := range m {
+		var flags []string
+		var cases []string
+		for _, d := range c.flags {
+			spell := []string{spelled(d.Long())}
+			if s := d.Short(); s != "" {
+				spell = append(spell, "-"+s)
+			}
+			flags = append(flags, spell...)
+			if k := valueKind(d); k != "" {
+				cases = append(cases, fmt.Sprintf("        %s) values=%s ;;", strings.Join(spell, "|"), shellQuote(k)))
+			}
+		}
+		flags = append(flags, "--help")
+		if c.name == "completion" {
+			cases = append(cases, "        *) values='shells' ;;")
+		}
+		fmt.Fprintf(w, "    %s)\n      flags=%s\n", c.name, shellQuote(strings.Join(flags, " ")))
+		if len(cases) > 0 {
+			fmt.Fprintf(w, "      case \"$prev\" in\n%s\n      esac\n", strings.Join(cases, "\n"))
+		}
+		if apiPositional(c.name) {
+			fmt.Fprintln(w, `      [ -z "$values" ] && [[ "$cur" != -* ]] && values=apis`)
+		}
+		fmt.Fprintln(w, "      ;;")
+	}
+	fmt.Fprint(w, `    help)
+      values='commands' ;;
+  esac
+  case "$values" in
+    files) COMPREPLY=($(compgen -f -- "$cur")) ;;
+    apis) COMPREPLY=($(compgen -W "$(_manifester_apis)" -- "$cur")) ;;
+    shells) COMPREPLY=($(compgen -W 'bash zsh fish' -- "$cur")) ;;
+    commands) COMPREPLY=($(compgen -W `+shellQuote(strings.Join(names, " "))+` -- "$cur")) ;;
+    "") COMPREPLY=($(compgen -W "$flags" -- "$cur")) ;;
+    *) COMPREPLY=($(compgen -W "$values" -- "$cur")) ;;
+  esac
+}
+complete -o default -F _manifester manifester
+`)
+}
+
+// fishQuote quotes s for fish.
+func fishQuote(s string) string {
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
+}
+
+// writeFish writes the fish completion script.
+func writeFish(w io.Writer, m []completionCommand) {
+	fmt.Fprintln(w, "# fish completion for manifester: manifester completion fish | source")
+	fmt.Fprintln(w, "complete -c manifester -f")
+	fmt.Fprintf(w, "function __manifester_apis\n    set -l spec (string match -r -- '^(?:--spec=|-s=)(.*)' (commandline -opc))[2]\n    if test -n \"$spec\"\n        manifester %s --spec $spec 2>/dev/null\n    else\n        manifester %s 2>/dev/null\n    end\nend\n", completeAPIsCommand, completeAPIsCommand)
+	for _, c := range m {
+		fmt.Fprintf(w, "complete -c manifester -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.summary))
+	}
+	for _, c := range m {
+		cond := "'__fish_seen_subcommand_from " + c.name + "'"
+		for _, d := range c.flags {
+			line := "complete -c manifester -n " + cond
+			if len(d.Long()) == 1 {
+				line += " -s " + d.Long()
+			} else {
+				line += " -l " + d.Long()
+				if s := d.Short(); s != "" {
+					line += " -s " + s
+				}
+			}
+			switch k := valueKind(d); k {
+			case "":
+				if d.Placeholder != "" {
+					line += " -x"
+				}
+			case "files":
+				line += " -r -F"
+			case "apis":
+				line += " -x -a '(__manifester_apis)'"
+			default:
+				line += " -x -a " + fishQuote(k)
+			}
+			fmt.Fprintln(w, line+" -d "+fishQuote(d.Usage))
+		}
+		if apiPositional(c.name) {
+			fmt.Fprintf(w, "complete -c manifester -n %s -a '(__manifester_apis)'\n", cond)
+		}
+		if c.name == "completion" {
+			fmt.Fprintf(w, "complete -c manifester -n %s -a 'bash zsh fish'\n", cond)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package hexin
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gopacket/gopacket"
+	"github.com/gopacket/gopacket/layers"
+	"github.com/gopacket/gopacket/pcapgo"
+)
+
+// dumpInput is the bytes every dump shape test dumps: a frame-like head,
+// a run of zeros long enough for every tool to squeeze ("*"), and an odd
+// tail (so hexdump pads its last 16-bit word).
+func dumpInput() []byte {
+	b := []byte{0, 0, 0, 0x15, 0, 0x21, 0, 2}
+	b = append(b, make([]byte, 100)...)
+	return append(b, 'a', 'b', 'c', 1, 2)
+}
+
+// toolDump runs a dump tool on the input when it is installed; ok is false
+// when it is not.
+func toolDump(t *testing.T, data []byte, tool string, args ...string) (string, bool) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		return "", false
+	}
+	path := filepath.Join(t.TempDir(), "in.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(tool, append(args, path)...).Output()
+	if err != nil {
+		t.Fatalf("%s %q: %v", tool, args, err)
+	}
+	return string(out), true
+}
+
+// TestDumpShapes parses every dump shape, each from the real tool's
+// output when the tool is installed and always from a sample the tool
+// wrote (testdata/dumps), and checks the bytes.
+func TestDumpShapes(t *testing.T) {
+	data := dumpInput()
+	cases := []struct {
+		name, sample string
+		tool         string
+		args         []string
+		want         []byte
+		squeezed     bool // the dump has a "*" line
+		edit         func(string) string
+	}{
+		{"hexdump -C", "hexdump-C.txt", "hexdump", []string{"-C"}, data, true, nil},
+		{"hexdump", "hexdump.txt", "hexdump", nil, data, true, nil},
+		{"od -A x -t x1", "od-x1.txt", "od", []string{"-A", "x", "-t", "x1"}, data, true, nil},
+		{"od -A x -t x1z", "od-x1z.txt", "od", []string{"-A", "x", "-t", "x1z"}, data, true, nil},
+		{"xxd -a", "xxd-a.txt", "xxd", []string{"-a"}, data, true, nil},
+		{"xxd -s 4", "xxd-s4.txt", "xxd", []string{"-s", "4"}, data[4:], false, nil},
+		{"hexdump -C -s 4", "hexdump-C-s4.txt", "hexdump", []string{"-C", "-s", "4"}, data[4:], true, nil},
+		{"CRLF", "hexdump-C.txt", "hexdump", []string{"-C"}, data, true, func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }},
+		{"BOM", "xxd-a.txt", "xxd", []string{"-a"}, data, true, func(s string) string { return "\uFEFF" + s }},
+		{"BOM and CRLF", "od-x1.txt", "od", []string{"-A", "x", "-t", "x1"}, data, true, func(s string) string { return "\uFEFF" + strings.ReplaceAll(s, "\n", "\r\n") }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sample, err := os.ReadFile(filepath.Join("testdata", "dumps", c.sample))
+			if err != nil {
+				t.Fatal(err)
+			}
+			inputs := map[string]string{"sample " + c.sample: string(sample)}
+			if out, ok := toolDump(t, data, c.tool, c.args...); ok {
+				inputs[c.tool+" output"] = out
+			} else {
+				t.Logf("%s not installed: the checked-in sample only", c.tool)
+			}
+			for from, in := range inputs {
+				if c.squeezed != strings.Contains(in, "\n*\n") {
+					t.Fatalf("%s: squeezed %v, want %v:\n%s", from, !c.squeezed, c.squeezed, in)
+				}
+				if c.edit != nil {
+					in = c.edit(in)
+				}
+				d, err := ParseDump(in)
+				if err != nil {
+					t.Fatalf("%s: %v\n%s", from, err, in)
+				}
+				if got := d.Bytes(); !bytes.Equal(got, c.want) {
+					t.Errorf("%s: got %d bytes %x\nwant %d bytes %x", from, len(got), got, len(c.want), c.want)
+				}
+				if c.want[0] != data[0] && d.Start != 4 {
+					t.Errorf("%s: start %d, want 4", from, d.Start)
+				}
+			}
+		})
+	}
+}
+
+// TestSqueezeErrors: a "*" that cannot be expanded is an error naming the
+// line, and a "*" may not stand for more than maxSqueezed bytes.
+func TestSqueezeErrors(t *testing.T) {
+	cases := map[string]string{
+		"star first":         "*\n00000010  00 00\n",
+		"star last":          "00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  |................|\n*\n",
+		"not whole lines":    "00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  |................|\n*\n00000015  01\n",
+		"huge":               "00000000  00 01 02 03 04 05 06 07  08 09 0a 0b 0c 0d 0e 0f  |................|\n*\n7ffffff0  01\n",
+		"end after the data": "00000000  00 01  |..|\n00000004\n",
+	}
+	for name, in := range cases {
+		_, err := ParseDump(in)
+		var e *Error
+		if err == nil || !asError(err, &e) || e.Line < 1 {
+			t.Errorf("%s: err %v", name, err)
+		}
+	}
+}
+
+func asError(err error, e **Error) bool {
+	x, ok := err.(*Error)
+	*e = x
+	return ok
+}
+
+// writeSplitFrame writes a capture of one Kafka frame sent in two TCP
+// segments, so that tshark's Kafka dissector reassembles it.
+func writeSplitFrame(t *testing.T, path string, frame []byte, cut int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	w := pcapgo.NewWriter(f)
+	if err := w.WriteFileHeader(65535, layers.LinkTypeEthernet); err != nil {
+		t.Fatal(err)
+	}
+	seq := uint32(1000)
+	for i, p := range [][]byte{frame[:cut], frame[cut:]} {
+		eth := &layers.Ethernet{SrcMAC: net.HardwareAddr{2, 0, 0, 0, 0, 1}, DstMAC: net.HardwareAddr{2, 0, 0, 0, 0, 2}, EthernetType: layers.EthernetTypeIPv4}
+		ip := &layers.IPv4{Version: 4, TTL: 64, Protocol: layers.IPProtocolTCP, SrcIP: net.IP{10, 0, 0, 1}, DstIP: net.IP{10, 0, 0, 2}}
+		tcp := &layers.TCP{SrcPort: 50000, DstPort: 9092, Seq: seq, PSH: true, ACK: true, Window: 512}
+		seq += uint32(len(p))
+		_ = tcp.SetNetworkLayerForChecksum(ip)
+		buf := gopacket.NewSerializeBuffer()
+		if err := gopacket.SerializeLayers(buf, gopacket.SerializeOptions{FixLengths: true, ComputeChecksums: true}, eth, ip, tcp, gopacket.Payload(p)); err != nil {
+			t.Fatal(err)
+		}
+		ci := gopacket.CaptureInfo{Timestamp: time.Unix(1700000000+int64(i), 0), CaptureLength: len(buf.Bytes()), Length: len(buf.Bytes())}
+		if err := w.WritePacket(ci, buf.Bytes()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTsharkReassembled: tshark -x prints a frame split over two segments
+// as the two packets plus a "Reassembled TCP" block; the payload is the
+// frame once (the reassembled bytes), not twice.
+func TestTsharkReassembled(t *testing.T) {
+	// An ApiVersions v3 request: client id "abcd", software name "name", version "1".
+	frame := []byte{0, 0, 0, 30, 0, 18, 0, 3, 0, 0, 0, 7, 0, 4, 'a', 'b', 'c', 'd', 0, 4, 'n', 'a', 'm', 'e', 2, '1', 0, 0, 0, 0, 0, 0, 0, 0}
+	sample, err := os.ReadFile(filepath.Join("testdata", "dumps", "tshark-reassembled.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string]string{"sample": string(sample)}
+	if _, err := exec.LookPath("tshark"); err == nil {
+		path := filepath.Join(t.TempDir(), "split.pcap")
+		writeSplitFrame(t, path, frame, 10)
+		out, err := exec.Command("tshark", "-r", path, "-x").Output()
+		if err != nil {
+			t.Fatalf("tshark: %v", err)
+		}
+		inputs["tshark output"] = string(out)
+	} else {
+		t.Log("tshark not installed: the checked-in sample only")
+	}
+	for from, in := range inputs {
+		if !strings.Contains(in, "Reassembled TCP (34 bytes):") {
+			t.Fatalf("%s has no reassembled block:\n%s", from, in)
+		}
+		d, err := ParseDump(in)
+		if err != nil {
+			t.Fatalf("%s: %v", from, err)
+		}
+		segs, ok, err := d.TCPSegments()
+		if err != nil || !ok {
+			t.Fatalf("%s: ok %v, err %v", from, ok, err)
+		}
+		var got []byte
+		for _, s := range segs {
+			got = append(got, s.Payload...)
+		}
+		if !bytes.Equal(got, frame) {
+			t.Errorf("%s: payload %x\nwant %x", from, got, frame)
+		}
+	}
+}

@@ -1,0 +1,426 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// Style is how output for a terminal looks. The zero Style is the
+// reference pages' format exactly (what pipes and files get); a Width
+// makes every line fit that many terminal cells, Color adds ANSI colours
+// by category, and Wide prints one line per tree row with every
+// description in full whatever the width.
+type Style struct {
+	Width int  // terminal columns; 0: no limit
+	Color bool // ANSI colours: categories as on the site, errors red
+	Wide  bool // one line per row, descriptions never cut or moved
+	// GridMax bounds the bytes a grid shows (0: all); the heading says how
+	// many were left out.
+	GridMax int
+}
+
+// Reference reports whether s is the reference format.
+func (s Style) Reference() bool { return s.Width == 0 && !s.Color && !s.Wide }
+
+// ANSI colours of the categories (the hues of the site's legend) and of
+// errors and headings.
+var catColors = map[span.Category]string{
+	span.CatFrame:        "38;5;245", // grey
+	span.CatHeader:       "38;5;33",  // blue
+	span.CatRequestBody:  "38;5;34",  // green
+	span.CatRecordBatch:  "38;5;208", // orange
+	span.CatRecord:       "38;5;178", // yellow
+	span.CatResponseBody: "38;5;135", // purple
+	span.CatTagged:       "38;5;205", // pink
+}
+
+const (
+	colorError   = "1;31"
+	colorHeading = "1"
+	colorDim     = "2"
+)
+
+// paint wraps s in an ANSI colour when colouring.
+func (s Style) paint(code, text string) string {
+	if !s.Color || code == "" || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+// Paint colours text as an error, when colouring ("error" is the only
+// kind outside this package).
+func (s Style) Error(text string) string { return s.paint(colorError, text) }
+
+// cells is the display width of s in terminal cells.
+func cells(s string) int { return runewidth.StringWidth(s) }
+
+// padCells pads s with spaces to w cells.
+func padCells(s string, w int) string {
+	if n := cells(s); n < w {
+		return s + strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// Safe replaces control characters (escape sequences from crafted specs or
+// captures among them) by U+FFFD, so nothing but this package's own
+// colours reaches the terminal.
+func Safe(s string) string {
+	clean := true
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\t' && unicode.IsControl(r) {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// Wrap breaks prose into lines of at most width cells at spaces, the
+// continuation lines indented like the first line plus two; a word wider
+// than the line is broken. width 0 leaves s as it is.
+func Wrap(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	var b strings.Builder
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if cells(l) <= width {
+			b.WriteString(l)
+			continue
+		}
+		lead := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		b.WriteString(strings.Join(wrapCells(strings.TrimLeft(l, " "), width, lead, lead+"  "), "\n"))
+	}
+	return b.String()
+}
+
+// wrapCells wraps words into lines of at most width cells, the first
+// starting with first and the others with rest (indents).
+func wrapCells(s string, width int, first, rest string) []string {
+	var out []string
+	cur := first
+	curW := cells(first)
+	empty := true
+	flush := func() {
+		out = append(out, strings.TrimRight(cur, " "))
+		cur, curW, empty = rest, cells(rest), true
+	}
+	for _, word := range strings.Fields(s) {
+		ww := cells(word)
+		if !empty && curW+1+ww > width {
+			flush()
+		}
+		if !empty {
+			cur += " "
+			curW++
+		}
+		// A word wider than a whole line is broken by cells.
+		for curW+ww > width && ww > 0 && curW < width {
+			head, tail := splitCells(word, width-curW)
+			if head == "" {
+				break
+			}
+			cur += head
+			flush()
+			word, ww = tail, cells(tail)
+		}
+		cur += word
+		curW += ww
+		empty = false
+	}
+	if !empty || len(out) == 0 {
+		out = append(out, strings.TrimRight(cur, " "))
+	}
+	return out
+}
+
+// splitCells splits s after at most w cells.
+func splitCells(s string, w int) (string, string) {
+	n := 0
+	for i, r := range s {
+		rw := runewidth.RuneWidth(r)
+		if n+rw > w {
+			return s[:i], s[i:]
+		}
+		n += rw
+	}
+	return s, ""
+}
+
+// PageStyle writes the whole page in a style (Page is PageStyle with the
+// zero Style).
+func PageStyle(w io.Writer, p *page.Page, st Style) error {
+	if st.Reference() {
+		return Page(w, p)
+	}
+	var b strings.Builder
+	b.WriteString(st.paint(colorHeading, Safe(p.API)) + "\n\n")
+	b.WriteString(Wrap(Safe(p.Intro), st.Width) + "\n\n")
+	width := 0
+	for _, it := range p.Summary {
+		width = max(width, cells(it.Label))
+	}
+	for _, it := range p.Summary {
+		label := padCells(Safe(it.Label), width) + "  "
+		line := label + Safe(it.Value)
+		if st.Width > 0 && cells(line) > st.Width {
+			line = strings.Join(wrapCells(Safe(it.Value), st.Width, label, strings.Repeat(" ", width+2)), "\n")
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, s := range []*page.Section{p.Request, p.Response} {
+		title := "Request"
+		if s.Kind == "response" {
+			title = "Response"
+		}
+		b.WriteString("\n" + st.paint(colorHeading, title) + "\n\n" + Wrap(Safe(s.Title), st.Width) + "\n\n")
+		GridStyle(&b, s.Bytes, s.Tree, st)
+		b.WriteString("\n" + st.paint(colorHeading, "object tree") + "\n\n")
+		TreeStyle(&b, s.Tree, st)
+		b.WriteString("\n" + st.paint(colorHeading, "kafka message schema (.json)") + "\n\n")
+		schema := Safe(s.Schema)
+		if st.Width > 0 && !st.Wide {
+			schema = wrapLong(schema, st.Width)
+		}
+		b.WriteString(schema)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// wrapLong wraps only the lines wider than width, keeping the others (and
+// their spacing) as they are.
+func wrapLong(s string, width int) string {
+	lines := strings.SplitAfter(s, "\n")
+	var b strings.Builder
+	for _, l := range lines {
+		body := strings.TrimSuffix(l, "\n")
+		if cells(body) <= width {
+			b.WriteString(l)
+			continue
+		}
+		b.WriteString(Wrap(body, width))
+		if strings.HasSuffix(l, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
+}
+
+// leafCats returns the category of every byte of data, from the leaves
+// of tree (nil when there is no tree or no colour).
+func leafCats(n int, tree *page.Node) []span.Category {
+	if tree == nil {
+		return nil
+	}
+	cats := make([]span.Category, n)
+	var walk func(x *page.Node)
+	walk = func(x *page.Node) {
+		if len(x.Children) == 0 {
+			for i := max(x.Offset, 0); i < x.Offset+x.Size && i < n; i++ {
+				cats[i] = x.Cat
+			}
+			return
+		}
+		for _, k := range x.Children {
+			walk(k)
+		}
+	}
+	walk(tree)
+	return cats
+}
+
+// GridStyle writes the byte layout like Grid, 16 bytes a row whatever the
+// width, each byte coloured by the category of its field when colouring.
+// Offsets widen past 0xffff so that the columns stay aligned.
+func GridStyle(b *strings.Builder, data []byte, tree *page.Node, st Style) {
+	shown := data
+	if st.GridMax > 0 && len(data) > st.GridMax {
+		shown = data[:st.GridMax]
+	}
+	if !st.Color && len(data) <= 0x10000 && len(shown) == len(data) {
+		Grid(b, data)
+		return
+	}
+	var cats []span.Category
+	if st.Color {
+		cats = leafCats(len(data), tree)
+	}
+	digits := offsetDigits(len(shown))
+	if len(shown) < len(data) {
+		fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row; the first %d shown, %d left out: --grid-max N shows more)\n\n", len(data), len(shown), len(data)-len(shown))
+	} else {
+		fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
+	}
+	data = shown
+	head := strings.Repeat(" ", digits+1)
+	for i := 0; i < 16; i++ {
+		head += fmt.Sprintf(" %-2X", i)
+	}
+	b.WriteString(st.paint(colorDim, strings.TrimRight(head, " ")) + "\n")
+	for row := 0; row < len(data); row += 16 {
+		end := min(row+16, len(data))
+		b.WriteString(st.paint(colorDim, fmt.Sprintf("%0*x", digits, row)) + " ")
+		for i := row; i < row+16; i++ {
+			if i < end {
+				code := ""
+				if cats != nil {
+					code = catColors[cats[i]]
+				}
+				b.WriteString(" " + st.paint(code, fmt.Sprintf("%02x", data[i])))
+			} else {
+				b.WriteString("   ")
+			}
+		}
+		b.WriteString("  ")
+		for _, c := range data[row:end] {
+			if c >= 0x20 && c < 0x7f {
+				b.WriteByte(c)
+			} else {
+				b.WriteByte('.')
+			}
+		}
+		b.WriteString("\n")
+	}
+}
+
+// offsetDigits is the width of the grid's offset column: four hex digits,
+// more when the last row's offset needs them.
+func offsetDigits(n int) int {
+	d := 4
+	for last := max(n-1, 0) >> 16; last > 0; last >>= 4 {
+		d++
+	}
+	return d
+}
+
+// styledRow is one tree row before layout.
+type styledRow struct {
+	name, cont          string // the name with its tree prefix; the prefix of lines under it
+	typ, value, span    string
+	about               string
+	cat                 span.Category
+	err                 bool
+	nameCells, typCells int
+	valCells, spanCells int
+}
+
+// TreeStyle writes the object tree in a style (Tree is TreeStyle with the
+// zero Style). With a Width the tree fits it: when the rows are wider,
+// descriptions move to their own indented lines under their rows (in
+// full, wrapped), and when even that is too wide, the value and [offset,
+// size] go on a line under the name.
+func TreeStyle(b *strings.Builder, root *page.Node, st Style) {
+	if st.Reference() {
+		Tree(b, root)
+		return
+	}
+	if root == nil {
+		return
+	}
+	var rows []styledRow
+	var walk func(n *page.Node, prefix string, last, isRoot bool)
+	walk = func(n *page.Node, prefix string, last, isRoot bool) {
+		name := Safe(n.Name)
+		childPrefix := ""
+		if !isRoot {
+			name = prefix + "+-- " + name
+			if last {
+				childPrefix = prefix + "    "
+			} else {
+				childPrefix = prefix + "|   "
+			}
+		}
+		about := Safe(n.About)
+		if n.Flag != "" {
+			about = strings.TrimSpace("[" + Safe(n.Flag) + "] " + about)
+		}
+		if n.Error != "" {
+			about = "ERROR: " + Safe(n.Error)
+		}
+		if st.Width == 0 && !st.Wide && utf8.RuneCountInString(about) > maxAbout {
+			about = string([]rune(about)[:maxAbout-3]) + "..."
+		}
+		r := styledRow{name: name, cont: childPrefix, typ: Safe(n.Type), value: Safe(n.Value),
+			span: fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about: about, cat: n.Cat, err: n.Error != ""}
+		r.nameCells, r.typCells, r.valCells, r.spanCells = cells(r.name), cells(r.typ), cells(r.value), cells(r.span)
+		rows = append(rows, r)
+		for i, k := range n.Children {
+			walk(k, childPrefix, i == len(n.Children)-1, false)
+		}
+	}
+	walk(root, "", true, true)
+	var wn, wt, wv, ws, full int
+	for _, r := range rows {
+		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)
+	}
+	cols := wn + 2 + wt + 2 + wv + 2 + ws + 2
+	for _, r := range rows {
+		full = max(full, cols+cells(r.about))
+	}
+	oneLine := st.Wide || st.Width == 0 || full <= st.Width
+	underName := !oneLine && cols-2 > st.Width
+	for _, r := range rows {
+		name := st.paint(catColors[r.cat], r.name)
+		about := r.about
+		if r.err {
+			about = st.Error(about)
+		}
+		if oneLine {
+			line := name + strings.Repeat(" ", wn+2-r.nameCells) + padCells(r.typ, wt+2) + padCells(r.value, wv+2) + padCells(r.span, ws+2) + about
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			continue
+		}
+		indent := r.cont + "    "
+		if !underName {
+			line := name + strings.Repeat(" ", wn+2-r.nameCells) + padCells(r.typ, wt+2) + padCells(r.value, wv+2) + r.span
+			b.WriteString(strings.TrimRight(line, " ") + "\n")
+		} else {
+			head := name
+			if r.typ != "" && r.nameCells+2+r.typCells <= st.Width {
+				head += "  " + r.typ
+			} else if r.typ != "" {
+				head += "\n" + strings.Join(wrapCells(r.typ, st.Width, indent, indent), "\n")
+			}
+			b.WriteString(head + "\n")
+			detail := strings.TrimSpace(strings.TrimSpace(r.value) + "  " + r.span)
+			if cells(indent)+cells(detail) <= st.Width {
+				b.WriteString(indent + detail + "\n")
+			} else {
+				b.WriteString(strings.Join(wrapCells(detail, st.Width, indent, indent+"  "), "\n") + "\n")
+			}
+		}
+		if r.about != "" {
+			lines := wrapCells(r.about, st.Width, indent, indent)
+			for _, l := range lines {
+				text := strings.TrimPrefix(l, indent)
+				if r.err {
+					text = st.Error(text)
+				}
+				b.WriteString(indent + text + "\n")
+			}
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package text
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+const everyTypeDir = "../../../testdata/specs/everytype"
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// longTree is a tree with descriptions longer than the reference cut, a
+// deep path and a CJK value.
+func longTree() *page.Node {
+	long := "The first sentence of a long description that goes well past the seventy-eight characters the reference pages show; the second sentence ends here."
+	return &page.Node{Name: "ThingRequest", Type: "message v1", Size: 20, Cat: span.CatRequestBody, Children: []*page.Node{
+		{Name: "Frame", Size: 4, Cat: span.CatFrame, About: "length-delimited framing", Children: []*page.Node{
+			{Name: "size", Type: "int32", Value: "= 16", Size: 4, Cat: span.CatFrame, About: long},
+		}},
+		{Name: "Topics", Type: "[]Topic", Value: "= 1 element", Offset: 4, Size: 16, Cat: span.CatRequestBody, About: "Each topic.", Children: []*page.Node{
+			{Name: "Topic[0]", Type: "Topic", Value: "= struct", Offset: 4, Size: 16, Cat: span.CatRequestBody, Children: []*page.Node{
+				{Name: "Name", Type: "string", Value: `= "注文トピック" (int16 len=18)`, Offset: 4, Size: 20, Cat: span.CatRequestBody, About: long + " " + long},
+				{Name: "Broken", Type: "int8", Value: "= 1", Offset: 24, Size: 1, Cat: span.CatRequestBody, Error: "crafted \x1b[2Jescape in an error"},
+			}},
+		}},
+	}}
+}
+
+// words is the text of rendered output with the tree drawing removed, as
+// one space-separated string, to find descriptions that were wrapped.
+func words(s string) string {
+	var out []string
+	for _, f := range strings.Fields(ansi.ReplaceAllString(s, "")) {
+		if f == "|" || f == "+--" {
+			continue
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, " ")
+}
+
+func TestTreeStyleFitsWidth(t *testing.T) {
+	root := longTree()
+	var ref strings.Builder
+	Tree(&ref, root)
+	if !strings.Contains(ref.String(), "...") {
+		t.Fatalf("the reference tree cuts no description:\n%s", ref.String())
+	}
+	var walk func(n *page.Node, f func(*page.Node))
+	walk = func(n *page.Node, f func(*page.Node)) {
+		f(n)
+		for _, k := range n.Children {
+			walk(k, f)
+		}
+	}
+	for _, width := range []int{300, 120, 80, 60, 40} {
+		for _, color := range []bool{false, true} {
+			var b strings.Builder
+			TreeStyle(&b, root, Style{Width: width, Color: color})
+			out := b.String()
+			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if w := cells(ansi.ReplaceAllString(l, "")); w > width {
+					t.Errorf("width %d: line of %d cells: %q", width, w, l)
+				}
+			}
+			if strings.Contains(out, "...") {
+				t.Errorf("width %d: a description was cut:\n%s", width, out)
+			}
+			text := words(out)
+			walk(root, func(n *page.Node) {
+				if n.About != "" && !strings.Contains(text, strings.Join(strings.Fields(n.About), " ")) {
+					t.Errorf("width %d: description of %s not in full:\n%s", width, n.Name, out)
+				}
+			})
+			if strings.Contains(out, "\x1b[2J") {
+				t.Errorf("width %d: an escape sequence from the input reached the output", width)
+			}
+			if color != strings.Contains(out, "\x1b[") {
+				t.Errorf("width %d: colour %v but escapes %v", width, color, !color)
+			}
+			if color && !strings.Contains(out, "\x1b["+colorError+"mERROR: crafted") {
+				t.Errorf("width %d: the error is not red:\n%q", width, out)
+			}
+		}
+	}
+	// Wide: one line per row, descriptions in full whatever the width.
+	var b strings.Builder
+	TreeStyle(&b, root, Style{Width: 40, Wide: true})
+	if n, want := strings.Count(b.String(), "\n"), 7; n != want {
+		t.Errorf("wide: %d lines, want %d:\n%s", n, want, b.String())
+	}
+	if !strings.Contains(b.String(), root.Children[1].Children[0].Children[0].About) {
+		t.Errorf("wide: description not in full")
+	}
+}
+
+// TestCJKColumns: a value with wide characters does not shift the columns
+// after it (widths count terminal cells), in the reference tree too.
+func TestCJKColumns(t *testing.T) {
+	root := &page.Node{Name: "M", Type: "message", Children: []*page.Node{
+		{Name: "A", Type: "string", Value: `= "注文"`, Size: 7, About: "wide"},
+		{Name: "B", Type: "string", Value: `= "abcd"`, Offset: 7, Size: 7, About: "narrow"},
+	}}
+	for _, st := range []Style{{}, {Width: 200}} {
+		var b strings.Builder
+		TreeStyle(&b, root, st)
+		lines := strings.Split(b.String(), "\n")
+		col := func(l, s string) int { return cells(l[:strings.Index(l, s)]) }
+		if a, c := col(lines[1], "[0x"), col(lines[2], "[0x"); a != c {
+			t.Errorf("%+v: [offset, size] at cell %d and %d:\n%s", st, a, c, b.String())
+		}
+	}
+}
+
+// TestPageStyleColorOnly: colour without a width is the reference page
+// with escapes added, nothing else changed.
+func TestPageStyleColorOnly(t *testing.T) {
+	reg, err := schema.Load(everyTypeDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, err := reg.Lookup("EveryType")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := page.Build(codec.New(reg), api, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref, col strings.Builder
+	if err := Page(&ref, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := PageStyle(&col, p, Style{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(col.String(), "\x1b[") {
+		t.Fatal("no colour")
+	}
+	if got := ansi.ReplaceAllString(col.String(), ""); got != ref.String() {
+		t.Errorf("colour changed the text:\n%s\nwant\n%s", got, ref.String())
+	}
+	for _, code := range []string{catColors[span.CatFrame], catColors[span.CatHeader], catColors[span.CatRequestBody]} {
+		if !strings.Contains(col.String(), "\x1b["+code+"m") {
+			t.Errorf("no %s-coloured bytes or rows", code)
+		}
+	}
+	// A wide terminal: the same lines (the fixture's descriptions are short).
+	var wide strings.Builder
+	if err := PageStyle(&wide, p, Style{Width: 2000}); err != nil {
+		t.Fatal(err)
+	}
+	if wide.String() != ref.String() {
+		t.Errorf("a 2000-column page differs from the reference")
+	}
+	// A narrow one: every line but the 16-byte grid rows fits.
+	var narrow strings.Builder
+	if err := PageStyle(&narrow, p, Style{Width: 50}); err != nil {
+		t.Fatal(err)
+	}
+	grid := regexp.MustCompile(`^([0-9a-f]{4}  | {5} 0  1)`)
+	for _, l := range strings.Split(narrow.String(), "\n") {
+		if cells(l) > 50 && !grid.MatchString(l) {
+			t.Errorf("line of %d cells: %q", cells(l), l)
+		}
+	}
+}
+
+// TestGridWideOffsets: past 0xffff the offset column widens for every row,
+// so the columns stay aligned; below it, the grid is the reference one.
+func TestGridWideOffsets(t *testing.T) {
+	data := make([]byte, 0x10010)
+	var b strings.Builder
+	GridStyle(&b, data, nil, Style{})
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasPrefix(lines[3], "00000  00") || !strings.HasPrefix(lines[len(lines)-2], "10000  00") {
+		t.Errorf("offsets: %q ... %q", lines[3], lines[len(lines)-2])
+	}
+	for _, l := range lines[3 : len(lines)-1] {
+		if len(l) != len(lines[3]) {
+			t.Fatalf("row %q is not as long as %q", l, lines[3])
+		}
+	}
+	var small, ref strings.Builder
+	GridStyle(&small, data[:40], nil, Style{})
+	Grid(&ref, data[:40])
+	if small.String() != ref.String() {
+		t.Errorf("small grid differs from the reference")
+	}
+}

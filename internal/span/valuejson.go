@@ -1,0 +1,111 @@
+package span
+
+import (
+	"encoding/hex"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// AppendValueJSON appends the node's value as typed JSON, for tools: a
+// number for integers, counts, array lengths and presence markers, true
+// or false, a number for floats (a string for NaN and the infinities,
+// which JSON has not), a string for strings, lowercase hex for bytes,
+// the 8-4-4-4-12 form for uuids, and null for null values. Display
+// notes (error names, dates, length prefixes) are left to the text. ok is
+// false for nodes with no value of their own (groups, structs, record
+// areas, whose children carry the values). Strings are escaped as
+// encoding/json escapes them, so the result is also what encoding/json
+// writes for it as a json.RawMessage.
+func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) {
+	switch n.Val {
+	case ValInt, ValCount, ValPresence:
+		return strconv.AppendInt(dst, n.Int, 10), true
+	case ValBool:
+		return strconv.AppendBool(dst, n.Int != 0), true
+	case ValFloat:
+		f := n.Float
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return append(append(append(dst, '"'), strconv.FormatFloat(f, 'g', -1, 64)...), '"'), true
+		}
+		return strconv.AppendFloat(dst, f, 'g', -1, 64), true
+	case ValString:
+		if n.Null {
+			return append(dst, "null"...), true
+		}
+		return AppendJSONString(dst, n.Bytes), true
+	case ValBytes:
+		if n.Null {
+			return append(dst, "null"...), true
+		}
+		return append(hex.AppendEncode(append(dst, '"'), n.Bytes), '"'), true
+	case ValUUID:
+		if len(n.Bytes) != 16 {
+			return append(dst, "null"...), true
+		}
+		return append(appendUUID(append(dst, '"'), n.Bytes), '"'), true
+	case ValArray:
+		if n.Null {
+			return append(dst, "null"...), true
+		}
+		return strconv.AppendInt(dst, n.Int, 10), true
+	case ValStruct, ValRecords:
+		if n.Null {
+			return append(dst, "null"...), true
+		}
+	}
+	return dst, false
+}
+
+// AppendJSONString appends s as a JSON string escaped as encoding/json
+// escapes it: quotes, backslashes, control characters, <, >, &, U+2028
+// and U+2029, and invalid UTF-8 as U+FFFD.
+func AppendJSONString(dst, s []byte) []byte {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	return append(append(dst, s[start:]...), '"')
+}
