@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	annotatepkg "github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frames"
@@ -19,7 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -52,6 +53,9 @@ type decodeOptions struct {
 	Release *Release
 	// Filter selects the frames shown (--filter); nil shows all.
 	Filter *filter.Filter
+	// Limits are each frame's budget (--max-inflate, --max-nodes,
+	// --max-output); zero fields take the defaults.
+	Limits budget.Limits
 	// Style is how text output looks: the terminal's width and colours,
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
@@ -86,6 +90,8 @@ func runDecode(env *Env, args []string) error {
 	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	tf := addTermFlags(fs, true, true)
+	var lim budgetFlags
+	lim.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -106,7 +112,7 @@ func runDecode(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st, Limits: lim.limits}
 	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
 		return err
 	}
@@ -167,7 +173,7 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 
-	ro := report.Options{Roundtrip: *roundtrip}
+	ro := report.Options{Roundtrip: *roundtrip, Limits: lim.limits}
 	switch *kind {
 	case "request":
 		ro.Kind = schema.TypeRequest
@@ -228,6 +234,7 @@ func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []st
 func prepareCodec(rel *Release) {
 	rel.Codec.Annotate = annotatepkg.New(rel.Reg)
 	rel.Codec.Decompress = compress.Decompressor()
+	rel.Codec.DecompressLimit = compress.LimitDecompressor()
 }
 
 func parsePorts(s string) ([]int, error) {
@@ -324,8 +331,8 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
 	}
 	w := bufio.NewWriter(env.Stdout)
-	failed := 0
-	var firstErr string
+	failed, cut := 0, 0
+	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
 	sel := newFrameSelector(o.Release.Codec, o.Filter)
@@ -339,6 +346,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		}
 		if !sel.admitReport(r, i) {
 			continue
+		}
+		if r.Budget != "" {
+			if cut++; firstCut == "" {
+				firstCut = r.Budget
+			}
 		}
 		if !r.OK() {
 			failed++
@@ -369,6 +381,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	sel.summary(env.Stderr)
+	if cut > 0 {
+		// Not a failure (the frames are well formed), but what was not
+		// shown is said.
+		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", plural(cut, "frame"), len(pieces), firstCut)
+	}
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)

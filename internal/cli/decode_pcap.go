@@ -85,7 +85,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		index++
 		// Lean: the JSON line is written from the span tree, and text
 		// builds the tree only with -v.
-		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, NewerAsWarning: true}
+		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, NewerAsWarning: true, Limits: o.Limits}
 		if ev.Cut != nil {
 			j.cut = &report.Gap{Offset: ev.Cut.GapOffset, Size: ev.Cut.GapSize, FrameSize: ev.Cut.Size, Captured: ev.Cut.Captured, AtEnd: ev.Cut.AtEnd}
 		}

@@ -60,6 +60,7 @@ func runServe(env *Env, args []string) error {
 	// The decode page inflates compressed record batches (the site's own
 	// pages hold none).
 	s.Newest().Codec.Decompress = compress.Decompressor()
+	s.Newest().Codec.DecompressLimit = compress.LimitDecompressor() // within each request's budget
 	srv := server.New(s)
 	server.RegisterDecode(srv, s)
 	for _, h := range serveHooks {

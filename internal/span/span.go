@@ -342,6 +342,8 @@ type Builder struct {
 	kids  []*Node // the unused rest of the Kids slab (see Reserve)
 	next  int     // size of the last node chunk
 	nextK int     // size of the last Kids slab
+	// Count is the number of nodes New has returned, for budgets.
+	Count int64
 }
 
 const chunkSize = 256
@@ -356,6 +358,7 @@ func (b *Builder) New(parent *Node, name, typ string, off int, cat Category) *No
 	}
 	n := &b.chunk[0]
 	b.chunk = b.chunk[1:]
+	b.Count++
 	n.Name, n.Type, n.Off, n.Cat, n.Index = name, typ, off, cat, -1
 	if parent != nil {
 		n.Parent = parent
