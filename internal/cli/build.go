@@ -11,7 +11,7 @@ import (
 func init() {
 	register(&command{
 		name:    "build",
-		usage:   "[--spec P] [--records DIR] --out DIR",
+		usage:   "[--spec P] [--records DIR] [--base-path /PREFIX/] [--wasm] --out DIR",
 		summary: "write the static site (every API at every version) to a directory",
 		run:     runBuild,
 	})
@@ -20,6 +20,9 @@ func init() {
 // siteExtensions are added to every site that build and serve make. Other
 // commands' files may append to it in init().
 var siteExtensions []site.Extension
+
+// basePathUsage is the help of build's and serve's --base-path.
+const basePathUsage = "serve the site under `PATH` (/prefix/); every link is relative to its page, so the export also works from file://"
 
 // buildSite loads the specs and builds the site from every release.
 func buildSite(env *Env, specs specFlags) (*site.Site, error) {
@@ -30,6 +33,12 @@ func buildSite(env *Env, specs specFlags) (*site.Site, error) {
 // topics (--records, else $MANIFESTER_RECORDS) given to the newest
 // release, whose pages then include "Internal records".
 func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, error) {
+	return buildSiteFor(env, specs, recs, "/", nil)
+}
+
+// buildSiteFor is buildSiteWith with the site's links under a base path
+// and, when dec is set, the static WebAssembly decoder.
+func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec *site.StaticDecoder) (*site.Site, error) {
 	rels, err := specs.load(env)
 	if err != nil {
 		return nil, err
@@ -42,7 +51,7 @@ func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, err
 	if newest.Codec.RecordSchemas() != nil {
 		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
 	}
-	opts := site.Options{Extensions: exts, DecodePage: true}
+	opts := site.Options{Extensions: exts, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
 	for _, r := range rels {
 		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
 	}
@@ -54,11 +63,13 @@ func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, err
 }
 
 func runBuild(env *Env, args []string) error {
-	fs := newFlags(env, "build", "[--spec P] [--records DIR] --out DIR")
+	fs := newFlags(env, "build", "[--spec P] [--records DIR] [--base-path /PREFIX/] [--wasm] --out DIR")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	out := fs.String("out", "", "write the site into `DIR` (created if needed)")
 	recs := addRecordsFlag(fs)
+	base := fs.String("base-path", "/", basePathUsage)
+	wasm := fs.Bool("wasm", false, "add the WebAssembly decoder, so /decode/ decodes without a server (compiles cmd/manifester-wasm: needs the Go toolchain and a manifester checkout)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -69,7 +80,13 @@ func runBuild(env *Env, args []string) error {
 	if *out == "" {
 		return usagef("build needs --out DIR")
 	}
-	s, err := buildSiteWith(env, specs, *recs)
+	var dec *site.StaticDecoder
+	if *wasm {
+		if dec, err = compileWasm(env); err != nil {
+			return err
+		}
+	}
+	s, err := buildSiteFor(env, specs, *recs, *base, dec)
 	if err != nil {
 		return err
 	}
@@ -83,5 +100,10 @@ func runBuild(env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "wrote %d files (%d HTML pages, %.1f MB; %.1f MB gzipped) for Kafka %s to %s in %s\n",
 		st.Files, st.Pages, float64(st.Bytes)/1e6, float64(st.GzipBytes)/1e6, st.Release, *out, st.Duration.Round(1e6))
 	fmt.Fprintf(env.Stdout, "largest page: %s (%d bytes, %d gzipped)\n", st.LargestGzipPath, st.LargestBody, st.LargestGzip)
+	if a, ok := s.Lookup(site.WasmPath); ok {
+		fmt.Fprintf(env.Stdout, "static decoder: %s (%d bytes, %d gzipped)\n", site.WasmPath, len(a.Body), len(a.Gzip))
+	} else {
+		fmt.Fprintln(env.Stdout, "static decoder: none (/decode/ needs `manifester serve`; --wasm adds it)")
+	}
 	return nil
 }

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	annotatepkg "github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
 	"github.com/manifester/manifester/internal/render/text"
@@ -18,7 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
 
 func init() {
 	register(&command{
@@ -49,6 +51,11 @@ type decodeOptions struct {
 	// values (error names, API names, dates) and inflates compressed
 	// batches.
 	Release *Release
+	// Filter selects the frames shown (--filter); nil shows all.
+	Filter *filter.Filter
+	// Limits are each frame's budget (--max-inflate, --max-nodes,
+	// --max-output); zero fields take the defaults.
+	Limits budget.Limits
 	// Style is how text output looks: the terminal's width and colours,
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
@@ -80,8 +87,11 @@ func runDecode(env *Env, args []string) error {
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	tf := addTermFlags(fs, true, true)
+	var lim budgetFlags
+	lim.register(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -102,7 +112,10 @@ func runDecode(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st}
+	o := decodeOptions{Format: *format, Verbose: *verbose, Roundtrip: *roundtrip, About: *about, ShowSecrets: *showSecrets, Release: rel, Style: st, Limits: lim.limits}
+	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
+		return err
+	}
 	if *format == "json" {
 		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
 	} else if *verbose || *pcap == "" {
@@ -160,7 +173,7 @@ func runDecode(env *Env, args []string) error {
 		return err
 	}
 
-	ro := report.Options{Roundtrip: *roundtrip}
+	ro := report.Options{Roundtrip: *roundtrip, Limits: lim.limits}
 	switch *kind {
 	case "request":
 		ro.Kind = schema.TypeRequest
@@ -221,6 +234,7 @@ func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []st
 func prepareCodec(rel *Release) {
 	rel.Codec.Annotate = annotatepkg.New(rel.Reg)
 	rel.Codec.Decompress = compress.Decompressor()
+	rel.Codec.DecompressLimit = compress.LimitDecompressor()
 }
 
 func parsePorts(s string) ([]int, error) {
@@ -317,10 +331,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
 	}
 	w := bufio.NewWriter(env.Stdout)
-	failed := 0
-	var firstErr string
+	failed, cut := 0, 0
+	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
+	sel := newFrameSelector(o.Release.Codec, o.Filter)
 	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
 		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
@@ -328,6 +343,14 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		r.Index, r.Offset = i, int64(p.Offset)
 		if p.Err != nil && r.Error == "" {
 			r.Error = p.Err.Error()
+		}
+		if !sel.admitReport(r, i) {
+			continue
+		}
+		if r.Budget != "" {
+			if cut++; firstCut == "" {
+				firstCut = r.Budget
+			}
 		}
 		if !r.OK() {
 			failed++
@@ -356,6 +379,12 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	}
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	sel.summary(env.Stderr)
+	if cut > 0 {
+		// Not a failure (the frames are well formed), but what was not
+		// shown is said.
+		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", plural(cut, "frame"), len(pieces), firstCut)
 	}
 	if failed > 0 {
 		if len(pieces) > 1 {

@@ -98,6 +98,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	c := o.Release.Codec
 	w := bufio.NewWriter(env.Stdout)
 	sec := newSecrets(o.ShowSecrets)
+	sel := newFrameSelector(c, o.Filter) // --filter and topic-id names (decode_select.go)
 	var frames, failed, others, lineNo int
 	var firstErr string
 	var total int64
@@ -118,8 +119,10 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 			}
 			if l.Hex == nil || (l.Event != "" && l.Event != "frame") {
 				others++
-				if werr := writeLogNotice(w, line, &l, o); werr != nil {
-					return failure{fmt.Errorf("writing: %w", werr)}
+				if o.Filter == nil { // --filter shows frames only
+					if werr := writeLogNotice(w, line, &l, o); werr != nil {
+						return failure{fmt.Errorf("writing: %w", werr)}
+					}
 				}
 			} else {
 				frames++
@@ -127,19 +130,22 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				if derr != nil {
 					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
 				}
-				if !fr.OK() {
+				shown := sel.admitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
+				if shown && !fr.OK() {
 					failed++
 					if firstErr == "" {
 						firstErr = fmt.Sprintf("line %d: %s", lineNo, fr.Error)
 					}
 				}
 				var werr error
-				if o.Format == "json" {
+				switch {
+				case !shown:
+				case o.Format == "json":
 					var b []byte
 					if b, werr = proxy.AppendJSON(nil, e); werr == nil {
 						_, werr = w.Write(b)
 					}
-				} else {
+				default:
 					if l.Rewritten {
 						fmt.Fprintf(w, "# conn %d: the proxy rewrote this response's broker addresses; the broker sent %d bytes (original_hex)\n", l.Conn, len(e.Original))
 					}
@@ -158,6 +164,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %d frames, %d other events\n", name, frames, others)
+	sel.summary(env.Stderr)
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)
 		return errSilentFailure

@@ -76,14 +76,16 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	var index int
 	lastConn := 0
 	hints := newHintTable()
+	sel := newFrameSelector(c, o.Filter)
 	sec := newSecrets(o.ShowSecrets)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{index: index, offset: ev.Offset, data: bytes.Clone(ev.Data), time: ev.Time, opts: o,
-			skipped: ev.Skipped, lost: ev.Lost}
+			skipped: ev.Skipped, lost: ev.Lost, sel: sel}
+		j.skip = !sel.admitEvent(ev, index)
 		index++
 		// Lean: the JSON line is written from the span tree, and text
 		// builds the tree only with -v.
-		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, NewerAsWarning: true}
+		j.ro = report.Options{Roundtrip: o.Roundtrip, Lean: true, NewerAsWarning: true, Limits: o.Limits}
 		if ev.Cut != nil {
 			j.cut = &report.Gap{Offset: ev.Cut.GapOffset, Size: ev.Cut.GapSize, FrameSize: ev.Cut.Size, Captured: ev.Cut.Captured, AtEnd: ev.Cut.AtEnd}
 		}
@@ -109,7 +111,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 			}
 		}
 		j.data, j.plan = sec.frame(ev.Conn.ID, c, j.data, j.ro)
-		if o.Format != "json" {
+		if o.Format != "json" && !j.skip {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
 				lastConn = ev.Conn.ID
@@ -191,6 +193,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", stats.Undecodable)
 	}
 	fmt.Fprintln(env.Stderr)
+	sel.summary(env.Stderr)
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
 	}
@@ -263,10 +266,16 @@ type pcapJob struct {
 	ok                 bool
 	errText            string
 	err                error
+	sel                *frameSelector // names topic ids (see decode_select.go)
+	skip               bool           // not shown (--filter)
 }
 
 // run decodes and renders the frame.
 func (j *pcapJob) run(c *codec.Codec) {
+	if j.skip {
+		j.ok = true
+		return
+	}
 	var r *report.Frame
 	switch {
 	case j.plan != nil && j.plan.Raw:
@@ -283,6 +292,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 		r = report.Decode(c, j.data, j.ro)
 	}
 	j.plan.Apply(r) // the structure of redacted SASL auth bytes
+	j.sel.annotate(r, j.index)
 	r.Index, r.Offset = j.index, j.offset
 	t := j.time
 	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, j.src, j.dst, j.latency

@@ -115,6 +115,7 @@ func TestDecodeInternalRecords(t *testing.T) {
 func TestBuildInternalRecordsPages(t *testing.T) {
 	out := t.TempDir()
 	// A one-API spec set keeps the build small; the record pages are all there.
+	// (build writes links relative to each page.)
 	const oneAPI = "../../testdata/specs/headerv3"
 	code, _, errs := mainRun(t, nil, "build", "--spec", oneAPI, "--records", recordsDir43, "--out", out)
 	if code != cli.ExitOK {
@@ -124,13 +125,13 @@ func TestBuildInternalRecordsPages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"<h1>Internal records</h1>", `href="/records/group-coordinator/OffsetCommitKey/"`, `href="/records/metadata/TopicRecord/"`, "__share_group_state"} {
+	for _, w := range []string{"<h1>Internal records</h1>", `href="group-coordinator/OffsetCommitKey/"`, `href="metadata/TopicRecord/"`, "__share_group_state"} {
 		if !strings.Contains(string(index), w) {
 			t.Errorf("records index lacks %q", w)
 		}
 	}
 	home, _ := os.ReadFile(filepath.Join(out, "index.html"))
-	if nav, _, _ := strings.Cut(string(home), "</nav>"); !strings.Contains(nav, `<nav aria-label="Site"><a href="/">All Kafka APIs</a> <a href="/decode/">Decode</a> <a href="/records/">Internal records</a>`) {
+	if nav, _, _ := strings.Cut(string(home), "</nav>"); !strings.Contains(nav, `<nav aria-label="Site"><a href="./">All Kafka APIs</a> <a href="decode/">Decode</a> <a href="records/">Internal records</a>`) {
 		t.Errorf("no Internal records link beside All Kafka APIs: %s", nav)
 	}
 	for _, p := range []string{"records/group-coordinator/OffsetCommitValue/v0/index.html", "records/group-coordinator/OffsetCommitValue/v4/index.html",
@@ -145,7 +146,7 @@ func TestBuildInternalRecordsPages(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	home, _ = os.ReadFile(filepath.Join(out2, "index.html"))
-	if _, err := os.Stat(filepath.Join(out2, "records")); err == nil || strings.Contains(string(home), "/records/") {
+	if _, err := os.Stat(filepath.Join(out2, "records")); err == nil || strings.Contains(string(home), `href="records/"`) {
 		t.Errorf("records pages without --records")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/manifester/manifester/internal/compress"
@@ -15,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]",
+		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]",
 		summary: "serve the site from memory (every API at every version)",
 		run:     runServe,
 	})
@@ -31,11 +32,12 @@ var serveContext = func() (context.Context, context.CancelFunc) {
 var serveHooks []func(*server.Server, *Env) error
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080]")
+	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	recs := addRecordsFlag(fs)
+	base := fs.String("base-path", "/", basePathUsage)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -51,13 +53,14 @@ func runServe(env *Env, args []string) error {
 		return failure{fmt.Errorf("listening: %w", listenError(*addr, err))}
 	}
 	defer ln.Close()
-	s, err := buildSiteWith(env, specs, *recs)
+	s, err := buildSiteFor(env, specs, *recs, *base, nil)
 	if err != nil {
 		return err
 	}
 	// The decode page inflates compressed record batches (the site's own
 	// pages hold none).
 	s.Newest().Codec.Decompress = compress.Decompressor()
+	s.Newest().Codec.DecompressLimit = compress.LimitDecompressor() // within each request's budget
 	srv := server.New(s)
 	server.RegisterDecode(srv, s)
 	for _, h := range serveHooks {
@@ -68,7 +71,7 @@ func runServe(env *Env, args []string) error {
 	ctx, stop := serveContext()
 	defer stop()
 	st := s.Stats
-	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr()))
+	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr())+strings.TrimPrefix(s.Base, "/"))
 	fmt.Fprintln(env.Stderr, "press Ctrl-C to stop")
 	if err := srv.Serve(ctx, ln); err != nil {
 		return failure{err}

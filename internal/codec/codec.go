@@ -19,6 +19,7 @@ package codec
 import (
 	"fmt"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
@@ -33,6 +34,9 @@ type Codec struct {
 	plans map[*schema.Message]msgPlans
 	// Decompress, when set, inflates compressed record batches for display.
 	Decompress records.Decompressor
+	// DecompressLimit, when set, is used instead of Decompress: it is
+	// given the room left in the decode's budget (Options.Budget).
+	DecompressLimit records.LimitDecompressor
 	// Annotate, when set, is called for every integer leaf of a message
 	// body, to add a note (an error-code name, a date) to the node.
 	Annotate func(f *schema.Field, n *span.Node)
@@ -72,6 +76,10 @@ type Options struct {
 	// Sample describes array counts of 1 as "one sample element follows",
 	// as the reference pages of smallest instances do.
 	Sample bool
+	// Budget bounds the decode: bytes inflated and nodes built for
+	// inflated records, nodes of the frame's own tree, nesting depth,
+	// and its context. Nil imposes the default depth limit only.
+	Budget *budget.Budget
 }
 
 // Frame is a decoded (or to-be-encoded) request or response.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -31,17 +32,41 @@ type decoder struct {
 	// of the slab after it.
 	vals []Value
 	next int
+	// bud bounds the decode; depth is the current struct nesting and
+	// maxDepth its limit.
+	bud      *budget.Budget
+	depth    int
+	maxDepth int
+	// inflatedBase is the budget's count of inflated nodes when this
+	// decode started (a budget may be shared by several frames).
+	inflatedBase int64
 	// topic is the last topic name read, for the records that follow.
 	topic []byte
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
-	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat}
+	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth()}
 	d.path = d.pathBuf[:0]
 	if opts.Spans {
 		d.b = &span.Builder{}
 	}
+	if d.bud != nil {
+		d.inflatedBase = d.bud.InflatedNodes
+	}
 	return d
+}
+
+// treeNodes returns the nodes of this frame's own tree so far: all nodes
+// built, less those of inflated records.
+func (d *decoder) treeNodes() int64 {
+	return d.b.Count - (d.bud.InflatedNodes - d.inflatedBase)
+}
+
+// done adds this decode's tree nodes to the budget.
+func (d *decoder) done() {
+	if d.bud != nil && d.b != nil {
+		d.bud.TreeNodes += d.treeNodes()
+	}
 }
 
 // Small Value slices come from slabs that grow from firstSlab to maxSlab
@@ -155,6 +180,7 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 	}
 	var out Value
 	err = d.structBody(p, &out, root)
+	d.done()
 	if err == nil && d.r.Remaining() > 0 {
 		err = d.fail(root, d.r.Off, fmt.Errorf("%w: %d bytes after the end of the body", wire.ErrTrailing, d.r.Remaining()))
 	}
@@ -174,8 +200,23 @@ func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
 	return d.structInto(p, out, parent, d.values(len(p.all)))
 }
 
-// structInto decodes a struct whose Kids (fields) are the given zeroed slice.
+// structInto decodes a struct whose Kids (fields) are the given zeroed
+// slice, within the nesting limit.
 func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Value) error {
+	if d.depth >= d.maxDepth {
+		if d.maxDepth <= 0 { // a decoder made without newDecoder
+			d.maxDepth = d.bud.Depth()
+			return d.structInto(p, out, parent, fields)
+		}
+		return d.fail(parent, d.r.Off, fmt.Errorf("%w: structs nested more than %d levels deep (a spec whose struct holds itself?)", budget.ErrDepth, d.maxDepth))
+	}
+	d.depth++
+	err := d.structFields(p, out, parent, fields)
+	d.depth--
+	return err
+}
+
+func (d *decoder) structFields(p *plan, out *Value, parent *span.Node, fields []Value) error {
 	if parent != nil {
 		d.b.Reserve(parent, len(p.wire)+1)
 	}
@@ -385,13 +426,25 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node
 		n.Bytes = out.Bytes
 	}
 	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress,
-		AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
+		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
 	d.r.Off = end
 	if err := rd.Decode(n); err != nil {
 		return d.fail(n, bodyStart, err)
 	}
 	if n != nil {
 		n.Note = plural(rd.Batches, "batch")
+	}
+	return nil
+}
+
+// checkBudget stops the decode when the frame's own tree has more nodes
+// than the budget allows or the budget's context is done.
+func (d *decoder) checkBudget(n *span.Node, off int) error {
+	if err := d.bud.Err(); err != nil {
+		return d.fail(n, off, err)
+	}
+	if d.b != nil && d.bud.TreeNodes+d.treeNodes() > d.bud.MaxTreeNodes {
+		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxTreeNodes, off))
 	}
 	return nil
 }
@@ -454,6 +507,11 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 	}
 	for i := range out.Kids {
 		es := d.r.Off
+		if d.bud != nil {
+			if err := d.checkBudget(n, es); err != nil {
+				return within(err, "", int32(i))
+			}
+		}
 		en := d.node(n, elemName, elemType, es, d.bodyCat)
 		if en != nil {
 			en.Index = int32(i)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -25,7 +26,8 @@ var (
 )
 
 type encoder struct {
-	path []pathElem
+	path  []pathElem
+	depth int // struct nesting, bounded by budget.Depth
 }
 
 func (e *encoder) push(name string, idx int32) { e.path = append(e.path, pathElem{name, idx}) }
@@ -141,6 +143,16 @@ func appendRawTags(dst []byte, tags []RawTag) []byte {
 }
 
 func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
+	if e.depth >= budget.Depth {
+		return dst, e.fail(fmt.Errorf("%w: structs nested more than %d levels deep", budget.ErrDepth, budget.Depth))
+	}
+	e.depth++
+	dst, err := e.structFields(dst, p, v)
+	e.depth--
+	return dst, err
+}
+
+func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 	if len(v.Kids) != len(p.all) {
 		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
 	}

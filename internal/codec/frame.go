@@ -42,6 +42,7 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 		f.Root = root
 	}
 	err := d.frame(f, root)
+	d.done()
 	f.Size = d.r.Off
 	if root != nil {
 		root.Len = d.r.Off

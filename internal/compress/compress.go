@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
@@ -34,9 +35,23 @@ const (
 
 // Errors, for errors.Is.
 var (
-	ErrTooLarge     = errors.New("inflated data larger than the limit")
+	ErrTooLarge     = records.ErrInflateLimit
 	ErrUnknownCodec = errors.New("unknown compression codec")
 )
+
+// maxZstdWindow is the largest zstd window accepted whatever the limit:
+// producers choose windows by their own settings, not by the data's size
+// (the output is still cut at the limit).
+const maxZstdWindow = 8 << 20
+
+// zstdPool keeps zstd decoders, whose window buffer (allocated whole for
+// each frame's window) is then reused from batch to batch instead of
+// being allocated again for each of thousands of small batches.
+var zstdPool sync.Pool
+
+// lz4Pool keeps lz4 readers, whose block buffers (up to 4 MiB, by the
+// frame's declared block size) are likewise reused.
+var lz4Pool sync.Pool
 
 // MaxInflated caps the inflated size of one records area.
 const MaxInflated = 64 << 20
@@ -47,6 +62,26 @@ func Limit(n int) int { return min(MaxInflated, 1024*n+64<<10) }
 
 // Decompressor returns a [records.Decompressor] with the default limits.
 func Decompressor() records.Decompressor { return Decompress }
+
+// LimitDecompressor returns a [records.LimitDecompressor]: each area
+// inflates to at most [Limit] of its size, and to at most the room the
+// caller gives it (a frame's inflation budget); an area stopped by the
+// room fails with an error wrapping [records.ErrRoom].
+func LimitDecompressor() records.LimitDecompressor { return DecompressRoom }
+
+// DecompressRoom inflates data to at most min(room, Limit(len(data)))
+// bytes; see [LimitDecompressor].
+func DecompressRoom(codec int, data []byte, room int) ([]byte, error) {
+	per := Limit(len(data))
+	if room >= per {
+		return DecompressLimit(codec, data, per)
+	}
+	out, err := DecompressLimit(codec, data, max(room, 0))
+	if errors.Is(err, ErrTooLarge) {
+		return nil, fmt.Errorf("%w: %w", records.ErrRoom, err)
+	}
+	return out, err
+}
 
 // Decompress inflates data compressed with the given codec attribute.
 func Decompress(codec int, data []byte) ([]byte, error) {
@@ -66,13 +101,25 @@ func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
 	case Snappy:
 		return unsnappy(data, limit)
 	case LZ4:
-		return readLimited("lz4", lz4.NewReader(bytes.NewReader(data)), limit)
+		r, _ := lz4Pool.Get().(*lz4.Reader)
+		if r == nil {
+			r = lz4.NewReader(nil)
+		}
+		defer lz4Pool.Put(r)
+		r.Reset(bytes.NewReader(data))
+		return readLimited("lz4", r, limit)
 	case Zstd:
-		d, err := zstd.NewReader(bytes.NewReader(data), zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxMemory(uint64(limit)+1))
-		if err != nil {
+		d, _ := zstdPool.Get().(*zstd.Decoder)
+		if d == nil {
+			var err error
+			if d, err = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderMaxMemory(MaxInflated+1)); err != nil {
+				return nil, fmt.Errorf("zstd: %w", err)
+			}
+		}
+		defer zstdPool.Put(d)
+		if err := d.Reset(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
-		defer d.Close()
 		return readLimited("zstd", d, limit)
 	}
 	return nil, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
@@ -82,13 +129,13 @@ func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
 	var buf bytes.Buffer
 	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if n > int64(limit) {
-		return nil, fmt.Errorf("%s: %w (%d bytes)", name, ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: buf.Bytes()[:limit]}
 	}
 	return buf.Bytes(), nil
 }
@@ -116,9 +163,14 @@ func unsnappy(data []byte, limit int) ([]byte, error) {
 			return nil, fmt.Errorf("snappy: xerial block of %d bytes at %d, %d left", n, p-4, len(data)-p)
 		}
 		var err error
-		if out, err = snappyBlock(out, data[p:p+n], limit-len(out)); err != nil {
+		next, err := snappyBlock(out, data[p:p+n], limit-len(out))
+		if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
+			tl.Limit, tl.Partial = limit, out // the blocks before this one
+		}
+		if err != nil {
 			return nil, err
 		}
+		out = next
 		p += n
 	}
 	return out, nil
@@ -130,7 +182,7 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
 	if n > limit {
-		return nil, fmt.Errorf("snappy: %w (%d bytes)", ErrTooLarge, limit)
+		return nil, &records.TooLargeError{Codec: "snappy", Limit: limit}
 	}
 	b, err := snappy.Decode(nil, block)
 	if err != nil {

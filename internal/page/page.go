@@ -79,14 +79,18 @@ type Node struct {
 	// Typed is the value as typed JSON for tools (see
 	// span.Node.AppendValueJSON): 33, "orders", true, null, "dead" (hex
 	// for bytes); absent for groups.
-	Typed    json.RawMessage `json:"value,omitempty"`
-	Offset   int             `json:"offset"`
-	Size     int             `json:"size"`
-	Category string          `json:"category,omitempty"`
-	About    string          `json:"about,omitempty"`
-	Flag     string          `json:"flag,omitempty"`
-	Error    string          `json:"error,omitempty"`
-	Children []*Node         `json:"children,omitempty"`
+	Typed json.RawMessage `json:"value,omitempty"`
+	// Hex is set for bytes that read as text (span.ValText: record keys,
+	// values, header values), whose Typed value is the text: their bytes
+	// as hex, kept beside it.
+	Hex      string  `json:"hex,omitempty"`
+	Offset   int     `json:"offset"`
+	Size     int     `json:"size"`
+	Category string  `json:"category,omitempty"`
+	About    string  `json:"about,omitempty"`
+	Flag     string  `json:"flag,omitempty"`
+	Error    string  `json:"error,omitempty"`
+	Children []*Node `json:"children,omitempty"`
 	// Cat is the category as a value, for renderers.
 	Cat span.Category `json:"-"`
 	// Detached is a separate tree over derived bytes (inflated records).
@@ -204,6 +208,9 @@ func FromSpan(n *span.Node) *Node {
 	}
 	if n.Err != nil {
 		out.Error = n.Err.Error()
+	}
+	if n.Val == span.ValText && len(n.Bytes) > 0 {
+		out.Hex = hex.EncodeToString(n.Bytes)
 	}
 	if n.Detached != nil {
 		out.Detached = FromSpan(n.Detached)

@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -70,6 +71,13 @@ func (p *Proxy) deliver(e *Event) {
 	}
 }
 
+// frameLimits is the budget of each proxied frame's decode and of its log
+// line: package budget's defaults, proportional to the frame's size
+// (inflated bytes across all its batches, tree nodes, text or JSON).
+// The frame is always forwarded whole; only what is decoded and logged
+// is bounded, and the log line says where a limit was reached.
+var frameLimits = budget.Limits{}
+
 // decodeItem decodes one frame into its event.
 func (p *Proxy) decodeItem(it *item) *Event {
 	if it.kind == kindRawRequest || it.kind == kindRawResponse {
@@ -78,7 +86,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	c := it.conn
 	e := &Event{Kind: EventFrame, Time: it.at, Data: it.data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
-	opts := report.Options{Roundtrip: p.cfg.Roundtrip}
+	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits}
 	at := it.at
 	var f *report.Frame
 	if it.kind == kindRequest {
@@ -104,6 +112,7 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	}
 	f.Time = &at
 	f.Index, f.Offset = it.index, it.offset
+	p.nameTopics(f, it.kind == kindResponse)
 	e.Frame = f
 	return e
 }

@@ -54,6 +54,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/topicnames"
 )
 
 // Defaults for [Config].
@@ -220,6 +221,10 @@ type Proxy struct {
 	cancel    context.CancelFunc
 	closeOnce sync.Once
 	refusing  chan struct{} // slots for refused connections being closed gracefully
+
+	// names and namedSeq belong to the decoding goroutine (topicnames.go).
+	names    *topicnames.Map
+	namedSeq int64
 }
 
 type listener struct {

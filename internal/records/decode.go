@@ -1,11 +1,16 @@
 package records
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"strconv"
+	"unicode/utf8"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -13,6 +18,36 @@ import (
 // Decompressor inflates a compressed records area. codec is the attribute
 // value (1 gzip, 2 snappy, 3 lz4, 4 zstd).
 type Decompressor func(codec int, data []byte) ([]byte, error)
+
+// LimitDecompressor inflates a compressed records area to at most limit
+// bytes. When the data would inflate to more, it fails with an error
+// wrapping [ErrRoom] if limit (the room left in the budget) was what
+// stopped it, or another error if its own per-batch cap did.
+type LimitDecompressor func(codec int, data []byte, limit int) ([]byte, error)
+
+// ErrInflateLimit is the error of inflated data larger than a limit;
+// package compress returns it as compress.ErrTooLarge.
+var ErrInflateLimit = errors.New("inflated data larger than the limit")
+
+// TooLargeError is the error of data that inflates to more than Limit
+// bytes; it wraps [ErrInflateLimit].
+type TooLargeError struct {
+	Codec string
+	Limit int
+	// Partial, when not nil, holds the first bytes of the inflated data
+	// (at most Limit), for showing what fits.
+	Partial []byte
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s: %v (%d bytes)", e.Codec, ErrInflateLimit, e.Limit)
+}
+
+// Unwrap makes errors.Is(err, ErrInflateLimit) hold.
+func (e *TooLargeError) Unwrap() error { return ErrInflateLimit }
+
+// ErrRoom says the budget's room, not the per-batch cap, stopped inflating.
+var ErrRoom = errors.New("inflation budget spent")
 
 // CompressionName names a compression codec attribute value.
 func CompressionName(codec int) string {
@@ -43,8 +78,19 @@ type Decoder struct {
 	// can be shown; the inflated bytes hang under a "decompressed" node
 	// whose offsets are relative to the inflated buffer.
 	Decompress Decompressor
+	// DecompressLimit, when set, is used instead of Decompress and is
+	// given the room left in Budget, so that no batch inflates past it.
+	DecompressLimit LimitDecompressor
+	// Budget, when set, bounds the bytes inflated and the span nodes built
+	// for inflated records, over all decoders that share it (one frame);
+	// its context is checked between entries and records.
+	Budget *budget.Budget
 	// Batches counts the entries seen.
 	Batches int
+	// legacyNodes is the node count when this inner MessageSet of an
+	// inflated legacy message started (legacyFrom its compressed value).
+	legacyNodes int64
+	legacyFrom  *span.Node
 	// AllowPartial accepts a trailing entry cut short, as brokers may send
 	// at the end of a Fetch response; Kafka ignores it. When false (a
 	// request, which must carry whole batches) such an entry is an error.
@@ -76,6 +122,15 @@ func (d *Decoder) Decode(parent *span.Node) error {
 	for r.Remaining() > 0 {
 		start := r.Off
 		idx := d.Batches
+		if err := d.Budget.Err(); err != nil {
+			return d.fail(start, fmt.Sprintf("[%d]", idx), err)
+		}
+		if b := d.Budget; b != nil && d.legacyFrom != nil && b.InflatedNodes+d.Spans.Count-d.legacyNodes > b.MaxNodes {
+			b.NodesSpent()
+			err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s message %d; the rest is shown as bytes", b.MaxNodes, where(d.legacyFrom), idx)
+			d.rest(parent, r.B, start, err)
+			return nil
+		}
 		if r.Remaining() < 17 {
 			return d.partial(parent, start, idx, "too short for an entry header")
 		}
@@ -221,7 +276,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 			n.Val, n.Bytes, n.Len = span.ValBytes, area, len(area)
 			n.Note = CompressionName(codec) + " compressed"
 			n.About = fmt.Sprintf("%d records, compressed as one stream", count)
-			if d.Decompress != nil {
+			if d.Decompress != nil || d.DecompressLimit != nil {
 				d.inflate(n, codec, area, count)
 			}
 		}
@@ -248,24 +303,145 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	return nil
 }
 
+// decompress inflates a compressed area within the budget's room. ok is
+// false when the area is left compressed; n is then flagged with why.
+func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, ok bool) {
+	raw, ok, _ = d.decompressPartial(n, codec, data, false)
+	return raw, ok
+}
+
+// decompressPartial is decompress that, with partial set, returns the
+// first bytes of an area that does not fit in the room left (the room's
+// worth), with the budget's error: the records that fit are shown.
+func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
+	b := d.Budget
+	if b != nil && (b.InflateRoom() == 0 || b.NodeRoom() == 0) {
+		d.notInflated(n)
+		return nil, false, nil
+	}
+	var err error
+	switch {
+	case b != nil && d.DecompressLimit != nil:
+		raw, err = d.DecompressLimit(codec, data, int(min(b.InflateRoom(), math.MaxInt32)))
+	case d.DecompressLimit != nil:
+		raw, err = d.DecompressLimit(codec, data, math.MaxInt32)
+	default:
+		raw, err = d.Decompress(codec, data)
+		if err == nil && b != nil && int64(len(raw)) > b.InflateRoom() {
+			err = ErrRoom
+		}
+	}
+	var tl *TooLargeError
+	if errors.Is(err, ErrRoom) {
+		if partial && errors.As(err, &tl) && len(tl.Partial) > 0 {
+			b.AddInflated(len(tl.Partial))
+			b.InflateSpent()
+			cut = b.Spend("inflation budget of %s for this frame spent in %s after %s of its records; the rest of them, and the compressed data after it, are not inflated",
+				budget.Size(b.MaxInflate), where(n), budget.Size(int64(len(tl.Partial))))
+			n.Flag = "partly inflated: " + cut.Error()
+			return tl.Partial, true, cut
+		}
+		d.spendInflate(n)
+		return nil, false, nil
+	}
+	if err != nil {
+		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		// Inflating up to the per-batch cap was work done: it counts.
+		if b != nil && errors.As(err, &tl) {
+			b.AddInflated(tl.Limit)
+		}
+		return nil, false, nil
+	}
+	if b != nil {
+		b.AddInflated(len(raw))
+	}
+	return raw, true, nil
+}
+
+// spendInflate flags the batch at n as the one where the inflation budget
+// ran out.
+func (d *Decoder) spendInflate(n *span.Node) {
+	b := d.Budget
+	b.NotInflated++
+	b.InflateSpent()
+	err := b.Spend("inflation budget of %s for this frame spent at %s (%s inflated before it); it and the compressed data after it are shown compressed",
+		budget.Size(b.MaxInflate), where(n), budget.Size(b.Inflated()))
+	n.Flag = err.Error()
+}
+
+// notInflated flags a batch left compressed because the budget was spent
+// before it. When the room ran out exactly at the batch before, without
+// a batch that did not fit, this batch is where the budget is said to be
+// spent.
+func (d *Decoder) notInflated(n *span.Node) {
+	b := d.Budget
+	if b.InflateRoom() == 0 && !b.IsInflateSpent() {
+		d.spendInflate(n)
+		return
+	}
+	if b.InflateRoom() > 0 && b.NodeRoom() == 0 && !b.IsNodesSpent() {
+		b.NodesSpent()
+		b.NotInflated++
+		n.Flag = b.Spend("span-node budget of %d nodes for this frame's inflated records spent before %s; it and the compressed data after it are shown compressed", b.MaxNodes, where(n)).Error()
+		return
+	}
+	b.NotInflated++
+	what := "inflation budget of " + budget.Size(b.MaxInflate)
+	if b.InflateRoom() > 0 && b.NodeRoom() == 0 {
+		what = fmt.Sprintf("span-node budget of %d nodes for inflated records", b.MaxNodes)
+	}
+	n.Flag = "not inflated: the " + what + " for this frame is spent"
+}
+
+// where names the batch (or legacy message) a records node belongs to.
+func where(n *span.Node) string {
+	if p := n.Parent; p != nil {
+		return p.Path()
+	}
+	return n.Path()
+}
+
 // inflate decodes a compressed records area into its own subtree whose
 // offsets are relative to the inflated bytes.
 func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
-	raw, err := d.Decompress(codec, area)
-	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+	raw, ok, cut := d.decompressPartial(n, codec, area, true)
+	if !ok {
 		return
 	}
+	startNodes := d.Spans.Count
 	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecord)
 	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
 	root.About = "records after decompression; offsets are within these bytes"
 	sub := wire.Reader{B: raw}
-	rd := recordReader{d: d, r: &sub, path: "decompressed."}
+	rd := recordReader{d: d, r: &sub, path: "decompressed.", from: n, startNodes: startNodes}
 	for i := int64(0); i < count; i++ {
-		if err := rd.record(root, int(i)); err != nil {
+		at := sub.Off
+		err := rd.overBudget()
+		if err == nil {
+			err = rd.record(root, int(i))
+		}
+		if errors.Is(err, budget.ErrSpent) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			// The record being decoded is dropped whole: its bytes,
+			// and all after them, are one leaf that says why.
+			cutAfter(root, at)
+			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, err))
+			break
+		}
+		if err != nil && cut != nil {
+			// The inflated bytes end where the budget did: the record
+			// cut there, and the bytes after the last whole one, are
+			// not decoded.
+			cutAfter(root, at)
+			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, cut))
+			break
+		}
+		if err != nil {
 			root.Err = err
 			break
 		}
+	}
+	if d.Budget != nil {
+		d.Budget.InflatedNodes += d.Spans.Count - startNodes
 	}
 	// The inflated tree hangs off the compressed leaf without becoming a
 	// child, so that leaves still tile the frame.
@@ -278,26 +454,74 @@ func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
 // to the inflated bytes. Problems are flagged on the node, not returned,
 // as for RecordBatch v2.
 func (d *Decoder) inflateLegacy(n *span.Node, codec int, value []byte, path string) {
-	raw, err := d.Decompress(codec, value)
-	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+	raw, ok := d.decompress(n, codec, value)
+	if !ok {
 		return
 	}
+	startNodes := d.Spans.Count
 	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecordBatch)
 	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
 	root.About = "inner MessageSet after decompression; offsets are within these bytes"
-	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed"}
+	// The inner decoder does not inflate again (Kafka nests one level),
+	// and its node budget is checked per entry.
+	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyNodes: startNodes, legacyFrom: n}
 	if err := inner.Decode(root); err != nil {
 		root.Err = err
 	}
+	if d.Budget != nil {
+		d.Budget.InflatedNodes += d.Spans.Count - startNodes
+	}
 	n.Note = fmt.Sprintf("%s compressed, %d bytes inflated", CompressionName(codec), len(raw))
 	n.Detached = root
+}
+
+// cutAfter removes the children of root that start at or after off (a
+// record cut short by the budget).
+func cutAfter(root *span.Node, off int) {
+	k := len(root.Kids)
+	for k > 0 && root.Kids[k-1].Off >= off {
+		k--
+	}
+	root.Kids = root.Kids[:k]
+}
+
+// rest covers the bytes of an inflated tree from off on, which the budget
+// left undecoded, with one leaf that carries the budget's message.
+func (d *Decoder) rest(root *span.Node, raw []byte, off int, err error) {
+	if off >= len(raw) {
+		return
+	}
+	u := d.Spans.New(root, "not decoded", "bytes", off, root.Cat)
+	u.Val, u.Bytes, u.Len = span.ValBytes, raw[off:], len(raw)-off
+	u.About = "inflated bytes the budget left undecoded"
+	u.Flag = err.Error()
 }
 
 type recordReader struct {
 	d    *Decoder
 	r    *wire.Reader
 	path string
+	// from, startNodes and where are set for inflated records, whose
+	// nodes the budget bounds: the compressed node, and the node count
+	// when its tree started.
+	from       *span.Node
+	startNodes int64
+}
+
+// overBudget returns the budget's error when the inflated records being
+// decoded have built more nodes than it allows (checked per record, and
+// every 256 headers of a record).
+func (rr *recordReader) overBudget() error {
+	b := rr.d.Budget
+	if b == nil || rr.from == nil {
+		return nil
+	}
+	if b.InflatedNodes+rr.d.Spans.Count-rr.startNodes > b.MaxNodes {
+		b.NodesSpent()
+		return b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s; the rest of its records are shown as bytes",
+			b.MaxNodes, where(rr.from))
+	}
+	return b.Err()
 }
 
 func (rr *recordReader) fail(off int, path string, err error) error {
@@ -354,8 +578,11 @@ func (rr *recordReader) blob(parent *span.Node, name string, at recAt, allowNull
 	if rr.d.Spans != nil {
 		x := rr.d.Spans.New(parent, name, "bytes", off, span.CatRecord)
 		x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncVarint, int64(n), b, n < 0, rr.r.Off-off
-		if (name == "key" || name == "value" || name == "headerValue") && n >= 0 && isText(b) || name == "headerKey" {
+		switch {
+		case name == "headerKey":
 			x.Val = span.ValString
+		case n >= 0 && IsText(b):
+			x.Val = span.ValText
 		}
 	}
 	return nil
@@ -418,6 +645,11 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		rr.d.Spans.Reserve(rn, int(hc))
 	}
 	for h := 0; h < int(hc); h++ {
+		if h&255 == 255 {
+			if err := rr.overBudget(); err != nil {
+				return err
+			}
+		}
 		var hn *span.Node
 		if rr.d.Spans != nil {
 			hn = rr.d.Spans.New(rn, "Header", "RecordHeader", r.Off, span.CatRecord)
@@ -519,6 +751,9 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		if d.Spans != nil {
 			x := d.Spans.New(mn, name, "bytes", off, span.CatRecord)
 			x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncInt32, int64(n), b, n < 0, sub.Off-off
+			if n >= 0 && attrs&7 == 0 && IsText(b) {
+				x.Val = span.ValText
+			}
 			if codec := int(attrs & 7); name == "value" && codec != 0 && n > 0 && d.Decompress != nil {
 				d.inflateLegacy(x, codec, b, p)
 			}
@@ -540,11 +775,24 @@ func plural(n int64, w string) string {
 	return strconv.FormatInt(n, 10) + " " + w + "s"
 }
 
-func isText(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c > 0x7e {
+// IsText reports whether a record key, value or header value reads as
+// text: valid UTF-8 with no control characters other than tab, newline
+// and carriage return (C0, DEL and C1 controls mark binary data).
+func IsText(b []byte) bool {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
 			return false
 		}
+		i += n
 	}
 	return true
 }

@@ -16,6 +16,7 @@ var redirectTmpl = template.Must(template.New("redirect").Parse(`<!doctype html>
 <meta charset="utf-8">
 <meta http-equiv="refresh" content="0; url={{.}}">
 <link rel="canonical" href="{{.}}">
+<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">
 <title>Moved · manifester</title>
 </head>
 <body>

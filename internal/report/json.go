@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -174,6 +176,9 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		}
 		b = append(b, '}')
 	}
+	if f.Budget != "" {
+		b = appendString(append(b, `,"budget":`...), f.Budget)
+	}
 	if f.leanBody && len(f.Body) == 0 && f.Decoded != nil {
 		// jsonvalue writes compact JSON with encoding/json's escaping.
 		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
@@ -193,6 +198,10 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 		b = appendStringBody(b, f.Hex)
 	}
 	b = append(b, `","tree":`...)
+	// The tree is cut where the frame's output budget runs out; the
+	// answer stays valid JSON and says so in "output_truncated".
+	bud := f.renderBudget()
+	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
 	w.b = b
 	switch {
 	case f.Decoded != nil && f.Decoded.Root != nil && (f.Tree != nil || f.lean):
@@ -202,6 +211,21 @@ func AppendJSON(dst []byte, f *Frame, o JSONOptions) ([]byte, error) {
 	default:
 		w.b = append(w.b, "null"...)
 	}
+	if w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
+		var parts []string
+		if w.cutNodes > 0 {
+			parts = append(parts, plural(w.cutNodes, "tree node"))
+		}
+		if w.cutTrees > 0 {
+			parts = append(parts, plural(w.cutTrees, "decompressed records tree"))
+		}
+		if w.cutValues > 0 {
+			parts = append(parts, plural(w.cutValues, "long value")+" (their \"value\"; \"text\" shows how they start)")
+		}
+		what := strings.Join(parts, ", ")
+		w.b = appendString(append(w.b, `,"output_truncated":`...), outputSpent(bud, what))
+	}
+	bud.AddOutput(len(w.b) - start)
 	return append(w.b, '}', '\n'), nil
 }
 
@@ -212,7 +236,14 @@ type jsonWriter struct {
 	path    []byte
 	scratch []byte
 	about   bool
+	// limit is the length of b past which no more nodes are written;
+	// cutNodes and cutTrees count what was left out.
+	limit                         int
+	cutNodes, cutTrees, cutValues int
 }
+
+// full reports whether the output budget is spent.
+func (w *jsonWriter) full() bool { return w.limit > 0 && len(w.b) >= w.limit }
 
 // spanTree writes the tree under n, as page.FromSpan and encoding/json
 // would.
@@ -254,11 +285,19 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 			b = append(b, '"')
 		}
 		at = len(b)
-		if nb, ok := n.AppendValueJSON(append(b, `,"value":`...)); ok {
+		if w.limit > 0 && (n.Val == span.ValBytes || n.Val == span.ValString) && len(b)+2*len(n.Bytes)+32 > w.limit {
+			// A value that would pass the output budget (the hex of
+			// inflated megabytes) is left out; "text" shows its start.
+			w.cutValues++
+		} else if nb, ok := n.AppendValueJSON(append(b, `,"value":`...)); ok {
 			b = nb
 		} else {
 			b = b[:at]
 		}
+	}
+	if n.Val == span.ValText && len(n.Bytes) > 0 {
+		// the text is the value; its bytes are kept as hex
+		b = append(hex.AppendEncode(append(b, `,"hex":"`...), n.Bytes), '"')
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
@@ -283,6 +322,12 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 		// root's children start afresh (the root is not in paths).
 		base := len(w.path)
 		for i, k := range n.Kids {
+			if w.full() {
+				for _, r := range n.Kids[i:] {
+					w.cutNodes += int(spanCount(r, math.MaxInt64))
+				}
+				break
+			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -308,7 +353,9 @@ func (w *jsonWriter) spanNode(n *span.Node, nameAt int) {
 		w.path = w.path[:base]
 		b = append(w.b, ']')
 	}
-	if n.Detached != nil {
+	if n.Detached != nil && w.full() {
+		w.cutTrees++
+	} else if n.Detached != nil {
 		w.b = append(b, `,"detached":`...)
 		saved := append([]byte(nil), w.path...)
 		w.spanTree(n.Detached)
@@ -329,8 +376,13 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 	if n.Value != "" {
 		b = appendString(append(b, `,"text":`...), n.Value)
 	}
-	if len(n.Typed) > 0 {
+	if len(n.Typed) > 0 && w.limit > 0 && len(b)+len(n.Typed) > w.limit {
+		w.cutValues++
+	} else if len(n.Typed) > 0 {
 		b = append(append(b, `,"value":`...), n.Typed...)
+	}
+	if n.Hex != "" {
+		b = appendString(append(b, `,"hex":`...), n.Hex)
 	}
 	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Offset), 10)
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Size), 10)
@@ -349,6 +401,12 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 	if len(n.Children) > 0 {
 		w.b = append(b, `,"children":[`...)
 		for i, k := range n.Children {
+			if w.full() {
+				for _, r := range n.Children[i:] {
+					w.cutNodes += countPage(r)
+				}
+				break
+			}
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
@@ -356,7 +414,9 @@ func (w *jsonWriter) pageNode(n *page.Node) {
 		}
 		b = append(w.b, ']')
 	}
-	if n.Detached != nil {
+	if n.Detached != nil && w.full() {
+		w.cutTrees++
+	} else if n.Detached != nil {
 		w.b = append(b, `,"detached":`...)
 		w.pageNode(n.Detached)
 		b = w.b

@@ -11,6 +11,7 @@
 package report
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -20,6 +21,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/page"
@@ -100,6 +102,11 @@ type Frame struct {
 	Roundtrip     *bool `json:"roundtrip,omitempty"`
 	RoundtripDiff *Diff `json:"roundtrip_diff,omitempty"`
 
+	// Budget says which limit of the decode's budget (package budget) was
+	// reached and where, when one was: the inflated bytes, the span
+	// nodes. What was decoded before it is all shown.
+	Budget string `json:"budget,omitempty"`
+
 	// Body is the message body as JSON (see package jsonvalue), when the
 	// frame decoded cleanly.
 	Body json.RawMessage `json:"body,omitempty"`
@@ -119,6 +126,9 @@ type Frame struct {
 	// empty, to be made from Decoded.Root and Bytes when written;
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
+	// bud is the budget the frame was decoded under; its output limit
+	// bounds Text and AppendJSON.
+	bud *budget.Budget
 }
 
 // PageTree returns the annotated tree as page nodes: Tree, or, for a frame
@@ -211,6 +221,13 @@ type Options struct {
 	// each frame once (decode --pcap); it saves a page.Node per span node
 	// and a hex copy of every frame.
 	Lean bool
+	// Limits set the frame's budget (zero fields: the defaults, which
+	// are proportional to the frame's size); Ctx, when set, cancels the
+	// decode. Budget, when set, is used instead: a budget shared by
+	// several frames (one server request).
+	Limits budget.Limits
+	Ctx    context.Context
+	Budget *budget.Budget
 }
 
 // Decode decodes one frame (size prefix included) and reports on it. It
@@ -220,7 +237,12 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if kind == 0 {
 		kind = schema.TypeRequest
 	}
-	opts := codec.Options{Spans: true}
+	bud := o.Budget
+	if bud == nil {
+		bud = o.Limits.For(o.Ctx, len(b))
+	}
+	spentBefore, notInflatedBefore := len(bud.Spent()), bud.NotInflated
+	opts := codec.Options{Spans: true, Budget: bud}
 	var (
 		f   *codec.Frame
 		err error
@@ -234,7 +256,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	} else {
 		f, err = c.DecodeRequest(b, opts)
 	}
-	r := &Frame{Kind: kind.String(), Size: len(b), Bytes: b, Decoded: f, Err: err, lean: o.Lean}
+	r := &Frame{Kind: kind.String(), Size: len(b), Bytes: b, Decoded: f, Err: err, lean: o.Lean, bud: bud}
+	r.Budget = budgetNote(bud, spentBefore, notInflatedBefore)
 	if !o.Lean {
 		r.Hex = hex.EncodeToString(b)
 	}
@@ -276,8 +299,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			off := de.Offset
 			r.ErrorOffset, r.ErrorPath = &off, de.Path
 		}
-		if !o.NoAlternatives {
-			r.AlsoDecodesAs = alternatives(c, b, kind, f, o)
+		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
+			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
 		}
 		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {
 			r.APIKey, r.Version, r.CorrelationID, _ = codec.PeekRequest(b)
@@ -327,7 +350,7 @@ const apiVersionsKey = 18
 
 // alternatives returns the versions of the frame's API, other than the one
 // tried, at which the frame decodes cleanly.
-func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options) []int16 {
+func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options, bud *budget.Budget) []int16 {
 	var api *schema.API
 	var tried int16
 	if kind == schema.TypeResponse {
@@ -354,9 +377,9 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 		var err error
 		if kind == schema.TypeRequest {
 			patched[6], patched[7] = byte(uint16(v)>>8), byte(v)
-			_, err = c.DecodeRequest(patched, codec.Options{})
+			_, err = c.DecodeRequest(patched, codec.Options{Budget: bud})
 		} else {
-			_, err = c.DecodeResponse(b, api, v, codec.Options{})
+			_, err = c.DecodeResponse(b, api, v, codec.Options{Budget: bud})
 		}
 		if err == nil {
 			out = append(out, v)
@@ -584,14 +607,26 @@ func TextStyle(w io.Writer, f *Frame, verbose bool, st text.Style) error {
 			b.WriteString(st.Error(text.Wrap(text.Safe(l.String()), st.Width)) + "\n")
 		}
 	}
+	if f.Budget != "" {
+		b.WriteString("  budget: " + f.Budget + "\n")
+	}
 	if verbose {
+		// The grid, the tree and the inflated records are bounded by the
+		// frame's output budget; what does not fit is named, not shown.
+		bud := f.renderBudget()
+		bud.AddOutput(b.Len() + 1)
 		b.WriteString("\n")
-		tree := f.PageTree()
-		text.GridStyle(&b, f.Bytes, tree, st)
+		tree := f.boundedPageTree(bud.OutputRoom())
+		limitedGrid(&b, f.Bytes, tree, bud.OutputRoom(), bud, st)
 		if tree != nil {
 			b.WriteString("\nobject tree\n\n")
-			text.TreeStyle(&b, tree, st)
-			detached(&b, tree, st)
+			bud.AddOutput(len("\nobject tree\n\n"))
+			limitedTree(&b, tree, bud.OutputRoom(), bud, st)
+			skipped := 0
+			detached(&b, tree, bud, &skipped, st)
+			if skipped > 0 {
+				b.WriteString("\n" + outputSpent(bud, plural(skipped, "decompressed records area")) + "\n")
+			}
 		}
 		b.WriteString("\n")
 	}
@@ -599,15 +634,53 @@ func TextStyle(w io.Writer, f *Frame, verbose bool, st text.Style) error {
 	return err
 }
 
-func detached(b *strings.Builder, n *page.Node, st text.Style) {
+// boundedPageTree is PageTree, built for a lean frame from only as many
+// span nodes as room can show.
+func (f *Frame) boundedPageTree(room int64) *page.Node {
+	if f.Tree == nil && f.lean && f.Decoded != nil && f.Decoded.Root != nil {
+		root := f.Decoded.Root
+		if keep := room/48 + 1; int64(spanCount(root, keep+1)) > keep {
+			pr, _ := pruneSpan(root, int(keep))
+			t := page.FromSpan(pr)
+			t.Children = append(t.Children, &page.Node{Name: "...", About: outputSpent(f.outputBudget(), "the rest of the object tree")})
+			return t
+		}
+	}
+	return f.PageTree()
+}
+
+// spanCount counts the nodes under n, stopping at limit.
+func spanCount(n *span.Node, limit int64) int64 {
+	c := int64(1)
+	for _, k := range n.Kids {
+		if c >= limit {
+			break
+		}
+		c += spanCount(k, limit-c)
+	}
+	return c
+}
+
+// minDetachedRoom is the least output room a decompressed area's section
+// is started with.
+const minDetachedRoom = 1024
+
+func detached(b *strings.Builder, n *page.Node, bud *budget.Budget, skipped *int, st text.Style) {
 	if n.Detached != nil {
-		fmt.Fprintf(b, "\n%s\n\n", text.Wrap(text.Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", n.Path, n.Value)), st.Width))
-		text.GridStyle(b, n.Detached.Bytes, n.Detached, st)
-		b.WriteString("\n")
-		text.TreeStyle(b, n.Detached, st)
+		if bud.OutputRoom() < minDetachedRoom {
+			*skipped++
+		} else {
+			start := b.Len()
+			fmt.Fprintf(b, "\n%s\n\n", text.Wrap(text.Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", n.Path, n.Value)), st.Width))
+			bud.AddOutput(b.Len() - start)
+			limitedGrid(b, n.Detached.Bytes, n.Detached, bud.OutputRoom()/2, bud, st)
+			b.WriteString("\n")
+			bud.AddOutput(1)
+			limitedTree(b, n.Detached, bud.OutputRoom(), bud, st)
+		}
 	}
 	for _, k := range n.Children {
-		detached(b, k, st)
+		detached(b, k, bud, skipped, st)
 	}
 }
 

@@ -326,14 +326,23 @@ func checkDecode(client *http.Client, addr string, tc decodeCase) error {
 	if err != nil {
 		return err
 	}
-	resp, err := client.Post("http://"+addr+"/api/decode", "application/json", bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		return err
+	var resp *http.Response
+	var body []byte
+	// Beyond the decode cap the server answers 503 with Retry-After
+	// (see TestDecodeCapacity): a client retries, as told.
+	for deadline := time.Now().Add(safetyNet); ; {
+		if resp, err = client.Post("http://"+addr+"/api/decode", "application/json", bytes.NewReader(b)); err != nil {
+			return err
+		}
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 	if resp.StatusCode != tc.code {
 		return fmt.Errorf("status %d, want %d: %s", resp.StatusCode, tc.code, body)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,7 +11,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
@@ -43,6 +48,30 @@ const (
 type Decoder struct {
 	Codec    *codec.Codec
 	Renderer *htmlr.Renderer
+	// Limits are each request's budget (zero: DecodeLimits).
+	Limits *budget.Limits
+	// MaxConcurrent caps the requests decoded at once (zero:
+	// MaxConcurrentDecodes()); MaxQueued more may wait at most QueueWait
+	// for a slot (zero: MaxQueuedDecodes, QueueWait), the others are
+	// answered 503 with Retry-After. Timeout bounds each request's work
+	// (zero: DecodeTimeout). Set them before serving.
+	MaxConcurrent int
+	// MaxAnswer bounds an answer's bytes (zero: the MaxAnswer constant).
+	MaxAnswer int
+	MaxQueued int
+	QueueWait time.Duration
+	Timeout   time.Duration
+
+	once   sync.Once
+	slots  chan struct{}
+	queued atomic.Int64
+}
+
+func (d *Decoder) limits() budget.Limits {
+	if d.Limits != nil {
+		return *d.Limits
+	}
+	return DecodeLimits
 }
 
 // RegisterDecode adds the decode handlers of the site's newest release to s.
@@ -51,6 +80,7 @@ func RegisterDecode(s *Server, st *site.Site) *Decoder {
 	s.Handle("POST "+site.DecodePath, http.HandlerFunc(d.servePage))
 	s.Handle("POST /api/decode", http.HandlerFunc(d.serveDecodeAPI))
 	s.Handle("POST /api/encode", http.HandlerFunc(d.serveEncodeAPI))
+	s.Handle("/api/", http.HandlerFunc(serveAPIMethod))
 	return d
 }
 
@@ -129,6 +159,12 @@ func (d *Decoder) lookup(apiArg string, version int, haveVersion bool) (*schema.
 
 // Decode decodes every frame of a hex input.
 func (d *Decoder) Decode(in DecodeRequest) ([]*report.Frame, error) {
+	return d.DecodeContext(context.Background(), in)
+}
+
+// DecodeContext decodes every frame of a hex input under one budget (see
+// Limits), stopping when ctx is done.
+func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*report.Frame, error) {
 	kind, err := parseKind(in.Kind)
 	if err != nil {
 		return nil, err
@@ -150,10 +186,14 @@ func (d *Decoder) Decode(in DecodeRequest) ([]*report.Frame, error) {
 	if len(b) == 0 {
 		return nil, badRequest("no bytes: paste a frame as hex")
 	}
+	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
 	for i, piece := range frames.Split(b) {
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
+		}
+		if i > 0 && ctx.Err() != nil {
+			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
 		f := report.Decode(d.Codec, piece.Bytes, opts)
 		f.Index, f.Offset = i, int64(piece.Offset)
@@ -167,6 +207,12 @@ func (d *Decoder) Decode(in DecodeRequest) ([]*report.Frame, error) {
 
 // Encode encodes a body given as JSON into a frame and reports on it.
 func (d *Decoder) Encode(in EncodeRequest) (*report.Frame, error) {
+	return d.EncodeContext(context.Background(), in)
+}
+
+// EncodeContext is Encode under the request budget, stopping when ctx is
+// done. A frame larger than MaxEncodedFrame is refused.
+func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.Frame, error) {
 	kind, err := parseKind(in.Kind)
 	if err != nil {
 		return nil, err
@@ -202,7 +248,10 @@ func (d *Decoder) Encode(in EncodeRequest) (*report.Frame, error) {
 	if err != nil {
 		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
 	}
-	opts := report.Options{Kind: kind, Roundtrip: true}
+	if len(b) > MaxEncodedFrame {
+		return nil, &requestError{fmt.Sprintf("%s v%d: the encoded frame is %d bytes, larger than the %d this page answers", m.Name, v, len(b), MaxEncodedFrame)}
+	}
+	opts := report.Options{Kind: kind, Roundtrip: true, Ctx: ctx, Budget: d.limits().For(ctx, len(b))}
 	if kind == schema.TypeResponse {
 		opts.API, opts.Version = api, v
 	}
@@ -215,6 +264,10 @@ func (d *Decoder) Encode(in EncodeRequest) (*report.Frame, error) {
 func Result(f *report.Frame) htmlr.DecodeResult {
 	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
 		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.Tree}
+	if f.Budget != "" {
+		// Said on the page too, not only in the tree's flags.
+		res.Summary += "; budget: " + f.Budget
+	}
 	if res.API == "" {
 		res.API = strconv.Itoa(int(f.APIKey))
 	}
@@ -290,12 +343,23 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 
 func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
 	var a Answer
-	for _, f := range fs {
+	size, maxAnswer := 0, MaxAnswer
+	if d.MaxAnswer > 0 {
+		maxAnswer = d.MaxAnswer
+	}
+	for i, f := range fs {
 		var buf bytes.Buffer
 		res := Result(f)
 		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
 			writeJSON(w, http.StatusInternalServerError, Answer{Error: rerr.Error()})
 			return
+		}
+		if size += buf.Len(); size > maxAnswer {
+			// Past the answer limit: no more markup or trees; the
+			// frames' summaries still go out, and the error says so.
+			a.Frames = append(a.Frames, summaries(fs[i:])...)
+			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", maxAnswer, i, len(fs)-1)
+			break
 		}
 		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
 	}
@@ -307,7 +371,31 @@ func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
 			status = http.StatusBadRequest
 		}
 	}
-	writeJSON(w, status, a)
+	b, merr := json.Marshal(a)
+	if merr == nil && len(b) > maxAnswer {
+		// The trees and markup together are too large: summaries only.
+		a.Frames = summaries(fs)
+		a.Error = fmt.Sprintf("the answer would be %d bytes, larger than %d: the frames' markup and trees are left out", len(b), maxAnswer)
+		b, merr = json.Marshal(a)
+	}
+	if merr != nil {
+		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
+	}
+	w.Header()["Content-Type"] = hJSON
+	w.Header()["Cache-Control"] = hNoCache
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// summaries are answer frames without markup or tree.
+func summaries(fs []*report.Frame) []AnswerFrame {
+	out := make([]AnswerFrame, len(fs))
+	for i, f := range fs {
+		c := *f
+		c.Tree, c.Body, c.Hex = nil, nil, ""
+		out[i] = AnswerFrame{Frame: &c}
+	}
+	return out
 }
 
 func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
@@ -315,8 +403,10 @@ func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	fs, err := d.Decode(in)
-	d.answer(w, fs, err)
+	d.work(w, r, func(ctx context.Context) func() {
+		fs, err := d.DecodeContext(ctx, in)
+		return func() { d.answer(w, fs, err) }
+	})
 }
 
 func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
@@ -324,12 +414,13 @@ func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	f, err := d.Encode(in)
-	if err != nil {
-		d.answer(w, nil, err)
-		return
-	}
-	d.answer(w, []*report.Frame{f}, nil)
+	d.work(w, r, func(ctx context.Context) func() {
+		f, err := d.EncodeContext(ctx, in)
+		if err != nil {
+			return func() { d.answer(w, nil, err) }
+		}
+		return func() { d.answer(w, []*report.Frame{f}, nil) }
+	})
 }
 
 // validUTF8 replaces invalid UTF-8 in s with U+FFFD.
@@ -337,6 +428,14 @@ func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // servePage answers the form post of the /decode/ page with the whole page.
 func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
+	if !d.acquire(r.Context()) {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer d.release()
+	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
+	defer cancel()
 	b, status, err := readBody(w, r)
 	in := &htmlr.DecodeInput{APIs: site.APINames(d.Codec.Reg), Form: htmlr.DecodeForm{Kind: "request"}}
 	var results []*report.Frame
@@ -368,7 +467,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 				er.ClientID = &c
 			}
 			var rep *report.Frame
-			if rep, err = d.Encode(er); rep != nil {
+			if rep, err = d.EncodeContext(ctx, er); rep != nil {
 				results = append(results, rep)
 				in.Form.Hex = rep.Hex
 			}
@@ -382,7 +481,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 				}
 				dr.Version = &v
 			}
-			results, err = d.Decode(dr)
+			results, err = d.DecodeContext(ctx, dr)
 		}
 		status = http.StatusOK
 		var re *requestError

@@ -135,9 +135,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h[k] = v
 	}
 	get := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if base := s.site.Base; base != "" && base != "/" {
+		rest, under := strings.CutPrefix(r.URL.Path, base)
+		if !under {
+			if get && r.URL.Path+"/" == base {
+				http.Redirect(w, r, base, http.StatusMovedPermanently)
+				return
+			}
+			s.notFound(w, r)
+			return
+		}
+		r = stripBase(r, "/"+rest)
+	}
 	a, ok := s.site.Lookup(r.URL.Path)
 	if (!ok || !get) && s.ndyn > 0 {
 		if dh, pattern := s.dyn.Handler(r); pattern != "" {
+			if s.site.Base != "" {
+				lw := &linkWriter{ResponseWriter: w, site: s.site, from: r.URL.Path}
+				dh.ServeHTTP(lw, r)
+				lw.flush()
+				return
+			}
 			dh.ServeHTTP(w, r)
 			return
 		}
@@ -146,7 +164,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if get {
 			if !strings.HasSuffix(r.URL.Path, "/") {
 				if _, ok := s.site.Lookup(r.URL.Path + "/"); ok {
-					target := r.URL.Path + "/"
+					target := s.site.URL(r.URL.Path + "/")
 					if r.URL.RawQuery != "" {
 						target += "?" + r.URL.RawQuery
 					}

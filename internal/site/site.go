@@ -49,6 +49,7 @@ import (
 	"github.com/manifester/manifester/internal/page"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/specjson"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
@@ -59,6 +60,7 @@ const (
 	TypeJSONL = "application/jsonl; charset=utf-8"
 	TypeCSS   = "text/css; charset=utf-8"
 	TypeJS    = "text/javascript; charset=utf-8"
+	TypeWasm  = "application/wasm"
 )
 
 // NotFoundPath is the path of the not-found page.
@@ -98,7 +100,31 @@ type Options struct {
 	// posts to the server's decode handlers (package server), so it only
 	// decodes under `manifester serve`.
 	DecodePage bool
+	// BasePath, when set ("/" or "/prefix/"), makes every page's links
+	// relative to the page (the 404 page's: absolute under the base path),
+	// so the site works under that prefix and from file:// (see [Link]).
+	// Empty keeps the site paths as rendered ("/apis/Fetch/").
+	BasePath string
+	// StaticDecoder, when set, adds the WebAssembly decoder to the site
+	// (with DecodePage): the /decode/ page then decodes in the browser.
+	StaticDecoder *StaticDecoder
 }
+
+// StaticDecoder is the decoder of a static export: cmd/manifester-wasm
+// compiled with GOOS=js GOARCH=wasm and the Go distribution's
+// wasm_exec.js. The site adds them as [WasmPath] and [WasmExecPath], and
+// the newest release's spec files as [SpecsPath] (package specjson).
+type StaticDecoder struct {
+	Wasm     []byte
+	WasmExec []byte
+}
+
+// Paths of the static decoder's files.
+const (
+	WasmPath     = "/static/manifester.wasm"
+	WasmExecPath = "/static/wasm_exec.js"
+	SpecsPath    = "/static/specs.json"
+)
 
 // PageContext is what an extension sees of one API page.
 type PageContext struct {
@@ -165,6 +191,24 @@ type Site struct {
 	Renderer *htmlr.Renderer
 	// Releases are the releases the site was built from, oldest first.
 	Releases []Release
+	// Base is [Options.BasePath] as cleaned ("" when unset).
+	Base string
+}
+
+// URL is the absolute URL path of a site path under the site's base path,
+// for redirects ("/apis/Fetch/" -> "/prefix/apis/Fetch/").
+func (s *Site) URL(sitePath string) string {
+	if s.Base == "" {
+		return sitePath
+	}
+	return Link(s.Base, "", sitePath)
+}
+
+// Relinked returns a page rendered with site paths, such as a dynamic
+// page, with its links as the site's pages carry them (relative to the
+// page's site path from).
+func (s *Site) Relinked(body []byte, from string) []byte {
+	return RewriteLinks(body, s.Base, from)
 }
 
 // Newest returns the release that drives the pages.
@@ -206,6 +250,24 @@ func (b *Builder) Add(urlPath, contentType string, body []byte) error {
 	}
 	b.assets[urlPath] = &Asset{Path: urlPath, ContentType: contentType, Body: body}
 	return nil
+}
+
+// validBase reports whether a cleaned base path is made of plain segments.
+func validBase(p string) bool {
+	if p == "/" {
+		return true
+	}
+	for _, seg := range strings.Split(strings.Trim(p, "/"), "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		for _, c := range seg {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("._~-", c)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // validPath reports whether a URL path can name a file of the site: it
@@ -257,6 +319,13 @@ func Build(opts Options) (*Site, error) {
 	if len(opts.Releases) == 0 {
 		return nil, errors.New("site: no releases")
 	}
+	base := ""
+	if opts.BasePath != "" {
+		base = CleanBase(opts.BasePath)
+		if !validBase(base) {
+			return nil, fmt.Errorf("site: base path %q: want /, or /prefix/ of letters, digits and . _ ~ - segments", opts.BasePath)
+		}
+	}
 	newest := opts.Releases[len(opts.Releases)-1]
 	c := newest.Codec
 	r, err := htmlr.New()
@@ -306,8 +375,22 @@ func Build(opts Options) (*Site, error) {
 	}
 	if opts.DecodePage {
 		var db bytes.Buffer
-		if err := r.DecodePage(&db, &htmlr.DecodeInput{APIs: APINames(c.Reg), Form: htmlr.DecodeForm{Kind: "request"}}); err != nil {
+		if err := r.DecodePage(&db, &htmlr.DecodeInput{APIs: APINames(c.Reg), Form: htmlr.DecodeForm{Kind: "request"}, Static: opts.StaticDecoder != nil}); err != nil {
 			return nil, err
+		}
+		if sd := opts.StaticDecoder; sd != nil {
+			specs, err := specjson.Marshal(c.Reg, r.ErrorsPath)
+			if err != nil {
+				return nil, fmt.Errorf("site: %w", err)
+			}
+			for _, f := range []struct {
+				path, ct string
+				body     []byte
+			}{{WasmPath, TypeWasm, sd.Wasm}, {WasmExecPath, TypeJS, sd.WasmExec}, {SpecsPath, TypeJSON, specs}} {
+				if err := b.Add(f.path, f.ct, f.body); err != nil {
+					return nil, err
+				}
+			}
 		}
 		if err := b.Add(DecodePath, TypeHTML, db.Bytes()); err != nil {
 			return nil, err
@@ -322,7 +405,7 @@ func Build(opts Options) (*Site, error) {
 		}
 	}
 
-	s := &Site{assets: b.assets, Renderer: r, Releases: opts.Releases}
+	s := &Site{assets: b.assets, Renderer: r, Releases: opts.Releases, Base: base}
 	for p := range b.assets {
 		s.paths = append(s.paths, p)
 	}
@@ -524,6 +607,13 @@ func finish(s *Site, workers int) error {
 			// writer at the best level allocates about 1 MB.
 			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
 			for a := range ch {
+				if s.Base != "" && a.ContentType == TypeHTML {
+					from := a.Path
+					if from == NotFoundPath {
+						from = "" // served at any depth: absolute links
+					}
+					a.Body = RewriteLinks(a.Body, s.Base, from)
+				}
 				if err := prepare(a, zw); err != nil {
 					mu.Lock()
 					if firstErr == nil {

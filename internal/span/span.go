@@ -60,6 +60,10 @@ const (
 	ValStruct                    // a struct element
 	ValRecords                   // Bytes, Enc/Int = length prefix; children are batches
 	ValPresence                  // nullable-struct marker: Int
+	// ValText is bytes that read as text (record keys, values and header
+	// values that are UTF-8 without control characters other than tab,
+	// newline and carriage return): Bytes, shown quoted and as hex.
+	ValText
 )
 
 // Enc is how a length prefix was encoded.
@@ -214,6 +218,10 @@ func (n *Node) AppendValueText(dst []byte) []byte {
 			dst = appendQuoted(append(dst, "= "...), n.Bytes)
 		}
 		dst = appendLenNote(dst, n.Enc, n.Prefix)
+	case ValText:
+		dst = appendQuoted(append(dst, "= "...), n.Bytes)
+		dst = appendHexShort(append(dst, ' '), n.Bytes)
+		dst = appendLenNote(dst, n.Enc, n.Prefix)
 	case ValBytes, ValRecords:
 		switch {
 		case n.Null:
@@ -334,6 +342,8 @@ type Builder struct {
 	kids  []*Node // the unused rest of the Kids slab (see Reserve)
 	next  int     // size of the last node chunk
 	nextK int     // size of the last Kids slab
+	// Count is the number of nodes New has returned, for budgets.
+	Count int64
 }
 
 const chunkSize = 256
@@ -348,6 +358,7 @@ func (b *Builder) New(parent *Node, name, typ string, off int, cat Category) *No
 	}
 	n := &b.chunk[0]
 	b.chunk = b.chunk[1:]
+	b.Count++
 	n.Name, n.Type, n.Off, n.Cat, n.Index = name, typ, off, cat, -1
 	if parent != nil {
 		n.Parent = parent

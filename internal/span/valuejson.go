@@ -10,7 +10,8 @@ import (
 // AppendValueJSON appends the node's value as typed JSON, for tools: a
 // number for integers, counts, array lengths and presence markers, true
 // or false, a number for floats (a string for NaN and the infinities,
-// which JSON has not), a string for strings, lowercase hex for bytes,
+// which JSON has not), a string for strings and for bytes that read as
+// text (ValText), lowercase hex for other bytes,
 // the 8-4-4-4-12 form for uuids, and null for null values. Display
 // notes (error names, dates, length prefixes) are left to the text. ok is
 // false for nodes with no value of their own (groups, structs, record
@@ -34,6 +35,8 @@ func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) {
 			return append(dst, "null"...), true
 		}
 		return AppendJSONString(dst, n.Bytes), true
+	case ValText:
+		return AppendJSONString(dst, n.Bytes), true // bytes that read as text
 	case ValBytes:
 		if n.Null {
 			return append(dst, "null"...), true

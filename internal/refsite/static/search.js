@@ -63,7 +63,7 @@
       var li = document.createElement("li");
       li.className = "r-" + h.e.k;
       var a = document.createElement("a");
-      a.href = h.e.h || "#";
+      a.href = h.e.h ? (window.manifesterSiteURL ? window.manifesterSiteURL(h.e.h) : h.e.h) : "#";
       a.textContent = h.e.n;
       var k = document.createElement("span");
       k.className = "kind";

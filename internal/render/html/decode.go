@@ -44,6 +44,9 @@ type DecodeInput struct {
 	Form    DecodeForm
 	Error   string
 	Results []DecodeResult
+	// Static marks the page of a static export with the WebAssembly
+	// decoder: with script, the form decodes in the browser.
+	Static bool
 }
 
 type decodeView struct {
@@ -52,6 +55,7 @@ type decodeView struct {
 	Error    string
 	Results  []*decodeResultView
 	Response bool
+	Static   bool
 }
 
 type decodeResultView struct {
@@ -113,7 +117,7 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 
 // DecodePage writes the /decode/ page, with results when there are any.
 func (r *Renderer) DecodePage(w io.Writer, in *DecodeInput) error {
-	v := &decodeView{APIs: in.APIs, Form: in.Form, Error: clean(in.Error), Response: in.Form.Kind == "response"}
+	v := &decodeView{APIs: in.APIs, Form: in.Form, Error: clean(in.Error), Response: in.Form.Kind == "response", Static: in.Static}
 	v.Form.Hex = clean(v.Form.Hex)
 	for i := range in.Results {
 		v.Results = append(v.Results, decodeResultViewOf(&in.Results[i]))

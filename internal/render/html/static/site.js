@@ -8,6 +8,30 @@
   function $(sel, root) { return (root || document).querySelector(sel); }
   function $$(sel, root) { return Array.prototype.slice.call((root || document).querySelectorAll(sel)); }
 
+  // ---- site URLs ---------------------------------------------------------
+  // Pages link relative to themselves, so the site works under any base
+  // path and from file://. The site's root is where this script's folder
+  // (static/) sits; siteURL turns a site path ("/api/decode", as the
+  // decode answers and the search index carry them) into a URL under it.
+  var me = document.currentScript || $('script[src$="site.js"]');
+  var root = new URL("../", me ? me.src : location.href);
+  function siteURL(p) {
+    var u = new URL(String(p).replace(/^\//, ""), root);
+    if (u.protocol === "file:" && /\/$/.test(u.pathname)) u.pathname += "index.html";
+    return u.href;
+  }
+  // relink gives the site-path links of inserted markup their URLs and,
+  // from file://, makes every link to a folder name its index.html (a
+  // file:// folder is a listing, not the page).
+  function relink(el) {
+    $$("a[href]", el).forEach(function (a) {
+      var h = a.getAttribute("href");
+      if (h.charAt(0) === "/" && h.charAt(1) !== "/") a.href = siteURL(h);
+      else if (location.protocol === "file:" && a.protocol === "file:" && /\/$/.test(a.pathname)) a.pathname += "index.html";
+    });
+  }
+  window.manifesterSiteURL = siteURL;
+
   // ---- index filter ----------------------------------------------------
   function initFilter() {
     var box = $("#filter-box"), input = $("#filter"), table = $("#apis");
@@ -285,6 +309,53 @@
     }).then(function (r) { return r.json(); });
   }
 
+  // The static export built with --wasm decodes in the browser: the
+  // decoder (Go compiled to WebAssembly, package server's answers) and the
+  // release's specs load on the first decode.
+  var wasmReady = null;
+  function loadScript(src) {
+    return new Promise(function (ok, fail) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = ok;
+      s.onerror = function () { fail(new Error("loading " + src + " failed")); };
+      document.head.appendChild(s);
+    });
+  }
+  function fetchOK(url) {
+    return fetch(url).then(function (r) {
+      if (!r.ok) throw new Error(url + ": HTTP " + r.status);
+      return r;
+    });
+  }
+  function staticDecoder() {
+    if (wasmReady) return wasmReady;
+    var t0 = performance.now();
+    wasmReady = loadScript(siteURL("/static/wasm_exec.js")).then(function () {
+      var go = new window.Go();
+      return Promise.all([
+        fetchOK(siteURL("/static/specs.json")).then(function (r) { return r.text(); }),
+        fetchOK(siteURL("/static/manifester.wasm")).then(function (r) { return r.arrayBuffer(); })
+          .then(function (b) { return WebAssembly.instantiate(b, go.importObject); })
+      ]).then(function (x) {
+        go.run(x[1].instance);
+        var err = window.manifesterLoad(x[0]);
+        if (err) throw new Error(err);
+        document.documentElement.dataset.wasmLoadMs = String(Math.round(performance.now() - t0));
+      });
+    });
+    wasmReady.catch(function () { wasmReady = null; });
+    return wasmReady;
+  }
+  function call(form, op, req) {
+    if (form.getAttribute("data-static") === "wasm") {
+      return staticDecoder().then(function () {
+        return JSON.parse(op === "decode" ? window.manifesterDecode(JSON.stringify(req)) : window.manifesterEncode(JSON.stringify(req)));
+      });
+    }
+    return post(siteURL("/api/" + op), req);
+  }
+
   function showAnswer(target, a, replace) {
     var html = "";
     if (a.error) {
@@ -302,6 +373,7 @@
     } else {
       target.innerHTML = html;
     }
+    relink(replace ? document : target);
     sections = sections.filter(function (s) { return document.body.contains(s.el); });
     bindSections(document);
   }
@@ -323,7 +395,7 @@
         if (v !== "") req.version = Number(v);
       }
       results.textContent = "decoding…";
-      post("/api/decode", req).then(function (a) { showAnswer(results, a, false); },
+      call(form, "decode", req).then(function (a) { showAnswer(results, a, false); },
         function (err) { results.textContent = "decoding failed: " + err; });
     });
     results.addEventListener("submit", function (e) {
@@ -346,7 +418,7 @@
       var section = f.closest("div.result") || f.closest("section");
       req.index = Number(f.closest("section").id.slice(1)) || 0;
       f.querySelectorAll("p.error").forEach(function (p) { p.remove(); });
-      post("/api/encode", req).then(function (a) {
+      call(form, "encode", req).then(function (a) {
         if (a.frames && a.frames.length) {
           $("#hex", form).value = a.frames[0].hex;
           showAnswer(section, a, true);
@@ -356,6 +428,12 @@
         p.className = "error";
         p.setAttribute("role", "alert");
         p.textContent = a.error || "encoding failed";
+        f.appendChild(p);
+      }, function (err) {
+        var p = document.createElement("p");
+        p.className = "error";
+        p.setAttribute("role", "alert");
+        p.textContent = "encoding failed: " + err.message;
         f.appendChild(p);
       });
     });
@@ -370,12 +448,15 @@
         var a = parseInt(f.elements.from.value, 10), b = parseInt(f.elements.to.value, 10);
         if (isNaN(a) || isNaN(b) || a === b) return;
         e.preventDefault();
-        location.href = f.getAttribute("data-base") + "v" + Math.min(a, b) + "..v" + Math.max(a, b) + "/";
+        var u = new URL(f.getAttribute("data-base") + "v" + Math.min(a, b) + "..v" + Math.max(a, b) + "/", location.href);
+        if (u.protocol === "file:") u.pathname += "index.html";
+        location.href = u.href;
       });
     });
   }
 
   function init() {
+    if (location.protocol === "file:") relink(document);
     initFilter();
     initPage();
     initDecode();

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/hostile"
+)
+
+// TestDecodeBudgetFlags decodes hostile frames of issue 9 from a file as
+// text and JSON: the output stays within the default budget and says
+// where it was reached, stderr says so too, the exit status is 0 (the
+// frames are well formed), and the flags raise and lower the limits.
+func TestDecodeBudgetFlags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	zeros := write("zeros.bin", hostile.Example(32<<10))      // 1 MiB gzip batches of zeros
+	dense := write("dense.bin", hostile.DenseExample(64<<10)) // gzip batches of small records
+	outBound := int64(64*(64<<10) + 4<<20 + 8<<10)            // the default output budget of the larger, plus notes
+
+	for _, format := range []string{"text", "json"} {
+		for _, f := range []string{zeros, dense} {
+			code, out, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", format, f)
+			t.Logf("%s %s: exit %d, %d bytes out; %.200s", format, filepath.Base(f), code, len(out), errs)
+			if code != 0 || !strings.Contains(errs, "reached its decode budget") {
+				t.Errorf("%s %s: exit %d, stderr %q", format, filepath.Base(f), code, errs)
+			}
+			if int64(len(out)) > outBound {
+				t.Errorf("%s %s: %d bytes of output", format, filepath.Base(f), len(out))
+			}
+			if !strings.Contains(out, "budget") {
+				t.Errorf("%s %s: the output does not say a budget was reached", format, filepath.Base(f))
+			}
+			if format == "json" {
+				var v map[string]any
+				if err := json.Unmarshal([]byte(out), &v); err != nil {
+					t.Errorf("%s: %v", filepath.Base(f), err)
+				}
+			}
+		}
+	}
+	// Raised: the zeros frame inflates whole, and nothing is said.
+	code, out, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--max-inflate", "1GiB", "--max-output", "2G", zeros)
+	if code != 0 || strings.Contains(errs, "budget") || strings.Contains(out, `"budget"`) {
+		t.Errorf("raised limits: exit %d, stderr %q, budget in output %v", code, errs, strings.Contains(out, `"budget"`))
+	}
+	// Lowered: the output stops at 64 KiB.
+	code, out, errs = decRun(t, nil, "decode", "--spec", decSpec, "--max-output", "64K", "--max-nodes", "1000", dense)
+	if code != 0 || len(out) > 64<<10+8<<10 || !strings.Contains(out, "output budget of 64 KiB for this frame spent") {
+		t.Errorf("lowered limits: exit %d, %d bytes, stderr %q", code, len(out), errs)
+	}
+	if !strings.Contains(out, "span-node budget of 1000 nodes") {
+		t.Errorf("--max-nodes 1000 is not the node budget")
+	}
+	for _, bad := range [][]string{{"--max-inflate", "lots"}, {"--max-nodes", "-1"}, {"--max-output", "0"}} {
+		if code, _, errs := decRun(t, nil, append([]string{"decode", "--spec", decSpec}, append(bad, dense)...)...); code != 2 || !strings.Contains(errs, bad[0]) {
+			t.Errorf("%v: exit %d, %q", bad, code, errs)
+		}
+	}
+}

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/filter"
+	"github.com/manifester/manifester/internal/framefacts"
+	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/topicnames"
+)
+
+// frameSelector applies --filter and names topic ids for one decode run.
+// admitEvent and admitReport take the frames in input order, on one
+// goroutine; annotate may run on the decoding workers.
+type frameSelector struct {
+	codec *codec.Codec
+	flt   *filter.Filter
+	names *topicnames.Map
+	// pending holds, per connection, the facts of requests awaiting their
+	// response (in order: Kafka answers in order).
+	pending map[int][]reqFacts
+	// total frames looked at; shown of them matched; hiddenFailed of the
+	// others did not decode.
+	total, shown, hiddenFailed int
+}
+
+// reqFacts is what a response takes from its request.
+type reqFacts struct {
+	corr     int32
+	clientID *string
+	topics   []string
+}
+
+// errNoRequest marks a response whose request was not seen (so it is not
+// decoded for its facts).
+var errNoRequest = errors.New("no request seen")
+
+// maxPendingFacts bounds the requests remembered per connection, as the
+// capture reader bounds its pending table.
+const maxPendingFacts = capture.DefaultMaxPending
+
+func newFrameSelector(c *codec.Codec, flt *filter.Filter) *frameSelector {
+	return &frameSelector{codec: c, flt: flt, names: topicnames.New(), pending: map[int][]reqFacts{}}
+}
+
+// compileFilter compiles a --filter expression against the release's API
+// names; the error names the column.
+func compileFilter(expr string, reg *schema.Registry) (*filter.Filter, error) {
+	if expr == "" {
+		return nil, nil
+	}
+	f, err := filter.Compile(expr, func(name string) (int16, error) {
+		api, err := reg.Lookup(name)
+		if err != nil {
+			return 0, err
+		}
+		return api.Key, nil
+	})
+	if err != nil {
+		return nil, usagef("--filter: %v", err)
+	}
+	return f, nil
+}
+
+// admitEvent looks at one captured frame (index: its position in the
+// output): it learns topic names from responses that carry them and, with
+// a filter, says whether the frame is to be shown.
+func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
+	resp := ev.Dir == capture.ServerToClient
+	var api *schema.API
+	if resp && ev.Request != nil {
+		api, _ = s.codec.Reg.API(ev.Request.APIKey)
+	}
+	teaches := api != nil && s.names.Teaches(api.Response, ev.Request.Version)
+	if s.flt == nil && !teaches {
+		return true
+	}
+	var f *codec.Frame
+	var err error
+	switch {
+	case !resp:
+		f, err = s.codec.DecodeRequest(ev.Data, codec.Options{})
+	case api != nil:
+		f, err = s.codec.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+	default:
+		err = errNoRequest
+	}
+	if resp && err == nil {
+		s.names.Learn(f, int64(index))
+	}
+	if s.flt == nil {
+		return true
+	}
+	fr := filter.Frame{Kind: "request", Size: len(ev.Data)}
+	facts := framefacts.Of(f, s.names.Resolver(int64(index)))
+	fr.Topics, fr.Errors = facts.Topics, facts.Errors
+	if !resp {
+		if key, v, corr, ok := codec.PeekRequest(ev.Data); ok {
+			fr.HasAPI, fr.APIKey, fr.Version, fr.CorrelationID = true, key, v, corr
+			if a, ok := s.codec.Reg.API(key); ok {
+				fr.API = a.Name
+			}
+		}
+		if f != nil && f.HeaderVersion >= 1 && !f.ClientIDNull && f.ClientID != nil {
+			id := string(f.ClientID)
+			fr.ClientID = &id
+		}
+		s.pair(ev.Conn.ID, &fr)
+	} else {
+		fr.Kind = "response"
+		fr.CorrelationID, _ = codec.PeekCorrelationID(ev.Data)
+		if ev.Request != nil {
+			fr.HasAPI, fr.APIKey, fr.Version = true, ev.Request.APIKey, ev.Request.Version
+			if api != nil {
+				fr.API = api.Name
+			}
+			lat := ev.Time.Sub(ev.Request.Time).Microseconds()
+			fr.LatencyMicros = &lat
+		}
+		s.pair(ev.Conn.ID, &fr)
+	}
+	return s.count(&fr, err == nil)
+}
+
+// pair remembers a request's client id and topics on its connection, or
+// gives a response those of the request it answers.
+func (s *frameSelector) pair(conn int, fr *filter.Frame) {
+	if fr.Kind == "request" {
+		q := s.pending[conn]
+		if len(q) >= maxPendingFacts {
+			q = q[1:]
+		}
+		s.pending[conn] = append(q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		return
+	}
+	if rf, ok := s.answer(conn, fr.CorrelationID); ok {
+		fr.ClientID = rf.clientID
+		fr.Topics = mergeTopics(rf.topics, fr.Topics)
+	}
+}
+
+// answer takes the facts of the request a response answers off its
+// connection's queue, with those of earlier requests left unanswered.
+func (s *frameSelector) answer(conn int, corr int32) (reqFacts, bool) {
+	q := s.pending[conn]
+	for i, rf := range q {
+		if rf.corr == corr {
+			if i+1 == len(q) {
+				delete(s.pending, conn) // nothing left waiting
+			} else {
+				s.pending[conn] = q[i+1:]
+			}
+			return rf, true
+		}
+	}
+	return reqFacts{}, false
+}
+
+func (s *frameSelector) count(fr *filter.Frame, decoded bool) bool {
+	s.total++
+	if s.flt.Match(fr) {
+		s.shown++
+		return true
+	}
+	if !decoded {
+		s.hiddenFailed++
+	}
+	return false
+}
+
+func mergeTopics(a, b []string) []string {
+	if len(a) == 0 {
+		return b
+	}
+	out := append([]string(nil), a...)
+	for _, t := range b {
+		dup := false
+		for _, x := range a {
+			dup = dup || x == t
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// admitReport does for a frame of hex, file or stdin input (decoded
+// already, in order, at position index) what admitEvent does for a
+// captured one, and annotates its topic ids.
+func (s *frameSelector) admitReport(r *report.Frame, index int) bool {
+	return s.admitReportOn(r, index, -1)
+}
+
+// admitReportOn is admitReport for a frame of connection conn (a proxy
+// log's "conn"): responses match with their request's client id and
+// topics. conn < 0: no connection.
+func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
+	s.annotate(r, index)
+	if r.Decoded != nil && r.Kind == "response" && r.Error == "" {
+		s.names.Learn(r.Decoded, int64(index))
+	}
+	if s.flt == nil {
+		return true
+	}
+	fr := filter.Frame{Kind: r.Kind, HasAPI: r.Decoded != nil && r.Decoded.API != nil, APIKey: r.APIKey, API: r.API,
+		Version: r.Version, CorrelationID: r.CorrelationID, ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
+	facts := framefacts.Of(r.Decoded, s.names.Resolver(int64(index)))
+	fr.Topics, fr.Errors = facts.Topics, facts.Errors
+	if conn >= 0 {
+		s.pair(conn, &fr)
+	}
+	return s.count(&fr, r.Error == "")
+}
+
+// annotate names the frame's topic ids learnt before its position.
+func (s *frameSelector) annotate(r *report.Frame, index int) {
+	if s != nil && r.Decoded != nil && s.names.Annotate(r.Decoded.Root, int64(index)) > 0 && r.Tree != nil {
+		r.Tree = page.FromSpan(r.Decoded.Root) // made before the notes were
+	}
+}
+
+// summary says how many frames the filter showed, and how many of the
+// hidden ones did not decode (they do not count for the exit status).
+func (s *frameSelector) summary(w io.Writer) {
+	if s.flt == nil {
+		return
+	}
+	fmt.Fprintf(w, "manifester decode: --filter %q: %d of %d frames shown", s.flt.String(), s.shown, s.total)
+	if s.hiddenFailed > 0 {
+		fmt.Fprintf(w, "; %d of the frames not shown did not decode", s.hiddenFailed)
+	}
+	fmt.Fprintln(w)
+}

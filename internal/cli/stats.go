@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/stats"
+)
+
+const statsUsage = "[--spec P] [--format text|json|html] [--port LIST] (--pcap FILE|- | FILE.jsonl|-)"
+
+func init() {
+	register(&command{
+		name:    "stats",
+		usage:   statsUsage,
+		summary: "summarise traffic (a capture or JSON lines): per API version counts, bytes, latency, errors; per connection",
+		run:     runStats,
+	})
+}
+
+// runStats wires the inputs to package stats: a capture through the
+// capture reader, or the JSON lines of decode --pcap --format json and of
+// the proxy's --log.
+func runStats(env *Env, args []string) error {
+	fs := newFlags(env, "stats", statsUsage)
+	var specs specFlags
+	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
+	format := fs.String("format", "text", "output format: text (aligned tables), json, or html (one self-contained page with latency histograms)")
+	pcap := fs.String("pcap", "", "read a pcap or pcapng `FILE` (- for standard input)")
+	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection that reads as Kafka)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format != "text" && *format != "json" && *format != "html" {
+		return usagef("unknown --format %q (want text, json or html)", *format)
+	}
+	if (*pcap == "") == (len(pos) == 0) || len(pos) > 1 {
+		return usagef("give one input: --pcap FILE (or -), or one FILE.jsonl (or -)")
+	}
+	open := func(name string) (io.Reader, func(), error) {
+		if name == "-" {
+			return env.Stdin, func() {}, nil
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, nil, failure{err}
+		}
+		return f, func() { f.Close() }, nil
+	}
+	agg := stats.New()
+	if *pcap != "" {
+		ports, err := parsePorts(*portArg)
+		if err != nil {
+			return err
+		}
+		rel, _, err := specs.newest(env)
+		if err != nil {
+			return err
+		}
+		r, done, err := open(*pcap)
+		if err != nil {
+			return err
+		}
+		defer done()
+		reg := rel.Reg
+		opts := capture.Options{
+			Ports:  ports,
+			Known:  func(key, v int16) bool { api, ok := reg.API(key); return ok && api.Request.Valid.Contains(v) },
+			Verify: verifier(rel.Codec),
+		}
+		st, err := stats.ReadCapture(r, opts, rel.Codec, agg.Add)
+		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
+			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
+			err = nil
+		}
+		if err != nil {
+			return failure{fmt.Errorf("%s: %w", *pcap, err)}
+		}
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d packets, %d connections, %d requests, %d responses", *pcap, st.Packets, st.Connections, st.Requests, st.Responses)
+		// What the reader skipped, as decode --pcap says it.
+		if st.Gaps > 0 {
+			fmt.Fprintf(env.Stderr, ", %d gaps (%d bytes not captured)", st.Gaps, st.GapBytes)
+		}
+		if st.CutFrames > 0 {
+			fmt.Fprintf(env.Stderr, ", %d frames cut by gaps or the end", st.CutFrames)
+		}
+		if st.SkippedBytes > 0 {
+			fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", st.SkippedBytes)
+		}
+		if n := ignoredTotal(st.Ignored); n > 0 {
+			fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(st.Ignored))
+		}
+		if st.Undecodable > 0 {
+			fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", st.Undecodable)
+		}
+		fmt.Fprintln(env.Stderr)
+	} else {
+		if *portArg != "" {
+			return usagef("--port goes with --pcap")
+		}
+		r, done, err := open(pos[0])
+		if err != nil {
+			return err
+		}
+		defer done()
+		st, err := stats.ReadJSONLines(r, agg.Add)
+		if err != nil {
+			return failure{fmt.Errorf("%s: %w", pos[0], err)}
+		}
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d frame lines, %d event lines\n", pos[0], st.Frames, st.Events)
+	}
+	s := agg.Summary()
+	w := bufio.NewWriter(env.Stdout)
+	switch *format {
+	case "json":
+		err = s.WriteJSON(w)
+	case "html":
+		err = s.WriteHTML(w)
+	default:
+		err = s.WriteText(w)
+	}
+	if err == nil {
+		err = w.Flush()
+	}
+	if err != nil {
+		return failure{fmt.Errorf("writing: %w", err)}
+	}
+	return nil
+}

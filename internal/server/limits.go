@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/manifester/manifester/internal/budget"
+)
+
+// Limits of the decode and encode handlers' work (see also MaxDecodeBody
+// and MaxDecodeFrames).
+const (
+	// MaxEncodedFrame is the largest frame /api/encode answers: what the
+	// largest /api/decode body (hex) can hold.
+	MaxEncodedFrame = MaxDecodeBody / 2
+	// MaxAnswer is the largest answer a decode or encode writes; a larger
+	// one is replaced by the frames' summaries and an error.
+	MaxAnswer = 64 << 20
+	// DecodeTimeout bounds the work of one request; the work stops when
+	// it fires or when the client goes away.
+	DecodeTimeout = 10 * time.Second
+	// RetryAfter is what a request refused for lack of capacity is told.
+	RetryAfter = 1
+	// MaxQueuedDecodes is how many requests may wait for a decode slot,
+	// each for at most QueueWait; beyond either they are answered 503.
+	MaxQueuedDecodes = 64
+	QueueWait        = 5 * time.Second
+)
+
+// DecodeLimits are the budget of one decode or encode request (all its
+// frames together), proportional to the request's bytes like the CLI's
+// but with lower ceilings: 1 MiB inflated, 32 Ki nodes of inflated
+// records, 64 Ki nodes of the frames' own trees. A page of that many
+// tree rows is already more than anyone reads.
+var DecodeLimits = budget.Limits{InflateMax: 1 << 20, NodesMax: 32 << 10, TreeNodesMax: 64 << 10}
+
+// MaxConcurrentDecodes is how many decode or encode requests run at once
+// by default; more are answered 503 with Retry-After.
+func MaxConcurrentDecodes() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// errBusy and errTimeout are answered 503.
+var (
+	errBusy    = errors.New("the server is decoding as many requests as it allows; retry shortly")
+	errTimeout = fmt.Errorf("decoding took longer than %s and was stopped", DecodeTimeout)
+)
+
+// acquire claims a decode slot. When all are busy, the request waits in
+// a queue of at most MaxQueued requests for at most QueueWait; false when
+// the queue is full, the wait runs out or the client goes away.
+func (d *Decoder) acquire(ctx context.Context) bool {
+	d.once.Do(d.init)
+	select {
+	case d.slots <- struct{}{}:
+		return true
+	default:
+	}
+	if d.queued.Add(1) > int64(d.MaxQueued) {
+		d.queued.Add(-1)
+		return false
+	}
+	defer d.queued.Add(-1)
+	t := time.NewTimer(d.QueueWait)
+	defer t.Stop()
+	select {
+	case d.slots <- struct{}{}:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+func (d *Decoder) release() { <-d.slots }
+
+func (d *Decoder) init() {
+	n := d.MaxConcurrent
+	if n <= 0 {
+		n = MaxConcurrentDecodes()
+	}
+	d.slots = make(chan struct{}, n)
+	if d.Timeout <= 0 {
+		d.Timeout = DecodeTimeout
+	}
+	if d.MaxQueued <= 0 {
+		d.MaxQueued = MaxQueuedDecodes
+	}
+	if d.QueueWait <= 0 {
+		d.QueueWait = QueueWait
+	}
+}
+
+// busy answers 503 with Retry-After.
+func busy(w http.ResponseWriter, err error) {
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+	writeJSON(w, http.StatusServiceUnavailable, Answer{Error: err.Error()})
+}
+
+// work runs f with a decode slot and a context that ends when the client
+// goes away or the timeout fires. It answers 503 itself when no slot is
+// free or the timeout fired, and nothing when the client went away.
+func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func())) {
+	if !d.acquire(r.Context()) {
+		busy(w, errBusy)
+		return
+	}
+	defer d.release()
+	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
+	defer cancel()
+	answer := f(ctx)
+	switch {
+	case r.Context().Err() != nil:
+		// The client went away: nobody to answer.
+		return
+	case ctx.Err() != nil:
+		busy(w, errTimeout)
+		return
+	}
+	answer()
+}
+
+// serveAPIMethod answers requests to /api/ paths that no POST handler
+// took: 405 with Allow for the API's own paths, 404 for others.
+func serveAPIMethod(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api/decode", "/api/encode":
+		w.Header().Set("Allow", "POST")
+		writeJSON(w, http.StatusMethodNotAllowed, Answer{Error: r.Method + " is not allowed on " + r.URL.Path + "; use POST"})
+	default:
+		writeJSON(w, http.StatusNotFound, Answer{Error: "no API at " + r.URL.Path})
+	}
+}

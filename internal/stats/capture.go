@@ -1,0 +1,70 @@
+package stats
+
+import (
+	"encoding/binary"
+	"io"
+	"strconv"
+
+	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/framefacts"
+)
+
+// ReadCapture reads a pcap or pcapng capture (see package capture) and
+// adds a record per Kafka frame, in capture order. Paired responses are
+// decoded, without span trees, for their error codes; one that does not
+// decode is counted as undecoded. Requests are not decoded: their API,
+// version and client id are read from the header.
+func ReadCapture(r io.Reader, opts capture.Options, c *codec.Codec, add func(*Record)) (capture.Stats, error) {
+	return capture.Read(r, opts, func(ev *capture.Event) error {
+		rec := Record{Conn: strconv.Itoa(ev.Conn.ID), Client: ev.Conn.Client.String(), Server: ev.Conn.Server.String(), Size: len(ev.Data)}
+		if ev.Dir == capture.ClientToServer {
+			key, v, _, ok := codec.PeekRequest(ev.Data)
+			if !ok {
+				// The reader only hands over frames whose header reads.
+				return nil
+			}
+			rec.APIKey, rec.Version = key, v
+			if api, ok := c.Reg.API(key); ok {
+				rec.API = api.Name
+				if api.Request.HeaderVersion(v) >= 1 {
+					rec.ClientID = peekClientID(ev.Data)
+				}
+			}
+			add(&rec)
+			return nil
+		}
+		rec.Response = true
+		if req := ev.Request; req != nil {
+			rec.Paired, rec.APIKey, rec.Version = true, req.APIKey, req.Version
+			rec.LatencyMicros = ev.Time.Sub(req.Time).Microseconds()
+			if api, ok := c.Reg.API(req.APIKey); ok {
+				rec.API = api.Name
+				f, err := c.DecodeResponse(ev.Data, api, req.Version, codec.Options{})
+				if err == nil {
+					rec.Errors = framefacts.Of(f, nil).Errors
+				} else {
+					rec.Undecoded = true
+				}
+			} else {
+				rec.Undecoded = true
+			}
+		}
+		add(&rec)
+		return nil
+	})
+}
+
+// peekClientID reads the nullable int16-prefixed client id of a request
+// header v1+ (after size, key, version and correlation id).
+func peekClientID(b []byte) *string {
+	if len(b) < 14 {
+		return nil
+	}
+	n := int(int16(binary.BigEndian.Uint16(b[12:14])))
+	if n < 0 || 14+n > len(b) {
+		return nil
+	}
+	s := string(b[14 : 14+n])
+	return &s
+}

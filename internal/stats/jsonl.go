@@ -1,0 +1,168 @@
+package stats
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// jsonFrame is what a JSON line of `decode --pcap --format json` or of
+// the proxy's log holds that the figures need.
+type jsonFrame struct {
+	Event         *string         `json:"event"`
+	Conn          json.RawMessage `json:"conn"`
+	Kind          string          `json:"kind"`
+	APIKey        *int16          `json:"api_key"`
+	API           string          `json:"api"`
+	Version       *int16          `json:"version"`
+	ClientID      *string         `json:"client_id"`
+	Size          int             `json:"size"`
+	Src           string          `json:"src"`
+	Dst           string          `json:"dst"`
+	LatencyMicros *int64          `json:"latency_us"`
+	Error         string          `json:"error"`
+	Body          json.RawMessage `json:"body"`
+}
+
+// JSONLinesStats counts what [ReadJSONLines] read.
+type JSONLinesStats struct {
+	Frames int64 // frame lines
+	Events int64 // event lines (open, close, fault, ...), not counted as frames
+}
+
+// ReadJSONLines reads JSON lines of `decode --pcap --format json` or of
+// the proxy's --log (with or without their "conn" and "event" fields) and
+// adds a record per frame line. A response counts as paired when it
+// carries latency_us (both writers set it exactly then). Error codes come
+// from the body: every field whose name ends in "ErrorCode". A line that
+// is not JSON, or a frame line without its kind, is an error naming the
+// line. Memory is bounded by the longest line.
+func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
+	var st JSONLinesStats
+	br := bufio.NewReaderSize(r, 1<<16)
+	// Without a "conn" field, a connection is its pair of endpoints.
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			if perr := readLine(b, add, &st); perr != nil {
+				return st, fmt.Errorf("line %d: %w", line, perr)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return st, nil
+		}
+		if err != nil {
+			return st, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+}
+
+func readLine(b []byte, add func(*Record), st *JSONLinesStats) error {
+	var f jsonFrame
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("not a JSON object: %w", err)
+	}
+	if f.Event != nil && f.Kind == "" {
+		st.Events++
+		return nil
+	}
+	rec := Record{Size: f.Size, ClientID: f.ClientID, API: f.API}
+	switch f.Kind {
+	case "request":
+		rec.Client, rec.Server = f.Src, f.Dst
+	case "response":
+		rec.Response = true
+		rec.Client, rec.Server = f.Dst, f.Src
+	default:
+		return fmt.Errorf("kind %q: want request or response", f.Kind)
+	}
+	rec.Conn = "addr " + rec.Client + " " + rec.Server
+	if len(f.Conn) > 0 && string(f.Conn) != "null" {
+		rec.Conn = "conn " + string(f.Conn)
+	}
+	if f.APIKey != nil {
+		rec.APIKey = *f.APIKey
+	}
+	if f.Version != nil {
+		rec.Version = *f.Version
+	}
+	if rec.Response {
+		rec.Paired = f.LatencyMicros != nil && f.APIKey != nil && f.Version != nil
+		if f.LatencyMicros != nil {
+			rec.LatencyMicros = *f.LatencyMicros
+		}
+		rec.Undecoded = rec.Paired && f.Error != ""
+		if len(f.Body) > 0 {
+			errs, err := bodyErrors(f.Body)
+			if err != nil {
+				return fmt.Errorf("body: %w", err)
+			}
+			rec.Errors = errs
+		}
+	} else if f.APIKey == nil || f.Version == nil {
+		return errors.New("a request line without api_key and version")
+	}
+	st.Frames++
+	add(&rec)
+	return nil
+}
+
+// bodyErrors returns the values of the fields named ...ErrorCode in a
+// body's JSON, in order.
+func bodyErrors(body json.RawMessage) ([]int16, error) {
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	var out []int16
+	// In an object, keys and values alternate; a stack says which comes.
+	type level struct{ object, wantKey bool }
+	var stack []level
+	lastKey := ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		isValue := len(stack) > 0 && stack[len(stack)-1].object && !stack[len(stack)-1].wantKey
+		if len(stack) > 0 && stack[len(stack)-1].object {
+			top := &stack[len(stack)-1]
+			if top.wantKey {
+				if s, ok := tok.(string); ok {
+					lastKey = s
+					top.wantKey = false
+					continue
+				}
+			} else {
+				top.wantKey = true
+			}
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, level{object: true, wantKey: true})
+			case '[':
+				stack = append(stack, level{})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].object {
+					// the closed container was a value: a key comes next
+					stack[len(stack)-1].wantKey = true
+				}
+			}
+		case json.Number:
+			if isValue && strings.HasSuffix(lastKey, "ErrorCode") {
+				if n, err := strconv.ParseInt(t.String(), 10, 16); err == nil {
+					out = append(out, int16(n))
+				}
+			}
+		}
+	}
+}

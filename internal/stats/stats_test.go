@@ -1,0 +1,237 @@
+package stats
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPercentileNearestRank(t *testing.T) {
+	var oneTo100 []int64
+	for i := int64(1); i <= 100; i++ {
+		oneTo100 = append(oneTo100, i)
+	}
+	for _, c := range []struct {
+		vals []int64
+		p    int
+		want int64
+	}{
+		{oneTo100, 50, 50}, {oneTo100, 99, 99}, {oneTo100, 100, 100}, {oneTo100, 1, 1},
+		{[]int64{7}, 50, 7}, {[]int64{7}, 99, 7},
+		{[]int64{1, 2}, 50, 1}, {[]int64{1, 2}, 99, 2},
+		{[]int64{10, 20, 30}, 50, 20}, {[]int64{10, 20, 30}, 99, 30},
+		// 200 values: rank ceil(0.99*200) = 198.
+		{append(append([]int64{}, oneTo100...), oneTo100...), 99, 99},
+		{nil, 50, 0},
+	} {
+		vals := append([]int64(nil), c.vals...)
+		sortInts(vals)
+		if got := Percentile(vals, c.p); got != c.want {
+			t.Errorf("p%d of %d values: %d, want %d", c.p, len(vals), got, c.want)
+		}
+	}
+}
+
+func sortInts(v []int64) {
+	for i := 1; i < len(v); i++ {
+		for j := i; j > 0 && v[j] < v[j-1]; j-- {
+			v[j], v[j-1] = v[j-1], v[j]
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestAggregate(t *testing.T) {
+	a := New()
+	req := func(conn string, key, v int16, size int, id *string) {
+		a.Add(&Record{Conn: conn, Client: "c" + conn, Server: "s", APIKey: key, API: map[int16]string{0: "Produce", 1: "Fetch"}[key], Version: v, Size: size, ClientID: id})
+	}
+	resp := func(conn string, key, v int16, size int, lat int64, errs ...int16) {
+		a.Add(&Record{Conn: conn, Client: "c" + conn, Server: "s", Response: true, Paired: true, APIKey: key, Version: v, Size: size, LatencyMicros: lat, Errors: errs})
+	}
+	req("1", 1, 13, 100, ptr("a"))
+	resp("1", 1, 13, 1000, 300, 0, 6, 6)
+	req("1", 1, 13, 100, ptr("b")) // the connection keeps its first client id
+	resp("1", 1, 13, 2000, 100, 0, 0)
+	req("2", 0, 9, 500, nil)
+	req("2", 0, 9, 700, ptr("p")) // acks=0: no response
+	resp("2", 0, 9, 60, 4000, 7)
+	a.Add(&Record{Conn: "2", Response: true, Size: 33}) // request not captured
+	s := a.Summary()
+	want := &Summary{
+		APIs: []APIStats{
+			{APIKey: 0, Name: "Produce", Version: 9, Requests: 2, Responses: 1, Unanswered: 1, Bytes: Bytes{1200, 60},
+				Latency: &Latency{4000, 4000, 4000}, Errors: map[string]int64{"REQUEST_TIMED_OUT": 1}, Latencies: []int64{4000}},
+			{APIKey: 1, Name: "Fetch", Version: 13, Requests: 2, Responses: 2, Bytes: Bytes{200, 3000},
+				Latency: &Latency{100, 300, 300}, Errors: map[string]int64{"NOT_LEADER_FOR_PARTITION": 2}, Latencies: []int64{100, 300}},
+		},
+		Connections: []ConnStats{
+			{ID: 1, Client: "c1", Server: "s", ClientID: ptr("a"), Frames: 4},
+			{ID: 2, Client: "c2", Server: "s", ClientID: ptr("p"), Frames: 4, Unpaired: 1},
+		},
+		UnpairedResponses: 1,
+	}
+	if diff := cmp.Diff(want, s); diff != "" {
+		t.Fatalf("summary (-want +got):\n%s", diff)
+	}
+	var js bytes.Buffer
+	if err := s.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	const wantJSON = `{"apis":[{"api_key":0,"name":"Produce","version":9,"requests":2,"responses":1,"unanswered":1,"bytes":{"request":1200,"response":60},"latency_us":{"p50":4000,"p99":4000,"max":4000},"errors":{"REQUEST_TIMED_OUT":1}},` +
+		`{"api_key":1,"name":"Fetch","version":13,"requests":2,"responses":2,"unanswered":0,"bytes":{"request":200,"response":3000},"latency_us":{"p50":100,"p99":300,"max":300},"errors":{"NOT_LEADER_FOR_PARTITION":2}}],` +
+		`"connections":[{"id":1,"client":"c1","server":"s","client_id":"a","frames":4},{"id":2,"client":"c2","server":"s","client_id":"p","frames":4,"unpaired_responses":1}],"unpaired_responses":1}` + "\n"
+	if js.String() != wantJSON {
+		t.Errorf("JSON:\n%s\nwant\n%s", js.String(), wantJSON)
+	}
+
+	var txt bytes.Buffer
+	if err := s.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	const wantText = `API         VERSION  REQUESTS  RESPONSES  UNANSWERED  REQ BYTES  RESP BYTES  P50 µs  P99 µs  MAX µs  ERRORS
+Produce(0)       v9         2          1           1       1200          60    4000    4000    4000  REQUEST_TIMED_OUT×1
+Fetch(1)        v13         2          2           0        200        3000     100     300     300  NOT_LEADER_FOR_PARTITION×2
+
+CONN  CLIENT  SERVER  CLIENT ID  FRAMES
+   1  c1      s       "a"             4
+   2  c2      s       "p"             4
+
+1 responses without their request (not captured): API and version unknown, not counted above
+`
+	if txt.String() != wantText {
+		t.Errorf("text:\n%s\nwant\n%s", txt.String(), wantText)
+	}
+}
+
+func TestReadJSONLines(t *testing.T) {
+	in := strings.Join([]string{
+		`{"event":"open","conn":3,"detail":"client connected"}`,
+		`{"index":0,"offset":0,"kind":"request","api_key":3,"api":"Metadata","version":12,"correlation_id":1,"client_id":"k","size":30,"src":"1.1.1.1:5","dst":"2.2.2.2:9092","conn":3,"hex":"","tree":null}`,
+		`{"index":0,"offset":0,"kind":"response","api_key":3,"api":"Metadata","version":12,"correlation_id":1,"size":90,"src":"2.2.2.2:9092","dst":"1.1.1.1:5","latency_us":250,"conn":3,"body":{"ThrottleTimeMs":0,"Topics":[{"ErrorCode":3,"Name":"x","Partitions":[{"ErrorCode":6,"Replicas":[1,2]},{"ErrorCode":0}]}],"ErrorCode":0},"hex":"","tree":null}`,
+		``,
+		`{"index":1,"offset":90,"kind":"response","api_key":0,"version":0,"correlation_id":9,"size":20,"src":"2.2.2.2:9092","dst":"1.1.1.1:5","error":"no request","hex":"","tree":null}`,
+		`{"index":1,"offset":30,"kind":"request","api_key":12,"api":"Heartbeat","version":4,"correlation_id":2,"client_id":"k","size":40,"src":"1.1.1.9:6","dst":"2.2.2.2:9092","hex":""}`,
+		`{"event":"close","conn":3}`,
+	}, "\n")
+	a := New()
+	st, err := ReadJSONLines(strings.NewReader(in), a.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Frames != 4 || st.Events != 2 {
+		t.Errorf("read %+v", st)
+	}
+	s := a.Summary()
+	if len(s.APIs) != 2 || s.APIs[0].Name != "Metadata" || s.APIs[0].Responses != 1 || s.APIs[0].Latency.Max != 250 ||
+		!cmp.Equal(s.APIs[0].Errors, map[string]int64{"UNKNOWN_TOPIC_OR_PARTITION": 1, "NOT_LEADER_FOR_PARTITION": 1}) {
+		t.Errorf("APIs: %+v", s.APIs)
+	}
+	if s.UnpairedResponses != 1 || len(s.Connections) != 3 || s.Connections[0].Frames != 2 || *s.Connections[0].ClientID != "k" ||
+		s.Connections[1].Client != "1.1.1.1:5" || s.Connections[1].Unpaired != 1 || s.Connections[2].Client != "1.1.1.9:6" {
+		t.Errorf("connections: %+v, unpaired %d", s.Connections, s.UnpairedResponses)
+	}
+
+	for bad, want := range map[string]string{
+		"{}\nnot json":                 "line 1: kind",
+		`{"kind":"request"}`:           "line 1: a request line without api_key",
+		"\n\n{\"kind\":\"x\"}":         "line 3: kind \"x\"",
+		`{"kind":"response","body":{`:  "line 1: not a JSON object",
+		`{"kind":"request","api_key":`: "line 1: not a JSON object",
+	} {
+		if _, err := ReadJSONLines(strings.NewReader(bad), a.Add); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", bad, err, want)
+		}
+	}
+}
+
+func TestBodyErrors(t *testing.T) {
+	for body, want := range map[string][]int16{
+		`{"ErrorCode":5}`: {5},
+		`{"A":{"ErrorCode":1,"B":[{"PartitionErrorCode":2},{"x":[1,2,{"ErrorCode":3}]}]},"ErrorCode":4}`: {1, 2, 3, 4},
+		`{"Name":"ErrorCode","V":7,"ErrorCodes":[9]}`:                                                    nil,
+		`{"ErrorCode":99999}`:           nil, // not an int16
+		`{"ErrorCode":{"ErrorCode":8}}`: {8},
+	} {
+		got, err := bodyErrors(json.RawMessage(body))
+		if err != nil || !cmp.Equal(got, want) {
+			t.Errorf("%s: %v %v, want %v", body, got, err, want)
+		}
+	}
+}
+
+func TestHTML(t *testing.T) {
+	a := New()
+	for i := int64(1); i <= 100; i++ {
+		a.Add(&Record{Conn: "1", Client: "<c>", Server: "s&", APIKey: 12, API: "Heart<beat>", Version: 4, Size: 40, ClientID: ptr(`"><script>alert(1)</script>`)})
+		a.Add(&Record{Conn: "1", Response: true, Paired: true, APIKey: 12, Version: 4, Size: 20, LatencyMicros: i * 100})
+	}
+	a.Add(&Record{Conn: "1", APIKey: 0, API: "Produce", Version: 9, Size: 100}) // no response: no chart
+	var b bytes.Buffer
+	if err := a.Summary().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"<script", "src=", "href=", "http://", "https://", "@import", "<c>", "Heart<beat>"} {
+		if strings.Contains(strings.ReplaceAll(out, `xmlns="http://www.w3.org/2000/svg"`, ""), bad) {
+			t.Errorf("page holds %q", bad)
+		}
+	}
+	for _, want := range []string{"&lt;c&gt;", "Heart&lt;beat&gt;(12) v4", "&lt;script&gt;", "<svg", "no paired responses",
+		// 100..10000 µs: buckets [100,200) (1), [200,500) (3), [500,1000) (5), [1ms,2ms) (10), [2ms,5ms) (30), [5ms,10ms) (50), [10ms, 20ms) (1).
+		"<title>1 responses in [100µs, 200µs)</title>", "<title>3 responses in [200µs, 500µs)</title>", "<title>50 responses in [5ms, 10ms)</title>",
+		"<title>1 responses in [10ms, 20ms)</title>", "<td>5000</td><td>9900</td><td>10000</td>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}
+
+func TestHistogram(t *testing.T) {
+	got := Histogram([]int64{0, 1, 2, 4, 5, 9, 499, 500, 1000})
+	want := []Bucket{{0, 1, 1}, {1, 2, 1}, {2, 5, 2}, {5, 10, 2}, {10, 20, 0}, {20, 50, 0}, {50, 100, 0}, {100, 200, 0}, {200, 500, 1}, {500, 1000, 1}, {1000, 2000, 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if got := Histogram([]int64{math.MaxInt64}); len(got) != 1 || got[0].Count != 1 || got[0].Hi != math.MaxInt64 {
+		t.Errorf("the largest latency: %+v", got)
+	}
+}
+
+func TestErrorListLimit(t *testing.T) {
+	errs := map[string]int64{"A": 5, "B": 4, "C": 3, "D": 2, "E": 1, "F": 1}
+	if got := errorList(errs, 3); got != "A×5, B×4, C×3, +3 others ×4" {
+		t.Errorf("limited: %q", got)
+	}
+	if got := errorList(errs, 0); got != "A×5, B×4, C×3, D×2, E×1, F×1" {
+		t.Errorf("all: %q", got)
+	}
+	if got := errorList(nil, 3); got != "-" {
+		t.Errorf("none: %q", got)
+	}
+}
+
+func TestUndecoded(t *testing.T) {
+	a := New()
+	a.Add(&Record{Conn: "1", APIKey: 1, API: "Fetch", Version: 13, Size: 10})
+	a.Add(&Record{Conn: "1", Response: true, Paired: true, APIKey: 1, Version: 13, Size: 10, LatencyMicros: 5, Undecoded: true})
+	s := a.Summary()
+	var b bytes.Buffer
+	s.WriteText(&b)
+	if s.APIs[0].Undecoded != 1 || !strings.Contains(b.String(), "- (1 responses did not decode)") {
+		t.Errorf("%+v\n%s", s.APIs[0], b.String())
+	}
+	b.Reset()
+	s.WriteJSON(&b)
+	if !strings.Contains(b.String(), `"errors":{},"undecoded":1}`) {
+		t.Errorf("%s", b.String())
+	}
+}

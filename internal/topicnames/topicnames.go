@@ -1,0 +1,208 @@
+// Package topicnames remembers the names of topic ids. Fetch v13+ and
+// other APIs carry topic ids only; a Metadata, DescribeTopicPartitions or
+// CreateTopics response (any response struct that holds both a TopicId
+// and a topic name) tells which name an id stands for. A [Map] learns
+// these pairs from the responses of one capture or proxy session, in
+// order, and annotates later frames' TopicId nodes with the name.
+//
+// Each pair is learnt at a position (the frame's index in the session),
+// and is used only for frames after that position, so frames decoded out
+// of order (on several workers) are annotated as if decoded in order.
+package topicnames
+
+import (
+	"strconv"
+	"sync"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/framefacts"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// MaxIDs bounds the ids a Map holds; pairs beyond it are counted in
+// [Map.Dropped] and not learnt.
+const MaxIDs = 1 << 20
+
+// Map is a session's topic id -> name map. It is safe for concurrent
+// use: one goroutine learns (in session order) while others look up.
+type Map struct {
+	mu      sync.RWMutex
+	ids     map[[16]byte][]entry
+	n       int
+	dropped int64
+	teaches map[teachKey]bool
+}
+
+type teachKey struct {
+	m *schema.Message
+	v int16
+}
+
+type entry struct {
+	at   int64
+	name string
+}
+
+// New returns an empty map.
+func New() *Map {
+	return &Map{ids: map[[16]byte][]entry{}, teaches: map[teachKey]bool{}}
+}
+
+// Teaches reports whether frames of response message msg at version v
+// can name topic ids: a struct of it has both a TopicId and a topic-name
+// field at v. Callers use it to decode only the frames that [Map.Learn]
+// can learn from (Fetch responses, which carry names up to v12 and ids
+// from v13, never both, are not among them).
+func (m *Map) Teaches(msg *schema.Message, v int16) bool {
+	if msg == nil || msg.Type != schema.TypeResponse {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := teachKey{msg, v}
+	t, ok := m.teaches[k]
+	if !ok {
+		t = teaches(msg.Body, v, 0)
+		m.teaches[k] = t
+	}
+	return t
+}
+
+func teaches(s *schema.Struct, v int16, depth int) bool {
+	if s == nil || depth > 64 {
+		return false
+	}
+	var id, name bool
+	for _, f := range s.Fields {
+		if !f.Versions.Contains(v) {
+			continue
+		}
+		id = id || framefacts.IsTopicID(f)
+		name = name || isTopicName(f)
+		if st := f.Type.ElemStruct(); st != nil && teaches(st, v, depth+1) {
+			return true
+		}
+	}
+	return id && name
+}
+
+func isTopicName(f *schema.Field) bool {
+	return f.Type.Kind == schema.KindString && f.EntityType == "topicName"
+}
+
+// Learn records the (id, name) pairs of a cleanly decoded response at
+// position at. It returns the number of pairs that were new.
+func (m *Map) Learn(f *codec.Frame, at int64) int {
+	if f == nil || f.API == nil || f.Kind != schema.TypeResponse || !m.Teaches(f.API.Response, f.Version) {
+		return 0
+	}
+	l := learner{m: m, v: f.Version, at: at}
+	l.structValue(f.API.Response.Body, &f.Body, 0)
+	return l.added
+}
+
+type learner struct {
+	m     *Map
+	v     int16
+	at    int64
+	added int
+}
+
+func (l *learner) structValue(s *schema.Struct, val *codec.Value, depth int) {
+	if s == nil || depth > 64 || val.IsNull() || len(val.Kids) != len(s.Fields) {
+		return
+	}
+	var id []byte
+	var name []byte
+	for _, f := range s.Fields {
+		if !f.Versions.Contains(l.v) {
+			continue
+		}
+		kid := &val.Kids[f.Index]
+		switch {
+		case framefacts.IsTopicID(f):
+			id = kid.Bytes
+		case isTopicName(f) && !kid.IsNull():
+			name = kid.Bytes
+		case f.Type.Kind == schema.KindStruct && f.Type.Struct != nil:
+			l.structValue(f.Type.Struct, kid, depth+1)
+		case f.Type.Kind == schema.KindArray && f.Type.Elem != nil && f.Type.Elem.Kind == schema.KindStruct && !kid.IsNull():
+			for i := range kid.Kids {
+				l.structValue(f.Type.Elem.Struct, &kid.Kids[i], depth+1)
+			}
+		}
+	}
+	if len(id) == 16 && len(name) > 0 && [16]byte(id) != [16]byte{} {
+		if l.m.add([16]byte(id), string(name), l.at) {
+			l.added++
+		}
+	}
+}
+
+func (m *Map) add(id [16]byte, name string, at int64) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	es := m.ids[id]
+	if len(es) > 0 && es[len(es)-1].name == name {
+		return false
+	}
+	if m.n >= MaxIDs {
+		m.dropped++
+		return false
+	}
+	m.ids[id] = append(es, entry{at: at, name: name})
+	m.n++
+	return true
+}
+
+// Lookup returns the name id had as last learnt before position before.
+func (m *Map) Lookup(id [16]byte, before int64) (string, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	es := m.ids[id]
+	for i := len(es) - 1; i >= 0; i-- {
+		if es[i].at < before {
+			return es[i].name, true
+		}
+	}
+	return "", false
+}
+
+// Resolver returns a lookup of names learnt before position before.
+func (m *Map) Resolver(before int64) framefacts.TopicName {
+	return func(id [16]byte) (string, bool) { return m.Lookup(id, before) }
+}
+
+func (m *Map) empty() bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.n == 0
+}
+
+// Dropped returns the number of pairs not learnt because the map was full.
+func (m *Map) Dropped() int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return m.dropped
+}
+
+// Annotate notes the topic name beside every TopicId node of the tree
+// whose id was named before position before: `= <uuid> (topic "orders")`.
+// It returns the number of nodes annotated.
+func (m *Map) Annotate(root *span.Node, before int64) int {
+	if root == nil || m.empty() {
+		return 0
+	}
+	n := 0
+	root.Walk(func(x *span.Node, _ int) {
+		if x.Val != span.ValUUID || x.Name != "TopicId" || x.Note != "" || len(x.Bytes) != 16 {
+			return
+		}
+		if name, ok := m.Lookup([16]byte(x.Bytes), before); ok {
+			x.Note = "topic " + strconv.Quote(name)
+			n++
+		}
+	})
+	return n
+}
