@@ -14,10 +14,11 @@ import (
 	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
 
-const specDir = "../../../shared/kafka-spec/4.3"
+var specDir = testshared.SpecPath("4.3")
 
 var (
 	setupOnce sync.Once
@@ -29,6 +30,7 @@ var (
 
 func setup(tb testing.TB) (*codec.Codec, []corpus.Workload) {
 	tb.Helper()
+	testshared.Dir(tb)
 	setupOnce.Do(func() {
 		reg, err := schema.Load(specDir)
 		if err != nil {

@@ -9,12 +9,13 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // TestDecodedNotes decodes an ApiVersions response built by kmsg and checks
 // the notes on its error code, API keys and finalized-features epoch.
 func TestDecodedNotes(t *testing.T) {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,9 +13,8 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
-
-const specDir = "../../../shared/kafka-spec/4.3"
 
 var (
 	regOnce sync.Once
@@ -46,7 +45,8 @@ func verify(t testing.TB) func([]byte, Dir, *Request) bool {
 
 func known(t testing.TB) func(key, version int16) bool {
 	t.Helper()
-	regOnce.Do(func() { reg, regErr = schema.Load(specDir) })
+	dir := testshared.Spec(t, "4.3")
+	regOnce.Do(func() { reg, regErr = schema.Load(dir) })
 	if regErr != nil {
 		t.Fatalf("loading specs: %v", regErr)
 	}

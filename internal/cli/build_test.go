@@ -12,10 +12,12 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	testshared.Dir(t)
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	code := Main(env, args)

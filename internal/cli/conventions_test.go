@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/cli"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // commandsUnderTest are the commands whose help is checked; every
@@ -126,7 +127,7 @@ func TestFlagConventions(t *testing.T) {
 // TestIgnoredOptionsWarn: options that have no effect in a mode are
 // warned about on stderr, and the command still succeeds.
 func TestIgnoredOptionsWarn(t *testing.T) {
-	spec42 := "../../../shared/kafka-spec/4.2"
+	spec42 := testshared.Spec(t, "4.2")
 	cases := []struct {
 		args []string
 		want string

@@ -18,6 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testdeadline"
 )
 
 // teeListener relays one upstream address and records everything the
@@ -92,7 +93,7 @@ func TestDecodeKgoRequestStreams(t *testing.T) {
 	tee := newTee(t, cluster.ListenAddrs()[0])
 	defer tee.ln.Close()
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(tee.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("g"),
@@ -192,7 +193,7 @@ func TestDecodeKgoResponses(t *testing.T) {
 	defer cluster.Close()
 	tee := newTee(t, cluster.ListenAddrs()[0])
 	defer tee.ln.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(tee.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond),

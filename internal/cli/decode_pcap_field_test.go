@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // fieldLine is a JSON line with the fields captures from the field add.
@@ -470,7 +471,7 @@ func TestDecodePcapAPINewerThanSpec(t *testing.T) {
 	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), pcapResp(hbr, 1), 12, 4}, {f.AppendRequest(nil, lc, 2), pcapResp(lcr, 2), 89, 0},
 		{f.AppendRequest(nil, hb, 3), pcapResp(hbr, 3), 12, 4}}
 	path := writeScript(t, true, exchangeFrames(xs))
-	code, out, errOut := decRun(t, nil, "decode", "--spec", "../../../shared/kafka-spec/3.9", "--pcap", path, "--format", "json")
+	code, out, errOut := decRun(t, nil, "decode", "--spec", testshared.Spec(t, "3.9"), "--pcap", path, "--format", "json")
 	ls := fieldLines(t, out)
 	if code != 0 || len(ls) != 6 || !strings.Contains(errOut, "2 of 6 frames with warnings") {
 		t.Fatalf("3.9: exit %d, %d frames: %s", code, len(ls), errOut)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testdeadline"
 )
 
 // openPty opens a pseudo-terminal pair, or skips the test.
@@ -131,7 +132,7 @@ func TestDecodePcapProgressOnTerminal(t *testing.T) {
 		select {
 		case b := <-got:
 			return string(b)
-		case <-time.After(30 * time.Second):
+		case <-time.After(testdeadline.Remaining(t)):
 			t.Fatal("reading the terminal never ended")
 			return ""
 		}

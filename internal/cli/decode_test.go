@@ -21,15 +21,17 @@ import (
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
 
-const decSpec = "../../../shared/kafka-spec/4.3"
+var decSpec = testshared.SpecPath("4.3")
 
 // decRun runs the command line in-process with stdin and returns the exit
 // status, standard output and standard error.
 func decRun(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 	t.Helper()
+	testshared.Dir(t)
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	code := Main(env, args)
@@ -38,7 +40,7 @@ func decRun(t *testing.T, stdin []byte, args ...string) (int, string, string) {
 
 func decCodec(t testing.TB) *codec.Codec {
 	t.Helper()
-	reg, err := schema.Load(decSpec)
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
-const diffSpecs = "../../../shared/kafka-spec/"
+var diffSpecs = testshared.SpecPath("") + "/"
 
 // runDiffCmd runs the command line in-process and returns its exit status,
 // standard output and standard error.
 func runDiffCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
+	testshared.Dir(t)
 	var out, errb bytes.Buffer
 	env := &Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	code := Main(env, args)

@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // chunkRecorder relays one upstream address and records every chunk each
@@ -166,7 +167,7 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 	rec.ln.Close()
 	rec.wg.Wait()
 	path := rec.writePcap(t)
-	const spec = "../../../shared/kafka-spec/trunk"
+	spec := testshared.Spec(t, "trunk")
 
 	code, out, errOut := decRun(t, nil, "decode", "--spec", spec, "--pcap", path, "--format", "json")
 	if code != 0 {

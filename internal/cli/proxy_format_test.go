@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/manifester/manifester/internal/testdeadline"
 )
 
 // runProxyFormat starts `manifester proxy --format format` in-process in
@@ -30,7 +32,7 @@ func runProxyFormat(t *testing.T, format string) string {
 	}()
 	var addr string
 	re := regexp.MustCompile(`listening on (\S+),`)
-	for i := 0; i < 250 && addr == ""; i++ {
+	for deadline := testdeadline.Deadline(t); addr == "" && time.Now().Before(deadline); {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
 		}
@@ -47,7 +49,7 @@ func runProxyFormat(t *testing.T, format string) string {
 		<-done
 		t.Fatal(err)
 	}
-	tctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	tctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	perr := cl.Ping(tctx)
 	cl.Close()

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/manifester/manifester/internal/testdeadline"
 )
 
 // TestProxySIGTERM runs `manifester proxy --max-conns 1` in-process, opens
@@ -48,7 +50,7 @@ func TestProxySIGTERM(t *testing.T) {
 	}()
 	var addr string
 	re := regexp.MustCompile(`listening on (\S+),`)
-	for i := 0; i < 250 && addr == ""; i++ {
+	for deadline := testdeadline.Deadline(t); addr == "" && time.Now().Before(deadline); {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
 		}
@@ -62,13 +64,13 @@ func TestProxySIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c1.Close()
-	c1.SetDeadline(time.Now().Add(10 * time.Second))
+	c1.SetDeadline(testdeadline.Deadline(t))
 	c2, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c2.Close()
-	c2.SetDeadline(time.Now().Add(10 * time.Second))
+	c2.SetDeadline(testdeadline.Deadline(t))
 	if b, err := io.ReadAll(c2); err != nil || len(b) != 0 {
 		t.Fatalf("second client (over --max-conns 1) read %d bytes, err %v; want a clean close", len(b), err)
 	}
@@ -81,7 +83,7 @@ func TestProxySIGTERM(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("proxy exited %d after SIGTERM: %s", code, stderr.String())
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testdeadline.Remaining(t)):
 		t.Fatal("proxy did not stop on SIGTERM")
 	}
 	if !strings.Contains(stderr.String(), "stopping") {

@@ -18,6 +18,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kversion"
 
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader.
@@ -44,7 +46,7 @@ func (l *lockedBuffer) String() string {
 // the clients.
 func specCluster(t *testing.T) (*kfake.Cluster, *kversion.Versions) {
 	t.Helper()
-	reg, err := schema.Load(decSpec)
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestProxyCommand(t *testing.T) {
 	}()
 	var addr string
 	re := regexp.MustCompile(`listening on (\S+),`)
-	for i := 0; i < 100 && addr == ""; i++ {
+	for deadline := testdeadline.Deadline(t); addr == "" && time.Now().Before(deadline); {
 		if m := re.FindStringSubmatch(stderr.String()); m != nil {
 			addr = m[1]
 		}
@@ -97,7 +99,7 @@ func TestProxyCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	tctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	if err := cl.ProduceSync(tctx, &kgo.Record{Value: []byte("through the proxy")}).FirstErr(); err != nil {
 		t.Fatal(err)

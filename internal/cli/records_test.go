@@ -13,9 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/cli"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const recordsDir43 = "../../../shared/kafka-records/4.3"
+var recordsDir43 = testshared.Join("kafka-records", "4.3")
 
 // offsetsProduce is a Produce v12 request to topic carrying one
 // __consumer_offsets record written with kmsg's OffsetCommitKey/Value.

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/input"
@@ -18,9 +17,12 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 // artifacts is where screenshots go (gitignored).
 const artifacts = "../../testdata/artifacts"
@@ -63,7 +65,9 @@ func browser(t *testing.T) context.Context {
 	}
 	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	tctx, tcancel := context.WithTimeout(ctx, 90*time.Second)
+	// Every browser step may take until shortly before the test binary's
+	// deadline: a loaded machine is slow, never wrong.
+	tctx, tcancel := testdeadline.From(t, ctx)
 	t.Cleanup(func() { tcancel(); cancel(); acancel() })
 	if err := chromedp.Do(tctx); err != nil {
 		t.Fatalf("starting chromium: %v", err)
@@ -331,7 +335,7 @@ func TestBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#hex").value.endsWith("0100")`,
-			chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+			chromedp.WithPollingTimeout(testdeadline.Remaining(t)))); err != nil {
 			t.Fatalf("the re-encoded hex did not arrive: %v", err)
 		}
 		if got := eval[string](t, ctx, `document.querySelector("#f0 td.b[data-o='23']").textContent`); got != "01" {

@@ -15,12 +15,14 @@ import (
 	"github.com/manifester/manifester/internal/cli"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // Paths from this package to the specs and fixtures; specs are read in
 // place, never copied.
+var specDir43 = testshared.SpecPath("4.3")
+
 const (
-	specDir43    = "../../../shared/kafka-spec/4.3"
 	badSpecDir   = "../../testdata/specs/bad"
 	everyTypeDir = "../../testdata/specs/everytype"
 )
@@ -29,6 +31,7 @@ const (
 // stdout and stderr.
 func mainRun(t *testing.T, env map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	testshared.Dir(t)
 	var out, errb bytes.Buffer
 	e := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }}
 	code := cli.Main(e, args)

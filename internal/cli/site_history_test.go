@@ -16,6 +16,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // allSpecFlags loads the six releases in ../shared/kafka-spec, trunk the
@@ -32,6 +34,7 @@ func allSpecFlags() []string {
 // returns its base URL; the server stops when the test ends.
 func serveWith(t *testing.T, args ...string) string {
 	t.Helper()
+	testshared.Dir(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	old := serveContext
 	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
@@ -60,7 +63,7 @@ func serveWith(t *testing.T, args ...string) string {
 			if code != ExitOK {
 				t.Errorf("serve exited %d", code)
 			}
-		case <-time.After(15 * time.Second):
+		case <-time.After(testdeadline.Remaining(t)):
 			t.Errorf("serve did not shut down")
 		}
 		serveContext = old
@@ -176,7 +179,7 @@ func TestBrowserHistory(t *testing.T) {
 			t.Fatal(err)
 		}
 		var path string
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := testdeadline.Deadline(t)
 		for time.Now().Before(deadline) {
 			path = eval[string](t, ctx, `location.pathname`)
 			if path == tc.want {

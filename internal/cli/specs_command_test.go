@@ -11,11 +11,12 @@ import (
 
 	"github.com/manifester/manifester/internal/fakemaven"
 	"github.com/manifester/manifester/internal/specfind"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const (
-	sharedSpecRoot    = "../../../shared/kafka-spec/"
-	sharedRecordsRoot = "../../../shared/kafka-records/"
+var (
+	sharedSpecRoot    = testshared.Join("kafka-spec") + "/"
+	sharedRecordsRoot = testshared.Join("kafka-records") + "/"
 )
 
 // machine is a fake machine: a home, a cache folder and the environment

@@ -13,6 +13,7 @@ import (
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -30,7 +31,7 @@ import (
 //
 // Allocation bounded by the input is TestLyingCountsAllocateLittle.
 
-const fuzzSpec = "../../../shared/kafka-spec/4.3"
+var fuzzSpec = testshared.SpecPath("4.3")
 
 var (
 	fuzzOnce  sync.Once
@@ -41,6 +42,7 @@ var (
 
 func fuzzSetup(tb testing.TB) (*codec.Codec, []vectors.Vector) {
 	tb.Helper()
+	testshared.Dir(tb)
 	fuzzOnce.Do(func() {
 		reg, err := schema.Load(fuzzSpec)
 		if err != nil {

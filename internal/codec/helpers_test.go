@@ -10,11 +10,12 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // specRoot is where tests read Kafka's spec files; they are never copied
 // into the repository.
-const specRoot = "../../../shared/kafka-spec"
+var specRoot = testshared.SpecPath("")
 
 // release is one loaded spec release with its codec.
 type release struct {
@@ -31,6 +32,7 @@ var (
 // loadRelease loads (once per test binary) the specs of one release.
 func loadRelease(t testing.TB, label string) *release {
 	t.Helper()
+	testshared.Dir(t)
 	releaseMu.Lock()
 	defer releaseMu.Unlock()
 	if r, ok := releaseCache[label]; ok {
@@ -52,6 +54,7 @@ var everyRelease = []string{"3.9", "4.0", "4.1", "4.2", "4.3", "trunk"}
 // releaseLabels lists the release directories under specRoot.
 func releaseLabels(t testing.TB) []string {
 	t.Helper()
+	testshared.Dir(t)
 	entries, err := os.ReadDir(specRoot)
 	if err != nil {
 		t.Fatalf("reading %s: %v", specRoot, err)

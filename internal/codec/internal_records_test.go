@@ -13,14 +13,16 @@ import (
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // recordsRoot is where tests read Kafka's record schemas (never copied).
-const recordsRoot = "../../../shared/kafka-records"
+var recordsRoot = testshared.Join("kafka-records")
 
 // recordsCodec is a fresh 4.3 codec with the 4.3 record schemas.
 func recordsCodec(t testing.TB) *codec.Codec {
 	t.Helper()
+	testshared.Dir(t)
 	reg, err := schema.Load(filepath.Join(specRoot, "4.3"))
 	if err != nil {
 		t.Fatal(err)

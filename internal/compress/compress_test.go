@@ -22,6 +22,8 @@ import (
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
 
@@ -142,7 +144,7 @@ func TestBomb(t *testing.T) {
 }
 
 func loadCodec(t *testing.T) *codec.Codec {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +238,7 @@ func TestBatchesFromKgo(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cl.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			ctx, cancel := testdeadline.From(t, context.Background())
 			defer cancel()
 			var want []string
 			var recs []*kgo.Record

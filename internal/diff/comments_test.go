@@ -18,7 +18,7 @@ func TestVersionComments(t *testing.T) {
   //
   // Version 4 adds Foo.  Starting in version 4, the order
   // of partitions matters.
-  // Version 5 is the same as version 4.
+  // Version 5 changes nothing on the wire.
   //
   // Supported errors:
   // - Version 6 mentioned in a list is not a start
@@ -33,7 +33,7 @@ func TestVersionComments(t *testing.T) {
 	want := []Comment{
 		{Versions: r(0, 3), Lo: 0, Hi: 3, Text: "Versions 0-3 were removed in release 4.0.", Line: 6},
 		{Versions: r(4, 4), Lo: 4, Hi: 4, Text: "Version 4 adds Foo.  Starting in version 4, the order of partitions matters.", Line: 8},
-		{Versions: r(5, 5), Lo: 5, Hi: 5, Text: "Version 5 is the same as version 4.", Line: 10},
+		{Versions: r(5, 5), Lo: 5, Hi: 5, Text: "Version 5 changes nothing on the wire.", Line: 10},
 		{Versions: r(6, 6), Lo: 6, Hi: 6, Text: "Starting in version 6, brokers throttle.", Line: 14},
 		{Versions: r(6, 7), Lo: 6, Hi: 7, Text: "Versions 6 through 7 add a tagged field.", Line: 16},
 	}

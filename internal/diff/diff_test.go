@@ -1,16 +1,17 @@
 package diff
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
-
-// specDir is Kafka's spec files for one release, read in place.
-func specDir(release string) string { return "../../../shared/kafka-spec/" + release }
 
 var (
 	loadMu sync.Mutex
@@ -25,7 +26,7 @@ func load(t testing.TB, release string) *codec.Codec {
 	if c, ok := loaded[release]; ok {
 		return c
 	}
-	reg, err := schema.Load(specDir(release))
+	reg, err := schema.Load(testshared.Spec(t, release))
 	if err != nil {
 		t.Fatalf("loading %s: %v", release, err)
 	}
@@ -33,6 +34,26 @@ func load(t testing.TB, release string) *codec.Codec {
 	c := codec.New(reg)
 	loaded[release] = c
 	return c
+}
+
+// specComment returns the text of the // comment on line n of a Kafka spec
+// file in ../shared: the tests compare extracted comments with Kafka's own
+// file at test time, so no Kafka sentence is written into this repository.
+func specComment(t *testing.T, release, file string, n int) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testshared.Spec(t, release), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	if n < 1 || n > len(lines) {
+		t.Fatalf("%s has %d lines, not %d", file, len(lines), n)
+	}
+	_, text, ok := strings.Cut(lines[n-1], "//")
+	if !ok {
+		t.Fatalf("%s:%d has no comment: %q", file, n, lines[n-1])
+	}
+	return strings.TrimSpace(text)
 }
 
 func versionDiff(t *testing.T, release, name string, a, b int16) *VersionDiff {
@@ -62,7 +83,7 @@ func commentTexts(cs []Comment) []string {
 
 // DescribeAclsRequest/Response 4.3: validVersions 1-3, flexibleVersions 2+;
 // every field is "0+" or "1+", and the only comment about version 3 is
-// "Version 3 adds user resource type." (line 24 of both files). Nothing
+// the one on line 24 of both files (its text is read from ../shared). Nothing
 // changes on the wire: v3 only allows a new enum value.
 func TestDescribeAclsV2V3(t *testing.T) {
 	d := versionDiff(t, "4.3", "DescribeAcls", 2, 3)
@@ -76,7 +97,7 @@ func TestDescribeAclsV2V3(t *testing.T) {
 		if md.Size.Changed() {
 			t.Errorf("%s: size %+v, want unchanged", md.Message, md.Size)
 		}
-		want := []Comment{{Versions: schema.Versions{Lo: 3, Hi: 3}, Lo: 3, Hi: 3, Text: "Version 3 adds user resource type.", Line: 24}}
+		want := []Comment{{Versions: schema.Versions{Lo: 3, Hi: 3}, Lo: 3, Hi: 3, Text: specComment(t, "4.3", md.Message+".json", 24), Line: 24}}
 		if diff := cmp.Diff(want, md.Comments); diff != "" {
 			t.Errorf("%s comments (-want +got):\n%s", md.Message, diff)
 		}
@@ -115,11 +136,11 @@ func TestFetchV12V13(t *testing.T) {
 	if got := d.Response.Size.Delta(); got != 15 {
 		t.Errorf("response size delta %d, want +15", got)
 	}
-	wantReqComments := []string{"Version 13 replaces topic names with topic IDs (KIP-516). May return UNKNOWN_TOPIC_ID error code."}
+	wantReqComments := []string{specComment(t, "4.3", "FetchRequest.json", 49)}
 	if diff := cmp.Diff(wantReqComments, commentTexts(d.Request.Comments)); diff != "" {
 		t.Errorf("request comments (-want +got):\n%s", diff)
 	}
-	wantRespComments := []string{"Version 13 replaces the topic name field with topic ID (KIP-516)."}
+	wantRespComments := []string{specComment(t, "4.3", "FetchResponse.json", 42)}
 	if diff := cmp.Diff(wantRespComments, commentTexts(d.Response.Comments)); diff != "" {
 		t.Errorf("response comments (-want +got):\n%s", diff)
 	}
@@ -172,7 +193,7 @@ func TestApiVersionsFlexibleSwitch(t *testing.T) {
 	}
 	// v2 -> v3 request: "Versions 0 through 2 ... are the same." is about
 	// 0-2 and so is not between; the v3 comment is.
-	if got := commentTexts(d.Request.Comments); len(got) != 1 || got[0] != "Version 3 is the first flexible version and adds ClientSoftwareName and ClientSoftwareVersion." {
+	if got := commentTexts(d.Request.Comments); len(got) != 1 || got[0] != specComment(t, "4.3", "ApiVersionsRequest.json", 23) {
 		t.Errorf("request comments %q", got)
 	}
 }
@@ -276,7 +297,7 @@ func TestFetchV8V9Nested(t *testing.T) {
 	if len(d.Response.Structs) != 0 || d.Response.Size.Changed() {
 		t.Errorf("response: %+v, size %+v; want no change", d.Response.Structs, d.Response.Size)
 	}
-	if got := commentTexts(d.Response.Comments); len(got) != 1 || got[0] != "Version 9 is the same as version 8." {
+	if got := commentTexts(d.Response.Comments); len(got) != 1 || got[0] != specComment(t, "4.3", "FetchResponse.json", 35) {
 		t.Errorf("response comments %q", got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/manifester/manifester/internal/render/text"
 )
 
 // WriteText writes the version diff for a terminal, request then response.
@@ -49,14 +51,14 @@ func (md *MessageDiff) writeText(w io.Writer) {
 				if c.Detail != "" {
 					detail = " (" + c.Detail + ")"
 				}
-				fmt.Fprintf(w, "    ~ %s: %s %s -> %s%s\n", fc.Name, c.Property, c.From, c.To, detail)
+				fmt.Fprintf(w, "    ~ %s: %s %s -> %s%s\n", fc.Name, c.Property, text.Escape(c.From), text.Escape(c.To), text.Escape(detail))
 			}
 		}
 	}
 	if len(md.Comments) > 0 {
 		fmt.Fprintln(w, "  spec comments")
 		for _, c := range md.Comments {
-			fmt.Fprintf(w, "    line %d: %s\n", c.Line, c.Text)
+			fmt.Fprintf(w, "    line %d: %s\n", c.Line, text.Escape(c.Text))
 		}
 	}
 }

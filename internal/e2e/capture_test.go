@@ -20,6 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/cli"
 	"github.com/manifester/manifester/internal/proxy"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // exchangeLine is what must agree between the proxy's view of a frame and
@@ -116,6 +117,7 @@ func writeProxyCapture(t *testing.T, events []*proxy.Event, f capture.Format, pa
 // decodePcap runs `manifester decode --pcap` in-process.
 func decodePcap(t *testing.T, path string, extra ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	testshared.Dir(t)
 	var out, errb bytes.Buffer
 	env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
 	args := append([]string{"decode", "--spec", specDir, "--pcap", path}, extra...)

@@ -23,9 +23,11 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const specDir = "../../../shared/kafka-spec/4.3"
+var specDir = testshared.SpecPath("4.3")
 
 var (
 	regOnce sync.Once
@@ -35,6 +37,7 @@ var (
 
 func newCodec(t testing.TB) *codec.Codec {
 	t.Helper()
+	testshared.Dir(t)
 	regOnce.Do(func() { reg, regErr = schema.Load(specDir) })
 	if regErr != nil {
 		t.Fatalf("loading specs: %v", regErr)
@@ -107,7 +110,7 @@ const topic = "manifester-e2e"
 // lists offsets, describes configs and deletes the topic.
 func runScenario(t *testing.T, seed string) scenario {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	var s scenario
 	admin, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.MaxVersions(specVersions(t)), kgo.RequestTimeoutOverhead(5*time.Second))

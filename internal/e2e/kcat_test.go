@@ -6,15 +6,17 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/manifester/manifester/internal/testdeadline"
 )
 
-// kcat runs kcat (librdkafka) with a timeout and returns its stdout.
+// kcat runs kcat (librdkafka), stopped at the test's deadline, and returns
+// its stdout.
 func kcat(t *testing.T, bin string, stdin string, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Stdin = strings.NewReader(stdin)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
@@ -38,7 +39,7 @@ func xxdLike(b []byte) string {
 // FuzzParse parses arbitrary text as hex. It must not panic, and whatever
 // it accepts must survive being written as plain hex and read again.
 func FuzzParse(f *testing.F) {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(f, "4.3"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func FuzzParse(f *testing.F) {
 // TestVectorsAsDumps reads every vector back from an xxd-style dump, whose
 // ASCII columns often look like hex.
 func TestVectorsAsDumps(t *testing.T) {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // benchReleases are the releases BENCHMARKS.md was measured with; trunk is
@@ -17,7 +18,7 @@ var benchReleases = []string{"3.9", "4.0", "4.1", "4.2", "4.3"}
 func loadAll(b *testing.B) *History {
 	var rels []*Release
 	for _, l := range benchReleases {
-		reg, err := schema.Load("../../../shared/kafka-spec/" + l)
+		reg, err := schema.Load(testshared.Spec(b, l))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
@@ -28,7 +29,7 @@ func registry(t testing.TB, label string) *schema.Registry {
 	if r, ok := regs[label]; ok {
 		return r
 	}
-	r, err := schema.Load("../../../shared/kafka-spec/" + label)
+	r, err := schema.Load(testshared.Spec(t, label))
 	if err != nil {
 		t.Fatalf("loading %s: %v", label, err)
 	}

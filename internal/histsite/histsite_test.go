@@ -24,9 +24,10 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const specRoot = "../../../shared/kafka-spec/"
+var specRoot = testshared.SpecPath("") + "/"
 
 // allReleases are the releases in ../shared/kafka-spec, oldest first:
 // trunk (4.5.0-SNAPSHOT) is the newest.
@@ -52,6 +53,7 @@ var (
 // release loads one release's specs once.
 func release(t testing.TB, label string) site.Release {
 	t.Helper()
+	testshared.Dir(t)
 	regsMu.Lock()
 	defer regsMu.Unlock()
 	if c, ok := regs[label]; ok {
@@ -183,7 +185,7 @@ func structFields(n *html.Node) map[string][]string {
 // specLine returns the 1-based line of the spec file holding s.
 func specLine(t *testing.T, rel, file, s string) int {
 	t.Helper()
-	b, err := os.ReadFile(specRoot + rel + "/" + file)
+	b, err := os.ReadFile(testshared.Path(t, "kafka-spec", rel, file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +211,14 @@ func TestDescribeAclsChangesV2V3(t *testing.T) {
 		quotes = append(quotes, text(q))
 	}
 	for _, file := range []string{"DescribeAclsRequest.json", "DescribeAclsResponse.json"} {
-		want := fmt.Sprintf("Version 3 adds user resource type. (%s, line %d)", file, specLine(t, "4.3", file, "// Version 3 adds user resource type."))
+		// The comment's text is read from ../shared, not quoted here.
+		n := specLine(t, "4.3", file, "// Version 3 ")
+		b, err := os.ReadFile(testshared.Path(t, "kafka-spec", "4.3", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, comment, _ := strings.Cut(strings.Split(string(b), "\n")[n-1], "//")
+		want := fmt.Sprintf("%s (%s, line %d)", strings.TrimSpace(comment), file, n)
 		if !slices.Contains(quotes, want) {
 			t.Errorf("changes quote %q missing; have %q", want, quotes)
 		}

@@ -13,13 +13,12 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
-
-const specDir = "../../../shared/kafka-spec/"
 
 func load(t testing.TB, rel string) *codec.Codec {
 	t.Helper()
-	reg, err := schema.Load(specDir + rel)
+	reg, err := schema.Load(testshared.Spec(t, rel))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,10 +11,10 @@ import (
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 const (
-	spec43    = "../../../shared/kafka-spec/4.3"
 	everyType = "../../testdata/specs/everytype"
 )
 
@@ -30,7 +30,7 @@ func load(t *testing.T, dir string) *codec.Codec {
 // TestEveryVersion builds the page of every 4.3 API at every valid version
 // and checks what holds for all of them.
 func TestEveryVersion(t *testing.T) {
-	c := load(t, spec43)
+	c := load(t, testshared.Spec(t, "4.3"))
 	pages := 0
 	for _, api := range c.Reg.APIs {
 		if api.Reserved() {
@@ -77,7 +77,7 @@ func TestEveryVersion(t *testing.T) {
 }
 
 func TestBuildErrors(t *testing.T) {
-	c := load(t, spec43)
+	c := load(t, testshared.Spec(t, "4.3"))
 	api, _ := c.Reg.API(33)
 	if _, err := page.Build(c, api, 3); !errors.Is(err, codec.ErrVersion) || !strings.Contains(err.Error(), "0-2") {
 		t.Errorf("v3: err = %v, want ErrVersion naming 0-2", err)

@@ -16,9 +16,10 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const specDir = "../../../shared/kafka-spec/4.3"
+var specDir = testshared.SpecPath("4.3")
 
 var (
 	regOnce sync.Once
@@ -28,6 +29,7 @@ var (
 
 func testCodec(t testing.TB) *codec.Codec {
 	t.Helper()
+	testshared.Dir(t)
 	regOnce.Do(func() { testReg, regErr = schema.Load(specDir) })
 	if regErr != nil {
 		t.Fatal(regErr)

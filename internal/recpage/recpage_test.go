@@ -11,9 +11,10 @@ import (
 	"github.com/manifester/manifester/internal/recpage"
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const shared = "../../../shared"
+var shared = testshared.Join()
 
 // tiles checks that the leaves of n cover [0, size) in order.
 func tiles(n *page.Node, size int) string {
@@ -50,6 +51,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // instance, framed as Kafka's serdes frame it, decodes back without a
 // flag, its leaves tile its bytes, and the framing is right.
 func TestEveryRecordTypeAndVersion(t *testing.T) {
+	testshared.Dir(t)
 	for _, rel := range []string{"4.3", "trunk"} {
 		reg, err := schema.Load(filepath.Join(shared, "kafka-spec", rel))
 		if err != nil {

@@ -7,14 +7,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const recordsRoot = "../../../shared/kafka-records"
+var recordsRoot = testshared.Join("kafka-records")
 
 // TestLoadReleases loads every module of the 4.3 and trunk record schemas:
 // each coordinator-key has its value of the same apiKey, and the internal
 // topics map to their modules.
 func TestLoadReleases(t *testing.T) {
+	testshared.Dir(t)
 	for _, rel := range []string{"4.3", "trunk"} {
 		s, err := Load(recordsRoot + "/" + rel)
 		if err != nil {
@@ -58,6 +61,7 @@ func TestLoadReleases(t *testing.T) {
 // TestLoadLayouts: one module folder, a source checkout's module layout,
 // and errors: no schemas, a bad schema named by file:line:col.
 func TestLoadLayouts(t *testing.T) {
+	testshared.Dir(t)
 	s, err := Load(recordsRoot + "/4.3/metadata")
 	if err != nil {
 		t.Fatal(err)
@@ -102,6 +106,7 @@ func TestLoadLayouts(t *testing.T) {
 // common/message and common/metadata, as Kafka's jars hold them), alone and
 // in a distribution's libs/ beside other jars.
 func TestLoadJars(t *testing.T) {
+	testshared.Dir(t)
 	dist := t.TempDir()
 	libs := filepath.Join(dist, "libs")
 	os.MkdirAll(libs, 0o755)

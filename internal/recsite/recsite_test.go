@@ -2,7 +2,6 @@ package recsite_test
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/manifester/manifester/internal/recsite"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 func build(t *testing.T, withRecords bool) *site.Site {
@@ -21,7 +21,7 @@ func build(t *testing.T, withRecords bool) *site.Site {
 	}
 	c := codec.New(reg)
 	if withRecords {
-		recs, err := recschema.Load(filepath.Join("../../../shared/kafka-records", "trunk"))
+		recs, err := recschema.Load(testshared.Path(t, "kafka-records", "trunk"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,9 +14,10 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 var (
 	once   sync.Once
@@ -28,6 +29,7 @@ var (
 // site43 builds the 4.3 site with this extension once for all tests.
 func site43(t *testing.T) (*site.Site, *schema.Registry) {
 	t.Helper()
+	testshared.Dir(t)
 	once.Do(func() {
 		reg43, errBld = schema.Load(spec43)
 		if errBld != nil {

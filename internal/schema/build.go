@@ -129,6 +129,7 @@ type builder struct {
 	structs map[string]*Struct
 	common  map[string]*spec.Struct
 	pending []pendingRef
+	typePos map[*Field]spec.Pos // where each struct-typed field names its type
 	// headerRefs are the explicit header-version maps to check against
 	// the header specs once every file is read.
 	headerRefs []headerRef
@@ -164,6 +165,12 @@ func (b *builder) message(f *spec.File) *Message {
 	n := len(b.errs)
 	m := &Message{Name: raw.Name.S, File: f.Name, Source: f.Source, APIKey: -1}
 	b.msg = m
+	if !fieldNameRE.MatchString(m.Name) {
+		// The name becomes URLs, file names of the built site and terminal
+		// output: letters and digits only, as in every Kafka spec.
+		b.errf(raw.Name.Pos, "", ErrInvalidSpec, "invalid message name %q: want letters and digits, starting with a letter", m.Name)
+		return nil
+	}
 	t, ok := messageTypes[raw.Type.S]
 	if !ok {
 		b.errf(raw.Type.Pos, "", ErrInvalidSpec, "unknown message type %q", raw.Type.S)
@@ -291,6 +298,9 @@ func (b *builder) message(f *spec.File) *Message {
 		} else {
 			p.field.Type.Struct = s
 		}
+	}
+	if len(b.errs) == n {
+		b.checkStructGraph(m)
 	}
 	if len(b.errs) > n {
 		return nil
@@ -497,6 +507,10 @@ func (b *builder) typeOf(raw *spec.Field, f *Field, path string) *Type {
 		}
 	} else if isUpper(elemName) && fieldNameRE.MatchString(elemName) {
 		elem.Kind = KindStruct
+		if b.typePos == nil {
+			b.typePos = map[*Field]spec.Pos{}
+		}
+		b.typePos[f] = raw.Type.Pos
 		structVersions := f.Versions
 		switch {
 		case raw.HasFields:

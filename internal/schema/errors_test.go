@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // badSpecs holds one small, hand-written spec directory per kind of
@@ -66,6 +67,23 @@ func TestBadSpecs(t *testing.T) {
 		{"nullable_int32", "Thing.json", 7, 75, "A", ErrNullable, "int32 cannot be nullable"},
 		// default "200" on an int8
 		{"bad_default", "Thing.json", 7, 65, "A", ErrDefault, "200 does not fit int8"},
+		// Hostile specs. Node.Next is a Node: the error points at the type
+		// that closes the cycle.
+		{"recursive_self", "Thing.json", 9, 33, "Head.Next", ErrRecursive, "struct Node holds itself (Node.Next -> Node)"},
+		// Tree holds itself twice (Left and Right): the first is reported
+		{"recursive_twice", "Thing.json", 8, 33, "Root.Left", ErrRecursive, "struct Tree holds itself (Tree.Left -> Tree)"},
+		// common structs Ping -> Pong -> []Ping
+		{"recursive_cycle", "Thing.json", 14, 36, "Start.ToPong.ToPings", ErrRecursive, "Ping holds itself through Pong (Ping.ToPong -> Pong.ToPings -> Ping)"},
+		// an array of the struct inside itself (nullable does not help:
+		// the smallest instance has one element)
+		{"recursive_array", "Thing.json", 8, 37, "Items.Children", ErrRecursive, "struct Item holds itself (Item.Children -> Item)"},
+		// a default nested 100 arrays deep: level 101 is the 98th '['
+		{"too_deep", "Thing.json", 7, 162, "", spec.ErrTooDeep, "deeper than 100 levels"},
+		// 15 levels of common structs, each holding the next twice: no
+		// cycle, but 2^15 fields; L1 is the first over the limit
+		{"doubling_structs", "Thing.json", 16, 30, "Top.A.B", ErrTooLarge, "smallest instance of L1 would hold more than 16384 fields"},
+		// a chain of 70 common structs
+		{"deep_structs", "Thing.json", 15, 77, "Top.Down.Down.Down.Down.Down.Down", ErrTooLarge, "more than 64 levels deep"},
 	}
 	seen := map[string]bool{}
 	for _, c := range cases {
@@ -172,7 +190,7 @@ func TestNotAZip(t *testing.T) {
 	}
 }
 
-const release43 = specRoot + "/4.3"
+var release43 = testshared.SpecPath("4.3")
 
 // summary is what must agree between two loads of the same release.
 func summary(t *testing.T, reg *Registry) string {
@@ -191,6 +209,7 @@ func summary(t *testing.T, reg *Registry) string {
 // common/message/*.json next to unrelated entries) in a temporary
 // directory and loads it.
 func TestLoadJar(t *testing.T) {
+	testshared.Dir(t)
 	want, err := Load(release43)
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +260,7 @@ func TestLoadJar(t *testing.T) {
 // TestLoadCheckout loads a Kafka source checkout layout: the specs under
 // clients/src/main/resources/common/message, other files elsewhere.
 func TestLoadCheckout(t *testing.T) {
+	testshared.Dir(t)
 	want, err := Load(release43)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // pairedResponse is added to every fuzz input that is a request, so that
@@ -29,7 +30,7 @@ func FuzzSpec(f *testing.F) {
 		seeds = append(seeds, names...)
 	}
 	for _, n := range []string{"AlterConfigsRequest.json", "FetchResponse.json", "ConsumerGroupHeartbeatResponse.json"} {
-		seeds = append(seeds, filepath.Join("../../../shared/kafka-spec/4.3", n))
+		seeds = append(seeds, filepath.Join(testshared.Spec(f, "4.3"), n))
 	}
 	for _, n := range seeds {
 		b, err := os.ReadFile(n)

@@ -5,14 +5,17 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // specRoot is where tests and CI read Kafka's spec files; they are never
 // copied into the repository.
-const specRoot = "../../../shared/kafka-spec"
+var specRoot = testshared.SpecPath("")
 
 func releases(t testing.TB) []string {
 	t.Helper()
+	testshared.Dir(t)
 	entries, err := os.ReadDir(specRoot)
 	if err != nil {
 		t.Fatalf("reading %s: %v", specRoot, err)

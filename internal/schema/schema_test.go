@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 func TestParseVersions(t *testing.T) {
@@ -253,7 +254,7 @@ func TestReservedKey(t *testing.T) {
 }
 
 func TestHeaderVersionDerived(t *testing.T) {
-	reg, err := Load(specRoot + "/4.3")
+	reg, err := Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +285,7 @@ func TestHeaderVersionDerived(t *testing.T) {
 		}
 	}
 	// 3.9 still has ControlledShutdown v0, whose request header is v0.
-	reg39, err := Load(specRoot + "/3.9")
+	reg39, err := Load(testshared.Spec(t, "3.9"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestHeaderVersionDerived(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	reg, err := Load(specRoot + "/4.3")
+	reg, err := Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +336,7 @@ func TestLookup(t *testing.T) {
 
 // TestTaggedSorted: every struct's Tagged list is sorted by tag, 0..n-1.
 func TestTaggedSorted(t *testing.T) {
-	reg, err := Load(specRoot + "/4.3")
+	reg, err := Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,9 +15,11 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const spec43 = "../../../shared/kafka-spec/4.3"
+var spec43 = testshared.SpecPath("4.3")
 
 var (
 	once   sync.Once
@@ -27,6 +29,7 @@ var (
 
 func testSite(t testing.TB) *site.Site {
 	t.Helper()
+	testshared.Dir(t)
 	once.Do(func() {
 		reg, err := schema.Load(spec43)
 		if err != nil {
@@ -248,7 +251,7 @@ func TestServeGracefulShutdown(t *testing.T) {
 		if err != nil {
 			t.Errorf("Serve: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testdeadline.Remaining(t)):
 		t.Fatal("Serve did not return after cancel")
 	}
 	if _, err := http.Get(base + "/"); err == nil {

@@ -12,10 +12,8 @@ import (
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
-
-// seedSpecs are read from the shared specs at test time (never copied).
-const seedSpecs = "../../../shared/kafka-spec/4.3"
 
 // FuzzLoadSpec feeds a request and a response spec file to the parser and,
 // when they parse, to the schema builder, the codec planner, and the
@@ -33,7 +31,7 @@ func FuzzLoadSpec(f *testing.F) {
 {"apiKey": 90, "type": "response", "name": "XResponse", "validVersions": "0-1", "flexibleVersions": "1+",
  "fields": [{"name": "T", "type": "[]Topic", "versions": "0+", "fields": [{"name": "N", "type": "string", "versions": "0+", "nullableVersions": "1+"},
    {"name": "G", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0}]}]}`))
-	reqs, _ := filepath.Glob(filepath.Join(seedSpecs, "*Request.json"))
+	reqs, _ := filepath.Glob(filepath.Join(testshared.Spec(f, "4.3"), "*Request.json"))
 	sort.Strings(reqs)
 	for i, n := range reqs {
 		if i%8 != 0 { // a sample of the real files keeps the seed run short

@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // Kafka's files are read from ../shared, never copied into the repository;
 // the jars and folders below are built from them in temporary directories.
-const (
-	sharedSpecs   = "../../../shared/kafka-spec/4.3"
-	sharedRecords = "../../../shared/kafka-records/4.3"
+var (
+	sharedSpecs   = testshared.Join("kafka-spec", "4.3")
+	sharedRecords = testshared.Join("kafka-records", "4.3")
 )
 
 // writeJar writes a zip at p with the *.json files of each source folder

@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 
 	"github.com/tailscale/hujson"
@@ -12,6 +13,9 @@ import (
 // problems found are reported, not just the first.
 func Parse(name string, src []byte) (*File, error) {
 	p := &parser{file: name, src: src}
+	if err := p.checkDepth(); err != nil {
+		return nil, ErrorList{err}
+	}
 	v, err := hujson.Parse(src)
 	if err != nil {
 		return nil, ErrorList{p.syntaxError(err)}
@@ -31,9 +35,10 @@ func Parse(name string, src []byte) (*File, error) {
 }
 
 type parser struct {
-	file string
-	src  []byte
-	errs ErrorList
+	file  string
+	src   []byte
+	errs  ErrorList
+	lines []int // offsets of line starts, built on first use by pos
 }
 
 // syntaxError turns hujson's "line L, column C" error into an *Error with a
@@ -53,13 +58,23 @@ func (p *parser) syntaxError(err error) *Error {
 	return &Error{Pos: Pos{File: p.file, Line: line, Col: col}, Err: fmt.Errorf("%w: %s", ErrSyntax, msg)}
 }
 
+// pos turns a byte offset into a line and column. The line starts are
+// found once per file, and each position is a binary search among them,
+// so parsing stays linear in the file size however many positions are
+// asked for.
 func (p *parser) pos(off int) Pos {
-	if off > len(p.src) {
-		off = len(p.src)
+	off = max(0, min(off, len(p.src)))
+	if p.lines == nil {
+		p.lines = append(make([]int, 0, 64), 0)
+		for i, c := range p.src {
+			if c == '\n' {
+				p.lines = append(p.lines, i+1)
+			}
+		}
 	}
-	line := 1 + bytes.Count(p.src[:off], []byte("\n"))
-	col := 1 + off - (bytes.LastIndexByte(p.src[:off], '\n') + 1)
-	return Pos{File: p.file, Line: line, Col: col}
+	// The line holding off is the last line start <= off.
+	i := sort.Search(len(p.lines), func(i int) bool { return p.lines[i] > off }) - 1
+	return Pos{File: p.file, Line: i + 1, Col: 1 + off - p.lines[i]}
 }
 
 func (p *parser) errf(off int, path string, kind error, format string, args ...any) {

@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -37,9 +38,20 @@ type Pos struct {
 
 func (p Pos) String() string {
 	if p.Line == 0 {
-		return p.File
+		return printable(p.File)
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", printable(p.File), p.Line, p.Col)
+}
+
+// printable returns s, or s quoted when it holds anything a terminal
+// would act on (a file name from a jar, a field path with a bad name).
+func printable(s string) string {
+	for _, r := range s {
+		if !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }
 
 // Error is a problem found in a spec: where, in which field, and what.
@@ -54,7 +66,7 @@ func (e *Error) Error() string {
 	b.WriteString(e.Pos.String())
 	b.WriteString(": ")
 	if e.Path != "" {
-		b.WriteString(e.Path)
+		b.WriteString(printable(e.Path))
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Err.Error())
@@ -121,6 +133,7 @@ var (
 	ErrKeyType    = errors.New("wrong JSON type")
 	ErrMissing    = errors.New("missing required key")
 	ErrDuplicate  = errors.New("duplicate")
+	ErrTooDeep    = errors.New("nested too deeply")
 )
 
 // Text is a scalar spec value kept as text, with its position. Set is false

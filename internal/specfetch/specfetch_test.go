@@ -14,11 +14,12 @@ import (
 
 	"github.com/manifester/manifester/internal/fakemaven"
 	"github.com/manifester/manifester/internal/spec"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
-const (
-	sharedSpecs   = "../../../shared/kafka-spec/4.3"
-	sharedRecords = "../../../shared/kafka-records/4.3"
+var (
+	sharedSpecs   = testshared.Join("kafka-spec", "4.3")
+	sharedRecords = testshared.Join("kafka-records", "4.3")
 )
 
 // serve serves a Maven-layout folder over loopback HTTP and records the

@@ -6,13 +6,14 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
 // TestRoundTrip: the registry rebuilt from the document encodes every test
 // vector to the same bytes as the registry read from the spec folder.
 func TestRoundTrip(t *testing.T) {
-	reg, err := schema.Load("../../../shared/kafka-spec/4.3")
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
 		t.Fatal(err)
 	}

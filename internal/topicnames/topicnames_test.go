@@ -13,6 +13,7 @@ import (
 	"github.com/manifester/manifester/internal/framefacts"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 var (
@@ -23,7 +24,8 @@ var (
 
 func testCodec(t *testing.T) *codec.Codec {
 	t.Helper()
-	regOnce.Do(func() { reg, regErr = schema.Load("../../../shared/kafka-spec/4.3") })
+	dir := testshared.Spec(t, "4.3")
+	regOnce.Do(func() { reg, regErr = schema.Load(dir) })
 	if regErr != nil {
 		t.Fatalf("loading specs: %v", regErr)
 	}

@@ -9,11 +9,11 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
 )
 
 const (
-	spec43    = "../../../shared/kafka-spec/4.3"
 	everyType = "../../testdata/specs/everytype"
 )
 
@@ -52,7 +52,7 @@ var handWritten = map[string]string{
 }
 
 func TestGenerate43(t *testing.T) {
-	c, vs := generate(t, spec43)
+	c, vs := generate(t, testshared.Spec(t, "4.3"))
 	if len(vs) != 604 {
 		t.Errorf("%d vectors, want 604 (302 versions of the 89 usable APIs, request and response)", len(vs))
 	}

@@ -10,7 +10,7 @@
 // same origin, so a Content-Security-Policy of default-src 'self' holds:
 // the markup has no inline scripts, no inline styles and no style
 // attributes. Every text goes through html/template's escaping; the schema
-// goes through chroma's.
+// goes through [Highlight], which escapes every token.
 //
 // # Interaction hooks
 //

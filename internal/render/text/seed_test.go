@@ -2,7 +2,6 @@ package text_test
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,13 +10,12 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
 )
 
 // The reference pages the output must reproduce, and the specs they were
 // made from. Both are read in place, never copied.
 const (
-	seedDir  = "../../../../shared/seeds"
-	spec43   = "../../../../shared/kafka-spec/4.3"
 	legendOK = "framerpc headerrequest bodyRecordBatchRecordresponse bodytagged_fields"
 )
 
@@ -60,7 +58,7 @@ type seed struct {
 // with "- ").
 func readSeed(t *testing.T, name string) *seed {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(seedDir, name))
+	b, err := os.ReadFile(testshared.Path(t, "seeds", name))
 	if err != nil {
 		t.Fatalf("reading seed: %v", err)
 	}
@@ -123,7 +121,7 @@ func renderTree(n *page.Node) []string {
 }
 
 func TestSeeds(t *testing.T) {
-	c := loadCodec(t, spec43)
+	c := loadCodec(t, testshared.Spec(t, "4.3"))
 	cases := []struct {
 		file       string
 		api        string

@@ -16,29 +16,30 @@ import (
 // to maxAbout-3 characters plus "...".
 const maxAbout = 78
 
-// Page writes the whole page.
+// Page writes the whole page. Every text that comes from the spec (names,
+// abouts, the schema with its comments) is escaped for the terminal.
 func Page(w io.Writer, p *page.Page) error {
 	var b strings.Builder
-	b.WriteString(p.API + "\n\n")
-	b.WriteString(p.Intro + "\n\n")
+	b.WriteString(Escape(p.API) + "\n\n")
+	b.WriteString(Escape(p.Intro) + "\n\n")
 	width := 0
 	for _, it := range p.Summary {
-		width = max(width, len(it.Label))
+		width = max(width, len(Escape(it.Label)))
 	}
 	for _, it := range p.Summary {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, it.Label, it.Value)
+		fmt.Fprintf(&b, "%-*s  %s\n", width, Escape(it.Label), Escape(it.Value))
 	}
 	for _, s := range []*page.Section{p.Request, p.Response} {
 		title := "Request"
 		if s.Kind == "response" {
 			title = "Response"
 		}
-		b.WriteString("\n" + title + "\n\n" + s.Title + "\n\n")
+		b.WriteString("\n" + title + "\n\n" + Escape(s.Title) + "\n\n")
 		Grid(&b, s.Bytes)
 		b.WriteString("\nobject tree\n\n")
 		Tree(&b, s.Tree)
 		b.WriteString("\nkafka message schema (.json)\n\n")
-		b.WriteString(s.Schema)
+		b.WriteString(EscapeBlock(s.Schema))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -99,17 +100,17 @@ func Tree(b *strings.Builder, root *page.Node) {
 				childPrefix = prefix + "|   "
 			}
 		}
-		about := n.About
+		about := Escape(n.About)
 		if n.Flag != "" {
 			about = strings.TrimSpace("[" + n.Flag + "] " + about)
 		}
 		if n.Error != "" {
-			about = "ERROR: " + n.Error
+			about = "ERROR: " + Escape(n.Error)
 		}
 		if utf8.RuneCountInString(about) > maxAbout {
 			about = string([]rune(about)[:maxAbout-3]) + "..."
 		}
-		rows = append(rows, row{name, n.Type, n.Value, fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about})
+		rows = append(rows, row{Escape(name), Escape(n.Type), Escape(n.Value), fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about})
 		for i, k := range n.Children {
 			walk(k, childPrefix, i == len(n.Children)-1, false)
 		}

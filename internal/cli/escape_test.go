@@ -1,0 +1,39 @@
+package cli_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/manifester/manifester/internal/cli"
+)
+
+// escSpec is a synthetic spec whose about strings and comments carry ESC
+// sequences, a bell, CR and U+202E.
+const escSpec = "../../testdata/specs/escapes"
+
+// TestSpecTextEscapedOnTerminal: show and decode print the spec's texts
+// escaped (\x1b, \r, \u202e), never raw.
+func TestSpecTextEscapedOnTerminal(t *testing.T) {
+	for _, args := range [][]string{
+		{"show", "--spec", escSpec, "Esc"},
+		{"show", "--spec", escSpec, "--version", "0", "Esc"},
+		{"decode", "--spec", escSpec, "--hex", "0000000b03ea000000000000000000"},
+	} {
+		var out, errb bytes.Buffer
+		env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+		if code := cli.Main(env, args); code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		for _, r := range out.String() + errb.String() {
+			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
+				t.Errorf("%v: raw %q in the output", args, r)
+				break
+			}
+		}
+		if !strings.Contains(out.String(), `red \x1b[31mtext\x1b[0m`) {
+			t.Errorf("%v: the escaped about is missing:\n%s", args, out.String())
+		}
+	}
+}

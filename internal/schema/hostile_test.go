@@ -1,0 +1,125 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime/metrics"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/spec"
+)
+
+// allocated returns the bytes f allocates on the heap, from the runtime's
+// cumulative counter rather than a clock, so the bound holds at any load.
+func allocated(f func()) uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	f()
+	metrics.Read(s)
+	return s[0].Value.Uint64() - before
+}
+
+// TestHostileFixturesBounded: loading each hostile fixture fails with its
+// one error using little memory (the positions and messages are checked
+// by TestBadSpecs).
+func TestHostileFixturesBounded(t *testing.T) {
+	for _, c := range []struct {
+		dir string
+		is  error
+	}{
+		{"recursive_self", ErrRecursive},
+		{"recursive_twice", ErrRecursive},
+		{"recursive_cycle", ErrRecursive},
+		{"recursive_array", ErrRecursive},
+		{"too_deep", spec.ErrTooDeep},
+		{"doubling_structs", ErrTooLarge},
+		{"deep_structs", ErrTooLarge},
+	} {
+		t.Run(c.dir, func(t *testing.T) {
+			var err error
+			n := allocated(func() { _, err = Load(filepath.Join(badSpecs, c.dir)) })
+			if !errors.Is(err, c.is) {
+				t.Fatalf("err = %v, want %v", err, c.is)
+			}
+			if n > 2<<20 {
+				t.Errorf("loading allocated %d bytes, want <= 2 MiB", n)
+			}
+		})
+	}
+}
+
+// doublingSpec is a message whose struct holds the next struct twice, for
+// levels levels: 2^levels fields in the smallest instance.
+func doublingSpec(levels int) *spec.File {
+	var cs []string
+	for i := 0; i < levels; i++ {
+		cs = append(cs, fmt.Sprintf(`{"name": "L%d", "versions": "0+", "fields": [
+			{"name": "A", "type": "L%d", "versions": "0+"}, {"name": "B", "type": "L%d", "versions": "0+"}]}`, i, i+1, i+1))
+	}
+	cs = append(cs, fmt.Sprintf(`{"name": "L%d", "versions": "0+", "fields": [{"name": "X", "type": "int8", "versions": "0+"}]}`, levels))
+	src := `{"type": "data", "name": "Thing", "validVersions": "0", "flexibleVersions": "none",
+		"fields": [{"name": "Top", "type": "L0", "versions": "0+"}], "commonStructs": [` + strings.Join(cs, ",\n") + `]}`
+	f, err := spec.Parse("Thing.json", []byte(src))
+	if err != nil {
+		panic(err)
+	}
+	return f
+}
+
+// TestStructTwicePerLevel: 60 levels of a struct holding the next twice
+// (2^60 fields if built) are rejected while checking, in memory linear in
+// the spec: the graph walk visits each struct once.
+func TestStructTwicePerLevel(t *testing.T) {
+	f := doublingSpec(60)
+	var err error
+	n := allocated(func() { _, err = Build([]*spec.File{f}) })
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 16384 fields") {
+		t.Fatalf("err = %v", err)
+	}
+	if n > 1<<20 {
+		t.Errorf("checking allocated %d bytes", n)
+	}
+	// 12 levels (8190 fields) are within the limit and build.
+	if _, err := Build([]*spec.File{doublingSpec(12)}); err != nil {
+		t.Errorf("12 levels: %v", err)
+	}
+}
+
+// TestRecursionThroughVersionsAndTags: a cycle is rejected however its
+// fields are versioned or tagged (manifester does not build recursive
+// types at all, so no walk of the struct graph can loop).
+func TestRecursionThroughVersionsAndTags(t *testing.T) {
+	src := `{"type": "data", "name": "Thing", "validVersions": "0-3", "flexibleVersions": "2+",
+		"fields": [{"name": "N", "type": "Node", "versions": "0+", "fields": [
+			{"name": "Next", "type": "Node", "versions": "3+", "taggedVersions": "3+", "tag": 0}]}]}`
+	f, err := spec.Parse("Thing.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]*spec.File{f})
+	if !errors.Is(err, ErrRecursive) || !strings.HasPrefix(err.Error(), "Thing.json:3:29: N.Next: ") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestMessageNames: a message name becomes URLs, file names of the built
+// site and terminal text, so it is letters and digits only.
+func TestMessageNames(t *testing.T) {
+	for _, name := range []string{`Evil\u001b[31mRequest`, "../../etcRequest", "A BRequest", ""} {
+		src := `{"apiKey": 90, "type": "request", "name": "` + name + `", "validVersions": "0", "flexibleVersions": "none", "fields": []}`
+		f, err := spec.Parse("X.json", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Build([]*spec.File{f})
+		if !errors.Is(err, ErrInvalidSpec) || !strings.Contains(err.Error(), "invalid message name") {
+			t.Errorf("name %q: err = %v", name, err)
+		}
+		if strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("error carries a raw ESC: %q", err)
+		}
+	}
+}
