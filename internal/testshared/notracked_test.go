@@ -13,7 +13,7 @@ import (
 // Kafka sentences README.md still quotes; only the lead edits README.md.
 // They are tolerated there alone, and the test fails once one is gone, so
 // that its entry is removed with it.
-var pendingReadme = []string{"about#4e9fd3f3"} // the AlterConfigs example's Resources
+var pendingReadme = []string{}
 
 // TestNoKafkaTextInTrackedFiles scans every file git tracks in this
 // repository for Kafka's sentences (the abouts and spec comments of every
