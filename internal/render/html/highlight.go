@@ -31,11 +31,71 @@ func Highlight(src string) template.HTML {
 		b.WriteString(`<span class="`)
 		b.WriteString(t.class)
 		b.WriteString(`">`)
-		template.HTMLEscape(&b, []byte(text))
+		if t.class == "c1" || t.class == "cm" {
+			writeComment(&b, text)
+		} else {
+			template.HTMLEscape(&b, []byte(text))
+		}
 		b.WriteString(`</span>`)
 	}
 	b.WriteString(`</code></pre>`)
 	return template.HTML(b.String())
+}
+
+// Where the spec comments' references lead: KIP-N to a search of Kafka's
+// wiki for it (KIP pages have no address by number alone), KAFKA-N to its
+// Jira issue.
+const (
+	kipURL  = "https://cwiki.apache.org/confluence/dosearchsite.action?where=KAFKA&queryString="
+	jiraURL = "https://issues.apache.org/jira/browse/"
+)
+
+// writeComment writes a comment's text escaped, with every "KIP-N" and
+// "KAFKA-N" in it a link (the text stays the same).
+func writeComment(b *strings.Builder, text string) {
+	for len(text) > 0 {
+		i, n, url := nextReference(text)
+		if i < 0 {
+			template.HTMLEscape(b, []byte(text))
+			return
+		}
+		template.HTMLEscape(b, []byte(text[:i]))
+		ref := text[i : i+n]
+		b.WriteString(`<a href="`)
+		b.WriteString(url)
+		b.WriteString(ref)
+		b.WriteString(`">`)
+		b.WriteString(ref)
+		b.WriteString(`</a>`)
+		text = text[i+n:]
+	}
+}
+
+// nextReference finds the first "KIP-<digits>" or "KAFKA-<digits>" in s
+// that does not continue a word: its index, length and link prefix, or -1.
+func nextReference(s string) (int, int, string) {
+	for i := 0; i < len(s); i++ {
+		if i > 0 && isWordByte(s[i-1]) {
+			continue
+		}
+		for _, p := range [...]struct{ prefix, url string }{{"KIP-", kipURL}, {"KAFKA-", jiraURL}} {
+			if !strings.HasPrefix(s[i:], p.prefix) {
+				continue
+			}
+			j := i + len(p.prefix)
+			for j < len(s) && j-i-len(p.prefix) < 7 && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			if j > i+len(p.prefix) && (j == len(s) || !isWordByte(s[j])) {
+				return i, j - i, p.url
+			}
+		}
+	}
+	return -1, 0, ""
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // token is a run of src with its CSS class ("" for whitespace).
