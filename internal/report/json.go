@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/page"
@@ -500,80 +499,15 @@ func rawIsClean(raw []byte) bool {
 }
 
 // needsEscape reports whether appendStringBody would change b.
-func needsEscape(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf || !safe[c] {
-			return true
-		}
-	}
-	return false
-}
+func needsEscape(b []byte) bool { return span.NeedsJSONEscape(b) }
 
 // appendString appends s as a JSON string, quotes included.
 func appendString[T []byte | string](dst []byte, s T) []byte {
 	return append(appendStringBody(append(dst, '"'), s), '"')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// safe marks the ASCII bytes that encoding/json writes as they are (it
-// escapes control characters, quote, backslash, and <, > and &).
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// appendStringBody appends s escaped as encoding/json escapes strings
-// (HTML characters as \u003c, invalid UTF-8 as \ufffd, U+2028 and U+2029
-// escaped), without the quotes.
+// appendStringBody appends s escaped as encoding/json escapes strings,
+// without the quotes (span.AppendJSONStringBody).
 func appendStringBody[T []byte | string](dst []byte, s T) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				dst = append(dst, '\\', c)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	return append(dst, s[start:]...)
+	return span.AppendJSONStringBody(dst, s)
 }

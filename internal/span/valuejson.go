@@ -64,51 +64,78 @@ func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) {
 // escapes it: quotes, backslashes, control characters, <, >, &, U+2028
 // and U+2029, and invalid UTF-8 as U+FFFD.
 func AppendJSONString(dst, s []byte) []byte {
-	const hexDigits = "0123456789abcdef"
-	dst = append(dst, '"')
+	return append(AppendJSONStringBody(append(dst, '"'), s), '"')
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonSafe marks the ASCII bytes that encoding/json writes as they are
+// (it escapes control characters, quote, backslash, and <, > and &).
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
+// NeedsJSONEscape reports whether [AppendJSONStringBody] would change s.
+func NeedsJSONEscape[T []byte | string](s T) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !jsonSafe[c] {
+			return true
+		}
+	}
+	return false
+}
+
+// AppendJSONStringBody appends s escaped as [AppendJSONString] escapes it,
+// without the quotes.
+func AppendJSONStringBody[T []byte | string](dst []byte, s T) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
 			dst = append(dst, s[start:i]...)
 			switch c {
-			case '"', '\\':
+			case '\\', '"':
 				dst = append(dst, '\\', c)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			case '\n':
 				dst = append(dst, '\\', 'n')
 			case '\r':
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
 			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 			}
 			i++
 			start = i
 			continue
 		}
-		r, size := utf8.DecodeRune(s[i:])
+		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
 		if r == utf8.RuneError && size == 1 {
-			dst = append(append(dst, s[start:i]...), `\ufffd`...)
-			i += size
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i++
 			start = i
 			continue
 		}
 		if r == '\u2028' || r == '\u2029' {
-			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
 			i += size
 			start = i
 			continue
 		}
 		i += size
 	}
-	return append(append(dst, s[start:]...), '"')
+	return append(dst, s[start:]...)
 }
