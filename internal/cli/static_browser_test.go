@@ -155,6 +155,9 @@ func TestStaticExport(t *testing.T) {
 			pageURL, _ := url.Parse("http://h" + strings.TrimSuffix(prefix, "/") + sitePath)
 			pages++
 			for _, v := range linkValues(t, body) {
+				if htmlr.IsReferenceLink(v) {
+					continue // a KIP or Jira number in a schema comment: the one kind of link that leaves
+				}
 				links++
 				if sitePath == site.NotFoundPath {
 					if !strings.HasPrefix(v, prefix) && !strings.HasPrefix(v, "#") {

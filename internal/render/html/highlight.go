@@ -50,6 +50,14 @@ const (
 	jiraURL = "https://issues.apache.org/jira/browse/"
 )
 
+// IsReferenceLink reports whether href is one of the links to Kafka's
+// KIPs and Jira issues that schema comments carry: the only links of the
+// site that leave it (plain links a reader follows; the pages load
+// nothing from another origin).
+func IsReferenceLink(href string) bool {
+	return strings.HasPrefix(href, kipURL) || strings.HasPrefix(href, jiraURL)
+}
+
 // writeComment writes a comment's text escaped, with every "KIP-N" and
 // "KAFKA-N" in it a link (the text stays the same).
 func writeComment(b *strings.Builder, text string) {
