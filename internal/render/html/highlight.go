@@ -19,6 +19,9 @@ import (
 // source, with invalid UTF-8 replaced by U+FFFD.
 func Highlight(src string) template.HTML {
 	src = strings.ToValidUTF8(src, "\uFFFD")
+	// Line ends as an HTML parser reads them (CRLF and a lone CR are LF),
+	// so that a CRLF split between two tokens is not read as two breaks.
+	src = lineEnds.Replace(src)
 	var b strings.Builder
 	b.Grow(len(src) + len(src)/2)
 	b.WriteString(`<pre class="schema chroma" tabindex="0"><code>`)
@@ -105,6 +108,8 @@ func nextReference(s string) (int, int, string) {
 func isWordByte(c byte) bool {
 	return c == '_' || c == '-' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
+
+var lineEnds = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // token is a run of src with its CSS class ("" for whitespace).
 type token struct {
