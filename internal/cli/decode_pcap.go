@@ -156,41 +156,30 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if stats.Unanswered > 0 {
 		fmt.Fprintf(env.Stderr, ", %s without a response", plural(stats.Unanswered, "request"))
 	}
-	if stats.Unpaired > 0 {
-		fmt.Fprintf(env.Stderr, ", %d responses without their request", stats.Unpaired)
-	}
-	if stats.Gaps > 0 {
-		fmt.Fprintf(env.Stderr, ", %d gaps (%d bytes not captured)", stats.Gaps, stats.GapBytes)
-	}
-	if stats.CutFrames > 0 {
-		fmt.Fprintf(env.Stderr, ", %d frames cut by gaps or the end", stats.CutFrames)
-	}
-	if stats.SkippedBytes > 0 {
-		fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", stats.SkippedBytes)
-	}
-	if stats.RetransmittedBytes > 0 {
-		fmt.Fprintf(env.Stderr, ", %d retransmitted bytes dropped as duplicates", stats.RetransmittedBytes)
-	}
-	if stats.LateBytes > 0 {
-		fmt.Fprintf(env.Stderr, ", %d bytes arrived after their gap was declared (the capture reordered them)", stats.LateBytes)
-	}
-	if n := ignoredTotal(stats.Ignored); n > 0 {
-		fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(stats.Ignored))
-	}
-	if stats.Suspect > 0 {
-		fmt.Fprintf(env.Stderr, ", %d connections decoded although their first request failed the framing checks", stats.Suspect)
-	}
-	if stats.OtherPorts > 0 {
-		fmt.Fprintf(env.Stderr, ", %d TCP packets on other ports", stats.OtherPorts)
-	}
-	if stats.NotTCP > 0 {
-		fmt.Fprintf(env.Stderr, ", %d packets not TCP", stats.NotTCP)
-	}
-	if stats.Fragments > 0 {
-		fmt.Fprintf(env.Stderr, ", %d IP fragments skipped", stats.Fragments)
-	}
-	if stats.Undecodable > 0 {
-		fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", stats.Undecodable)
+	// Every count the reader keeps of what it could not read is said,
+	// when it is not zero, in this order.
+	for _, c := range []struct {
+		n            int64
+		text, detail string
+	}{
+		{stats.Unpaired, "%d responses without their request", ""},
+		{stats.Gaps, "%d gaps", fmt.Sprintf(" (%d bytes not captured)", stats.GapBytes)},
+		{stats.CutFrames, "%d frames cut by gaps or the end", ""},
+		{stats.SkippedBytes, "%d stream bytes skipped", ""},
+		{stats.RetransmittedBytes, "%d retransmitted bytes dropped as duplicates", ""},
+		{stats.LateBytes, "%d bytes arrived after their gap was declared (the capture reordered them)", ""},
+		{ignoredTotal(stats.Ignored), "%d connections ignored", " (" + ignoredText(stats.Ignored) + ")"},
+		{stats.Suspect, "%d connections decoded although their first request failed the framing checks", ""},
+		{stats.OtherPorts, "%d TCP packets on other ports", ""},
+		{stats.NotTCP, "%d packets not TCP", ""},
+		{stats.Fragments, "%d IP fragments skipped", ""},
+		{stats.Undecodable, "%d packets whose headers did not decode", ""},
+	} {
+		if c.n == 0 {
+			continue
+		}
+		fmt.Fprintf(env.Stderr, ", "+c.text, c.n)
+		fmt.Fprint(env.Stderr, c.detail)
 	}
 	fmt.Fprintln(env.Stderr)
 	sel.summary(env.Stderr)
