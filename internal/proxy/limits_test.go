@@ -152,7 +152,7 @@ func TestIdleTimeout(t *testing.T) {
 // byte reaches the broker.
 func TestIdleTimeoutOneWay(t *testing.T) {
 	req, _ := heartbeat(1)
-	const n = 60
+	const n = 30
 	got := make(chan []byte, 1)
 	up := fakeBroker(t, func(c net.Conn) {
 		b := make([]byte, n*len(req))
@@ -160,13 +160,15 @@ func TestIdleTimeoutOneWay(t *testing.T) {
 		got <- b[:k]
 		io.ReadAll(c) // until the proxy closes
 	})
-	p, ev := start(t, up, func(c *Config) { c.IdleTimeout = 300 * time.Millisecond })
+	// Writes 100 ms apart against a 1 s idle timeout: only a stall of
+	// 900 ms on a loaded machine could look idle.
+	p, ev := start(t, up, func(c *Config) { c.IdleTimeout = time.Second })
 	c := dial(t, p.Addr())
-	for i := 0; i < n; i++ { // 1.2 s of one-way traffic, 4 idle timeouts
+	for i := 0; i < n; i++ { // 3 s of one-way traffic, 3 idle timeouts
 		if _, err := c.Write(req); err != nil {
 			t.Fatalf("write %d: %v", i, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(100 * time.Millisecond)
 	}
 	select {
 	case b := <-got:
