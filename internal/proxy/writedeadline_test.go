@@ -19,7 +19,7 @@ import (
 // logged, and both sides are closed. The client's requests keep bytes
 // flowing, so the idle (read) timeout is not what ends it.
 func TestWriteDeadline(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	const idle = time.Second // requests 100 ms apart: only a 900 ms stall could look idle
 	brokerWrote := make(chan int64, 1)
 	up := fakeBroker(t, func(c net.Conn) {
 		// Read (and drop) every request, so the request direction never blocks.
@@ -76,7 +76,7 @@ func TestWriteDeadline(t *testing.T) {
 			select {
 			case <-stopWriting:
 				return
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(100 * time.Millisecond):
 			}
 		}
 	}()
