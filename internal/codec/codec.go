@@ -103,6 +103,21 @@ type Frame struct {
 	Root *span.Node
 	// Size is the number of bytes of the frame, size prefix included.
 	Size int
+	// in is the decoded input and reg the registry that decoded it, for
+	// SpanTree.
+	in   []byte
+	reg  *schema.Registry
+	tree *span.Tree
+}
+
+// SpanTree returns the frame's annotated tree as a [span.Tree] (nil when
+// decoded without Options.Spans).
+func (f *Frame) SpanTree() *span.Tree {
+	if f.tree == nil && f.Root != nil {
+		f.tree = span.FromNode(f.Root, f.in)
+		f.tree.Reg = f.reg
+	}
+	return f.tree
 }
 
 // Message returns the request or response message of the frame.

@@ -242,7 +242,7 @@ func (d *decoder) field(fp *fieldPlan, out *Value, parent *span.Node) error {
 	start := d.r.Off
 	n := d.node(parent, fp.f.Name, fp.f.Type.Name, start, d.bodyCat)
 	if n != nil {
-		n.About = fp.f.About
+		n.About, n.Field = fp.f.About, fp.f
 	}
 	err := d.value(fp, fp.kind, fp.nullable, out, n)
 	if n != nil {
@@ -514,7 +514,7 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
 		}
 		en := d.node(n, elemName, elemType, es, d.bodyCat)
 		if en != nil {
-			en.Index = int32(i)
+			en.Index, en.Field = int32(i), fp.f
 		}
 		if fp.elemKind == schema.KindStruct {
 			if en != nil {

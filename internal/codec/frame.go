@@ -28,7 +28,7 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 		cat = span.CatResponseBody
 	}
 	d := c.newDecoder(b, opts, cat)
-	f := &Frame{Kind: kind, API: api, Version: version}
+	f := &Frame{Kind: kind, API: api, Version: version, in: b, reg: c.Reg}
 	var root *span.Node
 	if d.b != nil {
 		name := "Request"

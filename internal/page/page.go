@@ -66,6 +66,8 @@ type Section struct {
 	Error          string `json:"error,omitempty"`
 	// Bytes is the encoded frame (not serialized; Hex carries it).
 	Bytes []byte `json:"-"`
+	// Spans is the frame's annotated tree, the one renderers read.
+	Spans *span.Tree `json:"-"`
 }
 
 // Node is one row of the object tree.
@@ -190,6 +192,7 @@ func section(c *codec.Codec, api *schema.API, kind schema.MessageType, v int16) 
 	s.HeaderFromSpec = m.HeaderFromSpec(v)
 	s.Title = fmt.Sprintf("%s v%d, %s header v%d%s, %d bytes on the wire", m.Name, v, s.Kind, f.HeaderVersion, fromSpec(s.HeaderFromSpec), len(b))
 	s.Tree = FromSpan(f.Root)
+	s.Spans = f.SpanTree()
 	s.Schema = SchemaText(m.Source)
 	return s, nil
 }

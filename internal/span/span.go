@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/manifester/manifester/internal/schema"
 )
 
 // Category is what a byte is part of, for the colour legend.
@@ -92,6 +94,9 @@ type Node struct {
 	Err    error  // set on the node where decoding failed
 	Parent *Node
 	Kids   []*Node
+	// Field is the schema field the node stands for (a field or an array
+	// element of one), nil for nodes not from a spec.
+	Field *schema.Field
 	// Detached is a separate tree over derived bytes (the inflated records
 	// of a compressed batch); its offsets are within Detached.Bytes.
 	Detached *Node
@@ -201,7 +206,26 @@ func (n *Node) ValueText() string {
 
 // AppendValueText appends [Node.ValueText] to dst, for writers that format
 // many nodes into one buffer.
-func (n *Node) AppendValueText(dst []byte) []byte {
+func (n *Node) AppendValueText(dst []byte) []byte { return n.view().appendText(dst) }
+
+// valueView is what value formatting reads from a node, the same for a
+// [Node] and a row of a [Tree].
+type valueView struct {
+	Bytes  []byte
+	Note   string
+	Int    int64
+	Float  float64
+	Prefix int64
+	Val    ValueKind
+	Enc    Enc
+	Null   bool
+}
+
+func (n *Node) view() valueView {
+	return valueView{Bytes: n.Bytes, Note: n.Note, Int: n.Int, Float: n.Float, Prefix: n.Prefix, Val: n.Val, Enc: n.Enc, Null: n.Null}
+}
+
+func (n valueView) appendText(dst []byte) []byte {
 	switch n.Val {
 	case ValNone:
 		return dst

@@ -18,7 +18,9 @@ import (
 // areas, whose children carry the values). Strings are escaped as
 // encoding/json escapes them, so the result is also what encoding/json
 // writes for it as a json.RawMessage.
-func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) {
+func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) { return n.view().appendJSON(dst) }
+
+func (n valueView) appendJSON(dst []byte) (_ []byte, ok bool) {
 	switch n.Val {
 	case ValInt, ValCount, ValPresence:
 		return strconv.AppendInt(dst, n.Int, 10), true
