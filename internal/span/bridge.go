@@ -16,7 +16,7 @@ func FromNode(root *Node, b []byte) *Tree {
 }
 
 type descKey struct {
-	field             any
+	field            any
 	name, typ, about string
 }
 
