@@ -140,6 +140,15 @@ func (f *Frame) PageTree() *page.Node {
 	return f.Tree
 }
 
+// SpanTree returns the frame's annotated tree, the one every renderer
+// reads (nil when the header did not decode).
+func (f *Frame) SpanTree() *span.Tree {
+	if f.Decoded == nil {
+		return nil
+	}
+	return f.Decoded.SpanTree()
+}
+
 // hasTree reports whether the frame has an annotated tree.
 func (f *Frame) hasTree() bool {
 	return f.Tree != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
