@@ -33,6 +33,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -167,14 +168,13 @@ func (r *Renderer) NotFound(w io.Writer) error {
 // clean replaces invalid UTF-8 so that no stray byte reaches the output.
 func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// catClass maps a page category label ("rpc header") to its CSS class.
-func catClass(label string) string {
-	for _, c := range span.Categories {
-		if c.String() == label {
-			return "c-" + c.Class()
-		}
+// catClass is the CSS class of a row's category ("c-hdr"); "c-none" for
+// none.
+func catClass(c span.Category) string {
+	if c == span.CatNone || !slices.Contains(span.Categories, c) {
+		return "c-none"
 	}
-	return "c-none"
+	return "c-" + c.Class()
 }
 
 // Legend is one colour-legend entry.
