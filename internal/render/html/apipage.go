@@ -114,6 +114,7 @@ type treeRow struct {
 type taggedStruct struct {
 	Struct string
 	Fields []taggedField
+	of     *schema.Struct
 }
 
 type taggedField struct {
@@ -300,13 +301,13 @@ func markTags(sv *sectionView, t *span.Tree, m, hdr *schema.Message) {
 	if len(sv.Tagged) == 0 || t.Root() == span.None {
 		return
 	}
-	byStruct := map[string]string{}
+	byStruct := map[*schema.Struct]string{}
 	for _, ts := range sv.Tagged {
 		parts := make([]string, len(ts.Fields))
 		for i, f := range ts.Fields {
 			parts[i] = fmt.Sprintf("%d %s", f.Tag, f.Name)
 		}
-		byStruct[ts.Struct] = strings.Join(parts, ", ")
+		byStruct[ts.of] = strings.Join(parts, ", ")
 	}
 	t.Walk(t.Root(), func(id span.ID, _ int) {
 		n := t.N(id)
@@ -315,7 +316,7 @@ func markTags(sv *sectionView, t *span.Tree, m, hdr *schema.Message) {
 			return
 		}
 		if s := structOf(t, n.Parent, m, hdr); s != nil {
-			sv.Tree[i].Tags = byStruct[clean(s.Name)]
+			sv.Tree[i].Tags = byStruct[s]
 		}
 	})
 }
@@ -362,7 +363,7 @@ func addTagged(sv *sectionView, m *schema.Message, v int16) {
 		if s == nil || !s.Versions.Contains(v) {
 			continue
 		}
-		ts := taggedStruct{Struct: clean(s.Name)}
+		ts := taggedStruct{Struct: clean(s.Name), of: s}
 		for _, f := range s.Tagged {
 			if !f.IsTagged(v) {
 				continue
