@@ -1,0 +1,134 @@
+package html_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/page"
+	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
+)
+
+// treeValues returns the value column of every object-tree row under the
+// element with id section, keyed by the row's path (its id after
+// "<section kind>:").
+func treeValues(t *testing.T, out []byte, section string) map[string]string {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals := map[string]string{}
+	var walk func(n *html.Node, in bool)
+	walk = func(n *html.Node, in bool) {
+		if n.Type == html.ElementNode {
+			id := attribute(n, "id")
+			in = in || id == section
+			if in && n.Data == "tr" && strings.HasPrefix(id, section+":") {
+				for c := n.FirstChild; c != nil; c = c.NextSibling {
+					if c.Type == html.ElementNode && attribute(c, "class") == "val" {
+						vals[strings.TrimPrefix(id, section+":")] = textContent(c)
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, in)
+		}
+	}
+	walk(doc, false)
+	return vals
+}
+
+func attribute(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func textContent(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.WriteString(textContent(c))
+	}
+	return b.String()
+}
+
+// TestSameNotesOnAPIAndDecodePages checks that the same bytes read the
+// same on the API page and on the decode page: the smallest ApiVersions
+// v3 response, decoded by a codec with no annotation hook (as the server
+// and the site use it), shows "= 0 (NONE)" for its error code and
+// "= 0 (Produce)" for its API key on both, with every other row's value
+// equal too, and equal to the tree's own value text (which the text
+// renderer prints).
+func TestSameNotesOnAPIAndDecodePages(t *testing.T) {
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codec.New(reg)
+	if c.Annotate != nil {
+		t.Fatal("a new codec has an annotation hook")
+	}
+	api, ok := reg.APIByName("ApiVersions")
+	if !ok {
+		t.Fatal("no ApiVersions")
+	}
+	const v = 3
+	p, err := page.Build(c, api, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := htmlr.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var apiOut bytes.Buffer
+	if err := r.Page(&apiOut, &htmlr.PageInput{Page: p, API: api}); err != nil {
+		t.Fatal(err)
+	}
+	onPage := treeValues(t, apiOut.Bytes(), "response")
+
+	f := report.Decode(c, p.Response.Bytes, report.Options{Kind: schema.TypeResponse, API: api, Version: v})
+	if f.Error != "" {
+		t.Fatalf("decoding the page's response: %s", f.Error)
+	}
+	var decOut bytes.Buffer
+	if err := r.DecodeFragment(&decOut, &htmlr.DecodeResult{Kind: "response", Bytes: f.Bytes, Tree: f.SpanTree()}); err != nil {
+		t.Fatal(err)
+	}
+	decoded := treeValues(t, decOut.Bytes(), "f0")
+
+	want := map[string]string{
+		"ApiVersionsResponse.ErrorCode":         "= 0 (NONE)",
+		"ApiVersionsResponse.ApiKeys[0].ApiKey": "= 0 (Produce)",
+	}
+	for path, w := range want {
+		if onPage[path] != w || decoded[path] != w {
+			t.Errorf("%s: API page %q, decode page %q, want %q", path, onPage[path], decoded[path], w)
+		}
+	}
+	tree := f.SpanTree()
+	if len(onPage) != tree.Len() || len(decoded) != tree.Len() {
+		t.Errorf("%d rows on the API page, %d on the decode page, %d nodes in the tree", len(onPage), len(decoded), tree.Len())
+	}
+	tree.Walk(tree.Root(), func(id span.ID, _ int) {
+		path := tree.Path(id)
+		if onPage[path] != decoded[path] || decoded[path] != tree.ValueText(id) {
+			t.Errorf("%s: API page %q, decode page %q, tree %q", path, onPage[path], decoded[path], tree.ValueText(id))
+		}
+	})
+}
