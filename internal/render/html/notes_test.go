@@ -12,6 +12,7 @@ import (
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/server"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 )
@@ -70,7 +71,8 @@ func textContent(n *html.Node) string {
 // TestSameNotesOnAPIAndDecodePages checks that the same bytes read the
 // same on the API page and on the decode page: the smallest ApiVersions
 // v3 response, decoded by a codec with no annotation hook (as the server
-// and the site use it), shows "= 0 (NONE)" for its error code and
+// and the site use it) and rendered as the server's decode page renders
+// a frame, shows "= 0 (NONE)" for its error code and
 // "= 0 (Produce)" for its API key on both, with every other row's value
 // equal too, and equal to the tree's own value text (which the text
 // renderer prints).
@@ -107,7 +109,8 @@ func TestSameNotesOnAPIAndDecodePages(t *testing.T) {
 		t.Fatalf("decoding the page's response: %s", f.Error)
 	}
 	var decOut bytes.Buffer
-	if err := r.DecodeFragment(&decOut, &htmlr.DecodeResult{Kind: "response", Bytes: f.Bytes, Tree: f.SpanTree()}); err != nil {
+	res := server.Result(f) // what POST /decode/ renders
+	if err := r.DecodeFragment(&decOut, &res); err != nil {
 		t.Fatal(err)
 	}
 	decoded := treeValues(t, decOut.Bytes(), "f0")
