@@ -276,9 +276,11 @@ const maxTreeDepth = 256
 // the body of a message node, and, for a frame's header and body nodes,
 // the header message's and the message's body.
 func structOf(t *span.Tree, id span.ID, m, hdr *schema.Message) *schema.Struct {
-	if d := t.Desc(id); d.Struct != nil {
+	d := t.Desc(id)
+	if d.Struct != nil {
 		return d.Struct
-	} else if d.Message != nil {
+	}
+	if d.Message != nil {
 		return d.Message.Body
 	}
 	if t.N(id).Parent != t.Root() {
