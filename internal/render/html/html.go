@@ -17,8 +17,17 @@
 // Byte cells carry data-r (the index of their leaf's tree row) and tree rows
 // carry data-o, data-n (offset and size) and data-p (the parent row), which
 // the script uses to connect bytes and fields. Row ids are "<kind>:<path>"
-// (request:Frame.size), so a fragment selects a field with or without
-// script.
+// (request:Frame.size, request:AlterConfigsRequest.Resources[0].ResourceName),
+// the path in the one syntax of span.Tree.Path, so a fragment selects a
+// field with or without script.
+//
+// # Input
+//
+// Every page reads the annotated tree, [span.Tree]: names, types, values
+// and their notes from the tree (notes are made at render time, so every
+// front end shows the same for the same bytes), and what a row is — a
+// field of which version range, an error code, a struct's tagged-field
+// section — from its descriptor and category, never from the text shown.
 //
 // # Extension
 //
