@@ -384,7 +384,7 @@ func addTagged(sv *sectionView, m *schema.Message, v int16) {
 // treeRows flattens a tree into table rows with the seeds' +-- and |
 // prefixes, in walk order, and maps each node to its row (-1 for none).
 // Row ids are kind + ":" + the node's path in the one path syntax
-// (span.Tree.Path); a path that repeats gets "~k".
+// (span.Tree.Path); a path that repeats gets "~k", so ids are unique.
 func treeRows(kind string, t *span.Tree) ([]treeRow, []int) {
 	if t.Root() == span.None {
 		return nil, nil
@@ -410,11 +410,17 @@ func treeRows(kind string, t *span.Tree) ([]treeRow, []int) {
 		path = t.AppendPath(append(path[:0], kind+":"...), id)
 		rid := clean(string(path))
 		if k := ids[rid]; k > 0 {
+			// A repeated path gets the first free "~k", free also of
+			// paths that end in "~k" themselves.
+			cand := fmt.Sprintf("%s~%d", rid, k)
+			for ids[cand] > 0 {
+				k++
+				cand = fmt.Sprintf("%s~%d", rid, k)
+			}
 			ids[rid] = k + 1
-			rid = fmt.Sprintf("%s~%d", rid, k)
-		} else {
-			ids[rid] = 1
+			rid = cand
 		}
+		ids[rid]++
 		n := t.N(id)
 		row := treeRow{ID: rid, Prefix: pfx, Name: clean(t.DisplayName(id)), Type: clean(t.Type(id)), Value: clean(t.ValueText(id)),
 			Span: fmt.Sprintf("[0x%04x, %dB]", n.Off, n.Len), About: clean(t.About(id)), Flag: clean(t.Flag(id)),

@@ -108,3 +108,26 @@ func TestRowFactsFromDescriptors(t *testing.T) {
 		}
 	}
 }
+
+// TestRowIDsUnique checks that rows whose paths repeat, or collide with
+// the suffix given to a repeat, still get unique ids.
+func TestRowIDsUnique(t *testing.T) {
+	tr := &span.Tree{Bytes: make([]byte, 4)}
+	root := tr.Add(span.None, &span.Desc{}, 0, span.CatNone)
+	tr.N(root).Len = 4
+	for i, name := range []string{"a", "a", "a~1", "a"} {
+		id := tr.Add(root, &span.Desc{}, i, span.CatRequestBody)
+		tr.N(id).Desc, tr.N(id).Len = tr.LocalDesc(&span.Desc{Name: name}), 1
+	}
+	rows, of := treeRows("f0", tr)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.ID] {
+			t.Errorf("id %q twice in %v", r.ID, rows)
+		}
+		seen[r.ID] = true
+	}
+	if len(rows) != 5 || rows[of[1]].ID != "f0:a" || rows[of[2]].ID != "f0:a~1" || rows[of[3]].ID != "f0:a~1~1" {
+		t.Errorf("ids %v", rows)
+	}
+}
