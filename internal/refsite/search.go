@@ -127,6 +127,7 @@ func appendFields(out []Entry, api *schema.API, m *schema.Message) []Entry {
 				seen[st] = true
 				sub := node
 				if f.Type.Kind == schema.KindArray {
+					pt.t.N(node).Val = span.ValArray
 					sub = pt.add(node, st.Name, 0) // the array's one element
 				}
 				stack = append(stack, item{s: st, node: sub, show: show, d: it.d + 1, vs: fv, tagged: tagged})

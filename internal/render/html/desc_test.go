@@ -46,6 +46,7 @@ func misleadingPage() (*page.Page, *schema.API) {
 	root := add(span.None, &span.Desc{Name: "Req", Type: "message v2"}, 0, 8, span.CatNone)
 	bd := add(root, &span.Desc{Name: "Req", Type: "struct"}, 0, 8, span.CatRequestBody)
 	as := add(bd, &span.Desc{Name: "As", Type: "[]B", Field: arr, Struct: a}, 0, 2, span.CatRequestBody)
+	t.N(as).Val, t.N(as).Int = span.ValArray, 1
 	leaf(as, &span.Desc{Name: "length", Type: "uvarint"}, 0, 1, span.CatRequestBody, 2)
 	el := add(as, &span.Desc{Name: "B", Type: "B", Field: arr, Struct: a}, 1, 1, span.CatRequestBody)
 	t.N(el).Index = 0
