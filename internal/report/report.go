@@ -121,6 +121,9 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+	// Spans is the annotated tree of a frame that has no codec frame
+	// (Decoded nil: a raw SASL token); [Frame.SpanTree] returns it.
+	Spans *span.Tree `json:"-"`
 
 	// lean is set by Decode with Options.Lean: Tree and Hex were left
 	// empty, to be made from Decoded.Root and Bytes when written;
@@ -143,6 +146,9 @@ func (f *Frame) PageTree() *page.Node {
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
 func (f *Frame) SpanTree() *span.Tree {
+	if f.Spans != nil {
+		return f.Spans
+	}
 	if f.Decoded == nil {
 		return nil
 	}
