@@ -60,7 +60,7 @@ func corpusFrames(tb testing.TB) (*codec.Codec, []benchFrame, int64) {
 // BenchmarkJSONLines measures what `decode --pcap --format json` does per
 // frame, on one core, for every frame of the benchmark corpus:
 // "decode+line" decodes (Options.Lean) and appends the line to a reused
-// buffer; "line" only writes the lines of frames decoded before the
+// buffer; "write" only writes the lines of frames decoded before the
 // timer starts (their span trees made once, as a decoder that builds
 // them directly would have them).
 func BenchmarkJSONLines(b *testing.B) {
@@ -80,7 +80,7 @@ func BenchmarkJSONLines(b *testing.B) {
 			}
 		}
 	})
-	b.Run("line", func(b *testing.B) {
+	b.Run("write", func(b *testing.B) {
 		var fs []*report.Frame
 		for _, f := range frames {
 			o := f.o

@@ -32,12 +32,14 @@ func (w *treeWriter) tree(t *span.Tree, id span.ID) {
 	if t.N(id).Parent != span.None {
 		w.path = span.AppendJSONStringBody(w.path, t.Path(id))
 	}
-	w.node(t, id, saved)
+	w.node(t, id, saved, -1)
 	w.path = w.path[:saved]
 }
 
-// node writes node id, whose escaped path is w.path[base:].
-func (w *treeWriter) node(t *span.Tree, id span.ID, base int) {
+// node writes node id, whose escaped path is w.path[base:]. When nameAt
+// >= 0, w.path[nameAt:] is the node's escaped name (the path's last
+// segment), written once for both.
+func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	n := t.N(id)
 	d := t.Desc(id)
 	a := t.Extra(id, false)
@@ -57,7 +59,12 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base int) {
 		}
 		flag, err, det = a.Flag, a.Err, a.Detached
 	}
-	b := appendStringBody(append(w.b, `{"name":"`...), name)
+	b := append(w.b, `{"name":"`...)
+	if nameAt >= 0 {
+		b = append(b, w.path[nameAt:]...)
+	} else {
+		b = appendStringBody(b, name)
+	}
 	if n.Index >= 0 {
 		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
 	}
@@ -85,7 +92,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base int) {
 			// A value that would pass the output budget (the hex of
 			// inflated megabytes) is left out; "text" shows its start.
 			w.cutValues++
-		} else if nb, ok := t.AppendValueJSON(append(b, `,"value":`...), id); ok {
+		} else if nb, ok := t.AppendValueJSONBare(append(b, `,"value":`...), id); ok {
 			b = nb
 		} else {
 			b = b[:at]
@@ -132,15 +139,17 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base int) {
 			}
 			kn := t.N(k)
 			w.path = w.path[:end]
+			nameAt := -1
 			if kn.Index >= 0 {
 				w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
 			} else {
 				if !root {
 					w.path = append(w.path, '.')
 				}
+				nameAt = len(w.path)
 				w.path = appendStringBody(w.path, t.Name(k))
 			}
-			w.node(t, k, base)
+			w.node(t, k, base, nameAt)
 		}
 		w.path = w.path[:end]
 		b = append(w.b, ']')
