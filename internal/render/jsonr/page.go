@@ -26,7 +26,12 @@ func Page(w io.Writer, p *page.Page) error {
 
 // PageDocument returns what [Page] writes.
 func PageDocument(p *page.Page) ([]byte, error) {
-	compact := AppendPage(nil, p)
+	return indent(AppendPage(nil, p))
+}
+
+// indent indents a compact document as encoding/json's Encoder with
+// SetIndent("", "  ") does, newline included.
+func indent(compact []byte) ([]byte, error) {
 	var out bytes.Buffer
 	out.Grow(len(compact) * 2)
 	if err := json.Indent(&out, compact, "", "  "); err != nil {
@@ -72,23 +77,26 @@ func AppendPage(dst []byte, p *page.Page) []byte {
 	}
 	b = strconv.AppendBool(append(b, `,"latest_version_unstable":`...), p.LatestVersionUnstable)
 	b = appendString(append(b, `,"intro":`...), p.Intro)
-	b = append(b, `,"summary":`...)
-	if p.Summary == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, it := range p.Summary {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(append(b, `{"label":`...), it.Label)
-			b = append(appendString(append(b, `,"value":`...), it.Value), '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendItems(append(b, `,"summary":`...), p.Summary)
 	b = appendSection(append(b, `,"request":`...), p.Request)
 	b = appendSection(append(b, `,"response":`...), p.Response)
 	return append(b, '}')
+}
+
+// appendItems appends summary items (null for nil).
+func appendItems(b []byte, items []page.Item) []byte {
+	if items == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(append(b, `{"label":`...), it.Label)
+		b = append(appendString(append(b, `,"value":`...), it.Value), '}')
+	}
+	return append(b, ']')
 }
 
 func appendSection(b []byte, s *page.Section) []byte {

@@ -156,3 +156,28 @@ func TestPageGoldens(t *testing.T) {
 	}
 	t.Logf("%d pages; %d values carry a render-time note the golden lacks", n, noted)
 }
+
+// BenchmarkPageDocument writes the page document of Metadata, the
+// largest page, as `show --format json` and the site do.
+func BenchmarkPageDocument(b *testing.B) {
+	c := loadCodec(b, testshared.Spec(b, "4.3"))
+	api, err := c.Reg.Lookup("Metadata")
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := page.Build(c, api, -1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	doc, err := PageDocument(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(doc)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := PageDocument(p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
