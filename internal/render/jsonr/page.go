@@ -1,8 +1,6 @@
 package jsonr
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"strconv"
 
@@ -32,13 +30,7 @@ func PageDocument(p *page.Page) ([]byte, error) {
 // indent indents a compact document as encoding/json's Encoder with
 // SetIndent("", "  ") does, newline included.
 func indent(compact []byte) ([]byte, error) {
-	var out bytes.Buffer
-	out.Grow(len(compact) * 2)
-	if err := json.Indent(&out, compact, "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
+	return append(appendIndent(make([]byte, 0, len(compact)*3/2), compact), '\n'), nil
 }
 
 // AppendPage appends the page document of p, compact, to dst.
