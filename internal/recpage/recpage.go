@@ -41,7 +41,7 @@ type Page struct {
 	Tree   *page.Node `json:"tree"`
 	Schema string     `json:"schema"`
 	Bytes  []byte     `json:"-"`
-	// Spans is the annotated tree over Bytes, the one renderers read.
+	// Spans is the annotated tree of Bytes, the one renderers read.
 	Spans *span.Tree `json:"-"`
 }
 
