@@ -66,6 +66,9 @@ type conn struct {
 	legacyLeft    int
 	legacyUnknown bool
 
+	// out gathers the response pump's writes to the client.
+	out clientWriter
+
 	// last is when a byte last arrived from either side (UnixNano), for
 	// Config.IdleTimeout; idleOnce logs the idle close once.
 	last     atomic.Int64
@@ -543,9 +546,19 @@ type respState struct {
 }
 
 // frameResponses forwards data, holding address-advertising responses.
+// What one call forwards goes to the client in as few writes as it can
+// (see [clientWriter]): the header and body of a small response in one.
 func (c *conn) frameResponses(r *respState, data []byte) error {
+	err := c.frameResponsesTo(r, data)
+	if ferr := c.out.flush(c); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 	if r.lost {
-		_, err := c.writeTo(c.client, data)
+		err := c.out.send(c, data)
 		return err
 	}
 	for len(data) > 0 {
@@ -562,13 +575,13 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 				// size prefix, no correlation id; it may be empty.
 				size32, _ := frames.Size(r.hdr[:])
 				size := int(size32)
-				if _, err := c.writeTo(c.client, r.hdr[:4]); err != nil {
+				if err := c.out.send(c, r.hdr[:4]); err != nil {
 					return err
 				}
 				if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 					r.lost = true
 					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
-					_, err := c.writeTo(c.client, data)
+					err := c.out.send(c, data)
 					return err
 				}
 				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
@@ -588,10 +601,10 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if !frames.InRange(size32, 4, c.p.cfg.MaxFrame) {
 				r.lost = true
 				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
-				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
+				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
-				_, err := c.writeTo(c.client, data)
+				err := c.out.send(c, data)
 				return err
 			}
 			corr, _ := frames.PeekResponse(r.hdr[:])
@@ -609,7 +622,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if hold && !big {
 				r.hold = newFrameBuf(r.size, r.hdr[:])
 			} else {
-				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
+				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
 				r.collect = !big
@@ -623,7 +636,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		if r.hold != nil {
 			r.hold = append(r.hold, chunk...)
 		} else {
-			if _, err := c.writeTo(c.client, chunk); err != nil {
+			if err := c.out.send(c, chunk); err != nil {
 				return err
 			}
 			c.collect(&r.collect, &r.body, &r.resv, r.size, chunk)
@@ -635,7 +648,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		if r.hold != nil {
 			out, moved, derr := c.rewriteResponse(r.hold, r.req)
 			rewritten := len(moved) > 0
-			if _, err := c.writeTo(c.client, out); err != nil {
+			if err := c.out.send(c, out); err != nil {
 				return err
 			}
 			if derr != nil {
@@ -667,6 +680,43 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		*r = respState{}
 	}
 	return nil
+}
+
+// coalesceMax is the most a client write gathers; bigger pieces go out
+// on their own.
+const coalesceMax = 64 << 10
+
+// clientWriter gathers the bytes a response pump forwards while it
+// frames one read, so that they reach the client in one write rather than
+// one per header and body piece. Its buffer is reused from read to read.
+type clientWriter struct{ buf []byte }
+
+// send forwards b: gathered, or written at once (after what is gathered)
+// when it is large.
+func (w *clientWriter) send(c *conn, b []byte) error {
+	if len(w.buf)+len(b) <= coalesceMax {
+		w.buf = append(w.buf, b...)
+		return nil
+	}
+	if err := w.flush(c); err != nil {
+		return err
+	}
+	if len(b) <= coalesceMax {
+		w.buf = append(w.buf, b...)
+		return nil
+	}
+	_, err := c.writeTo(c.client, b)
+	return err
+}
+
+// flush writes what is gathered.
+func (w *clientWriter) flush(c *conn) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := c.writeTo(c.client, w.buf)
+	w.buf = w.buf[:0]
+	return err
 }
 
 // rewriteResponse decodes a held response, replaces advertised broker
