@@ -728,7 +728,7 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request) (out []byte, moved
 	if !ok {
 		return b, nil, fmt.Errorf("unknown API key %d", req.APIKey)
 	}
-	f, err := c.p.cfg.Codec.DecodeResponse(b, api, req.Version, codec.Options{})
+	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{})
 	if err != nil {
 		return b, nil, err
 	}
@@ -747,7 +747,7 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request) (out []byte, moved
 	if !rewriteAddresses(f, remap) {
 		return b, nil, nil
 	}
-	out, err = c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
+	out, err = c.p.rewriter.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
 		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}

@@ -46,6 +46,7 @@ func (p *Proxy) event(e *Event) { p.q.event(nil, e, false) }
 // connection, the connections in turn.
 func (p *Proxy) decodeLoop() {
 	defer p.decodeWG.Done()
+	lowerPriority()
 	for {
 		it, cq, skipped, dropped, ok := p.q.next()
 		if !ok {
