@@ -3,60 +3,50 @@
 package proxy
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
+
+	"golang.org/x/sys/unix"
 )
 
-// niceLevels returns the nice level of every thread of the process.
-func niceLevels(t *testing.T) []int {
-	t.Helper()
-	stats, err := filepath.Glob("/proc/self/task/*/stat")
-	if err != nil || len(stats) == 0 {
-		t.Skipf("no /proc/self/task: %v", err)
+// TestLowerPriority: the goroutine that calls lowerPriority (the decoding
+// goroutine does, first thing) runs on a thread decodeNice levels below
+// the one it started on, and keeps it.
+func TestLowerPriority(t *testing.T) {
+	type result struct {
+		before, after, later int
+		same                 bool
+		err                  error
 	}
-	var out []int
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
+	done := make(chan result)
+	go func() {
+		var r result
+		// Getpriority returns 20 - nice.
+		cur, err := unix.Getpriority(unix.PRIO_PROCESS, unix.Gettid())
 		if err != nil {
-			continue // the thread ended
+			r.err = err
+			done <- r
+			return
 		}
-		// Fields after the command name (in parentheses, which may hold
-		// spaces): state is field 3, nice field 19.
-		rest := string(b[strings.LastIndexByte(string(b), ')')+2:])
-		fields := strings.Fields(rest)
-		if n, err := strconv.Atoi(fields[19-3]); err == nil {
-			out = append(out, n)
-		}
+		r.before = 20 - cur
+		lowerPriority()
+		tid := unix.Gettid()
+		cur, r.err = unix.Getpriority(unix.PRIO_PROCESS, tid)
+		r.after = 20 - cur
+		// Still the same thread after blocking.
+		ch := make(chan struct{})
+		go func() { close(ch) }()
+		<-ch
+		r.same = unix.Gettid() == tid
+		cur, _ = unix.Getpriority(unix.PRIO_PROCESS, tid)
+		r.later = 20 - cur
+		done <- r
+	}()
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
 	}
-	return out
-}
-
-// TestDecodeThreadPriority: the decoding goroutine runs on a thread
-// decodeNice levels below the process's.
-func TestDecodeThreadPriority(t *testing.T) {
-	base := niceLevels(t)[0] // the main thread is listed first
-	if base+decodeNice > 19 {
-		t.Skipf("the process already runs at nice %d", base)
-	}
-	p, err := New(Config{Upstream: "127.0.0.1:1", Codec: testCodec(t), ListenerIdle: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		for _, n := range niceLevels(t) {
-			if n == base+decodeNice {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no thread at nice %d: %v", base+decodeNice, niceLevels(t))
-		}
-		time.Sleep(10 * time.Millisecond)
+	want := min(19, r.before+decodeNice)
+	if r.after != want || r.later != want || !r.same {
+		t.Errorf("nice %d before, %d after lowerPriority, %d later (same thread: %v); want %d", r.before, r.after, r.later, r.same, want)
 	}
 }
