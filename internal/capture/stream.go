@@ -164,8 +164,8 @@ func (h *half) gap(n int64) {
 		}
 	case h.synced && !h.tentative && len(h.buf) > 0 && !h.s.ignored:
 		size := int64(-1)
-		if n, ok := frames.Size(h.buf); ok {
-			size = int64(n) + frames.SizeLen
+		if prefix, ok := frames.Size(h.buf); ok {
+			size = int64(prefix) + frames.SizeLen
 		}
 		h.cut(size, at, n, false)
 		frameEnd := h.pos + size
@@ -196,8 +196,8 @@ func (h *half) unfinished() {
 	if h.synced && !h.tentative && h.discard == 0 {
 		size := int64(-1)
 		missing := int64(0)
-		if n, ok := frames.Size(h.buf); ok {
-			size = int64(n) + frames.SizeLen
+		if prefix, ok := frames.Size(h.buf); ok {
+			size = int64(prefix) + frames.SizeLen
 			missing = size - int64(len(h.buf))
 		}
 		h.cut(size, h.pos+int64(len(h.buf)), missing, true)
