@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/render/jsonr"
 )
 
 // Directions of frame events in the log.
@@ -59,7 +59,7 @@ type frameHead struct {
 // Every line has conn (0 for the proxy's own events), event and the
 // endpoints it concerns; a frame's line has direction, rewritten and
 // original_hex (the broker's bytes, when the proxy changed the frame),
-// then the fields of [report.AppendJSON] (hex is what the receiver got).
+// then the fields of [jsonr.AppendLine] (hex is what the receiver got).
 func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 	if e.Kind == EventFrame && e.Frame != nil {
 		h := frameHead{Conn: e.Conn, Event: e.Kind.String(), Direction: direction(e.Dir), Client: e.Client,
@@ -76,7 +76,7 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 		// The report's object goes on in place: its "{" becomes the ","
 		// after the head's fields (or goes, when the object is empty).
 		mark := len(dst)
-		dst, err = report.AppendJSON(dst, e.Frame, report.JSONOptions{})
+		dst, err = jsonr.AppendLine(dst, e.Frame, jsonr.Options{})
 		if err != nil {
 			return dst[:start], err
 		}
