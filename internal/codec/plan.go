@@ -2,8 +2,10 @@ package codec
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // plan is a struct resolved at one version: which fields are on the wire,
@@ -41,6 +43,10 @@ type fieldPlan struct {
 	// writes such fields without going through the general value path.
 	intSize int
 	lo, hi  int64
+	// desc describes the field's node; elemDesc its array elements;
+	// tagDesc the tag that carries it when tagged; hdrDesc its node in a
+	// header (snake_case name). Made once per field (see fieldDescs).
+	desc, elemDesc, tagDesc, hdrDesc *span.Desc
 	// topicName marks a string (or []string) field of entityType
 	// topicName: the decoder remembers the last one read, to know the
 	// topic of the records that follow.
@@ -56,6 +62,35 @@ type planKey struct {
 type planner struct {
 	msgFlex schema.Versions
 	cache   map[planKey]*plan
+	descs   map[*schema.Field]*fieldDescs
+	header  bool
+}
+
+// fieldDescs are the descriptors of one schema field's nodes, shared by
+// every plan the field is in.
+type fieldDescs struct{ field, elem, tag, hdr *span.Desc }
+
+func (pl *planner) descsOf(f *schema.Field) *fieldDescs {
+	if d, ok := pl.descs[f]; ok {
+		return d
+	}
+	d := &fieldDescs{field: span.FieldDesc(f)}
+	if f.Type != nil && f.Type.Kind == schema.KindArray && f.Type.Elem != nil {
+		name := f.Name
+		st := f.Type.ElemStruct()
+		if st != nil {
+			name = st.Name
+		}
+		d.elem = span.Register(&span.Desc{Name: name, Type: f.Type.Elem.Name, About: f.About, Field: f, Struct: st})
+	}
+	if f.Tag >= 0 {
+		d.tag = span.Register(&span.Desc{Name: f.Name, Type: "tag " + strconv.Itoa(int(f.Tag)), About: f.About, Field: f, Struct: d.field.Struct})
+	}
+	if pl.header {
+		d.hdr = span.Register(&span.Desc{Name: HeaderFieldName(f), Type: d.field.Type, About: f.About, Field: f, Struct: d.field.Struct, Note: d.field.Note})
+	}
+	pl.descs[f] = d
+	return d
 }
 
 func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
@@ -86,6 +121,8 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 		}
 		fp.elemMin = elemMinSize(fp)
 		fp.topicName = f.EntityType == "topicName"
+		fds := pl.descsOf(f)
+		fp.desc, fp.elemDesc, fp.tagDesc, fp.hdrDesc = fds.field, fds.elem, fds.tag, fds.hdr
 		p.all[i] = fp
 		switch {
 		case fp.tagged:
@@ -167,15 +204,28 @@ func elemMinSize(fp *fieldPlan) int {
 type msgPlans struct {
 	lo    int16
 	plans []*plan
+	// root and body describe, by version, a frame's root ("message v3")
+	// and the message body ("message body, version 3").
+	// record describes the body of an internal record message.
+	root, body, record []*span.Desc
 }
 
-func buildPlans(m *schema.Message) msgPlans {
+func (c *Codec) buildPlans(m *schema.Message) msgPlans {
 	if m.Valid.Empty() || m.Body == nil {
 		return msgPlans{}
 	}
-	pl := &planner{msgFlex: m.Flexible, cache: map[planKey]*plan{}}
+	if c.descs == nil {
+		c.descs = map[*schema.Field]*fieldDescs{}
+	}
+	pl := &planner{msgFlex: m.Flexible, cache: map[planKey]*plan{}, descs: c.descs, header: m == c.Reg.RequestHeader || m == c.Reg.ResponseHeader}
 	mp := msgPlans{lo: m.Valid.Lo}
 	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+		vs := strconv.Itoa(int(v))
+		mp.root = append(mp.root, span.Register(&span.Desc{Name: m.Name, Type: "message v" + vs, Message: m}))
+		mp.body = append(mp.body, span.Register(&span.Desc{Name: m.Name, Type: "struct", About: "message body, version " + vs, Message: m, Struct: m.Body}))
+		if m.Type != schema.TypeRequest && m.Type != schema.TypeResponse {
+			mp.record = append(mp.record, span.Register(&span.Desc{Name: m.Name, Type: "struct", About: "record " + m.Type.String() + ", version " + vs, Message: m, Struct: m.Body}))
+		}
 		mp.plans = append(mp.plans, pl.build(m.Body, v, m.Flexible.Contains(v)))
 		if v == schema.MaxVersion {
 			break

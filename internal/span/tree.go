@@ -439,6 +439,8 @@ func (t *Tree) LeafAt(id ID, off int) ID {
 // Path is the node's path in the one syntax errors and nodes share: the
 // names from the root's child down, dotted, with an array element written
 // as its array's path and "[i]" ("AlterConfigsRequest.Resources[0].ResourceName").
+// An indexed node whose parent is not an array or a records field (a
+// Record of a RecordBatch) keeps its name: "Records[0].Record[1].key".
 // The root's path is "".
 func (t *Tree) Path(id ID) string {
 	return string(t.AppendPath(nil, id))
@@ -455,7 +457,7 @@ func (t *Tree) AppendPath(dst []byte, id ID) []byte {
 	for i := len(up) - 1; i >= 0; i-- {
 		x := up[i]
 		n := &t.Nodes[x]
-		if n.Index >= 0 {
+		if n.Index >= 0 && inArray(t.Nodes[n.Parent].Val) {
 			dst = append(strconv.AppendInt(append(dst, '['), int64(n.Index), 10), ']')
 			first = false
 			continue
@@ -465,9 +467,16 @@ func (t *Tree) AppendPath(dst []byte, id ID) []byte {
 		}
 		first = false
 		dst = append(dst, t.Name(x)...)
+		if n.Index >= 0 { // an element of a struct, not of an array: a record of a batch
+			dst = append(strconv.AppendInt(append(dst, '['), int64(n.Index), 10), ']')
+		}
 	}
 	return dst
 }
+
+// inArray reports whether the children of a node of kind v are written
+// as bare indexes in paths: those of arrays and records fields.
+func inArray(v ValueKind) bool { return v == ValArray || v == ValRecords }
 
 func (t *Tree) view(id ID) valueView {
 	n := &t.Nodes[id]
