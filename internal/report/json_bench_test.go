@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/bench/corpus"
-	"github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/schema"
@@ -35,7 +34,6 @@ func corpusFrames(tb testing.TB) (*codec.Codec, []benchFrame, int64) {
 	tb.Helper()
 	benchOnce.Do(func() {
 		c := load(tb)
-		c.Annotate = annotate.New(c.Reg)
 		c.Decompress = compress.Decompressor()
 		xs := corpus.Exchanges(func(key int16) (int16, int16, bool) {
 			api, ok := c.Reg.API(key)

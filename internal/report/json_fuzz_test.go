@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/vectors"
 )
@@ -20,7 +19,6 @@ import (
 //	go test -run XXX -fuzz FuzzAppendJSON -fuzztime 1m ./internal/report
 func FuzzAppendJSON(f *testing.F) {
 	c := fuzzCodec(f)
-	c.Annotate = annotate.New(c.Reg)
 	c.Decompress = compress.Decompressor()
 	seedVectors(f, c, "request", func(_ vectors.Vector, b []byte) { f.Add(b) })
 	f.Fuzz(func(t *testing.T, b []byte) {
