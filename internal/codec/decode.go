@@ -63,7 +63,7 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 			d.t = &span.Tree{}
 		}
 		d.t.Reset(b)
-		d.t.Reg = c.Reg
+		d.t.Reg, d.t.Sample = c.Reg, opts.Sample
 	}
 	return d
 }

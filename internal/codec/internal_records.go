@@ -205,7 +205,7 @@ func (c *Codec) RecordPartTree(mod *recschema.Module, key bool, typ int16, data 
 		t = &span.Tree{}
 	}
 	t.Reset(data)
-	t.Reg = c.Reg
+	t.Reg, t.Sample = c.Reg, opts.Sample
 	desc := descPartValue
 	if key {
 		desc = descPartKey

@@ -81,7 +81,7 @@ func (pl *planner) descsOf(f *schema.Field) *fieldDescs {
 		if st != nil {
 			name = st.Name
 		}
-		d.elem = span.Register(&span.Desc{Name: name, Type: f.Type.Elem.Name, About: f.About, Field: f, Struct: st})
+		d.elem = span.Register(&span.Desc{Name: name, Type: f.Type.Elem.Name, Field: f, Struct: st})
 	}
 	if f.Tag >= 0 {
 		d.tag = span.Register(&span.Desc{Name: f.Name, Type: "tag " + strconv.Itoa(int(f.Tag)), About: f.About, Field: f, Struct: d.field.Struct})

@@ -189,9 +189,13 @@ type Tree struct {
 	// Bytes is what the nodes' offsets index.
 	Bytes []byte
 	// Reg names API keys in notes (NoteAPIKey); nil leaves them unnamed.
-	Reg   *schema.Registry
-	aux   []Aux
-	local []*Desc
+	Reg *schema.Registry
+	// Sample marks the tree of a reference page's smallest instance
+	// (codec.Options.Sample): the zero values of its spec fields get no
+	// note from their NoteKind, so that an all-zero page reads bare.
+	Sample bool
+	aux    []Aux
+	local  []*Desc
 }
 
 // Reset empties t for reuse over b, keeping its buffers.
@@ -362,7 +366,11 @@ func (t *Tree) Note(id ID) string {
 	if n.Val != ValInt {
 		return ""
 	}
-	switch t.Desc(id).Note {
+	d := t.Desc(id)
+	if t.Sample && n.Int == 0 && d.Field != nil {
+		return ""
+	}
+	switch d.Note {
 	case NoteErrorCode:
 		return ErrorName(int16(n.Int))
 	case NoteAPIKey:
