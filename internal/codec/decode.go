@@ -52,11 +52,18 @@ type decoder struct {
 	// errs are the errors set on rows, so that an error is set once and
 	// its path can be the row's.
 	errs []placed
+	// noValues is set when only the span tree is wanted: Values then
+	// come from scratch, a stack reused as structs and arrays end (sp is
+	// its top), and nothing is kept.
+	noValues bool
+	scratch  []Value
+	sp       int
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth()}
 	d.path = d.pathBuf[:0]
+	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
 		d.t = opts.Tree
 		if d.t == nil {
@@ -93,6 +100,16 @@ const (
 // allocations instead of one each. Each slice is capped at its length, so
 // appending to it never overwrites a neighbour.
 func (d *decoder) values(n int) []Value {
+	if d.noValues {
+		if d.sp+n > len(d.scratch) {
+			// Slices already handed out keep the old array.
+			d.scratch, d.sp = make([]Value, max(2*len(d.scratch), n, 64)), 0
+		}
+		s := d.scratch[d.sp : d.sp+n : d.sp+n]
+		clear(s)
+		d.sp += n
+		return s
+	}
 	if n > slabLimit {
 		return make([]Value, n)
 	}
@@ -255,6 +272,9 @@ func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Option
 	if err != nil {
 		err = within(err, m.Name, -1)
 	}
+	if d.noValues {
+		out = Value{}
+	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
 		if err != nil {
@@ -268,7 +288,12 @@ func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Option
 }
 
 func (d *decoder) structBody(p *plan, out *Value, parent span.ID) error {
-	return d.structInto(p, out, parent, d.values(len(p.all)))
+	sp := d.sp
+	err := d.structInto(p, out, parent, d.values(len(p.all)))
+	if d.noValues {
+		d.sp = sp
+	}
+	return err
 }
 
 // structInto decodes a struct whose Kids (fields) are the given zeroed
@@ -550,6 +575,9 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	if count > int64(d.r.Remaining()/fp.elemMin) {
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
+	if d.noValues {
+		return d.elemsNoValues(fp, int(count), n)
+	}
 	out.Kids = d.values(int(count))
 	// The Kids (fields) of all struct elements come from one exact block.
 	var block []Value
@@ -564,28 +592,68 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		return nil
 	}
 	for i := range out.Kids {
-		es := d.r.Off
-		if d.bud != nil {
-			if err := d.checkBudget(n, es); err != nil {
-				return err
-			}
+		var fields []Value
+		if block != nil {
+			fields = block[i*nf : (i+1)*nf : (i+1)*nf]
 		}
-		en := d.node(n, fp.elemDesc, es, d.bodyCat)
-		if en != span.None {
-			d.t.Nodes[en].Index = int32(i)
+		if err := d.elem(fp, i, &out.Kids[i], fields, n); err != nil {
+			return err
 		}
-		if fp.elemKind == schema.KindStruct {
-			if en != span.None {
-				d.t.Nodes[en].Val = span.ValStruct
-			}
-			err = d.structInto(fp.sub, &out.Kids[i], en, block[i*nf:(i+1)*nf:(i+1)*nf])
-		} else {
-			err = d.value(fp, fp.elemKind, false, &out.Kids[i], en)
+	}
+	return nil
+}
+
+// elemsNoValues decodes count array elements into rows only: every
+// element's value goes to the same scratch slot.
+func (d *decoder) elemsNoValues(fp *fieldPlan, count int, n span.ID) error {
+	sp := d.sp
+	defer func() { d.sp = sp }()
+	slot := d.values(1)
+	nf := 0
+	if fp.elemKind == schema.KindStruct {
+		nf = len(fp.sub.all)
+	}
+	for i := 0; i < count; i++ {
+		mark := d.sp
+		var fields []Value
+		if nf > 0 {
+			fields = d.values(nf)
 		}
-		d.setLen(en, d.r.Off-es)
+		slot[0] = Value{}
+		err := d.elem(fp, i, &slot[0], fields, n)
+		d.sp = mark
 		if err != nil {
-			return within(err, "", int32(i))
+			return err
 		}
+	}
+	return nil
+}
+
+// elem decodes element i of an array into out (fields are a struct
+// element's zeroed Kids) and a row under the array's row n.
+func (d *decoder) elem(fp *fieldPlan, i int, out *Value, fields []Value, n span.ID) error {
+	es := d.r.Off
+	if d.bud != nil {
+		if err := d.checkBudget(n, es); err != nil {
+			return err
+		}
+	}
+	en := d.node(n, fp.elemDesc, es, d.bodyCat)
+	if en != span.None {
+		d.t.Nodes[en].Index = int32(i)
+	}
+	var err error
+	if fp.elemKind == schema.KindStruct {
+		if en != span.None {
+			d.t.Nodes[en].Val = span.ValStruct
+		}
+		err = d.structInto(fp.sub, out, en, fields)
+	} else {
+		err = d.value(fp, fp.elemKind, false, out, en)
+	}
+	d.setLen(en, d.r.Off-es)
+	if err != nil {
+		return within(err, "", int32(i))
 	}
 	return nil
 }

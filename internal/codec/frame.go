@@ -40,6 +40,9 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 	err := d.frame(f, root)
 	d.done()
 	f.Size = d.r.Off
+	if d.noValues {
+		f.Body, f.Header = Value{}, Value{}
+	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
 		if f.API != nil {
