@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/records"
@@ -64,6 +65,11 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth()}
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
+	if d.noValues {
+		if s, ok := scratchPool.Get().(*[]Value); ok {
+			d.scratch = *s
+		}
+	}
 	if opts.Spans {
 		d.t = opts.Tree
 		if d.t == nil {
@@ -73,6 +79,18 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 		d.t.Reg, d.t.Sample = c.Reg, opts.Sample
 	}
 	return d
+}
+
+// scratchPool keeps the scratch Values of NoValues decodes for the next.
+var scratchPool sync.Pool
+
+// release gives the decoder's scratch back to the pool.
+func (d *decoder) release() {
+	if d.noValues && d.scratch != nil {
+		s := d.scratch
+		d.scratch = nil
+		scratchPool.Put(&s)
+	}
 }
 
 // treeNodes returns the nodes of this frame's own tree so far (inflated
@@ -274,6 +292,7 @@ func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Option
 	}
 	if d.noValues {
 		out = Value{}
+		d.release()
 	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
@@ -552,7 +571,11 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	if ln != span.None {
 		row := &d.t.Nodes[ln]
 		row.Val, row.Int, row.Enc, row.Len = span.ValCount, raw, enc, int32(d.r.Off-start)
-		d.extra(ln).About = d.countAbout(count)
+		if desc := countDesc(enc, count, d.sample); desc != nil {
+			d.t.SetDesc(ln, desc)
+		} else {
+			d.extra(ln).About = d.countAbout(count)
+		}
 		row = &d.t.Nodes[n]
 		row.Val, row.Int = span.ValArray, max(count, 0)
 	}

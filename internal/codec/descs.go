@@ -64,6 +64,46 @@ var (
 	descPartValue  = span.NewDesc("value", "bytes", "")
 )
 
+// descCounts are the array length prefixes of small counts by encoding,
+// with their "3 elements follow" descriptions; descCountNull those of
+// null arrays; descCountSample those of the one element of a sample.
+var (
+	descCounts      [span.EncCompact + 1][len(countAbouts)]*span.Desc
+	descCountNull   [span.EncCompact + 1]*span.Desc
+	descCountSample [span.EncCompact + 1]*span.Desc
+)
+
+func init() {
+	for _, e := range []span.Enc{span.EncInt16, span.EncInt32, span.EncCompact} {
+		typ := lengthType(e)
+		for n := range descCounts[e] {
+			about := countAbouts[n]
+			if n == 1 {
+				about = "1 element follows"
+			}
+			descCounts[e][n] = span.NewDesc("length", typ, about)
+		}
+		descCountNull[e] = span.NewDesc("length", typ, "null")
+		descCountSample[e] = span.NewDesc("length", typ, "one sample element follows")
+	}
+}
+
+// countDesc returns the descriptor of an array length prefix of count
+// elements, nil for counts without one (their text is in the extras).
+func countDesc(e span.Enc, count int64, sample bool) *span.Desc {
+	switch {
+	case e > span.EncCompact:
+		return nil
+	case count < 0:
+		return descCountNull[e]
+	case count == 1 && sample:
+		return descCountSample[e]
+	case count < int64(len(countAbouts)):
+		return descCounts[e][count]
+	}
+	return nil
+}
+
 func headerDescs(name, about string) (out [16]*span.Desc) {
 	for v := range out {
 		out[v] = span.NewDesc(name, "v"+strconv.Itoa(v), about)

@@ -42,6 +42,7 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 	f.Size = d.r.Off
 	if d.noValues {
 		f.Body, f.Header = Value{}, Value{}
+		d.release()
 	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
