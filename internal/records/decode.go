@@ -881,7 +881,18 @@ func plural(n int64, w string) string {
 // text: valid UTF-8 with no control characters other than tab, newline
 // and carriage return (C0, DEL and C1 controls mark binary data).
 func IsText(b []byte) bool {
-	for i := 0; i < len(b); {
+	i := 0
+	// Eight bytes at a time while they are printable ASCII (0x20-0x7e):
+	// no high bit, none below 0x20, none equal to 0x7f.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		y := x ^ (0x7f * ones)
+		if x&highs != 0 || (x-0x20*ones)&^x&highs != 0 || (y-ones)&^y&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) {
 		c := b[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {

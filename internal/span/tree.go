@@ -226,7 +226,18 @@ func (t *Tree) N(id ID) *Row { return &t.Nodes[id] }
 // the caller.
 func (t *Tree) Add(parent ID, d *Desc, off int, cat Category) ID {
 	id := ID(len(t.Nodes))
-	t.Nodes = append(t.Nodes, Row{Off: int32(off), Parent: parent, First: None, Last: None, Next: None, Desc: d.id, Index: -1, Cat: cat})
+	// Filling the row in place, field by field, is faster than appending
+	// a composite literal (decoders add a row per field).
+	if len(t.Nodes) == cap(t.Nodes) {
+		t.Nodes = append(t.Nodes, Row{})[:id]
+	}
+	t.Nodes = t.Nodes[:id+1]
+	n := &t.Nodes[id]
+	n.Int, n.Prefix = 0, 0
+	n.Off, n.Len, n.VOff, n.VLen = int32(off), 0, 0, 0
+	n.Parent, n.First, n.Last, n.Next = parent, None, None, None
+	n.Desc, n.Index, n.Aux = d.id, -1, 0
+	n.Val, n.Enc, n.Cat, n.Null = ValNone, EncNone, cat, false
 	if parent != None {
 		p := &t.Nodes[parent]
 		if p.Last == None {
