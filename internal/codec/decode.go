@@ -59,6 +59,7 @@ type decoder struct {
 	noValues bool
 	scratch  []Value
 	sp       int
+	pooled   *[]Value
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -67,7 +68,7 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	d.noValues = opts.NoValues && opts.Spans
 	if d.noValues {
 		if s, ok := scratchPool.Get().(*[]Value); ok {
-			d.scratch = *s
+			d.pooled, d.scratch = s, *s
 		}
 	}
 	if opts.Spans {
@@ -87,9 +88,11 @@ var scratchPool sync.Pool
 // release gives the decoder's scratch back to the pool.
 func (d *decoder) release() {
 	if d.noValues && d.scratch != nil {
-		s := d.scratch
-		d.scratch = nil
-		scratchPool.Put(&s)
+		if d.pooled == nil {
+			d.pooled = new([]Value)
+		}
+		*d.pooled, d.scratch = d.scratch, nil
+		scratchPool.Put(d.pooled)
 	}
 }
 
@@ -123,8 +126,9 @@ func (d *decoder) values(n int) []Value {
 			// Slices already handed out keep the old array.
 			d.scratch, d.sp = make([]Value, max(2*len(d.scratch), n, 64)), 0
 		}
+		// Not cleared: nothing reads these values (the header's, which
+		// are read, are cleared by specHeader).
 		s := d.scratch[d.sp : d.sp+n : d.sp+n]
-		clear(s)
 		d.sp += n
 		return s
 	}
@@ -333,8 +337,10 @@ func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value
 
 func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
 	out.Kids = fields
-	for _, fp := range p.defaults {
-		out.Kids[fp.index] = fp.def
+	if !d.noValues {
+		for _, fp := range p.defaults {
+			out.Kids[fp.index] = fp.def
+		}
 	}
 	for _, fp := range p.wire {
 		if parent == span.None && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
@@ -367,6 +373,7 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindBool:
 		var v int8
 		if v, err = d.r.Int8(); err == nil {
+			out.Int = 0
 			if v != 0 {
 				out.Int = 1
 			}
@@ -543,9 +550,11 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 		return d.fail(n, bodyStart, err)
 	}
 	if n != span.None {
-		note := plural(rd.Batches, "batch")
+		var note string
 		if rd.Batches < len(batchNotes) {
 			note = batchNotes[rd.Batches]
+		} else {
+			note = plural(rd.Batches, "batch")
 		}
 		d.extra(n).Note = note
 	}
@@ -924,7 +933,9 @@ func (d *decoder) tagList(p *plan, out *Value, tn span.ID, count uint32) error {
 		switch {
 		case fp == nil:
 			data, _ := d.r.Span(int(size))
-			out.addUnknown(RawTag{Tag: tag, Data: data})
+			if !d.noValues || p == nil || p.header {
+				out.addUnknown(RawTag{Tag: tag, Data: data})
+			}
 			if en != span.None {
 				d.t.SetDesc(en, descUnknownTag)
 				a := d.extra(en)

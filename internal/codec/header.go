@@ -91,6 +91,7 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 	d.bodyCat = span.CatHeader
 	defer func() { d.bodyCat = saved }()
 	f.Header = Value{Kids: d.values(len(p.all))}
+	clear(f.Header.Kids)
 	for _, fp := range p.defaults {
 		f.Header.Kids[fp.index] = fp.def
 	}

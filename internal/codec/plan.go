@@ -20,7 +20,8 @@ type plan struct {
 	tagged   []*fieldPlan // fields tagged at this version, by tag
 	defaults []*fieldPlan // fields not on the wire untagged: absent or tagged
 	byTag    map[uint32]*fieldPlan
-	minSize  int // smallest possible encoding, for count checks
+	minSize  int  // smallest possible encoding, for count checks
+	header   bool // a plan of RequestHeader or ResponseHeader
 }
 
 type fieldPlan struct {
@@ -98,7 +99,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	if p, ok := pl.cache[k]; ok {
 		return p
 	}
-	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields))}
+	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields)), header: pl.header}
 	pl.cache[k] = p
 	for i, f := range s.Fields {
 		fp := &fieldPlan{f: f, index: f.Index, kind: f.Type.Kind, def: DefaultValue(f)}

@@ -1,6 +1,7 @@
 package codec_test
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
@@ -92,6 +93,7 @@ func TestSpanTreeMatchesNodes(t *testing.T) {
 func TestSpanTreeMatchesValues(t *testing.T) {
 	r := loadRelease(t, "4.3")
 	checked := 0
+	reused := &span.Tree{}
 	check := func(what string, f *codec.Frame) {
 		tr := f.SpanTree()
 		kids := tr.Kids(tr.Root())
@@ -145,6 +147,22 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 			}
 		}
 		walk(body, &f.Body)
+		// Decoding for the tree only (NoValues, a reused tree) builds
+		// the same tree.
+		var g *codec.Frame
+		var err error
+		opts := codec.Options{Spans: true, NoValues: true, Tree: reused}
+		if f.Kind == schema.TypeRequest {
+			g, err = r.c.DecodeRequest(f.SpanTree().Bytes, opts)
+		} else {
+			g, err = r.c.DecodeResponse(f.SpanTree().Bytes, f.API, f.Version, opts)
+		}
+		if err != nil || g.SpanTree() != reused || g.Root != nil || len(g.Body.Kids) != 0 {
+			t.Fatalf("%s: NoValues decode: %v", what, err)
+		}
+		if p := sameTree(tr, reused); p != "" {
+			t.Fatalf("%s: NoValues tree differs: %s", what, p)
+		}
 	}
 	for _, tr := range triples(r.reg) {
 		b, err := sample.Encode(r.c, tr.api, tr.kind, tr.v)
@@ -177,4 +195,21 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 		t.Fatalf("%d rows checked", checked)
 	}
 	t.Logf("%d rows checked against their values", checked)
+}
+
+// sameTree compares two trees row by row: the rows, and what their
+// descriptors and extras say.
+func sameTree(a, b *span.Tree) string {
+	if a.Len() != b.Len() {
+		return fmt.Sprintf("%d rows, %d rows", a.Len(), b.Len())
+	}
+	for i := range a.Nodes {
+		id := span.ID(i)
+		if a.Nodes[i] != b.Nodes[i] || a.Desc(id) != b.Desc(id) || a.Name(id) != b.Name(id) || a.Type(id) != b.Type(id) ||
+			a.About(id) != b.About(id) || a.Note(id) != b.Note(id) || a.Flag(id) != b.Flag(id) || fmt.Sprint(a.Err(id)) != fmt.Sprint(b.Err(id)) ||
+			string(a.ValueBytes(id)) != string(b.ValueBytes(id)) {
+			return fmt.Sprintf("row %d (%s)", i, a.Path(id))
+		}
+	}
+	return ""
 }
