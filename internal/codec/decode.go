@@ -59,18 +59,18 @@ type decoder struct {
 	noValues bool
 	scratch  []Value
 	sp       int
-	pooled   *[]Value
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
-	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth()}
+	d, _ := decoderPool.Get().(*decoder)
+	if d == nil {
+		d = &decoder{}
+	}
+	// A pooled decoder keeps its scratch (nothing it held is read).
+	errs, scratch := d.errs[:0], d.scratch
+	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch}
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
-	if d.noValues {
-		if s, ok := scratchPool.Get().(*[]Value); ok {
-			d.pooled, d.scratch = s, *s
-		}
-	}
 	if opts.Spans {
 		d.t = opts.Tree
 		if d.t == nil {
@@ -82,18 +82,17 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	return d
 }
 
-// scratchPool keeps the scratch Values of NoValues decodes for the next.
-var scratchPool sync.Pool
+// decoderPool keeps decoders (and their scratch Values) for the next
+// decode, so that a loop over many small frames does not allocate one
+// each.
+var decoderPool sync.Pool
 
-// release gives the decoder's scratch back to the pool.
-func (d *decoder) release() {
-	if d.noValues && d.scratch != nil {
-		if d.pooled == nil {
-			d.pooled = new([]Value)
-		}
-		*d.pooled, d.scratch = d.scratch, nil
-		scratchPool.Put(d.pooled)
-	}
+// free gives d back to the pool. Values it handed out (in a decode with
+// values) stay with the caller; d no longer refers to them.
+func (d *decoder) free() {
+	clear(d.errs)
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0]}
+	decoderPool.Put(d)
 }
 
 // treeNodes returns the nodes of this frame's own tree so far (inflated
@@ -296,7 +295,6 @@ func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Option
 	}
 	if d.noValues {
 		out = Value{}
-		d.release()
 	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
@@ -307,7 +305,9 @@ func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Option
 			}
 		}
 	}
-	return out, d.t, err
+	t := d.t
+	d.free()
+	return out, t, err
 }
 
 func (d *decoder) structBody(p *plan, out *Value, parent span.ID) error {

@@ -42,7 +42,6 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 	f.Size = d.r.Off
 	if d.noValues {
 		f.Body, f.Header = Value{}, Value{}
-		d.release()
 	}
 	if root != span.None {
 		d.setLen(root, d.r.Off)
@@ -70,6 +69,7 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 			f.Root = d.t.ToNode()
 		}
 	}
+	d.free()
 	return f, err
 }
 
