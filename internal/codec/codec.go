@@ -5,10 +5,12 @@
 //
 // # Values and spans
 //
-// Decoding produces a [Value] tree and, when [Options.Spans] is set, a
-// [span.Node] tree in which every byte of the frame belongs to exactly one
-// leaf. Errors are [*wire.DecodeError] values naming the byte offset and the
-// field path; the partial span tree up to the error is always returned.
+// Decoding produces a [Value] tree and, when [Options.Spans] is set, in
+// the same pass, a [span.Tree] (Frame.SpanTree) in which every byte of the
+// frame belongs to exactly one leaf; [Options.NoValues] builds the tree
+// only. Errors are [*wire.DecodeError] values naming the byte offset and
+// the field path, which is the [span.Tree.Path] of the row the error is
+// set on; the partial span tree up to the error is always returned.
 //
 // # Plans
 //
