@@ -65,4 +65,3 @@ func TestConcurrentDecodes(t *testing.T) {
 		t.Error(e)
 	}
 }
-
