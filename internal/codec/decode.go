@@ -607,6 +607,9 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	if count > int64(d.r.Remaining()/fp.elemMin) {
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
+	if n != span.None && d.intElemRows(fp, int(count), n, out) {
+		return nil
+	}
 	if d.noValues {
 		return d.elemsNoValues(fp, int(count), n)
 	}
@@ -633,6 +636,56 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		}
 	}
 	return nil
+}
+
+// intElemRows decodes an array of fixed-width integers with rows in one
+// loop when every element is there and the budget has room for all of
+// them (otherwise the general path decodes them and builds the error).
+func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) bool {
+	var size int
+	switch fp.elemKind {
+	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
+		size = fp.elemKind.FixedSize()
+	default:
+		return false
+	}
+	b := d.r.B[d.r.Off:]
+	if count*size > len(b) {
+		return false
+	}
+	if d.bud != nil && (d.bud.Err() != nil || d.bud.TreeNodes+d.treeNodes()+int64(count) > d.bud.MaxTreeNodes) {
+		return false
+	}
+	if !d.noValues {
+		out.Kids = d.values(count)
+	}
+	k := fp.elemKind
+	off := d.base + d.r.Off
+	for i := 0; i < count; i++ {
+		var v int64
+		switch k {
+		case schema.KindInt8:
+			v = int64(int8(b[i]))
+		case schema.KindInt16:
+			v = int64(int16(binary.BigEndian.Uint16(b[2*i:])))
+		case schema.KindUint16:
+			v = int64(binary.BigEndian.Uint16(b[2*i:]))
+		case schema.KindInt32:
+			v = int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+		case schema.KindUint32:
+			v = int64(binary.BigEndian.Uint32(b[4*i:]))
+		case schema.KindInt64:
+			v = int64(binary.BigEndian.Uint64(b[8*i:]))
+		}
+		en := d.t.Add(n, fp.elemDesc, off+i*size, d.bodyCat)
+		row := &d.t.Nodes[en]
+		row.Index, row.Val, row.Int, row.Len = int32(i), span.ValInt, v, int32(size)
+		if !d.noValues {
+			out.Kids[i].Int = v
+		}
+	}
+	d.r.Off += count * size
+	return true
 }
 
 // elemsNoValues decodes count array elements into rows only: every
