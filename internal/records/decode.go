@@ -254,7 +254,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	want := CRC32C(r.B[r.Off:end])
 	cn := d.leaf(bn, descBatchCRC, off, cat, int64(crc))
 	if cn != span.None {
-		d.note(cn, fmt.Sprintf("0x%08x", crc))
+		d.note(cn, hex32(crc))
 	}
 	if crc != want {
 		d.setLen(bn, r.Off-start)
@@ -690,7 +690,15 @@ func (rr *recordReader) recordBody(rn span.ID, idx int) error {
 	end := bodyStart + int(length)
 	saved := r.B
 	r.B = r.B[:end]
-	defer func() { r.B = saved }()
+	err = rr.recordRest(rn, p, lid, end)
+	r.B = saved
+	return err
+}
+
+// recordRest reads a record after its length, to end (the reader ends
+// there).
+func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) error {
+	r := rr.r
 	off := r.Off
 	aid := rr.begin(rn, descRecAttrs)
 	attrs, err := r.Int8()
@@ -739,7 +747,7 @@ func (rr *recordReader) recordBody(rn span.ID, idx int) error {
 			n := rr.t.N(hn)
 			n.Index, n.Val = int32(h), span.ValStruct
 		}
-		hp := recAt{idx, h}
+		hp := recAt{p.rec, h}
 		err := rr.blob(hn, descHeaderKey, hp, false)
 		if err == nil {
 			err = rr.blob(hn, descHeaderValue, hp, true)
@@ -797,7 +805,7 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 	want := crc32.ChecksumIEEE(sub.B[sub.Off:end])
 	cn := d.leaf(mn, descMsgCRC, off, cat, int64(crc))
 	if cn != span.None {
-		d.note(cn, fmt.Sprintf("0x%08x", crc))
+		d.note(cn, hex32(crc))
 	}
 	if crc != want {
 		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
@@ -856,6 +864,18 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
 	}
 	return nil
+}
+
+// hex32 formats v as 0x and eight hex digits.
+func hex32(v uint32) string {
+	const digits = "0123456789abcdef"
+	var b [10]byte
+	b[0], b[1] = '0', 'x'
+	for i := 9; i >= 2; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
 }
 
 // plurals caches the notes of small counts.
