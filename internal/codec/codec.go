@@ -152,6 +152,19 @@ func (f *Frame) SpanTree() *span.Tree {
 	return f.tree
 }
 
+// RootEdited says that Root was changed after decoding (notes or nodes
+// added by code that does not edit span.Trees yet: redaction, topic
+// names), so that SpanTree shows the changes: the tree is converted from
+// Root again. TRANSITIONAL: it goes with Root.
+func (f *Frame) RootEdited() {
+	if f.Root == nil {
+		return
+	}
+	sample := f.tree != nil && f.tree.Sample
+	f.tree = span.FromNode(f.Root, f.in)
+	f.tree.Reg, f.tree.Sample = f.reg, sample
+}
+
 // Message returns the request or response message of the frame.
 func (f *Frame) Message() *schema.Message {
 	if f.Kind == schema.TypeResponse {
