@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
+	rtext "github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -59,7 +60,7 @@ func TestHostileFrameLogBounded(t *testing.T) {
 		if err := report.JSONLine(&js, f); err != nil {
 			t.Fatal(err)
 		}
-		if err := report.Text(&text, f, true); err != nil {
+		if err := rtext.Frame(&text, f, true, rtext.Style{}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("frame %d: %d bytes, JSON line %d bytes, text %d bytes, peak heap %d MiB; %.160s", i, len(frame), js.Len(), text.Len(), u.Peak>>20, f.Budget)
@@ -109,7 +110,7 @@ func FuzzProxyDecode(f *testing.F) {
 			if err := report.JSONLine(&js, fr); err != nil {
 				t.Fatal(err)
 			}
-			if err := report.Text(&text, fr, true); err != nil {
+			if err := rtext.Frame(&text, fr, true, rtext.Style{}); err != nil {
 				t.Fatal(err)
 			}
 			if js.Len() > 128<<10+8<<10 || text.Len() > 128<<10+8<<10 {

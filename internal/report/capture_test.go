@@ -100,11 +100,6 @@ func TestOrphan(t *testing.T) {
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("orphan line (-encoding/json without api_key and version +AppendJSON):\n%s", diff)
 				}
-				var text bytes.Buffer
-				Text(&text, f, false)
-				if !strings.Contains(text.String(), "(API unknown: request not captured) correlation_id 9") || !strings.Contains(text.String(), "candidates (decode cleanly and re-encode byte for byte): ") {
-					t.Errorf("text: %s", text.String())
-				}
 			}
 		}
 	}
@@ -197,9 +192,8 @@ func TestCandidatesBounded(t *testing.T) {
 	if !f.CandidatesIncomplete {
 		t.Errorf("orphan without hints: %d candidates, search complete", len(f.Candidates))
 	}
-	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") ||
-		len(f.Candidates) > 0 && !strings.Contains(candidateText(f), "search stopped at its budget") {
-		t.Errorf("orphan without hints: error %q, text %q", f.Error, candidateText(f))
+	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") {
+		t.Errorf("orphan without hints: error %q", f.Error)
 	}
 }
 

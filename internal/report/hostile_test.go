@@ -37,23 +37,20 @@ const (
 // compressed batches, record-dense batches, megabytes of zeros) in all
 // four codecs, and checks that memory and output stay within bounds, that
 // the inflated bytes and nodes stay within the budget, and that the
-// output says where the budget was spent.
+// output says where the budget was spent. (The text is checked in
+// package render/text.)
 func TestHostileFramesBounded(t *testing.T) {
 	c := inflating(t)
 	for _, sh := range hostile.Shapes {
 		for _, cd := range hostile.Codecs {
 			name := sh.Name + "/" + records.CompressionName(cd)
 			b := sh.Build(cd, hostileSize)
-			for _, format := range []string{"text", "json"} {
+			for _, format := range []string{"json"} {
 				var out bytes.Buffer
 				var f *Frame
 				u := hostile.Measure(func() {
 					f = Decode(c, b, Options{Lean: format == "json"})
-					if format == "json" {
-						if err := JSONLine(&out, f); err != nil {
-							t.Fatal(err)
-						}
-					} else if err := Text(&out, f, true); err != nil {
+					if err := JSONLine(&out, f); err != nil {
 						t.Fatal(err)
 					}
 				})
@@ -188,24 +185,21 @@ func TestNodeBudgetKeepsWholeRecords(t *testing.T) {
 	}
 }
 
-// TestOutputBudget checks that text and JSON stop at the output budget,
-// say so, and that JSON stays valid.
+// TestOutputBudget checks that JSON stops at the output budget, says so,
+// and stays valid. (The text is checked in package render/text.)
 func TestOutputBudget(t *testing.T) {
 	c := inflating(t)
 	b := hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(3000), 3000))
 	lim := budget.Limits{Output: 100 << 10}
 	for _, lean := range []bool{false, true} {
-		var text, js bytes.Buffer
-		if err := Text(&text, Decode(c, b, Options{Limits: lim, Lean: lean}), true); err != nil {
-			t.Fatal(err)
-		}
+		var js bytes.Buffer
 		if err := JSONLine(&js, Decode(c, b, Options{Limits: lim, Lean: lean})); err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range []struct {
 			name string
 			out  *bytes.Buffer
-		}{{"text", &text}, {"json", &js}} {
+		}{{"json", &js}} {
 			if o.out.Len() > 100<<10+outputSlack || o.out.Len() < 50<<10 {
 				t.Errorf("lean %v %s: %d bytes for a budget of 100 KiB", lean, o.name, o.out.Len())
 			}
@@ -223,7 +217,9 @@ func TestOutputBudget(t *testing.T) {
 	}
 	// Without a limit the same frame is shown whole: bigger, no note.
 	var whole bytes.Buffer
-	Text(&whole, Decode(c, b, Options{}), true)
+	if err := JSONLine(&whole, Decode(c, b, Options{})); err != nil {
+		t.Fatal(err)
+	}
 	if whole.Len() <= 200<<10 || strings.Contains(whole.String(), "output budget") {
 		t.Errorf("default budget: %d bytes, note %v", whole.Len(), strings.Contains(whole.String(), "output budget"))
 	}

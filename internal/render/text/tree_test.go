@@ -1,0 +1,96 @@
+package text
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// cutTree is a tree of 8 nodes: M(A(A1, A2(A2x)), B(B1), C).
+func cutTree() *span.Tree {
+	leaf := func(name string, off int) TNode {
+		return TNode{Name: name, Type: "int8", Val: span.ValInt, Int: int64(off), Off: off, Len: 1}
+	}
+	return BuildTree(TNode{Name: "M", Type: "message v1", Len: 5, Kids: []TNode{
+		{Name: "A", Type: "A", Len: 2, Kids: []TNode{leaf("A1", 0), {Name: "A2", Off: 1, Len: 1, Kids: []TNode{leaf("A2x", 1)}}}},
+		{Name: "B", Type: "B", Off: 2, Len: 2, Kids: []TNode{leaf("B1", 2)}},
+		leaf("C", 4),
+	}})
+}
+
+// TestTreeCut: the first keep nodes are drawn as in the whole tree, except
+// that the last kept nodes close their branches, and a "..." row stands,
+// as the last child of its parent, where the first node left out would be.
+func TestTreeCut(t *testing.T) {
+	tr := cutTree()
+	if n := countNodes(tr, 100); n != 8 {
+		t.Fatalf("%d nodes, want 8", n)
+	}
+	names := func(keep int) string {
+		var out []string
+		for _, r := range treeRows(tr, keep, "cut", Escape, rowOpts{}) {
+			out = append(out, r.name)
+		}
+		return strings.Join(out, "\n")
+	}
+	for _, c := range []struct {
+		keep int
+		want []string
+	}{
+		{-1, []string{"M", "+-- A", "|   +-- A1", "|   +-- A2", "|       +-- A2x", "+-- B", "|   +-- B1", "+-- C"}},
+		{9, []string{"M", "+-- A", "|   +-- A1", "|   +-- A2", "|       +-- A2x", "+-- B", "|   +-- B1", "+-- C"}},
+		{3, []string{"M", "+-- A", "    +-- A1", "    +-- ..."}},
+		{4, []string{"M", "+-- A", "    +-- A1", "    +-- A2", "        +-- ..."}},
+		{5, []string{"M", "+-- A", "|   +-- A1", "|   +-- A2", "|       +-- A2x", "+-- ..."}},
+		{1, []string{"M", "+-- ..."}},
+	} {
+		if got := names(c.keep); got != strings.Join(c.want, "\n") {
+			t.Errorf("keep %d:\n%s\nwant\n%s", c.keep, got, strings.Join(c.want, "\n"))
+		}
+	}
+	// The cut row says what was left out, in full.
+	long := strings.Repeat("z", 2*maxAbout)
+	var b strings.Builder
+	tree(&b, tr, 2, long, false)
+	if !strings.Contains(b.String(), "+-- ...") || !strings.HasSuffix(b.String(), long+"\n") {
+		t.Errorf("cut tree:\n%s", b.String())
+	}
+}
+
+// TestPageTreeZerosBare: a reference page shows zeros without the notes
+// of their descriptors; a frame shows every note.
+func TestPageTreeZerosBare(t *testing.T) {
+	tr := BuildTree(TNode{Name: "M", Len: 4, Kids: []TNode{
+		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Len: 2},
+		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Int: 3, Off: 2, Len: 2},
+	}})
+	tr.Desc(1).Note, tr.Desc(2).Note = span.NoteErrorCode, span.NoteErrorCode
+	var page, frame strings.Builder
+	PageTree(&page, tr)
+	Tree(&frame, tr)
+	if p := page.String(); !strings.Contains(p, "= 0  ") || strings.Contains(p, "(NONE)") || !strings.Contains(p, "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") {
+		t.Errorf("page tree:\n%s", p)
+	}
+	if f := frame.String(); !strings.Contains(f, "= 0 (NONE)") || !strings.Contains(f, "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") {
+		t.Errorf("frame tree:\n%s", f)
+	}
+}
+
+// TestCandidateText: the first five candidates are named, the others
+// counted, and an incomplete search said.
+func TestCandidateText(t *testing.T) {
+	f := &report.Frame{}
+	if got := candidateText(f); !strings.HasPrefix(got, "no response schema") {
+		t.Errorf("no candidates: %q", got)
+	}
+	for v := int16(0); v < 7; v++ {
+		f.Candidates = append(f.Candidates, report.Candidate{APIKey: 3, Name: "Metadata", Version: v})
+	}
+	f.CandidatesIncomplete = true
+	want := "candidates (decode cleanly and re-encode byte for byte): Metadata(3) v0, Metadata(3) v1, Metadata(3) v2, Metadata(3) v3, Metadata(3) v4 and 2 more (search stopped at its budget)"
+	if got := candidateText(f); got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
