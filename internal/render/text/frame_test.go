@@ -209,17 +209,26 @@ func TestFrameDetached(t *testing.T) {
 	}
 }
 
-// TestFrameHostileBounded renders the frames of issue 9 (many small
-// compressed batches, record-dense batches, megabytes of zeros) in all
-// four codecs: the text stays within the output budget and says where
-// the budget was spent.
+// TestFrameHostileBounded decodes and renders the frames of issue 9 (many
+// small compressed batches, record-dense batches, megabytes of zeros) of
+// about 100 KB in all four codecs: memory stays within bounds (a sampled
+// peak heap under 384 MiB, all allocation under 1 GiB), the text within
+// the output budget, and the text says where the budget was spent.
 func TestFrameHostileBounded(t *testing.T) {
 	c := inflating(t)
 	for _, sh := range hostile.Shapes {
 		for _, cd := range hostile.Codecs {
 			name := sh.Name + "/" + records.CompressionName(cd)
-			f := report.Decode(c, sh.Build(cd, 100<<10), report.Options{})
-			out := frameText(t, f, true)
+			b := sh.Build(cd, 100<<10)
+			var f *report.Frame
+			var out string
+			u := hostile.Measure(func() {
+				f = report.Decode(c, b, report.Options{})
+				out = frameText(t, f, true)
+			})
+			if u.Peak > 384<<20 || u.Total > 1<<30 {
+				t.Errorf("%s: peak heap %d MiB, allocated %d MiB", name, u.Peak>>20, u.Total>>20)
+			}
 			if max := f.RenderBudget().MaxOutput; int64(len(out)) > max+outputSlack {
 				t.Errorf("%s: %d bytes of text, budget %d", name, len(out), max)
 			}
