@@ -328,3 +328,22 @@ func TestFrameStyles(t *testing.T) {
 }
 
 var escapes = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// BenchmarkFrameText renders a decoded Produce frame of 300 records in a
+// compressed batch (its grid, tree and inflated records) as text.
+func BenchmarkFrameText(b *testing.B) {
+	c := inflating(b)
+	f := report.Decode(c, hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(300), 300)), report.Options{})
+	if f.Error != "" {
+		b.Fatal(f.Error)
+	}
+	var out bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		if err := text.Frame(&out, f, true, text.Style{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(out.Len()))
+}

@@ -100,7 +100,7 @@ func rowWidth(t *span.Tree, keep int) int64 {
 		wt = max(wt, len(t.Type(id)))
 		val = t.AppendValueText(val[:0], id)
 		wv = max(wv, len(val))
-		ws = max(ws, len("[0x, B]")+max(4, hexLen(int(r.Off)))+len(strconv.Itoa(int(r.Len))))
+		ws = max(ws, len("[0x, B]")+max(4, hexDigits(int64(r.Off)))+len(strconv.Itoa(int(r.Len))))
 		about := len(t.About(id))
 		if f := t.Flag(id); f != "" {
 			about += len(f) + 3
@@ -112,13 +112,4 @@ func rowWidth(t *span.Tree, keep int) int64 {
 		return true
 	})
 	return int64(wn+2+wt+2+wv+2+ws+2+wa) + 1
-}
-
-func hexLen(v int) int {
-	n := 1
-	for v >= 16 {
-		v /= 16
-		n++
-	}
-	return n
 }

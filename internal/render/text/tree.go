@@ -2,6 +2,7 @@ package text
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -119,7 +120,7 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 			val = t.AppendValueText(val[:0], id)
 		}
 		c := cell{name: name, cont: cont, typ: clean(t.Type(id)), value: clean(string(val)),
-			span: fmt.Sprintf("[0x%04x, %dB]", r.Off, r.Len), cat: r.Cat}
+			span: spanText(r.Off, r.Len), cat: r.Cat}
 		c.about = clean(t.About(id))
 		if f := t.Flag(id); f != "" {
 			c.about = strings.TrimSpace("[" + clean(f) + "] " + c.about)
@@ -144,6 +145,31 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 		out = append(out, cell{name: p + "+-- " + cutName, cont: p + "    ", span: "[0x0000, 0B]", about: cut}.measured())
 	}
 	return out
+}
+
+// spanText is the [offset, size] cell: "[0x0009, 4B]".
+func spanText(off, size int32) string {
+	if off < 0 {
+		return fmt.Sprintf("[0x%04x, %dB]", off, size)
+	}
+	var buf [32]byte
+	b := append(buf[:0], "[0x"...)
+	for d := hexDigits(int64(off)); d < 4; d++ {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(off), 16)
+	b = append(strconv.AppendInt(append(b, ", "...), int64(size), 10), "B]"...)
+	return string(b)
+}
+
+// hexDigits is the number of hex digits of v >= 0 (1 for 0).
+func hexDigits(v int64) int {
+	n := 1
+	for v >= 16 {
+		v >>= 4
+		n++
+	}
+	return n
 }
 
 // measured returns c with its widths set.

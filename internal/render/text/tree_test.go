@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -92,5 +93,14 @@ func TestCandidateText(t *testing.T) {
 	want := "candidates (decode cleanly and re-encode byte for byte): Metadata(3) v0, Metadata(3) v1, Metadata(3) v2, Metadata(3) v3, Metadata(3) v4 and 2 more (search stopped at its budget)"
 	if got := candidateText(f); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestSpanText: the [offset, size] cell as fmt writes "[0x%04x, %dB]".
+func TestSpanText(t *testing.T) {
+	for _, c := range [][2]int32{{0, 0}, {9, 4}, {0xfff, 1}, {0x1000, 22}, {0x12345, 1 << 30}, {-1, 3}} {
+		if got, want := spanText(c[0], c[1]), fmt.Sprintf("[0x%04x, %dB]", c[0], c[1]); got != want {
+			t.Errorf("spanText(%d, %d) = %q, want %q", c[0], c[1], got, want)
+		}
 	}
 }
