@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 )
 
@@ -60,22 +61,31 @@ func TestTreeCut(t *testing.T) {
 	}
 }
 
-// TestPageTreeZerosBare: a reference page shows zeros without the notes
-// of their descriptors; a frame shows every note.
+// TestPageTreeZerosBare: a reference page shows the zeros of spec fields
+// without the notes of their descriptors (a fixed node, not from a spec,
+// keeps its note); a frame shows every note.
 func TestPageTreeZerosBare(t *testing.T) {
-	tr := BuildTree(TNode{Name: "M", Len: 4, Kids: []TNode{
+	tr := BuildTree(TNode{Name: "M", Len: 6, Kids: []TNode{
 		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Len: 2},
 		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Int: 3, Off: 2, Len: 2},
+		{Name: "fixed", Type: "int16", Val: span.ValInt, Off: 4, Len: 2},
 	}})
-	tr.Desc(1).Note, tr.Desc(2).Note = span.NoteErrorCode, span.NoteErrorCode
-	var page, frame strings.Builder
-	PageTree(&page, tr)
-	Tree(&frame, tr)
-	if p := page.String(); !strings.Contains(p, "= 0  ") || strings.Contains(p, "(NONE)") || !strings.Contains(p, "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") {
-		t.Errorf("page tree:\n%s", p)
+	field := &schema.Field{Name: "ErrorCode", Type: &schema.Type{Kind: schema.KindInt16, Name: "int16"}}
+	for id := span.ID(1); id <= 3; id++ {
+		tr.Desc(id).Note = span.NoteErrorCode
 	}
-	if f := frame.String(); !strings.Contains(f, "= 0 (NONE)") || !strings.Contains(f, "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") {
-		t.Errorf("frame tree:\n%s", f)
+	tr.Desc(1).Field, tr.Desc(2).Field = field, field
+	rows := func(render func(*strings.Builder, *span.Tree)) []string {
+		var b strings.Builder
+		render(&b, tr)
+		return strings.Split(b.String(), "\n")
+	}
+	page, frame := rows(PageTree), rows(Tree)
+	if !strings.Contains(page[1], "= 0  ") || strings.Contains(page[1], "(NONE)") || !strings.Contains(page[2], "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") || !strings.Contains(page[3], "= 0 (NONE)") {
+		t.Errorf("page tree:\n%s", strings.Join(page, "\n"))
+	}
+	if !strings.Contains(frame[1], "= 0 (NONE)") || !strings.Contains(frame[2], "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") || !strings.Contains(frame[3], "= 0 (NONE)") {
+		t.Errorf("frame tree:\n%s", strings.Join(frame, "\n"))
 	}
 }
 
