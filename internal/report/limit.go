@@ -41,8 +41,7 @@ func (f *Frame) outputBudget() *budget.Budget {
 }
 
 // renderBudget is a fresh output budget for one rendering of f: each
-// rendering of a frame (text.Frame, AppendJSON) may write up to its
-// output limit.
+// Text or AppendJSON call of a frame may write up to its output limit.
 func (f *Frame) renderBudget() *budget.Budget {
 	return &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
 }

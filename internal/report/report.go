@@ -125,7 +125,7 @@ type Frame struct {
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
-	// bounds its renderings (RenderBudget).
+	// bounds Text and AppendJSON.
 	bud *budget.Budget
 }
 
@@ -224,7 +224,7 @@ type Options struct {
 	NewerAsWarning bool
 	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
 	// writes them straight from the span tree, the bytes and the decoded
-	// body, and renderers read the span tree ([Frame.SpanTree]). For front ends that print
+	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node
 	// and a hex copy of every frame.
 	Lean bool
