@@ -7,8 +7,7 @@
 // the error (with byte offset and field path) when it does not decode,
 // the versions of the same API that would decode it cleanly, and, on
 // request, whether re-encoding reproduces the input byte for byte ([Check]).
-// [JSONLine] writes a Frame as JSON; package render/text renders it for a
-// terminal.
+// [Text] and [JSONLine] render a Frame.
 package report
 
 import (
