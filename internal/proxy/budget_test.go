@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	rtext "github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -57,7 +58,7 @@ func TestHostileFrameLogBounded(t *testing.T) {
 		f := fs[0].Frame
 		limit := budget.Limits{}.For(nil, len(frame)).MaxOutput
 		var js, text bytes.Buffer
-		if err := report.JSONLine(&js, f); err != nil {
+		if err := jsonr.Line(&js, f); err != nil {
 			t.Fatal(err)
 		}
 		if err := rtext.Frame(&text, f, true, rtext.Style{}); err != nil {
@@ -107,7 +108,7 @@ func FuzzProxyDecode(f *testing.F) {
 		} {
 			fr := p.decode(b, opts)
 			var js, text bytes.Buffer
-			if err := report.JSONLine(&js, fr); err != nil {
+			if err := jsonr.Line(&js, fr); err != nil {
 				t.Fatal(err)
 			}
 			if err := rtext.Frame(&text, fr, true, rtext.Style{}); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -68,7 +69,7 @@ func outputs(t *testing.T, r *report.Frame) []byte {
 	if err := text.Frame(&b, r, true, text.Style{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.JSONLine(&b, r); err != nil {
+	if err := jsonr.Line(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -28,59 +26,39 @@ const (
 	hostileSize  = 100 << 10
 	maxPeakHeap  = 384 << 20
 	maxTotalHeap = 1 << 30
-	// outputSlack is what a frame's output may exceed its budget by: the
-	// summary lines and the notes that say what was cut.
-	outputSlack = 8 << 10
 )
 
 // TestHostileFramesBounded decodes the frames of issue 9 (many small
 // compressed batches, record-dense batches, megabytes of zeros) in all
-// four codecs, and checks that memory and output stay within bounds, that
-// the inflated bytes and nodes stay within the budget, and that the
-// output says where the budget was spent. (The text is checked in
-// package render/text.)
+// four codecs, and checks that memory stays within bounds, that the
+// inflated bytes and nodes stay within the budget, and that the frame says
+// where the budget was spent. (The renderings' output is bounded and
+// checked in packages render/text and render/jsonr.)
 func TestHostileFramesBounded(t *testing.T) {
 	c := inflating(t)
 	for _, sh := range hostile.Shapes {
 		for _, cd := range hostile.Codecs {
 			name := sh.Name + "/" + records.CompressionName(cd)
 			b := sh.Build(cd, hostileSize)
-			for _, format := range []string{"json"} {
-				var out bytes.Buffer
-				var f *Frame
-				u := hostile.Measure(func() {
-					f = Decode(c, b, Options{Lean: format == "json"})
-					if err := JSONLine(&out, f); err != nil {
-						t.Fatal(err)
-					}
-				})
-				bud := f.bud
-				t.Logf("%s %s: %d bytes in, %d bytes out, inflated %d of %d, peak heap %d MiB, allocated %d MiB; %s",
-					name, format, len(b), out.Len(), bud.Inflated(), bud.MaxInflate, u.Peak>>20, u.Total>>20, f.Budget)
-				if u.Peak > maxPeakHeap || u.Total > maxTotalHeap {
-					t.Errorf("%s %s: peak heap %d MiB, allocated %d MiB; want at most %d and %d MiB", name, format, u.Peak>>20, u.Total>>20, maxPeakHeap>>20, maxTotalHeap>>20)
-				}
-				if int64(out.Len()) > bud.MaxOutput+outputSlack {
-					t.Errorf("%s %s: %d bytes of output, budget %d", name, format, out.Len(), bud.MaxOutput)
-				}
-				if bud.Inflated() > bud.MaxInflate {
-					t.Errorf("%s: inflated %d bytes, budget %d", name, bud.Inflated(), bud.MaxInflate)
-				}
-				if bud.InflatedNodes > bud.MaxNodes+16 {
-					t.Errorf("%s: %d nodes of inflated records, budget %d", name, bud.InflatedNodes, bud.MaxNodes)
-				}
-				if f.Error != "" {
-					t.Errorf("%s: a well-formed frame reports an error: %s", name, f.Error)
-				}
-				if format == "json" && !json.Valid(out.Bytes()) {
-					t.Errorf("%s: JSON output is not valid JSON", name)
-				}
-				if f.Budget == "" && (bud.Inflated() < 1<<20) && cd != hostile.Snappy {
-					t.Errorf("%s: nothing was cut, and little inflated (%d bytes): is the frame hostile?", name, bud.Inflated())
-				}
-				if f.Budget != "" && !strings.Contains(out.String(), "budget") {
-					t.Errorf("%s %s: the output does not say the budget was spent", name, format)
-				}
+			var f *Frame
+			u := hostile.Measure(func() { f = Decode(c, b, Options{}) })
+			bud := f.bud
+			t.Logf("%s: %d bytes in, inflated %d of %d, peak heap %d MiB, allocated %d MiB; %s",
+				name, len(b), bud.Inflated(), bud.MaxInflate, u.Peak>>20, u.Total>>20, f.Budget)
+			if u.Peak > maxPeakHeap || u.Total > maxTotalHeap {
+				t.Errorf("%s: peak heap %d MiB, allocated %d MiB; want at most %d and %d MiB", name, u.Peak>>20, u.Total>>20, maxPeakHeap>>20, maxTotalHeap>>20)
+			}
+			if bud.Inflated() > bud.MaxInflate {
+				t.Errorf("%s: inflated %d bytes, budget %d", name, bud.Inflated(), bud.MaxInflate)
+			}
+			if bud.InflatedNodes > bud.MaxNodes+16 {
+				t.Errorf("%s: %d nodes of inflated records, budget %d", name, bud.InflatedNodes, bud.MaxNodes)
+			}
+			if f.Error != "" {
+				t.Errorf("%s: a well-formed frame reports an error: %s", name, f.Error)
+			}
+			if f.Budget == "" && (bud.Inflated() < 1<<20) && cd != hostile.Snappy {
+				t.Errorf("%s: nothing was cut, and little inflated (%d bytes): is the frame hostile?", name, bud.Inflated())
 			}
 		}
 	}
@@ -182,87 +160,6 @@ func TestNodeBudgetKeepsWholeRecords(t *testing.T) {
 	}
 	if end != len(root.Bytes) {
 		t.Errorf("leaves end at %d of %d", end, len(root.Bytes))
-	}
-}
-
-// TestOutputBudget checks that JSON stops at the output budget, says so,
-// and stays valid. (The text is checked in package render/text.)
-func TestOutputBudget(t *testing.T) {
-	c := inflating(t)
-	b := hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(3000), 3000))
-	lim := budget.Limits{Output: 100 << 10}
-	for _, lean := range []bool{false, true} {
-		var js bytes.Buffer
-		if err := JSONLine(&js, Decode(c, b, Options{Limits: lim, Lean: lean})); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range []struct {
-			name string
-			out  *bytes.Buffer
-		}{{"json", &js}} {
-			if o.out.Len() > 100<<10+outputSlack || o.out.Len() < 50<<10 {
-				t.Errorf("lean %v %s: %d bytes for a budget of 100 KiB", lean, o.name, o.out.Len())
-			}
-			if !strings.Contains(o.out.String(), "output budget of 100 KiB for this frame spent") {
-				t.Errorf("lean %v %s: no note of the output budget", lean, o.name)
-			}
-		}
-		var v map[string]any
-		if err := json.Unmarshal(js.Bytes(), &v); err != nil {
-			t.Fatalf("lean %v: %v", lean, err)
-		}
-		if s, _ := v["output_truncated"].(string); !strings.Contains(s, "tree node") {
-			t.Errorf("lean %v: output_truncated = %q", lean, s)
-		}
-	}
-	// Without a limit the same frame is shown whole: bigger, no note.
-	var whole bytes.Buffer
-	if err := JSONLine(&whole, Decode(c, b, Options{})); err != nil {
-		t.Fatal(err)
-	}
-	if whole.Len() <= 200<<10 || strings.Contains(whole.String(), "output budget") {
-		t.Errorf("default budget: %d bytes, note %v", whole.Len(), strings.Contains(whole.String(), "output budget"))
-	}
-}
-
-// TestBudgetJSONMatchesEncodingJSON checks that a frame whose inflation
-// budget was reached (so it carries "budget") is written by AppendJSON as
-// encoding/json writes the Frame, key order included.
-func TestBudgetJSONMatchesEncodingJSON(t *testing.T) {
-	c := inflating(t)
-	batch := hostile.Batch(hostile.Gzip, make([]byte, 64<<10), 1)
-	f := Decode(c, hostile.Produce(batch, batch), Options{Limits: budget.Limits{Inflate: 100 << 10}})
-	if f.Budget == "" {
-		t.Fatal("no budget note")
-	}
-	want, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := AppendJSON(nil, f, JSONOptions{About: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want)+"\n" {
-		t.Errorf("AppendJSON differs from encoding/json:\n got %.300s\nwant %.300s", got, want)
-	}
-}
-
-// BenchmarkHostileFrame measures the decode and JSON line of the issue's
-// frame of gzip batches of small records (32 KB), which reaches the node
-// budget: the cost of a frame that spends its budget.
-func BenchmarkHostileFrame(b *testing.B) {
-	c := inflating(b)
-	in := hostile.DenseExample(32 << 10)
-	var out []byte
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f := Decode(c, in, Options{Lean: true})
-		var err error
-		if out, err = AppendJSON(out[:0], f, JSONOptions{}); err != nil || f.Budget == "" {
-			b.Fatal(err, f.Budget)
-		}
 	}
 }
 

@@ -41,7 +41,8 @@ func (f *Frame) outputBudget() *budget.Budget {
 }
 
 // renderBudget is a fresh output budget for one rendering of f: each
-// Text or AppendJSON call of a frame may write up to its output limit.
+// text (package render/text) or JSON (package render/jsonr) rendering of a
+// frame may write up to its output limit.
 func (f *Frame) renderBudget() *budget.Budget {
 	return &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
 }

@@ -7,7 +7,8 @@
 // the error (with byte offset and field path) when it does not decode,
 // the versions of the same API that would decode it cleanly, and, on
 // request, whether re-encoding reproduces the input byte for byte ([Check]).
-// [Text] and [JSONLine] render a Frame.
+// Package render/text renders a Frame for a terminal; package
+// render/jsonr writes it as JSON. Report renders nothing.
 package report
 
 import (
@@ -118,13 +119,16 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+	// Spans is the annotated tree of a frame that has no codec frame
+	// (Decoded nil: a raw SASL token); [Frame.SpanTree] returns it.
+	Spans *span.Tree `json:"-"`
 
 	// lean is set by Decode with Options.Lean: Tree and Hex were left
 	// empty, to be made from Decoded.Root and Bytes when written;
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
-	// bounds Text and AppendJSON.
+	// bounds its renderings (RenderBudget: render/text and render/jsonr).
 	bud *budget.Budget
 }
 
@@ -140,6 +144,9 @@ func (f *Frame) PageTree() *page.Node {
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
 func (f *Frame) SpanTree() *span.Tree {
+	if f.Spans != nil {
+		return f.Spans
+	}
 	if f.Decoded == nil {
 		return nil
 	}
@@ -221,9 +228,9 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
-	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
+	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: the JSON writer (package jsonr)
 	// writes them straight from the span tree, the bytes and the decoded
-	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
+	// body, and render/text reads the span tree ([Frame.SpanTree]). For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node
 	// and a hex copy of every frame.
 	Lean bool
