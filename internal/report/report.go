@@ -343,6 +343,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		if d != nil && r.Tree != nil {
 			tree() // Check flagged the leaf
 		}
+		if d != nil {
+			f.RootEdited() // TRANSITIONAL: until Check flags the span.Tree
+		}
 	}
 	return r
 }
