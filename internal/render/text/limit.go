@@ -60,9 +60,9 @@ func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budge
 	for {
 		var sb strings.Builder
 		if keep < total {
-			treeStyle(&sb, t, keep, report.OutputSpent(bud, plural(total-keep, "more tree node")), false, st)
+			treeStyle(&sb, t, keep, report.OutputSpent(bud, plural(total-keep, "more tree node")), st)
 		} else {
-			treeStyle(&sb, t, -1, "", false, st)
+			treeStyle(&sb, t, -1, "", st)
 		}
 		if int64(sb.Len()) <= room || keep <= 1 {
 			out := sb.String()

@@ -116,7 +116,7 @@ func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func renderTree(t *span.Tree) []string {
 	var b strings.Builder
-	text.PageTree(&b, t)
+	text.Tree(&b, t)
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 

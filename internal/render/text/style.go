@@ -198,7 +198,7 @@ func PageStyle(w io.Writer, p *page.Page, st Style) error {
 		b.WriteString("\n" + st.paint(colorHeading, title) + "\n\n" + Wrap(Safe(s.Title), st.Width) + "\n\n")
 		GridStyle(&b, s.Bytes, s.Spans, st)
 		b.WriteString("\n" + st.paint(colorHeading, "object tree") + "\n\n")
-		treeStyle(&b, s.Spans, -1, "", true, st)
+		TreeStyle(&b, s.Spans, st)
 		b.WriteString("\n" + st.paint(colorHeading, "kafka message schema (.json)") + "\n\n")
 		schema := Safe(s.Schema)
 		if st.Width > 0 && !st.Wide {
@@ -298,20 +298,19 @@ func offsetDigits(n int) int {
 // wider, descriptions move to their own indented lines under their rows
 // (in full, wrapped), and when even that is too wide, the value and
 // [offset, size] go on a line under the name.
-func TreeStyle(b *strings.Builder, t *span.Tree, st Style) { treeStyle(b, t, -1, "", false, st) }
+func TreeStyle(b *strings.Builder, t *span.Tree, st Style) { treeStyle(b, t, -1, "", st) }
 
 // treeStyle is TreeStyle of the first keep nodes of t (keep < 0: all), a
-// row "..." with the description cut standing for the rest; sample:
-// values as a reference page shows them.
-func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, sample bool, st Style) {
+// row "..." with the description cut standing for the rest.
+func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, st Style) {
 	if st.Reference() {
-		tree(b, t, keep, cut, sample)
+		tree(b, t, keep, cut)
 		return
 	}
 	if t == nil {
 		return
 	}
-	rows := treeRows(t, keep, cut, Safe, rowOpts{short: st.Width == 0 && !st.Wide, sample: sample})
+	rows := treeRows(t, keep, cut, Safe, rowOpts{short: st.Width == 0 && !st.Wide})
 	var wn, wt, wv, ws, full int
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)

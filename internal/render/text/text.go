@@ -39,7 +39,7 @@ func Page(w io.Writer, p *page.Page) error {
 		b.WriteString("\n" + title + "\n\n" + Escape(s.Title) + "\n\n")
 		Grid(&b, s.Bytes)
 		b.WriteString("\nobject tree\n\n")
-		PageTree(&b, s.Spans)
+		Tree(&b, s.Spans)
 		b.WriteString("\nkafka message schema (.json)\n\n")
 		b.WriteString(EscapeBlock(s.Schema))
 	}
@@ -81,20 +81,16 @@ func Grid(b *strings.Builder, data []byte) {
 // Tree writes the object tree of t: columns name, type, value, [offset,
 // size] and description, each as wide as its longest cell plus two, with
 // +-- and |   prefixes, right-trimmed.
-func Tree(b *strings.Builder, t *span.Tree) { tree(b, t, -1, "", false) }
-
-// PageTree is Tree as a reference page shows it: zero values without the
-// notes of their descriptors (span.Tree.AppendSampleValueText).
-func PageTree(b *strings.Builder, t *span.Tree) { tree(b, t, -1, "", true) }
+// A reference page's tree (span.Tree.Sample) shows its zeros bare.
+func Tree(b *strings.Builder, t *span.Tree) { tree(b, t, -1, "") }
 
 // tree writes the first keep nodes of t in the reference format (keep <
-// 0: all), a row "..." with the description cut standing for the rest;
-// sample: values as a reference page shows them.
-func tree(b *strings.Builder, t *span.Tree, keep int, cut string, sample bool) {
+// 0: all), a row "..." with the description cut standing for the rest.
+func tree(b *strings.Builder, t *span.Tree, keep int, cut string) {
 	if t == nil {
 		return
 	}
-	rows := treeRows(t, keep, cut, Escape, rowOpts{short: true, sample: sample})
+	rows := treeRows(t, keep, cut, Escape, rowOpts{short: true})
 	var wn, wt, wv, ws int
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)

@@ -61,8 +61,7 @@ type cell struct {
 
 // rowOpts say how rows are made.
 type rowOpts struct {
-	short  bool // descriptions cut to maxAbout runes
-	sample bool // values as a reference page shows them (span.Tree.AppendSampleValueText)
+	short bool // descriptions cut to maxAbout runes
 }
 
 // cutName is the name of the row that stands for nodes left out.
@@ -70,9 +69,10 @@ const cutName = "..."
 
 // treeRows returns the rows of the first keep nodes of t (depth first,
 // parents first; keep < 0: all of them). When nodes are left out, a last
-// row named "..." with the description cut stands where the first of
-// them would be, as the last child of that node's parent. Descriptions
-// longer than maxAbout runes are cut when short is set.
+// row named "..." with the description cut (never shortened) stands
+// where the first of them would be, as the last child of that node's
+// parent. Descriptions longer than maxAbout runes are cut when o.short is
+// set.
 func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o rowOpts) []cell {
 	root := t.Root()
 	if root == span.None {
@@ -114,11 +114,7 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 			}
 		}
 		prefix = append(prefix[:depth+1], cont)
-		if o.sample {
-			val = t.AppendSampleValueText(val[:0], id)
-		} else {
-			val = t.AppendValueText(val[:0], id)
-		}
+		val = t.AppendValueText(val[:0], id)
 		c := cell{name: name, cont: cont, typ: clean(t.Type(id)), value: clean(string(val)),
 			span: spanText(r.Off, r.Len), cat: r.Cat}
 		c.about = clean(t.About(id))

@@ -55,16 +55,17 @@ func TestTreeCut(t *testing.T) {
 	// The cut row says what was left out, in full.
 	long := strings.Repeat("z", 2*maxAbout)
 	var b strings.Builder
-	tree(&b, tr, 2, long, false)
+	tree(&b, tr, 2, long)
 	if !strings.Contains(b.String(), "+-- ...") || !strings.HasSuffix(b.String(), long+"\n") {
 		t.Errorf("cut tree:\n%s", b.String())
 	}
 }
 
-// TestPageTreeZerosBare: a reference page shows the zeros of spec fields
-// without the notes of their descriptors (a fixed node, not from a spec,
-// keeps its note); a frame shows every note.
-func TestPageTreeZerosBare(t *testing.T) {
+// TestSampleTreeZerosBare: a reference page's tree (Tree.Sample) shows
+// the zeros of spec fields without the notes of their descriptors (a
+// fixed node, not from a spec, keeps its note); a frame's shows every
+// note.
+func TestSampleTreeZerosBare(t *testing.T) {
 	tr := BuildTree(TNode{Name: "M", Len: 6, Kids: []TNode{
 		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Len: 2},
 		{Name: "ErrorCode", Type: "int16", Val: span.ValInt, Int: 3, Off: 2, Len: 2},
@@ -75,12 +76,13 @@ func TestPageTreeZerosBare(t *testing.T) {
 		tr.Desc(id).Note = span.NoteErrorCode
 	}
 	tr.Desc(1).Field, tr.Desc(2).Field = field, field
-	rows := func(render func(*strings.Builder, *span.Tree)) []string {
+	rows := func(sample bool) []string {
+		tr.Sample = sample
 		var b strings.Builder
-		render(&b, tr)
+		Tree(&b, tr)
 		return strings.Split(b.String(), "\n")
 	}
-	page, frame := rows(PageTree), rows(Tree)
+	page, frame := rows(true), rows(false)
 	if !strings.Contains(page[1], "= 0  ") || strings.Contains(page[1], "(NONE)") || !strings.Contains(page[2], "= 3 (UNKNOWN_TOPIC_OR_PARTITION)") || !strings.Contains(page[3], "= 0 (NONE)") {
 		t.Errorf("page tree:\n%s", strings.Join(page, "\n"))
 	}
