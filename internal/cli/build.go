@@ -51,10 +51,7 @@ func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec 
 	if newest.Codec.RecordSchemas() != nil {
 		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
 	}
-	opts := site.Options{Extensions: exts, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
-	for _, r := range rels {
-		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
-	}
+	opts := site.Options{Releases: rels, Extensions: exts, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
 	s, err := site.Build(opts)
 	if err != nil {
 		return nil, failure{err}

@@ -45,8 +45,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/specjson"
@@ -81,17 +81,11 @@ func APINames(reg *schema.Registry) []string {
 	return out
 }
 
-// Release is one loaded spec release.
-type Release struct {
-	Label string
-	Codec *codec.Codec
-}
-
 // Options configure [Build].
 type Options struct {
 	// Releases lists every release, oldest first; the last one (the newest)
 	// drives the pages. At least one is required.
-	Releases []Release
+	Releases []*release.Release
 	// Extensions add page sections, routes and links.
 	Extensions []Extension
 	// Workers bounds the build's parallelism (default GOMAXPROCS).
@@ -128,7 +122,7 @@ const (
 
 // PageContext is what an extension sees of one API page.
 type PageContext struct {
-	Releases []Release // every release, oldest first
+	Releases []*release.Release // every release, oldest first
 	API      *schema.API
 	Version  int16
 	Page     *page.Page
@@ -190,7 +184,7 @@ type Site struct {
 	// Renderer renders pages in the site's layout (for dynamic pages).
 	Renderer *htmlr.Renderer
 	// Releases are the releases the site was built from, oldest first.
-	Releases []Release
+	Releases []*release.Release
 	// Base is [Options.BasePath] as cleaned ("" when unset).
 	Base string
 }
@@ -212,7 +206,7 @@ func (s *Site) Relinked(body []byte, from string) []byte {
 }
 
 // Newest returns the release that drives the pages.
-func (s *Site) Newest() Release { return s.Releases[len(s.Releases)-1] }
+func (s *Site) Newest() *release.Release { return s.Releases[len(s.Releases)-1] }
 
 // Lookup returns the asset at a URL path.
 func (s *Site) Lookup(urlPath string) (*Asset, bool) {
@@ -229,11 +223,11 @@ type Builder struct {
 	mu       sync.Mutex
 	r        *htmlr.Renderer
 	assets   map[string]*Asset
-	releases []Release
+	releases []*release.Release
 }
 
 // Releases returns every release, oldest first.
-func (b *Builder) Releases() []Release { return b.releases }
+func (b *Builder) Releases() []*release.Release { return b.releases }
 
 // Renderer returns the site's HTML renderer (layout, navigation).
 func (b *Builder) Renderer() *htmlr.Renderer { return b.r }
@@ -318,6 +312,11 @@ func Build(opts Options) (*Site, error) {
 	start := time.Now()
 	if len(opts.Releases) == 0 {
 		return nil, errors.New("site: no releases")
+	}
+	for _, rel := range opts.Releases {
+		if err := rel.Complete(); err != nil {
+			return nil, fmt.Errorf("site: %w", err)
+		}
 	}
 	base := ""
 	if opts.BasePath != "" {
@@ -453,7 +452,7 @@ type job struct {
 
 // buildAPIPages renders every API at every valid version, in parallel, and
 // returns the pages at the highest versions by API key.
-func buildAPIPages(b *Builder, opts Options, rel Release) (map[int16]*page.Page, error) {
+func buildAPIPages(b *Builder, opts Options, rel *release.Release) (map[int16]*page.Page, error) {
 	c := rel.Codec
 	var jobs []job
 	for _, api := range c.Reg.APIs {
@@ -494,7 +493,7 @@ func buildAPIPages(b *Builder, opts Options, rel Release) (map[int16]*page.Page,
 	return highest, firstErr
 }
 
-func buildAPIPage(b *Builder, opts Options, rel Release, j job) (*page.Page, error) {
+func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.Page, error) {
 	c := rel.Codec
 	p, err := page.Build(c, j.api, j.v)
 	if err != nil {
@@ -557,7 +556,7 @@ func PageJSON(p *page.Page) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.Page) error {
+func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int16]*page.Page) error {
 	in := &htmlr.IndexInput{Release: rel.Label}
 	for _, api := range rel.Codec.Reg.APIs {
 		req := api.Request
