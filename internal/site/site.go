@@ -102,6 +102,12 @@ type Options struct {
 	// StaticDecoder, when set, adds the WebAssembly decoder to the site
 	// (with DecodePage): the /decode/ page then decodes in the browser.
 	StaticDecoder *StaticDecoder
+	// NoCompress leaves every [Asset.Gzip] nil, for a site that is only
+	// written to a directory ([Site.WriteDir] writes the bodies only):
+	// compressing every file at the best level is most of a build's
+	// work. [Stats] then has no gzip sizes, and its largest page is the
+	// largest body.
+	NoCompress bool
 }
 
 // StaticDecoder is the decoder of a static export: cmd/manifester-wasm
@@ -168,7 +174,12 @@ type Stats struct {
 	Files     int // every path
 	Bytes     int64
 	GzipBytes int64 // sum of the smaller of body and gzip per file
-	// LargestGzipPath is the HTML page with the largest gzipped size.
+	// Compressed reports whether the files were compressed (see
+	// [Options.NoCompress]); without, GzipBytes is Bytes and LargestGzip
+	// is 0.
+	Compressed bool
+	// LargestGzipPath is the HTML page with the largest gzipped size (the
+	// largest body when the site is not compressed).
 	LargestGzipPath string
 	LargestGzip     int
 	LargestBody     int
@@ -409,7 +420,7 @@ func Build(opts Options) (*Site, error) {
 		s.paths = append(s.paths, p)
 	}
 	sort.Strings(s.paths)
-	if err := finish(s, opts.workers()); err != nil {
+	if err := finish(s, opts.workers(), !opts.NoCompress); err != nil {
 		return nil, err
 	}
 	s.NotFound = s.assets[NotFoundPath]
@@ -592,8 +603,9 @@ func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int1
 	return b.Add("/", TypeHTML, buf.Bytes())
 }
 
-// finish compresses every asset, computes ETags, header values and stats.
-func finish(s *Site, workers int) error {
+// finish compresses every asset (unless compress is false), computes
+// ETags, header values and stats.
+func finish(s *Site, workers int, compress bool) error {
 	ch := make(chan *Asset)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -604,7 +616,10 @@ func finish(s *Site, workers int) error {
 			defer wg.Done()
 			// One compressor per worker, reset for every file: a gzip
 			// writer at the best level allocates about 1 MB.
-			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
+			var zw *gzip.Writer
+			if compress {
+				zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
+			}
 			for a := range ch {
 				if s.Base != "" && a.ContentType == TypeHTML {
 					from := a.Path
@@ -632,6 +647,7 @@ func finish(s *Site, workers int) error {
 		return firstErr
 	}
 	st := &s.Stats
+	st.Compressed = compress
 	for _, p := range s.paths {
 		a := s.assets[p]
 		st.Files++
@@ -643,30 +659,50 @@ func finish(s *Site, workers int) error {
 		st.GzipBytes += int64(gz)
 		if a.ContentType == TypeHTML {
 			st.Pages++
-			if gz > st.LargestGzip {
+			switch {
+			case compress && gz > st.LargestGzip:
 				st.LargestGzip, st.LargestGzipPath, st.LargestBody = gz, p, len(a.Body)
+			case !compress && len(a.Body) > st.LargestBody:
+				st.LargestGzipPath, st.LargestBody = p, len(a.Body)
 			}
 		}
 	}
 	return nil
 }
 
+// GzipSize returns the size of body gzipped the way the site compresses
+// its files (for a page's size when the site is not compressed).
+func GzipSize(body []byte) int {
+	var n countWriter
+	zw, _ := gzip.NewWriterLevel(&n, gzip.BestCompression)
+	zw.Write(body)
+	zw.Close()
+	return int(n)
+}
+
+type countWriter int
+
+func (c *countWriter) Write(b []byte) (int, error) { *c += countWriter(len(b)); return len(b), nil }
+
+// prepare tags an asset and, with a compressor, compresses it.
 func prepare(a *Asset, zw *gzip.Writer) error {
 	sum := sha256.Sum256(a.Body)
 	tag := base64.RawURLEncoding.EncodeToString(sum[:12])
 	a.ETag = `"` + tag + `"`
-	var buf bytes.Buffer
-	buf.Grow(len(a.Body)/4 + 64)
-	zw.Reset(&buf)
-	if _, err := zw.Write(a.Body); err != nil {
-		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
-	}
-	if buf.Len() < len(a.Body) {
-		a.Gzip = buf.Bytes()
-		a.GzipETag = `"` + tag + `-gz"`
+	if zw != nil {
+		var buf bytes.Buffer
+		buf.Grow(len(a.Body)/4 + 64)
+		zw.Reset(&buf)
+		if _, err := zw.Write(a.Body); err != nil {
+			return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+		}
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+		}
+		if buf.Len() < len(a.Body) {
+			a.Gzip = buf.Bytes()
+			a.GzipETag = `"` + tag + `-gz"`
+		}
 	}
 	a.HContentType = []string{a.ContentType}
 	a.HETag = []string{a.ETag}
@@ -706,17 +742,48 @@ func URLPath(file string) string {
 }
 
 // WriteDir writes every file of the site under dir (created if needed).
-// Only the uncompressed bodies are written.
+// Only the uncompressed bodies are written. The directories are made
+// first, in path order, then the files are written by a few workers; the
+// first error in path order is returned.
 func (s *Site) WriteDir(dir string) error {
-	for _, p := range s.paths {
-		a := s.assets[p]
-		fp := filepath.Join(dir, FilePath(p))
-		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+	made := map[string]bool{}
+	files := make([]string, len(s.paths))
+	for i, p := range s.paths {
+		files[i] = filepath.Join(dir, FilePath(p))
+		d := filepath.Dir(files[i])
+		if made[d] {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
-		if err := os.WriteFile(fp, a.Body, 0o644); err != nil {
+		made[d] = true
+	}
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(writeWorkers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = os.WriteFile(files[i], s.assets[s.paths[i]].Body, 0o644)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
 	}
 	return nil
 }
+
+// writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
+// is mostly waiting on the file system, so a few more than the cores.
+const writeWorkers = 8
