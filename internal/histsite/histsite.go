@@ -106,6 +106,9 @@ type data struct {
 	// old are, per API key of the newest release, the versions that only
 	// older releases define, each with the newest release defining it.
 	old map[int16]map[int16]oldVersion
+	// pickers are the compare forms rendered so far ([data.pickerHTML]).
+	pickMu  sync.Mutex
+	pickers map[pickerKey]template.HTML
 }
 
 // oldVersion is a version of an API the newest release still defines
@@ -221,8 +224,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 	ov, isOld := d.old[api.Key][v]
 	isOld = isOld && ov.rel == rel
 	x.Older = d.olderLinks(api.Key)
-	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi,
-		Picker: picker(api, v)}
+	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi}
 	var vd *diff.VersionDiff
 	switch {
 	case isOld:
@@ -230,7 +232,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 		// an API's pages are built from, so an older release's version
 		// gets its change from the previous version inline, without the
 		// link to a full diff page or the compare form.
-		cv.NoLink, cv.Picker = true, nil
+		cv.NoLink = true
 		if nw, ok := d.h.Newest().Reg.API(api.Key); ok {
 			x.Switcher = nw.Request
 		}
@@ -251,6 +253,12 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 	if vd != nil {
 		cv.Diff = diffOf(vd)
 		x.Summary = append(x.Summary, page.Item{Label: fmt.Sprintf("Changes from v%d", v-1), Value: changeCount(vd)})
+	}
+	if !cv.NoLink {
+		var err error
+		if cv.Picker, err = d.pickerHTML(api, v); err != nil {
+			return x, err
+		}
 	}
 	body, err := execHTML("changes", cv)
 	if err != nil {
@@ -394,13 +402,46 @@ func diffPage(d *data, rel *release.Release, api *schema.API, a, b int16) (strin
 	if err != nil {
 		return "", "", err
 	}
-	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: picker(api, b),
+	pick, err := d.pickerHTML(api, b)
+	if err != nil {
+		return "", "", err
+	}
+	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: pick,
 		Removed: d.removedNote(api.Key)}
 	body, err := execHTML("diffpage", dv)
 	if err != nil {
 		return "", "", err
 	}
 	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), body, nil
+}
+
+// pickerHTML returns the compare form of api preselecting v-1 -> v (see
+// [picker]), rendered once per API and version: every version page and
+// every diff page to v shows the same form.
+func (d *data) pickerHTML(api *schema.API, v int16) (template.HTML, error) {
+	k := pickerKey{api, v}
+	d.pickMu.Lock()
+	h, ok := d.pickers[k]
+	d.pickMu.Unlock()
+	if ok {
+		return h, nil
+	}
+	h, err := execHTML("picker", picker(api, v))
+	if err != nil {
+		return "", err
+	}
+	d.pickMu.Lock()
+	if d.pickers == nil {
+		d.pickers = map[pickerKey]template.HTML{}
+	}
+	d.pickers[k] = h
+	d.pickMu.Unlock()
+	return h, nil
+}
+
+type pickerKey struct {
+	api *schema.API
+	v   int16
 }
 
 // removedNote is the sentence marking a removed API, or "".

@@ -93,7 +93,7 @@ func RewriteLinks(body []byte, base, from string) []byte {
 		switch {
 		case isLinkAttr(name) && len(val) > 0 && val[0] == '/':
 			nv = html.EscapeString(Link(base, from, html.UnescapeString(string(val))))
-		case name == "content" && bytes.HasPrefix(val, []byte("0; url=/")):
+		case string(name) == "content" && bytes.HasPrefix(val, []byte("0; url=/")):
 			nv = "0; url=" + html.EscapeString(Link(base, from, html.UnescapeString(string(val[len("0; url="):]))))
 		default:
 			out.Write(body[i : end+1])
@@ -109,21 +109,22 @@ func RewriteLinks(body []byte, base, from string) []byte {
 	return out.Bytes()
 }
 
-// attrName is the attribute name that ends b (the bytes before `="`).
-func attrName(b []byte) string {
+// attrName is the attribute name that ends b (the bytes before `="`), or
+// nil. It is a slice of b: a page has thousands of attributes.
+func attrName(b []byte) []byte {
 	k := len(b)
 	for k > 0 && (b[k-1] == '-' || b[k-1] >= 'a' && b[k-1] <= 'z' || b[k-1] >= 'A' && b[k-1] <= 'Z') {
 		k--
 	}
 	if k == 0 || (b[k-1] != ' ' && b[k-1] != '\n' && b[k-1] != '\t') {
-		return ""
+		return nil
 	}
-	return string(b[k:])
+	return b[k:]
 }
 
-func isLinkAttr(name string) bool {
+func isLinkAttr(name []byte) bool {
 	for _, a := range linkAttrs {
-		if a == name {
+		if a == string(name) {
 			return true
 		}
 	}
