@@ -8,7 +8,6 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
-	"github.com/manifester/manifester/internal/wire"
 )
 
 type itemKind uint8
@@ -133,7 +132,7 @@ func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
 	case opts.Kind != schema.TypeResponse:
 		f, err = c.DecodeRequest(b, codec.Options{})
 	default:
-		err = wire.ErrUnknownAPI
+		err = codec.ErrUnknownAPI
 	}
 	if err != nil || f == nil || f.API == nil {
 		return report.Decode(c, b, opts)

@@ -148,7 +148,7 @@ func (d *Decoder) Decode(parent *span.Node) error {
 		case 0, 1:
 			err = d.message(parent, idx, magic)
 		default:
-			return d.fail(start+16, fmt.Sprintf("[%d].magic", idx), fmt.Errorf("%w %d", wire.ErrMagic, magic))
+			return d.fail(start+16, fmt.Sprintf("[%d].magic", idx), fmt.Errorf("%w %d", ErrMagic, magic))
 		}
 		if err != nil {
 			return err
@@ -162,7 +162,7 @@ func (d *Decoder) Decode(parent *span.Node) error {
 func (d *Decoder) partial(parent *span.Node, start, idx int, why string) error {
 	var err error
 	if !d.AllowPartial {
-		err = d.fail(start, fmt.Sprintf("[%d].batchLength", idx), fmt.Errorf("%w: %s; only a response's last entry may be cut short", wire.ErrBatchLength, why))
+		err = d.fail(start, fmt.Sprintf("[%d].batchLength", idx), fmt.Errorf("%w: %s; only a response's last entry may be cut short", ErrBatchLength, why))
 	}
 	if d.Spans != nil {
 		n := d.Spans.New(parent, "partial entry", "bytes", start, span.CatRecordBatch)
@@ -197,7 +197,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 	d.leaf(bn, "batchLength", "int32", off, cat, span.ValInt, int64(batchLength), "bytes after this field")
 	end := start + 12 + int(batchLength)
 	if batchLength < BatchHeaderSize-12 {
-		return d.fail(off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", wire.ErrBatchLength, batchLength, BatchHeaderSize-12))
+		return d.fail(off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
 	}
 	off = r.Off
 	ple, _ := r.Int32()
@@ -213,7 +213,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 		cn.Note = fmt.Sprintf("0x%08x", crc)
 	}
 	if crc != want {
-		err := d.fail(off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		err := d.fail(off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 		if cn != nil {
 			cn.Err = err
 			bn.Len = r.Off - start
@@ -293,7 +293,7 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 			}
 		}
 		if sub.Off != end {
-			return d.fail(sub.Off, p+"records", fmt.Errorf("%w: %d bytes left after %d records", wire.ErrBatchLength, end-sub.Off, count))
+			return d.fail(sub.Off, p+"records", fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-sub.Off, count))
 		}
 		r.Off = end
 	}
@@ -345,7 +345,7 @@ func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partia
 		return nil, false, nil
 	}
 	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		n.Flag = fmt.Sprintf("%v: %v", ErrCompression, err)
 		// Inflating up to the per-batch cap was work done: it counts.
 		if b != nil && errors.As(err, &tl) {
 			b.AddInflated(tl.Limit)
@@ -604,7 +604,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 	}
 	bodyStart := r.Off
 	if length < 0 || int(length) > r.Remaining() {
-		return rr.fail(start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
+		return rr.fail(start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", ErrRecordLength, length, r.Remaining()))
 	}
 	end := bodyStart + int(length)
 	saved := r.B
@@ -669,7 +669,7 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 		}
 	}
 	if r.Off != end {
-		return rr.fail(r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
+		return rr.fail(r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", ErrRecordLength, end-r.Off))
 	}
 	if rn != nil {
 		rn.Len = r.Off - start
@@ -704,7 +704,7 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		minSize = 22
 	}
 	if int(size) < minSize {
-		return d.fail(off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", wire.ErrBatchLength, size, magic))
+		return d.fail(off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", ErrBatchLength, size, magic))
 	}
 	off = sub.Off
 	crc, _ := sub.Uint32()
@@ -714,7 +714,7 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		cn.Note = fmt.Sprintf("0x%08x", crc)
 	}
 	if crc != want {
-		return d.fail(off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		return d.fail(off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 	}
 	off = sub.Off
 	m, _ := sub.Int8()
@@ -760,7 +760,7 @@ func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
 		}
 	}
 	if sub.Off != end {
-		return d.fail(sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
+		return d.fail(sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", ErrBatchLength, end-sub.Off))
 	}
 	if mn != nil {
 		mn.Len = end - start

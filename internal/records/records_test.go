@@ -32,7 +32,7 @@ func TestTrailingPartialEntry(t *testing.T) {
 			continue
 		}
 		var de *wire.DecodeError
-		if !errors.As(err, &de) || !errors.Is(err, wire.ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1].batchLength" {
+		if !errors.As(err, &de) || !errors.Is(err, ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1].batchLength" {
 			t.Errorf("allow=false: got %v, want ErrBatchLength at offset %d path [1].batchLength", err, len(whole))
 		}
 		if last.Err == nil {
