@@ -785,5 +785,6 @@ func (s *Site) WriteDir(dir string) error {
 }
 
 // writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
-// is mostly waiting on the file system, so a few more than the cores.
-const writeWorkers = 8
+// is mostly waiting on the file system, so a few at once (more made no
+// difference on 2 cores).
+const writeWorkers = 4
