@@ -27,7 +27,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -558,13 +557,7 @@ func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.
 // PageJSON encodes a page the way `manifester show --format json` prints
 // it.
 func PageJSON(p *page.Page) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return marshalIndented(p)
 }
 
 func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int16]*page.Page) error {
