@@ -47,6 +47,7 @@ import (
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/specjson"
 	"github.com/manifester/manifester/internal/vectors"
@@ -555,9 +556,9 @@ func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.
 }
 
 // PageJSON encodes a page the way `manifester show --format json` prints
-// it.
+// it (package jsonr writes it).
 func PageJSON(p *page.Page) ([]byte, error) {
-	return marshalIndented(p)
+	return jsonr.PageDocument(p)
 }
 
 func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int16]*page.Page) error {
