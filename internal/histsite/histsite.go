@@ -408,11 +408,8 @@ func diffPage(d *data, rel *release.Release, api *schema.API, a, b int16) (strin
 	}
 	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: pick,
 		Removed: d.removedNote(api.Key)}
-	body, err := execHTML("diffpage", dv)
-	if err != nil {
-		return "", "", err
-	}
-	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), body, nil
+	// The "diffpage" template, written in Go (diffhtml.go).
+	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), diffPageHTML(dv), nil
 }
 
 // pickerHTML returns the compare form of api preselecting v-1 -> v (see

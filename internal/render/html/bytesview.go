@@ -220,3 +220,12 @@ func processURL(b *strings.Builder, s string, norm bool) {
 func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
+
+// WriteEscaped writes s to b escaped as html/template escapes a string in
+// text or in a quoted attribute value, for Go writers of pages that must
+// give a template's bytes (package histsite's diff pages).
+func WriteEscaped(b *strings.Builder, s string) { escHTML(b, s) }
+
+// WriteEscapedURL writes s to b as html/template writes a whole URL
+// attribute value (href="{{.}}"): filtered, normalized and escaped.
+func WriteEscapedURL(b *strings.Builder, s string) { escURL(b, s) }
