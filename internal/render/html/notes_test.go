@@ -10,6 +10,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
 	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
@@ -76,7 +77,8 @@ func textContent(n *html.Node) string {
 // API key, every row as the tree's own value text. The API page shows the
 // same values, except that it is a smallest instance (span.Tree.Sample):
 // the zeros of spec fields are bare there ("= 0"), as on the text page,
-// and only those rows differ.
+// and only those rows differ. The text renderer prints each tree's rows
+// with the same values.
 func TestSameNotesOnAPIAndDecodePages(t *testing.T) {
 	reg, err := schema.Load(testshared.Spec(t, "4.3"))
 	if err != nil {
@@ -146,4 +148,34 @@ func TestSameNotesOnAPIAndDecodePages(t *testing.T) {
 	if len(onPage) != nodes || len(decoded) != nodes {
 		t.Errorf("%d rows on the API page, %d on the decode page, %d nodes in the tree", len(onPage), len(decoded), nodes)
 	}
+	// The text renderer prints the same values: the frame's as the
+	// decode page, the page's as the API page.
+	sameAsText(t, "decode page", tree, decoded)
+	sameAsText(t, "API page", sample, onPage)
+}
+
+// sameAsText checks that text.Tree prints, on each node's line, the value
+// an HTML page shows for it (vals, keyed by path) right before the node's
+// [offset, size] column.
+func sameAsText(t *testing.T, what string, tr *span.Tree, vals map[string]string) {
+	t.Helper()
+	var b strings.Builder
+	text.Tree(&b, tr)
+	lines := strings.Split(b.String(), "\n")
+	i := 0
+	tr.Walk(tr.Root(), func(id span.ID, _ int) {
+		if i >= len(lines) {
+			t.Errorf("%s: the text tree has %d lines, fewer than the nodes", what, len(lines))
+			return
+		}
+		line, v := lines[i], vals[tr.Path(id)]
+		i++
+		at := strings.Index(line, "  "+v+"  ")
+		if v == "" {
+			at = strings.Index(line, "  [0x")
+		}
+		if at < 0 || !strings.HasPrefix(strings.TrimLeft(line[at+2+len(v):], " "), "[0x") {
+			t.Errorf("%s shows %s as %q; the text renderer's line is %q", what, tr.Path(id), v, line)
+		}
+	})
 }
