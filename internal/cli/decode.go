@@ -31,8 +31,8 @@ func init() {
 	})
 }
 
-// decodeOptions are the output settings shared by every decode input. The
-// capture reader (decode_pcap.go) receives them through decodePcap.
+// decodeOptions are the output settings shared by every decode input
+// (the capture reader, decode_pcap.go, too).
 type decodeOptions struct {
 	// Format is "text" or "json" (one JSON object per frame, see
 	// report.JSONLine).
@@ -60,13 +60,6 @@ type decodeOptions struct {
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
 }
-
-// decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
-// init. ports lists the Kafka server ports (empty: any connection that
-// reads as Kafka). It prints through report.Text / report.JSONLine per
-// o.Format and returns errSilentFailure when any frame failed to decode or
-// round-trip.
-var decodePcap func(env *Env, path string, ports []int, o decodeOptions) error
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
 const maxDecodeInput = 1 << 30
@@ -136,7 +129,7 @@ func runDecode(env *Env, args []string) error {
 	if len(pos) == 1 && pos[0] == "-" {
 		env = withPeekableStdin(env)
 	}
-	if len(pos) == 1 && *hexArg == "" && *pcap == "" && decodePcap != nil {
+	if len(pos) == 1 && *hexArg == "" && *pcap == "" {
 		// A capture given as a FILE (or on stdin) is read as with --pcap.
 		if path, cleanup, isCapture, err := captureInput(env, pos[0]); err != nil {
 			return err
@@ -147,7 +140,7 @@ func runDecode(env *Env, args []string) error {
 				return err
 			}
 			warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
-			return decodePcap(env, path, ports, o)
+			return runDecodePcap(env, path, ports, o)
 		}
 	}
 	if *pcap != "" {
@@ -158,11 +151,8 @@ func runDecode(env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if decodePcap == nil {
-			return usagef("--pcap is not supported in this build")
-		}
 		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
-		return decodePcap(env, *pcap, ports, o)
+		return runDecodePcap(env, *pcap, ports, o)
 	}
 	if *portArg != "" {
 		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")

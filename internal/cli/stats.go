@@ -2,12 +2,17 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/stats"
 )
 
@@ -67,13 +72,7 @@ func runStats(env *Env, args []string) error {
 			return err
 		}
 		defer done()
-		reg := rel.Reg
-		opts := capture.Options{
-			Ports:  ports,
-			Known:  func(key, v int16) bool { api, ok := reg.API(key); return ok && api.Request.Valid.Contains(v) },
-			Verify: verifier(rel.Codec),
-		}
-		st, err := stats.ReadCapture(r, opts, rel.Codec, agg.Add)
+		st, err := readCaptureStats(r, capdecode.Options(rel.Codec, ports), rel.Codec, agg.Add)
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
 			err = nil
@@ -131,4 +130,32 @@ func runStats(env *Env, args []string) error {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil
+}
+
+// readCaptureStats is stats.ReadCapture on every core: the frames'
+// records (a paired response is decoded for its error codes) are made by
+// a pipeline's workers and added in capture order.
+func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add func(*stats.Record)) (capture.Stats, error) {
+	type job struct {
+		ev  capture.Event
+		rec *stats.Record
+	}
+	pl := pipeline.New(context.Background(), pipeline.Config{}, pipeline.Stages[*job]{
+		Work: func(j *job) error { j.rec = stats.RecordOf(&j.ev, c); return nil },
+		Emit: func(j *job) error {
+			if j.rec != nil {
+				add(j.rec)
+			}
+			return nil
+		},
+	})
+	st, err := capture.Read(r, opts, func(ev *capture.Event) error {
+		j := &job{ev: *ev}
+		j.ev.Data = bytes.Clone(ev.Data)
+		return pl.Submit(j)
+	})
+	if cerr := pl.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return st, err
 }
