@@ -243,8 +243,8 @@ func parsePorts(s string) ([]int, error) {
 }
 
 // decodeInput reads the bytes to decode: --hex, a file, or stdin ("-"),
-// the latter two as raw binary or as hex text (detected). A tcpdump -X
-// style dump of IP packets yields their TCP payload.
+// the latter two as raw binary or as hex text (detected, see hexin.Input).
+// A tcpdump -X style dump of IP packets yields their TCP payload.
 func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 	var text string
 	switch {
@@ -274,38 +274,21 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		if pos[0] == "-" && len(raw) == 0 {
 			return nil, usagef("nothing to decode: standard input is empty (give --hex HEX, a FILE, or --pcap FILE)")
 		}
-		t, isText := hexin.DecodeText(raw)
-		if !isText {
-			return raw, nil
+		b, err := hexin.Input(raw)
+		if err != nil {
+			return nil, failure{err}
 		}
-		text = t
+		return b, nil
 	case len(pos) == 0:
 		return nil, usagef("nothing to decode: give --hex HEX, a FILE, - for stdin, or --pcap FILE")
 	default:
 		return nil, usagef("decode takes one FILE, got %d", len(pos))
 	}
-	d, err := hexin.ParseDump(text)
+	b, err := hexin.TextInput(text)
 	if err != nil {
 		return nil, failure{err}
 	}
-	segs, isPackets, err := d.TCPSegments()
-	if err != nil {
-		return nil, failure{fmt.Errorf("reading the dump's packets: %w", err)}
-	}
-	if !isPackets {
-		return d.Bytes(), nil
-	}
-	var out []byte
-	for _, s := range segs {
-		if s.Flow() != segs[0].Flow() {
-			return nil, failure{fmt.Errorf("the dump holds TCP payloads of more than one direction (%s and %s); decode one direction at a time, or write a capture and use --pcap", segs[0].Flow(), s.Flow())}
-		}
-		out = append(out, s.Payload...)
-	}
-	if len(out) == 0 {
-		return nil, failure{errors.New("the dump's packets carry no TCP payload")}
-	}
-	return out, nil
+	return b, nil
 }
 
 // decodeStream decodes back-to-back frames and prints a report for each.
