@@ -13,6 +13,7 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/filter"
+	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
 	"github.com/manifester/manifester/internal/render/text"
@@ -296,13 +297,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if len(data) == 0 {
 		return failure{errors.New("no bytes to decode")}
 	}
-	pieces := frames.Split(data)
-	// One whole frame followed by bytes that are not one: most likely a
-	// size prefix smaller than the data. Decode it all as one frame, so the
-	// error says so.
-	if len(pieces) == 2 && pieces[1].Err != nil {
-		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
-	}
+	pieces := frameflow.Split(data)
 	w := bufio.NewWriter(env.Stdout)
 	failed, cut := 0, 0
 	var firstErr, firstCut string
@@ -311,12 +306,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	sel := newFrameSelector(o.Release.Codec, o.Filter)
 	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
-		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
-		r := decodeRedacted(o.Release.Codec, b, ro, plan)
-		r.Index, r.Offset = i, int64(p.Offset)
-		if p.Err != nil && r.Error == "" {
-			r.Error = p.Err.Error()
-		}
+		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
+			b, plan := sec.frame(0, o.Release.Codec, b, ro)
+			return decodeRedacted(o.Release.Codec, b, ro, plan)
+		})
 		if !sel.admitReport(r, i) {
 			continue
 		}

@@ -17,9 +17,8 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
-	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/hexin"
-	"github.com/manifester/manifester/internal/jsonvalue"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -188,19 +187,15 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	}
 	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
-	for i, piece := range frames.Split(b) {
+	decode := func(b []byte) *report.Frame { return report.Decode(d.Codec, b, opts) }
+	for i, piece := range frameflow.Split(b) {
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
 		}
 		if i > 0 && ctx.Err() != nil {
 			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
-		f := report.Decode(d.Codec, piece.Bytes, opts)
-		f.Index, f.Offset = i, int64(piece.Offset)
-		if piece.Err != nil && f.Error == "" {
-			f.Error = piece.Err.Error()
-		}
-		out = append(out, f)
+		out = append(out, frameflow.Decode(i, piece, decode))
 	}
 	return out, nil
 }
@@ -221,40 +216,20 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 	if err != nil {
 		return nil, err
 	}
-	m := api.Request
-	if kind == schema.TypeResponse {
-		m = api.Response
-	}
 	body := in.Body
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	val, err := jsonvalue.Unmarshal(m, v, body)
+	msg := frameflow.Message{Kind: kind, API: api, Version: v, CorrelationID: in.CorrelationID, ClientID: in.ClientID, Body: body}
+	b, err := frameflow.Encode(d.Codec, msg)
 	if err != nil {
-		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
-	}
-	f := &codec.Frame{Kind: kind, API: api, Version: v, CorrelationID: in.CorrelationID, Body: val}
-	if in.ClientID == nil {
-		f.ClientIDNull = true
-	} else {
-		f.ClientID = []byte(*in.ClientID)
-	}
-	var b []byte
-	if kind == schema.TypeResponse {
-		b, err = d.Codec.EncodeResponse(nil, f)
-	} else {
-		b, err = d.Codec.EncodeRequest(nil, f)
-	}
-	if err != nil {
-		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
+		return nil, &requestError{err.Error()}
 	}
 	if len(b) > MaxEncodedFrame {
+		m := msg.Schema()
 		return nil, &requestError{fmt.Sprintf("%s v%d: the encoded frame is %d bytes, larger than the %d this page answers", m.Name, v, len(b), MaxEncodedFrame)}
 	}
-	opts := report.Options{Kind: kind, Roundtrip: true, Ctx: ctx, Budget: d.limits().For(ctx, len(b))}
-	if kind == schema.TypeResponse {
-		opts.API, opts.Version = api, v
-	}
+	opts := msg.Options(report.Options{Roundtrip: true, Ctx: ctx, Budget: d.limits().For(ctx, len(b))})
 	rep := report.Decode(d.Codec, b, opts)
 	rep.Index = max(in.Index, 0)
 	return rep, nil
