@@ -256,6 +256,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions) {
 		j.warnText = r.Summary() + ": " + r.Warning
 	}
 	j.outp = outPool.Get().(*[]byte)
+	// The output is about ten times the frame: a buffer that large from
+	// the start saves growing it (and copying) while writing.
+	if need := min(outPerByte*len(j.Data)+4096, maxPooled); cap(*j.outp) < need {
+		*j.outp = make([]byte, 0, need)
+	}
 	if o.Format == "json" {
 		j.out, j.err = report.AppendJSON((*j.outp)[:0], r, report.JSONOptions{About: o.About})
 		return
@@ -275,6 +280,10 @@ var outPool = sync.Pool{New: func() any { return new([]byte) }}
 // maxPooled bounds the buffers kept for reuse, so that one huge frame
 // does not pin its buffer.
 const maxPooled = 8 << 20
+
+// outPerByte is about the bytes of output (JSON lines, or text with -v)
+// per byte of frame: a frame's output buffer starts that large.
+const outPerByte = 16
 
 // release hands the job's output buffer back for reuse.
 func (j *pcapJob) release() {
