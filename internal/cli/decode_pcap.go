@@ -7,11 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -146,30 +144,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if stats.Unanswered > 0 {
 		fmt.Fprintf(env.Stderr, ", %s without a response", plural(stats.Unanswered, "request"))
 	}
-	// Every count the reader keeps of what it could not read is said,
-	// when it is not zero, in this order.
-	for _, c := range []struct {
-		n            int64
-		text, detail string
-	}{
-		{stats.Unpaired, "%d responses without their request", ""},
-		{stats.Gaps, "%d gaps", fmt.Sprintf(" (%d bytes not captured)", stats.GapBytes)},
-		{stats.CutFrames, "%d frames cut by gaps or the end", ""},
-		{stats.SkippedBytes, "%d stream bytes skipped", ""},
-		{stats.RetransmittedBytes, "%d retransmitted bytes dropped as duplicates", ""},
-		{stats.LateBytes, "%d bytes arrived after their gap was declared (the capture reordered them)", ""},
-		{ignoredTotal(stats.Ignored), "%d connections ignored", " (" + ignoredText(stats.Ignored) + ")"},
-		{stats.Suspect, "%d connections decoded although their first request failed the framing checks", ""},
-		{stats.OtherPorts, "%d TCP packets on other ports", ""},
-		{stats.NotTCP, "%d packets not TCP", ""},
-		{stats.Fragments, "%d IP fragments skipped", ""},
-		{stats.Undecodable, "%d packets whose headers did not decode", ""},
-	} {
-		if c.n == 0 {
-			continue
-		}
-		fmt.Fprintf(env.Stderr, ", "+c.text, c.n)
-		fmt.Fprint(env.Stderr, c.detail)
+	// Every count the reader keeps of what it could not read is said.
+	for _, part := range capdecode.Skipped(stats) {
+		fmt.Fprint(env.Stderr, ", "+part)
 	}
 	fmt.Fprintln(env.Stderr)
 	sel.summary(env.Stderr)
@@ -356,29 +333,4 @@ func (p *progressBar) done() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.last = time.Time{}
 	}
-}
-
-func ignoredTotal(m map[string]int64) int64 {
-	var n int64
-	for _, v := range m {
-		n += v
-	}
-	return n
-}
-
-// ignoredText lists the reasons connections were ignored, most common
-// first: "2 TLS, 1 no payload".
-func ignoredText(m map[string]int64) string {
-	keys := slices.Collect(maps.Keys(m))
-	slices.SortFunc(keys, func(a, b string) int {
-		if m[a] != m[b] {
-			return int(m[b] - m[a])
-		}
-		return strings.Compare(a, b)
-	})
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%d %s", m[k], k)
-	}
-	return strings.Join(parts, ", ")
 }

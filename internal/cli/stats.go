@@ -82,20 +82,8 @@ func runStats(env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d packets, %d connections, %d requests, %d responses", *pcap, st.Packets, st.Connections, st.Requests, st.Responses)
 		// What the reader skipped, as decode --pcap says it.
-		if st.Gaps > 0 {
-			fmt.Fprintf(env.Stderr, ", %d gaps (%d bytes not captured)", st.Gaps, st.GapBytes)
-		}
-		if st.CutFrames > 0 {
-			fmt.Fprintf(env.Stderr, ", %d frames cut by gaps or the end", st.CutFrames)
-		}
-		if st.SkippedBytes > 0 {
-			fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", st.SkippedBytes)
-		}
-		if n := ignoredTotal(st.Ignored); n > 0 {
-			fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(st.Ignored))
-		}
-		if st.Undecodable > 0 {
-			fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", st.Undecodable)
+		for _, part := range capdecode.Skipped(st) {
+			fmt.Fprint(env.Stderr, ", "+part)
 		}
 		fmt.Fprintln(env.Stderr)
 	} else {
