@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
@@ -68,10 +67,10 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	opts := capdecode.Options(c, ports)
 	clearBar := func() {}
 	if st, err := statOf(f); err == nil && st.Size() >= progressMin(env) && isTerminal(env.Stderr) {
-		bar := &progressBar{w: env.Stderr, name: path, total: st.Size(), start: time.Now()}
-		opts.Progress = bar.update
-		clearBar = bar.done
-		defer bar.done()
+		bar := &term.Progress{W: env.Stderr, Name: path, Total: st.Size()}
+		opts.Progress = bar.Update
+		clearBar = bar.Done
+		defer bar.Done()
 	}
 
 	defer tuneGC(env)()
@@ -304,33 +303,3 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob) error {
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool { return term.IsTerminal(w) }
-
-// progressBar draws "name [#####     ]  45%  90/200 MB" on one line.
-type progressBar struct {
-	w     io.Writer
-	name  string
-	total int64
-	start time.Time
-	last  time.Time
-}
-
-func (p *progressBar) update(read int64) {
-	now := time.Now()
-	if now.Sub(p.last) < 200*time.Millisecond {
-		return
-	}
-	p.last = now
-	frac := float64(read) / float64(p.total)
-	frac = min(max(frac, 0), 1)
-	const width = 30
-	n := int(frac * width)
-	fmt.Fprintf(p.w, "\r%s [%s%s] %3.0f%%  %d/%d MB", p.name, strings.Repeat("#", n), strings.Repeat(" ", width-n), frac*100, read>>20, p.total>>20)
-}
-
-// done clears the bar's line, once, if the bar was drawn.
-func (p *progressBar) done() {
-	if !p.last.IsZero() {
-		fmt.Fprint(p.w, "\r\033[K")
-		p.last = time.Time{}
-	}
-}
