@@ -317,45 +317,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
-	var a Answer
-	size, maxAnswer := 0, MaxAnswer
-	if d.MaxAnswer > 0 {
-		maxAnswer = d.MaxAnswer
-	}
-	for i, f := range fs {
-		var buf bytes.Buffer
-		res := Result(f)
-		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
-			writeJSON(w, http.StatusInternalServerError, Answer{Error: rerr.Error()})
-			return
-		}
-		if size += buf.Len(); size > maxAnswer {
-			// Past the answer limit: no more markup or trees; the
-			// frames' summaries still go out, and the error says so.
-			a.Frames = append(a.Frames, summaries(fs[i:])...)
-			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", maxAnswer, i, len(fs)-1)
-			break
-		}
-		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
-	}
-	status := http.StatusOK
-	if err != nil {
-		a.Error = err.Error()
-		var re *requestError
-		if errors.As(err, &re) && len(a.Frames) == 0 {
-			status = http.StatusBadRequest
-		}
-	}
-	b, merr := json.Marshal(a)
-	if merr == nil && len(b) > maxAnswer {
-		// The trees and markup together are too large: summaries only.
-		a.Frames = summaries(fs)
-		a.Error = fmt.Sprintf("the answer would be %d bytes, larger than %d: the frames' markup and trees are left out", len(b), maxAnswer)
-		b, merr = json.Marshal(a)
-	}
-	if merr != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
-	}
+	_, status, b := d.build(fs, err)
 	w.Header()["Content-Type"] = hJSON
 	w.Header()["Cache-Control"] = hNoCache
 	w.WriteHeader(status)
