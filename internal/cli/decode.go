@@ -16,6 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -36,7 +37,7 @@ func init() {
 // (the capture reader, decode_pcap.go, too).
 type decodeOptions struct {
 	// Format is "text" or "json" (one JSON object per frame, see
-	// report.JSONLine).
+	// jsonr.Line).
 	Format string
 	// Verbose prints the byte grid and object tree of every frame in text
 	// output (hex and file input always show them).
@@ -332,7 +333,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		}
 		var err error
 		if o.Format == "json" {
-			err = report.JSONLineOpts(w, r, report.JSONOptions{About: o.About})
+			err = jsonr.LineOpts(w, r, jsonr.Options{About: o.About})
 		} else {
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)

@@ -19,6 +19,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/term"
 )
@@ -41,7 +42,7 @@ func progressMin(env *Env) int64 {
 // runDecodePcap decodes every Kafka frame of a capture, responses with the
 // API and version of the request they answer, and prints one report per
 // frame in capture order. ports lists the Kafka server ports (empty: any
-// connection that reads as Kafka). It prints through report.AppendJSON or
+// connection that reads as Kafka). It prints through jsonr.AppendLine or
 // report.TextStyle per o.Format and returns errSilentFailure when any
 // frame failed to decode or round-trip.
 //
@@ -238,7 +239,7 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions) {
 		*j.outp = make([]byte, 0, need)
 	}
 	if o.Format == "json" {
-		j.out, j.err = report.AppendJSON((*j.outp)[:0], r, report.JSONOptions{About: o.About})
+		j.out, j.err = jsonr.AppendLine((*j.outp)[:0], r, jsonr.Options{About: o.About})
 		return
 	}
 	buf := bytes.NewBuffer((*j.outp)[:0])

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/render/jsonr"
 )
 
 // Directions of frame events in the log.
@@ -59,7 +59,7 @@ type frameHead struct {
 // Every line has conn (0 for the proxy's own events), event and the
 // endpoints it concerns; a frame's line has direction, rewritten and
 // original_hex (the broker's bytes, when the proxy changed the frame),
-// then the fields of [report.AppendJSON] (hex is what the receiver got).
+// then the fields of [jsonr.AppendLine] (hex is what the receiver got).
 func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 	if e.Kind == EventFrame && e.Frame != nil {
 		h := frameHead{Conn: e.Conn, Event: e.Kind.String(), Direction: direction(e.Dir), Client: e.Client,
@@ -71,7 +71,7 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		body, err := report.AppendJSON(nil, e.Frame, report.JSONOptions{})
+		body, err := jsonr.AppendLine(nil, e.Frame, jsonr.Options{})
 		if err != nil {
 			return dst, err
 		}

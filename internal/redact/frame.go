@@ -302,6 +302,7 @@ func RawReport(b []byte, p *Plan, fromServer bool) *report.Frame {
 		}
 	}
 	r.Tree = page.FromSpan(root)
+	r.Spans = span.FromNode(root, b)
 	return r
 }
 

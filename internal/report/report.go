@@ -7,7 +7,7 @@
 // the error (with byte offset and field path) when it does not decode,
 // the versions of the same API that would decode it cleanly, and, on
 // request, whether re-encoding reproduces the input byte for byte ([Check]).
-// [Text] and [JSONLine] render a Frame.
+// [Text] renders a Frame as text; package render/jsonr writes it as JSON.
 package report
 
 import (
@@ -121,13 +121,16 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+	// Spans is the annotated tree of a frame that has no codec frame
+	// (Decoded nil: a raw SASL token); [Frame.SpanTree] returns it.
+	Spans *span.Tree `json:"-"`
 
 	// lean is set by Decode with Options.Lean: Tree and Hex were left
 	// empty, to be made from Decoded.Root and Bytes when written;
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
-	// bounds Text and AppendJSON.
+	// bounds Text and the JSON writer (package jsonr).
 	bud *budget.Budget
 }
 
@@ -143,6 +146,9 @@ func (f *Frame) PageTree() *page.Node {
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
 func (f *Frame) SpanTree() *span.Tree {
+	if f.Spans != nil {
+		return f.Spans
+	}
 	if f.Decoded == nil {
 		return nil
 	}
@@ -224,7 +230,7 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
-	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
+	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: the JSON writer (package jsonr)
 	// writes them straight from the span tree, the bytes and the decoded
 	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node

@@ -330,6 +330,7 @@ func summaries(fs []*report.Frame) []AnswerFrame {
 	for i, f := range fs {
 		c := *f
 		c.Tree, c.Body, c.Hex = nil, nil, ""
+		c.Decoded, c.Spans = nil, nil // no tree in the JSON either
 		out[i] = AnswerFrame{Frame: &c}
 	}
 	return out
