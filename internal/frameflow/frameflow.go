@@ -11,6 +11,7 @@ package frameflow
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frames"
@@ -24,11 +25,45 @@ import (
 // that are not one is most likely a frame whose size prefix is smaller
 // than its data: it is one piece, so that its decode error says so.
 func Split(data []byte) []frames.Frame {
-	pieces := frames.Split(data)
-	if len(pieces) == 2 && pieces[1].Err != nil {
-		return []frames.Frame{{Offset: 0, Bytes: data}}
+	var out []frames.Frame
+	for p := range All(data) {
+		out = append(out, p)
 	}
-	return pieces
+	return out
+}
+
+// All yields the pieces of Split one at a time, so that a caller that
+// stops early (a limit on the frames decoded) does not frame the rest.
+func All(data []byte) iter.Seq[frames.Frame] {
+	return func(yield func(frames.Frame) bool) {
+		var first frames.Frame
+		i := 0
+		for p := range frames.All(data) {
+			switch i++; i {
+			case 1:
+				first = p // held until the second piece says how to read it
+				if p.Err != nil {
+					yield(p)
+					return
+				}
+				continue
+			case 2:
+				if p.Err != nil { // a piece with Err is the last
+					yield(frames.Frame{Offset: 0, Bytes: data})
+					return
+				}
+				if !yield(first) {
+					return
+				}
+			}
+			if !yield(p) {
+				return
+			}
+		}
+		if i == 1 {
+			yield(first)
+		}
+	}
 }
 
 // Decode reports piece i of Split: decode (report.Decode with the

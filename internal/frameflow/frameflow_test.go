@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testshared"
@@ -150,5 +151,40 @@ func TestDecodePlaces(t *testing.T) {
 	r := Decode(0, pieces[2], func([]byte) *report.Frame { return &report.Frame{Error: "own"} })
 	if r.Error != "own" {
 		t.Errorf("error %q", r.Error)
+	}
+}
+
+// TestAllIsSplit: All yields Split's pieces, the same rule included,
+// and stops when the caller does.
+func TestAllIsSplit(t *testing.T) {
+	f := []byte{0, 0, 0, 1, 0xaa}
+	cat := func(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+	for name, in := range map[string][]byte{
+		"empty": nil, "one": f, "one and a byte": cat(f, []byte{0}), "two": cat(f, f),
+		"two and a byte": cat(f, f, []byte{0}), "cut prefix": {0, 0}, "lying size": {0, 0, 0, 9, 1},
+		"three": cat(f, f, f),
+	} {
+		want := frames.Split(in)
+		if len(want) == 2 && want[1].Err != nil {
+			want = []frames.Frame{{Bytes: in}}
+		}
+		got := Split(in)
+		if len(got) != len(want) {
+			t.Errorf("%s: %d pieces, want %d", name, len(got), len(want))
+			continue
+		}
+		for i := range got {
+			if got[i].Offset != want[i].Offset || !bytes.Equal(got[i].Bytes, want[i].Bytes) || (got[i].Err == nil) != (want[i].Err == nil) {
+				t.Errorf("%s: piece %d %+v, want %+v", name, i, got[i], want[i])
+			}
+		}
+		n := 0
+		for range All(in) {
+			n++
+			break
+		}
+		if n != min(1, len(want)) {
+			t.Errorf("%s: %d pieces after a break", name, n)
+		}
 	}
 }

@@ -188,7 +188,9 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
 	decode := func(b []byte) *report.Frame { return report.Decode(d.Codec, b, opts) }
-	for i, piece := range frameflow.Split(b) {
+	i := -1
+	for piece := range frameflow.All(b) { // frames past the limit are never framed
+		i++
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
 		}
