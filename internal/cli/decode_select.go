@@ -221,8 +221,11 @@ func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 
 // annotate names the frame's topic ids learnt before its position.
 func (s *frameSelector) annotate(r *report.Frame, index int) {
-	if s != nil && r.Decoded != nil && s.names.Annotate(r.Decoded.Root, int64(index)) > 0 && r.Tree != nil {
-		r.Tree = page.FromSpan(r.Decoded.Root) // made before the notes were
+	if s != nil && r.Decoded != nil && s.names.Annotate(r.Decoded.Root, int64(index)) > 0 {
+		r.Decoded.RootEdited() // TRANSITIONAL: until topic names edit the span.Tree
+		if r.Tree != nil {
+			r.Tree = page.FromSpan(r.Decoded.Root) // made before the notes were
+		}
 	}
 }
 

@@ -18,8 +18,11 @@ func (p *Proxy) nameTopics(f *report.Frame, response bool) {
 		p.names = topicnames.New()
 	}
 	p.namedSeq++
-	if p.names.Annotate(f.Decoded.Root, p.namedSeq) > 0 && f.Tree != nil {
-		f.Tree = page.FromSpan(f.Decoded.Root) // made before the notes were
+	if p.names.Annotate(f.Decoded.Root, p.namedSeq) > 0 {
+		f.Decoded.RootEdited() // TRANSITIONAL: until topic names edit the span.Tree
+		if f.Tree != nil {
+			f.Tree = page.FromSpan(f.Decoded.Root) // made before the notes were
+		}
 	}
 	if response && f.Error == "" {
 		p.names.Learn(f.Decoded, p.namedSeq)

@@ -240,6 +240,7 @@ func (p *Plan) Apply(r *report.Frame) {
 		kids = append(kids, partNodes(n, n.Bytes, p)...)
 		n.Kids = kids
 	}
+	r.Decoded.RootEdited() // TRANSITIONAL: until Apply edits the span.Tree
 	if r.Tree != nil {
 		r.Tree = page.FromSpan(r.Decoded.Root)
 	}
