@@ -93,7 +93,7 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
 	var src packetSource
 	var linkOf func(ci gopacket.CaptureInfo) layers.LinkType
 	switch {
-	case bytes.Equal(magic, []byte{0x0a, 0x0d, 0x0d, 0x0a}):
+	case bytes.Equal(magic, pcapngMagic):
 		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
 			return Stats{}, fmt.Errorf("pcapng header: %w", err)

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/manifester/manifester/internal/recsite"
+	"github.com/manifester/manifester/internal/refsite"
 	"github.com/manifester/manifester/internal/site"
 )
 
@@ -17,9 +18,12 @@ func init() {
 	})
 }
 
-// siteExtensions are added to every site that build and serve make. Other
-// commands' files may append to it in init().
-var siteExtensions []site.Extension
+// siteExtensions are added to every site that build and serve make: the
+// version and release history (site_history.go) and the reference layer
+// (site_reference.go).
+func siteExtensions() []site.Extension {
+	return []site.Extension{siteHistory.Extension(), refsite.Extension()}
+}
 
 // basePathUsage is the help of build's and serve's --base-path.
 const basePathUsage = "serve the site under `PATH` (/prefix/); every link is relative to its page, so the export also works from file://"
@@ -53,9 +57,9 @@ func buildSiteOpts(env *Env, specs specFlags, recs recordFlags, opts site.Option
 	if err := attachRecords(env, newest, recs, ""); err != nil {
 		return nil, err
 	}
-	exts := siteExtensions
+	exts := siteExtensions()
 	if newest.Codec.RecordSchemas() != nil {
-		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
+		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, exts...)
 	}
 	opts.Releases, opts.Extensions, opts.DecodePage = rels, exts, true
 	s, err := site.Build(opts)

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,6 +33,9 @@ type Env struct {
 	// specs when none are given (/opt/kafka/libs, Homebrew's); the real
 	// environment has specfind.DefaultSystem, tests leave it empty.
 	SpecPlaces []specfind.System
+	// Stop, when set, ends the commands that run until stopped (serve,
+	// proxy) when it is done, instead of SIGINT or SIGTERM (tests set it).
+	Stop context.Context
 
 	// collect, when set, makes a command's --help store its flag set
 	// here instead of printing (completion and man read every command's

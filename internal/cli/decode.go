@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/filter"
+	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
 	"github.com/manifester/manifester/internal/render/jsonr"
@@ -31,8 +32,8 @@ func init() {
 	})
 }
 
-// decodeOptions are the output settings shared by every decode input. The
-// capture reader (decode_pcap.go) receives them through decodePcap.
+// decodeOptions are the output settings shared by every decode input
+// (the capture reader, decode_pcap.go, too).
 type decodeOptions struct {
 	// Format is "text" or "json" (one JSON object per frame, see
 	// jsonr.Line).
@@ -60,13 +61,6 @@ type decodeOptions struct {
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
 }
-
-// decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
-// init. ports lists the Kafka server ports (empty: any connection that
-// reads as Kafka). It prints through report.Text / jsonr.Line per
-// o.Format and returns errSilentFailure when any frame failed to decode or
-// round-trip.
-var decodePcap func(env *Env, path string, ports []int, o decodeOptions) error
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
 const maxDecodeInput = 1 << 30
@@ -136,7 +130,7 @@ func runDecode(env *Env, args []string) error {
 	if len(pos) == 1 && pos[0] == "-" {
 		env = withPeekableStdin(env)
 	}
-	if len(pos) == 1 && *hexArg == "" && *pcap == "" && decodePcap != nil {
+	if len(pos) == 1 && *hexArg == "" && *pcap == "" {
 		// A capture given as a FILE (or on stdin) is read as with --pcap.
 		if path, cleanup, isCapture, err := captureInput(env, pos[0]); err != nil {
 			return err
@@ -147,7 +141,7 @@ func runDecode(env *Env, args []string) error {
 				return err
 			}
 			warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
-			return decodePcap(env, path, ports, o)
+			return runDecodePcap(env, path, ports, o)
 		}
 	}
 	if *pcap != "" {
@@ -158,11 +152,8 @@ func runDecode(env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		if decodePcap == nil {
-			return usagef("--pcap is not supported in this build")
-		}
 		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
-		return decodePcap(env, *pcap, ports, o)
+		return runDecodePcap(env, *pcap, ports, o)
 	}
 	if *portArg != "" {
 		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
@@ -252,8 +243,8 @@ func parsePorts(s string) ([]int, error) {
 }
 
 // decodeInput reads the bytes to decode: --hex, a file, or stdin ("-"),
-// the latter two as raw binary or as hex text (detected). A tcpdump -X
-// style dump of IP packets yields their TCP payload.
+// the latter two as raw binary or as hex text (detected, see hexin.Input).
+// A tcpdump -X style dump of IP packets yields their TCP payload.
 func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 	var text string
 	switch {
@@ -283,38 +274,21 @@ func decodeInput(env *Env, hexArg string, pos []string) ([]byte, error) {
 		if pos[0] == "-" && len(raw) == 0 {
 			return nil, usagef("nothing to decode: standard input is empty (give --hex HEX, a FILE, or --pcap FILE)")
 		}
-		t, isText := hexin.DecodeText(raw)
-		if !isText {
-			return raw, nil
+		b, err := hexin.Input(raw)
+		if err != nil {
+			return nil, failure{err}
 		}
-		text = t
+		return b, nil
 	case len(pos) == 0:
 		return nil, usagef("nothing to decode: give --hex HEX, a FILE, - for stdin, or --pcap FILE")
 	default:
 		return nil, usagef("decode takes one FILE, got %d", len(pos))
 	}
-	d, err := hexin.ParseDump(text)
+	b, err := hexin.TextInput(text)
 	if err != nil {
 		return nil, failure{err}
 	}
-	segs, isPackets, err := d.TCPSegments()
-	if err != nil {
-		return nil, failure{fmt.Errorf("reading the dump's packets: %w", err)}
-	}
-	if !isPackets {
-		return d.Bytes(), nil
-	}
-	var out []byte
-	for _, s := range segs {
-		if s.Flow() != segs[0].Flow() {
-			return nil, failure{fmt.Errorf("the dump holds TCP payloads of more than one direction (%s and %s); decode one direction at a time, or write a capture and use --pcap", segs[0].Flow(), s.Flow())}
-		}
-		out = append(out, s.Payload...)
-	}
-	if len(out) == 0 {
-		return nil, failure{errors.New("the dump's packets carry no TCP payload")}
-	}
-	return out, nil
+	return b, nil
 }
 
 // decodeStream decodes back-to-back frames and prints a report for each.
@@ -322,13 +296,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if len(data) == 0 {
 		return failure{errors.New("no bytes to decode")}
 	}
-	pieces := frames.Split(data)
-	// One whole frame followed by bytes that are not one: most likely a
-	// size prefix smaller than the data. Decode it all as one frame, so the
-	// error says so.
-	if len(pieces) == 2 && pieces[1].Err != nil {
-		pieces = []frames.Frame{{Offset: 0, Bytes: data}}
-	}
+	pieces := frameflow.Split(data)
 	w := bufio.NewWriter(env.Stdout)
 	failed, cut := 0, 0
 	var firstErr, firstCut string
@@ -337,12 +305,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	sel := newFrameSelector(o.Release.Codec, o.Filter)
 	sec := newSecrets(o.ShowSecrets)
 	for i, p := range pieces {
-		b, plan := sec.frame(0, o.Release.Codec, p.Bytes, ro)
-		r := decodeRedacted(o.Release.Codec, b, ro, plan)
-		r.Index, r.Offset = i, int64(p.Offset)
-		if p.Err != nil && r.Error == "" {
-			r.Error = p.Err.Error()
-		}
+		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
+			b, plan := sec.frame(0, o.Release.Codec, b, ro)
+			return decodeRedacted(o.Release.Codec, b, ro, plan)
+		})
 		if !sel.admitReport(r, i) {
 			continue
 		}

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
+	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/term"
 )
 
@@ -28,24 +28,6 @@ func withPeekableStdin(env *Env) *Env {
 	return &e
 }
 
-// captureMagics are the first bytes of pcap (both byte orders,
-// microsecond and nanosecond) and pcapng files.
-var captureMagics = [][]byte{
-	{0xa1, 0xb2, 0xc3, 0xd4}, {0xd4, 0xc3, 0xb2, 0xa1},
-	{0xa1, 0xb2, 0x3c, 0x4d}, {0x4d, 0x3c, 0xb2, 0xa1},
-	{0x0a, 0x0d, 0x0d, 0x0a},
-}
-
-// isCaptureMagic reports whether b starts like a pcap or pcapng file.
-func isCaptureMagic(b []byte) bool {
-	for _, m := range captureMagics {
-		if bytes.HasPrefix(b, m) {
-			return true
-		}
-	}
-	return false
-}
-
 // captureInput looks at the first bytes of a FILE (or "-", standard
 // input, which withPeekableStdin made peekable) and, when they are a
 // capture's, returns a path to read it from: the file itself, or a
@@ -60,14 +42,14 @@ func captureInput(env *Env, name string) (path string, cleanup func(), isCapture
 		defer f.Close()
 		head := make([]byte, 4)
 		n, _ := io.ReadFull(f, head)
-		return name, cleanup, isCaptureMagic(head[:n]), nil
+		return name, cleanup, capture.IsCapture(head[:n]), nil
 	}
 	br, ok := env.Stdin.(*bufio.Reader)
 	if !ok {
 		return "", cleanup, false, nil
 	}
 	head, _ := br.Peek(4)
-	if !isCaptureMagic(head) {
+	if !capture.IsCapture(head) {
 		return "", cleanup, false, nil
 	}
 	tmp, err := os.CreateTemp("", "manifester-stdin-*.pcap")

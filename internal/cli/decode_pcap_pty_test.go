@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -101,13 +102,19 @@ func TestDecodePcapProgressOnTerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := progressMin
-	t.Cleanup(func() { progressMin = old })
+	// The threshold goes in through the environment, as
+	// $MANIFESTER_PROGRESS_MIN.
+	var progressMin int64
 
 	// run decodes with stderr on f and returns the exit code and stdout.
 	run := func(f *os.File) (int, string) {
 		var out bytes.Buffer
-		env := &Env{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: f, Getenv: func(string) string { return "" }}
+		env := &Env{Stdin: bytes.NewReader(nil), Stdout: &out, Stderr: f, Getenv: func(k string) string {
+			if k == "MANIFESTER_PROGRESS_MIN" {
+				return strconv.FormatInt(progressMin, 10)
+			}
+			return ""
+		}}
 		code := Main(env, []string{"decode", "--spec", decSpec, "--pcap", path, "--format", "json"})
 		return code, out.String()
 	}

@@ -10,7 +10,7 @@ import (
 	"os"
 
 	"github.com/manifester/manifester/internal/codec"
-	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -170,45 +170,26 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	if err != nil {
 		return err
 	}
-	m := api.Request
-	if k == schema.TypeResponse {
-		m = api.Response
-	}
-	val, err := jsonvalue.Unmarshal(m, v, body)
-	if err != nil {
-		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
-	}
-	f := &codec.Frame{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: val}
+	msg := frameflow.Message{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: body}
 	if fromReport != nil {
 		for _, t := range fromReport.HeaderTags {
 			data, err := hex.DecodeString(t.Data)
 			if err != nil {
 				return failure{fmt.Errorf("header_tags: tag %d: %w", t.Tag, err)}
 			}
-			f.HeaderTags = append(f.HeaderTags, codec.RawTag{Tag: t.Tag, Data: data})
+			msg.HeaderTags = append(msg.HeaderTags, codec.RawTag{Tag: t.Tag, Data: data})
 		}
 	}
-	if *nullClient {
-		f.ClientIDNull = true
-	} else {
-		f.ClientID = []byte(*clientID)
+	if !*nullClient {
+		msg.ClientID = clientID
 	}
-	var out []byte
-	if k == schema.TypeResponse {
-		out, err = rel.Codec.EncodeResponse(nil, f)
-	} else {
-		out, err = rel.Codec.EncodeRequest(nil, f)
-	}
+	out, err := frameflow.Encode(rel.Codec, msg)
 	if err != nil {
-		return failure{fmt.Errorf("%s v%d: %w", m.Name, v, err)}
+		return failure{err}
 	}
 	// Records given as hex are copied as they are; say so when the frame
 	// does not decode (bad batches may be what the user wants to send).
-	check := report.Options{Kind: k, NoAlternatives: true}
-	if k == schema.TypeResponse {
-		check.API, check.Version = api, v
-	}
-	if r := report.Decode(rel.Codec, out, check); r.Error != "" {
+	if r := report.Decode(rel.Codec, out, msg.Options(report.Options{NoAlternatives: true})); r.Error != "" {
 		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", r.Error)
 	}
 	if *raw {

@@ -56,9 +56,6 @@ func init() {
 	})
 }
 
-// proxyStop, when set (by tests), stops the proxy instead of a signal.
-var proxyStop context.Context
-
 func runProxy(env *Env, args []string) error {
 	fs := newFlags(env, "proxy", proxyUsage)
 	var specs specFlags
@@ -196,7 +193,7 @@ func runProxy(env *Env, args []string) error {
 	// Catch the signals before saying we listen: from then on, SIGINT or
 	// SIGTERM stops the proxy gracefully (listeners closed, connections
 	// closed, every event logged and flushed); a second one kills it.
-	ctx, stop := proxyStop, context.CancelFunc(func() {})
+	ctx, stop := env.Stop, context.CancelFunc(func() {})
 	if ctx == nil {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}

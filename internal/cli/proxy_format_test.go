@@ -22,10 +22,8 @@ func runProxyFormat(t *testing.T, format string) string {
 	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
-	proxyStop = ctx
-	defer func() { proxyStop = nil }()
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
-	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
 	done := make(chan int)
 	go func() {
 		done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0], "--format", format})

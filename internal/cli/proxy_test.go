@@ -71,11 +71,9 @@ func TestProxyCommand(t *testing.T) {
 	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
-	proxyStop = ctx
-	defer func() { proxyStop = nil }()
 	logPath := filepath.Join(t.TempDir(), "proxy.jsonl")
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
-	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
 	done := make(chan int)
 	go func() {
 		done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0],

@@ -39,9 +39,8 @@ type runningProxy struct {
 func startProxyCommand(t *testing.T, args ...string) *runningProxy {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	proxyStop = ctx
 	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
-	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
 	done := make(chan int, 1)
 	go func() { done <- Main(env, append([]string{"proxy", "--spec", decSpec}, args...)) }()
 	re := regexp.MustCompile(`listening on (\S+),`)
@@ -55,7 +54,6 @@ func startProxyCommand(t *testing.T, args ...string) *runningProxy {
 		select {
 		case code := <-done:
 			cancel()
-			proxyStop = nil
 			t.Fatalf("proxy exited %d: %s", code, stderr.String())
 		case <-time.After(10 * time.Millisecond):
 		}
@@ -68,7 +66,6 @@ func startProxyCommand(t *testing.T, args ...string) *runningProxy {
 	rp.stop = func() int {
 		cancel()
 		code := <-done
-		proxyStop = nil
 		return code
 	}
 	return rp

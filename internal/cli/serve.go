@@ -22,14 +22,18 @@ func init() {
 	})
 }
 
-// serveContext returns the context that ends serving; tests replace it.
-var serveContext = func() (context.Context, context.CancelFunc) {
+// serveContext returns the context that ends serving: env.Stop when set,
+// else SIGINT or SIGTERM.
+func serveContext(env *Env) (context.Context, context.CancelFunc) {
+	if env.Stop != nil {
+		return env.Stop, func() {}
+	}
 	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }
 
-// serveHooks may register dynamic handlers (POST /api/decode) on the server
-// before it starts; other commands' files append to it in init().
-var serveHooks []func(*server.Server, *Env) error
+// serveHooks register the dynamic handlers of the site's extensions on
+// the server before it starts (see siteExtensions).
+var serveHooks = []func(*server.Server, *Env) error{serveHistory, serveReference}
 
 func runServe(env *Env, args []string) error {
 	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]")
@@ -68,7 +72,7 @@ func runServe(env *Env, args []string) error {
 			return failure{err}
 		}
 	}
-	ctx, stop := serveContext()
+	ctx, stop := serveContext(env)
 	defer stop()
 	st := s.Stats
 	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr())+strings.TrimPrefix(s.Base, "/"))

@@ -11,11 +11,9 @@ import (
 // /vectors/<release>.jsonl.
 var siteHistory = histsite.New()
 
-func init() {
-	siteExtensions = append(siteExtensions, siteHistory.Extension())
-	serveHooks = append(serveHooks, func(srv *server.Server, _ *Env) error {
-		// The static site holds every pair A < B; serve answers B > A.
-		srv.Handle("GET /apis/{name}/diff/{pair}/", siteHistory.Handler(srv.Site()))
-		return nil
-	})
+// serveHistory answers the diffs the static site does not hold: it holds
+// every pair A < B; serve answers B > A.
+func serveHistory(srv *server.Server, _ *Env) error {
+	srv.Handle("GET /apis/{name}/diff/{pair}/", siteHistory.Handler(srv.Site()))
+	return nil
 }

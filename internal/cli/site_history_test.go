@@ -36,12 +36,10 @@ func serveWith(t *testing.T, args ...string) string {
 	t.Helper()
 	testshared.Dir(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	old := serveContext
-	serveContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
 	go func() {
-		env := &Env{Stdin: strings.NewReader(""), Stdout: pw, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+		env := &Env{Stdin: strings.NewReader(""), Stdout: pw, Stderr: io.Discard, Getenv: func(string) string { return "" }, Stop: ctx}
 		done <- Main(env, append(append([]string{"serve"}, args...), "--addr", "127.0.0.1:0"))
 		pw.Close()
 	}()
@@ -66,7 +64,6 @@ func serveWith(t *testing.T, args ...string) string {
 		case <-time.After(testdeadline.Remaining(t)):
 			t.Errorf("serve did not shut down")
 		}
-		serveContext = old
 	})
 	return strings.TrimSuffix(strings.TrimSpace(line[i:]), "/")
 }

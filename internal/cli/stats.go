@@ -2,12 +2,17 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/stats"
 )
 
@@ -67,13 +72,7 @@ func runStats(env *Env, args []string) error {
 			return err
 		}
 		defer done()
-		reg := rel.Reg
-		opts := capture.Options{
-			Ports:  ports,
-			Known:  func(key, v int16) bool { api, ok := reg.API(key); return ok && api.Request.Valid.Contains(v) },
-			Verify: verifier(rel.Codec),
-		}
-		st, err := stats.ReadCapture(r, opts, rel.Codec, agg.Add)
+		st, err := readCaptureStats(r, capdecode.Options(rel.Codec, ports), rel.Codec, agg.Add)
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
 			err = nil
@@ -83,20 +82,8 @@ func runStats(env *Env, args []string) error {
 		}
 		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d packets, %d connections, %d requests, %d responses", *pcap, st.Packets, st.Connections, st.Requests, st.Responses)
 		// What the reader skipped, as decode --pcap says it.
-		if st.Gaps > 0 {
-			fmt.Fprintf(env.Stderr, ", %d gaps (%d bytes not captured)", st.Gaps, st.GapBytes)
-		}
-		if st.CutFrames > 0 {
-			fmt.Fprintf(env.Stderr, ", %d frames cut by gaps or the end", st.CutFrames)
-		}
-		if st.SkippedBytes > 0 {
-			fmt.Fprintf(env.Stderr, ", %d stream bytes skipped", st.SkippedBytes)
-		}
-		if n := ignoredTotal(st.Ignored); n > 0 {
-			fmt.Fprintf(env.Stderr, ", %d connections ignored (%s)", n, ignoredText(st.Ignored))
-		}
-		if st.Undecodable > 0 {
-			fmt.Fprintf(env.Stderr, ", %d packets whose headers did not decode", st.Undecodable)
+		for _, part := range capdecode.Skipped(st) {
+			fmt.Fprint(env.Stderr, ", "+part)
 		}
 		fmt.Fprintln(env.Stderr)
 	} else {
@@ -131,4 +118,32 @@ func runStats(env *Env, args []string) error {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil
+}
+
+// readCaptureStats is stats.ReadCapture on every core: the frames'
+// records (a paired response is decoded for its error codes) are made by
+// a pipeline's workers and added in capture order.
+func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add func(*stats.Record)) (capture.Stats, error) {
+	type job struct {
+		ev  capture.Event
+		rec *stats.Record
+	}
+	pl := pipeline.New(context.Background(), pipeline.Config{}, pipeline.Stages[*job]{
+		Work: func(j *job) error { j.rec = stats.RecordOf(&j.ev, c); return nil },
+		Emit: func(j *job) error {
+			if j.rec != nil {
+				add(j.rec)
+			}
+			return nil
+		},
+	})
+	st, err := capture.Read(r, opts, func(ev *capture.Event) error {
+		j := &job{ev: *ev}
+		j.ev.Data = bytes.Clone(ev.Data)
+		return pl.Submit(j)
+	})
+	if cerr := pl.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return st, err
 }

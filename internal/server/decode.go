@@ -17,9 +17,8 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
-	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/hexin"
-	"github.com/manifester/manifester/internal/jsonvalue"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -188,8 +187,9 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	}
 	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
+	decode := func(b []byte) *report.Frame { return report.Decode(d.Codec, b, opts) }
 	i := -1
-	for piece := range frames.All(b) { // frames past the limit are never framed
+	for piece := range frameflow.All(b) { // frames past the limit are never framed
 		i++
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
@@ -197,12 +197,7 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 		if i > 0 && ctx.Err() != nil {
 			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
-		f := report.Decode(d.Codec, piece.Bytes, opts)
-		f.Index, f.Offset = i, int64(piece.Offset)
-		if piece.Err != nil && f.Error == "" {
-			f.Error = piece.Err.Error()
-		}
-		out = append(out, f)
+		out = append(out, frameflow.Decode(i, piece, decode))
 	}
 	return out, nil
 }
@@ -223,40 +218,20 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 	if err != nil {
 		return nil, err
 	}
-	m := api.Request
-	if kind == schema.TypeResponse {
-		m = api.Response
-	}
 	body := in.Body
 	if len(bytes.TrimSpace(body)) == 0 {
 		body = []byte("{}")
 	}
-	val, err := jsonvalue.Unmarshal(m, v, body)
+	msg := frameflow.Message{Kind: kind, API: api, Version: v, CorrelationID: in.CorrelationID, ClientID: in.ClientID, Body: body}
+	b, err := frameflow.Encode(d.Codec, msg)
 	if err != nil {
-		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
-	}
-	f := &codec.Frame{Kind: kind, API: api, Version: v, CorrelationID: in.CorrelationID, Body: val}
-	if in.ClientID == nil {
-		f.ClientIDNull = true
-	} else {
-		f.ClientID = []byte(*in.ClientID)
-	}
-	var b []byte
-	if kind == schema.TypeResponse {
-		b, err = d.Codec.EncodeResponse(nil, f)
-	} else {
-		b, err = d.Codec.EncodeRequest(nil, f)
-	}
-	if err != nil {
-		return nil, &requestError{fmt.Sprintf("%s v%d: %v", m.Name, v, err)}
+		return nil, &requestError{err.Error()}
 	}
 	if len(b) > MaxEncodedFrame {
+		m := msg.Schema()
 		return nil, &requestError{fmt.Sprintf("%s v%d: the encoded frame is %d bytes, larger than the %d this page answers", m.Name, v, len(b), MaxEncodedFrame)}
 	}
-	opts := report.Options{Kind: kind, Roundtrip: true, Ctx: ctx, Budget: d.limits().For(ctx, len(b))}
-	if kind == schema.TypeResponse {
-		opts.API, opts.Version = api, v
-	}
+	opts := msg.Options(report.Options{Roundtrip: true, Ctx: ctx, Budget: d.limits().For(ctx, len(b))})
 	rep := report.Decode(d.Codec, b, opts)
 	rep.Index = max(in.Index, 0)
 	return rep, nil
@@ -344,45 +319,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
-	var a Answer
-	size, maxAnswer := 0, MaxAnswer
-	if d.MaxAnswer > 0 {
-		maxAnswer = d.MaxAnswer
-	}
-	for i, f := range fs {
-		var buf bytes.Buffer
-		res := Result(f)
-		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
-			writeJSON(w, http.StatusInternalServerError, Answer{Error: rerr.Error()})
-			return
-		}
-		if size += buf.Len(); size > maxAnswer {
-			// Past the answer limit: no more markup or trees; the
-			// frames' summaries still go out, and the error says so.
-			a.Frames = append(a.Frames, summaries(fs[i:])...)
-			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", maxAnswer, i, len(fs)-1)
-			break
-		}
-		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
-	}
-	status := http.StatusOK
-	if err != nil {
-		a.Error = err.Error()
-		var re *requestError
-		if errors.As(err, &re) && len(a.Frames) == 0 {
-			status = http.StatusBadRequest
-		}
-	}
-	b, merr := json.Marshal(a)
-	if merr == nil && len(b) > maxAnswer {
-		// The trees and markup together are too large: summaries only.
-		a.Frames = summaries(fs)
-		a.Error = fmt.Sprintf("the answer would be %d bytes, larger than %d: the frames' markup and trees are left out", len(b), maxAnswer)
-		b, merr = json.Marshal(a)
-	}
-	if merr != nil {
-		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
-	}
+	_, status, b := d.build(fs, err)
 	w.Header()["Content-Type"] = hJSON
 	w.Header()["Cache-Control"] = hNoCache
 	w.WriteHeader(status)

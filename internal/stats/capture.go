@@ -17,42 +17,51 @@ import (
 // version and client id are read from the header.
 func ReadCapture(r io.Reader, opts capture.Options, c *codec.Codec, add func(*Record)) (capture.Stats, error) {
 	return capture.Read(r, opts, func(ev *capture.Event) error {
-		rec := Record{Conn: strconv.Itoa(ev.Conn.ID), Client: ev.Conn.Client.String(), Server: ev.Conn.Server.String(), Size: len(ev.Data)}
-		if ev.Dir == capture.ClientToServer {
-			key, v, _, ok := codec.PeekRequest(ev.Data)
-			if !ok {
-				// The reader only hands over frames whose header reads.
-				return nil
-			}
-			rec.APIKey, rec.Version = key, v
-			if api, ok := c.Reg.API(key); ok {
-				rec.API = api.Name
-				if api.Request.HeaderVersion(v) >= 1 {
-					rec.ClientID = peekClientID(ev.Data)
-				}
-			}
-			add(&rec)
+		if rec := RecordOf(ev, c); rec != nil {
+			add(rec)
+		}
+		return nil
+	})
+}
+
+// RecordOf is the record of one frame of a capture (nil for a request
+// whose header does not read). It decodes a paired response for its error
+// codes, and is safe on any goroutine when ev is not changed meanwhile
+// (see package pipeline, which decode and stats --pcap use for a capture).
+func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
+	rec := Record{Conn: strconv.Itoa(ev.Conn.ID), Client: ev.Conn.Client.String(), Server: ev.Conn.Server.String(), Size: len(ev.Data)}
+	if ev.Dir == capture.ClientToServer {
+		key, v, _, ok := codec.PeekRequest(ev.Data)
+		if !ok {
+			// The reader only hands over frames whose header reads.
 			return nil
 		}
-		rec.Response = true
-		if req := ev.Request; req != nil {
-			rec.Paired, rec.APIKey, rec.Version = true, req.APIKey, req.Version
-			rec.LatencyMicros = ev.Time.Sub(req.Time).Microseconds()
-			if api, ok := c.Reg.API(req.APIKey); ok {
-				rec.API = api.Name
-				f, err := c.DecodeResponse(ev.Data, api, req.Version, codec.Options{})
-				if err == nil {
-					rec.Errors = framefacts.Of(f, nil).Errors
-				} else {
-					rec.Undecoded = true
-				}
+		rec.APIKey, rec.Version = key, v
+		if api, ok := c.Reg.API(key); ok {
+			rec.API = api.Name
+			if api.Request.HeaderVersion(v) >= 1 {
+				rec.ClientID = peekClientID(ev.Data)
+			}
+		}
+		return &rec
+	}
+	rec.Response = true
+	if req := ev.Request; req != nil {
+		rec.Paired, rec.APIKey, rec.Version = true, req.APIKey, req.Version
+		rec.LatencyMicros = ev.Time.Sub(req.Time).Microseconds()
+		if api, ok := c.Reg.API(req.APIKey); ok {
+			rec.API = api.Name
+			f, err := c.DecodeResponse(ev.Data, api, req.Version, codec.Options{})
+			if err == nil {
+				rec.Errors = framefacts.Of(f, nil).Errors
 			} else {
 				rec.Undecoded = true
 			}
+		} else {
+			rec.Undecoded = true
 		}
-		add(&rec)
-		return nil
-	})
+	}
+	return &rec
 }
 
 // peekClientID reads the nullable int16-prefixed client id of a request

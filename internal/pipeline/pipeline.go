@@ -1,0 +1,217 @@
+// Package pipeline runs work on several goroutines and hands the results
+// on in the order the work was submitted, with a bounded number of items in
+// flight.
+//
+// It is the shape of `decode --pcap` and `stats --pcap`: one goroutine reads
+// frames (Submit), Workers goroutines decode and render them (Stages.Work),
+// and one goroutine writes them in capture order (Stages.Emit). Window caps
+// the items submitted and not yet emitted, so the memory held is the
+// window's items whatever the input's size; Submit waits while it is full.
+//
+//	p := pipeline.New(ctx, pipeline.Config{}, pipeline.Stages[*job]{Work: decode, Emit: write})
+//	for ... { if err := p.Submit(j); err != nil { break } }
+//	err := p.Close()
+//
+// The first error of Work or Emit, in submission order, stops the
+// pipeline: the items before it are emitted, none after it; Submit and
+// Close return it. Cancelling ctx stops it the same way with ctx's cause.
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+)
+
+// Config sizes a pipeline.
+type Config struct {
+	// Workers is the number of goroutines that run Stages.Work (zero or
+	// less: runtime.GOMAXPROCS(0)).
+	Workers int
+	// Window is the most items in flight, submitted and not yet emitted
+	// (zero or less: 4 per worker; at least Workers).
+	Window int
+}
+
+// Stages are the functions a pipeline runs on each item.
+type Stages[T any] struct {
+	// Work runs on one of the worker goroutines, on any number of items
+	// at once. Its error stops the pipeline once the items before are
+	// emitted.
+	Work func(T) error
+	// Emit runs on the one emitting goroutine, in submission order, after
+	// the item's Work. Its error stops the pipeline.
+	Emit func(T) error
+	// Idle, when set, runs on the emitting goroutine whenever it has
+	// emitted every item whose Work is done (e.g. to flush a stream). Its
+	// error stops the pipeline.
+	Idle func() error
+}
+
+// ErrClosed is Submit's error after Close.
+var ErrClosed = errors.New("pipeline: submit after close")
+
+// Pipeline is a running pipeline of items of type T. Submit and Close are
+// called from one goroutine.
+type Pipeline[T any] struct {
+	ctx    context.Context
+	st     Stages[T]
+	slots  []slot[T]
+	free   chan struct{} // one token per item in flight
+	work   chan int      // slots to work on
+	order  chan int      // slots in submission order, for the emitter
+	stop   chan struct{} // closed when the emitter stops on an error
+	stopEr error         // the error, set before stop is closed
+	wg     sync.WaitGroup
+	result chan error
+	seq    int
+	closed bool
+	err    error // Close's result once closed
+}
+
+// slot holds one item in flight. The slots form a ring: item n uses slot
+// n % Window, free again once item n is emitted.
+type slot[T any] struct {
+	v    T
+	err  error
+	done chan struct{} // capacity 1: the worker's "Work is done"
+}
+
+// errSkipped marks an item not worked on because the pipeline had stopped.
+var errSkipped = errors.New("pipeline: skipped")
+
+// New starts a pipeline's workers and emitter. Every pipeline must be
+// closed (Close) to stop them.
+func New[T any](ctx context.Context, cfg Config, st Stages[T]) *Pipeline[T] {
+	workers := cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	window := cfg.Window
+	if window <= 0 {
+		window = 4 * workers
+	}
+	window = max(window, workers)
+	p := &Pipeline[T]{ctx: ctx, st: st, slots: make([]slot[T], window),
+		free: make(chan struct{}, window), work: make(chan int, window), order: make(chan int, window),
+		stop: make(chan struct{}), result: make(chan error, 1)}
+	for i := range p.slots {
+		p.slots[i].done = make(chan struct{}, 1)
+	}
+	p.wg.Add(workers)
+	for range workers {
+		go p.worker()
+	}
+	go p.emitter()
+	return p
+}
+
+// Submit hands an item over, waiting while the window is full. It returns
+// the error that stopped the pipeline (the first error of Work or Emit, or
+// ctx's cause), and then takes no more items.
+func (p *Pipeline[T]) Submit(v T) error {
+	if p.closed {
+		return ErrClosed
+	}
+	if err := p.stopped(); err != nil {
+		return err
+	}
+	select {
+	case p.free <- struct{}{}:
+	case <-p.stop:
+		return p.stopEr
+	case <-p.ctx.Done():
+		return context.Cause(p.ctx)
+	}
+	i := p.seq % len(p.slots)
+	p.seq++
+	p.slots[i].v = v
+	// Neither send waits: there are as many places as tokens.
+	p.work <- i
+	p.order <- i
+	return nil
+}
+
+// stopped returns the error that stopped the pipeline, if it has.
+func (p *Pipeline[T]) stopped() error {
+	select {
+	case <-p.stop:
+		return p.stopEr
+	default:
+	}
+	if p.ctx.Err() != nil {
+		return context.Cause(p.ctx)
+	}
+	return nil
+}
+
+// Close waits for every item submitted to be worked on and emitted (or
+// skipped after an error) and returns the error that stopped the
+// pipeline, if any: the first error of Work or Emit in submission order,
+// or ctx's cause when it was cancelled before every item was emitted.
+func (p *Pipeline[T]) Close() error {
+	if p.closed {
+		return p.err
+	}
+	p.closed = true
+	close(p.work)
+	close(p.order)
+	p.wg.Wait()
+	p.err = <-p.result
+	return p.err
+}
+
+func (p *Pipeline[T]) worker() {
+	defer p.wg.Done()
+	for i := range p.work {
+		s := &p.slots[i]
+		if p.stopped() != nil {
+			s.err = errSkipped
+		} else {
+			s.err = p.st.Work(s.v)
+		}
+		s.done <- struct{}{}
+	}
+}
+
+func (p *Pipeline[T]) emitter() {
+	var err error
+	var zero T
+	for i := range p.order {
+		s := &p.slots[i]
+		<-s.done
+		if err == nil {
+			switch {
+			case s.err == errSkipped || p.ctx.Err() != nil:
+				err = context.Cause(p.ctx)
+				if err == nil { // skipped because of an error already said
+					err = p.stopEr
+				}
+			case s.err != nil:
+				err = s.err
+			default:
+				err = p.st.Emit(s.v)
+			}
+			if err == nil && p.st.Idle != nil && p.caughtUp(i) {
+				err = p.st.Idle()
+			}
+			if err != nil {
+				p.stopEr = err
+				close(p.stop)
+			}
+		}
+		s.v, s.err = zero, nil // drop the reference before the slot is reused
+		<-p.free
+	}
+	p.result <- err
+}
+
+// caughtUp reports whether the item after slot i is not done yet (or not
+// submitted yet).
+func (p *Pipeline[T]) caughtUp(i int) bool {
+	if len(p.order) == 0 {
+		return true
+	}
+	return len(p.slots[(i+1)%len(p.slots)].done) == 0
+}
