@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -122,17 +123,32 @@ func TestPlainRequest(t *testing.T) {
 				t.Errorf("v%d: output lacks %q:\n%s", v, want, all)
 			}
 		}
-		// The children tile the auth bytes.
-		n := field(r.Decoded.Root, "AuthBytes")
-		end := n.Off
-		for _, k := range n.Kids {
-			if k.Off != end {
-				t.Fatalf("v%d: child %s at %d, want %d", v, k.Name, k.Off, end)
-			}
-			end += k.Len
+		// The children tile the auth bytes, and the secret's row says
+		// it is redacted.
+		tr, n := bodyField(r.Decoded, "AuthBytes")
+		if n == span.None {
+			t.Fatalf("v%d: no AuthBytes row", v)
 		}
-		if end != n.Off+n.Len {
-			t.Fatalf("v%d: children end at %d, node at %d", v, end, n.Off+n.Len)
+		end := tr.N(n).Off
+		var names []string
+		for k := tr.N(n).First; k != span.None; k = tr.N(k).Next {
+			if tr.N(k).Off != end {
+				t.Fatalf("v%d: child %s at %d, want %d", v, tr.Name(k), tr.N(k).Off, end)
+			}
+			end += tr.N(k).Len
+			names = append(names, tr.Name(k))
+			if tr.Name(k) == "password" && (tr.Note(k) != "redacted" || tr.ValueText(k) != "= 17 bytes (redacted)") {
+				t.Errorf("v%d: password row %q, note %q", v, tr.ValueText(k), tr.Note(k))
+			}
+		}
+		if end != tr.N(n).Off+tr.N(n).Len {
+			t.Fatalf("v%d: children end at %d, node at %d", v, end, tr.N(n).Off+tr.N(n).Len)
+		}
+		if want := "length separator authcid separator password"; strings.Join(names, " ") != want {
+			t.Errorf("v%d: children %v, want %s", v, names, want)
+		}
+		if got := tr.Note(n); got != `PLAIN: authzid "", authcid "alice", password redacted (17 bytes)` {
+			t.Errorf("v%d: note %q", v, got)
 		}
 	}
 }
