@@ -43,7 +43,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // Frame holds the facts of one frame that a filter looks at.
@@ -156,7 +156,7 @@ var Fields = []string{"api", "version", "kind", "correlation_id", "client_id", "
 var errorCodes = func() map[string]int16 {
 	m := map[string]int16{}
 	for c := -1; c < 1000; c++ {
-		name := annotate.ErrorName(int16(c))
+		name := span.ErrorName(int16(c))
 		if name != "unknown error code" {
 			m[name] = int16(c)
 		}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/span"
 )
 
 type parser struct {
@@ -276,7 +276,7 @@ func (c *cmpNode) eval(f *Frame) bool {
 	case fError:
 		for _, e := range f.Errors {
 			if c.op == opContains {
-				if strings.Contains(annotate.ErrorName(e), c.str) {
+				if strings.Contains(span.ErrorName(e), c.str) {
 					return true
 				}
 			} else if cmpInt(int64(e), c.op, c.num) {

@@ -6,9 +6,9 @@
 package framefacts
 
 import (
-	"github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // Facts are the topics and error codes of one frame.
@@ -72,7 +72,7 @@ func (w *walker) structValue(s *schema.Struct, val *codec.Value, depth int) {
 func (w *walker) value(f *schema.Field, t *schema.Type, val *codec.Value, depth int) {
 	switch t.Kind {
 	case schema.KindInt16:
-		if annotate.IsErrorCode(f.Name) {
+		if span.IsErrorCode(f.Name) {
 			w.out.Errors = append(w.out.Errors, int16(val.Int))
 		}
 	case schema.KindString:

@@ -20,7 +20,7 @@ package stats
 import (
 	"sort"
 
-	"github.com/manifester/manifester/internal/annotate"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // Record is one frame.
@@ -120,7 +120,7 @@ func (a *Aggregator) Add(r *Record) {
 	}
 	for _, e := range r.Errors {
 		if e != 0 {
-			acc.errors[annotate.ErrorName(e)]++
+			acc.errors[span.ErrorName(e)]++
 		}
 	}
 }
