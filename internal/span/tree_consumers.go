@@ -59,9 +59,9 @@ func (t *Tree) AddLocal(parent ID, d *Desc, off int, cat Category) ID {
 // ToNode converts t into the pointer tree [Node]. Transitional, like
 // [FromNode]: it lets renderers that still read the pointer tree show the
 // edits made to a Tree (redaction, topic-name notes, round-trip flags);
-// it is deleted with [Node]. Notes of a Desc's NoteKind are not written
-// into Node.Note (the pointer tree's renderers never showed them without
-// the annotation hook); extras' notes are.
+// it is deleted with [Node]. Node.Note is [Tree.Note]: the extras' note,
+// else the render-time note of the Desc's NoteKind, so the pointer tree
+// shows the notes every front end will show.
 func (t *Tree) ToNode() *Node {
 	if t.Root() == None {
 		return nil
@@ -81,8 +81,9 @@ func (t *Tree) ToNode() *Node {
 		if r.Val == ValString || r.Val == ValBytes || r.Val == ValUUID || r.Val == ValRecords || r.Val == ValText {
 			n.Bytes = t.ValueBytes(id)
 		}
+		n.Note = t.Note(id)
 		if a := t.aux0(id); a != nil {
-			n.Note, n.Flag, n.Err = a.Note, a.Flag, a.Err
+			n.Flag, n.Err = a.Flag, a.Err
 			if a.Detached != nil {
 				n.Detached = a.Detached.ToNode()
 				if n.Detached != nil {
