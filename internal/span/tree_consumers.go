@@ -115,3 +115,30 @@ func (t *Tree) Varint(id ID) bool {
 	}
 	return n.Cat == CatTagged && (n.Val == ValInt || n.Val == ValCount) && t.Desc(id).Field == nil
 }
+
+// Count returns the number of rows under id, id included, counting at most
+// limit (limit <= 0: no limit): for output budgets that show only the
+// first rows of a large tree. Detached trees are not counted.
+func (t *Tree) Count(id ID, limit int) int {
+	if id == None {
+		return 0
+	}
+	c := 0
+	for x := id; ; {
+		c++
+		if limit > 0 && c >= limit {
+			return c
+		}
+		if k := t.Nodes[x].First; k != None {
+			x = k
+			continue
+		}
+		for x != id && t.Nodes[x].Next == None {
+			x = t.Nodes[x].Parent
+		}
+		if x == id {
+			return c
+		}
+		x = t.Nodes[x].Next
+	}
+}
