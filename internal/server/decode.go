@@ -126,35 +126,6 @@ type AnswerFrame struct {
 	HTML string `json:"html"`
 }
 
-// MarshalJSON writes the frame's report as its own JSON form writes it,
-// with "html" added as the last member: so that a JSON method of
-// report.Frame (promoted through the embedding) can never drop the
-// markup.
-func (a AnswerFrame) MarshalJSON() ([]byte, error) {
-	b := []byte("{}")
-	if a.Frame != nil {
-		var err error
-		if b, err = json.Marshal(a.Frame); err != nil {
-			return nil, err
-		}
-	}
-	b = bytes.TrimRight(b, " \n")
-	if len(b) < 2 || b[0] != '{' || b[len(b)-1] != '}' {
-		return nil, fmt.Errorf("a frame's JSON is not an object: %.40q", b)
-	}
-	html, err := json.Marshal(a.HTML)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(b)+len(html)+9)
-	out = append(out, b[:len(b)-1]...)
-	if len(b) > 2 {
-		out = append(out, ',')
-	}
-	out = append(append(append(out, `"html":`...), html...), '}')
-	return out, nil
-}
-
 func parseKind(s string) (schema.MessageType, error) {
 	switch s {
 	case "", "request":
