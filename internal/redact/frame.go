@@ -320,7 +320,8 @@ func RawReport(b []byte, p *Plan, fromServer bool) *report.Frame {
 			}
 		}
 	}
-	r.SetSpanTree(t)
+	r.Spans = t
+	r.SyncLegacy()
 	return r
 }
 

@@ -121,6 +121,9 @@ type Frame struct {
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
+	// Spans is the annotated tree of a frame that has no codec frame
+	// (Decoded nil: a raw SASL token); [Frame.SpanTree] returns it.
+	Spans *span.Tree `json:"-"`
 
 	// lean is set by Decode with Options.Lean: Tree and Hex were left
 	// empty, to be made from Decoded.Root and Bytes when written;
@@ -129,9 +132,6 @@ type Frame struct {
 	// bud is the budget the frame was decoded under; its output limit
 	// bounds Text and AppendJSON.
 	bud *budget.Budget
-	// spans is the tree of a frame that was not decoded by the codec
-	// (see SetSpanTree).
-	spans *span.Tree
 }
 
 // PageTree returns the annotated tree as page nodes: Tree, or, for a frame
@@ -146,8 +146,8 @@ func (f *Frame) PageTree() *page.Node {
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
 func (f *Frame) SpanTree() *span.Tree {
-	if f.spans != nil {
-		return f.spans
+	if f.Spans != nil {
+		return f.Spans
 	}
 	if f.Decoded == nil {
 		return nil
@@ -155,16 +155,9 @@ func (f *Frame) SpanTree() *span.Tree {
 	return f.Decoded.SpanTree()
 }
 
-// SetSpanTree gives a frame that the codec did not decode (a raw SASL
-// token of the legacy exchange) its tree.
-func (f *Frame) SetSpanTree(t *span.Tree) {
-	f.spans = t
-	f.SyncLegacy()
-}
-
 // hasTree reports whether the frame has an annotated tree.
 func (f *Frame) hasTree() bool {
-	return f.Tree != nil || f.spans != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
+	return f.Tree != nil || f.Spans != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
 }
 
 // Gap locates the bytes a capture lost inside a frame.

@@ -56,52 +56,6 @@ func (t *Tree) AddLocal(parent ID, d *Desc, off int, cat Category) ID {
 	return id
 }
 
-// ToNode converts t into the pointer tree [Node]. Transitional, like
-// [FromNode]: it lets renderers that still read the pointer tree show the
-// edits made to a Tree (redaction, topic-name notes, round-trip flags);
-// it is deleted with [Node]. Node.Note is [Tree.Note]: the extras' note,
-// else the render-time note of the Desc's NoteKind, so the pointer tree
-// shows the notes every front end will show.
-func (t *Tree) ToNode() *Node {
-	if t.Root() == None {
-		return nil
-	}
-	nodes := make([]Node, len(t.Nodes))
-	var root *Node
-	t.Walk(0, func(id ID, _ int) {
-		r := &t.Nodes[id]
-		n := &nodes[id]
-		d := t.Desc(id)
-		*n = Node{Name: t.Name(id), Type: t.Type(id), About: t.About(id), Field: d.Field,
-			Int: r.Int, Prefix: r.Prefix, Off: int(r.Off), Len: int(r.Len), Index: r.Index,
-			Val: r.Val, Enc: r.Enc, Null: r.Null, Cat: r.Cat}
-		if r.Val == ValFloat {
-			n.Int, n.Float = 0, r.Float()
-		}
-		if r.Val == ValString || r.Val == ValBytes || r.Val == ValUUID || r.Val == ValRecords || r.Val == ValText {
-			n.Bytes = t.ValueBytes(id)
-		}
-		n.Note = t.Note(id)
-		if a := t.aux0(id); a != nil {
-			n.Flag, n.Err = a.Flag, a.Err
-			if a.Detached != nil {
-				n.Detached = a.Detached.ToNode()
-				if n.Detached != nil {
-					n.Detached.Bytes = a.Detached.Bytes
-				}
-			}
-		}
-		if r.Parent == None {
-			root = n
-			return
-		}
-		p := &nodes[r.Parent]
-		n.Parent = p
-		p.Kids = append(p.Kids, n)
-	})
-	return root
-}
-
 // Varint reports whether the node's bytes start with a varint: a compact
 // (uvarint) or zig-zag (varint) length prefix or marker (Row.Enc), or, in
 // a tagged-field section, a leaf that is not from a spec field (the
