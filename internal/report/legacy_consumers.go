@@ -25,6 +25,14 @@ func (f *Frame) SyncLegacy() {
 	}
 }
 
+// pageTree is the page tree of t (nil for none).
+func pageTree(t *span.Tree) *page.Node {
+	if t == nil || t.Root() == span.None {
+		return nil
+	}
+	return page.FromSpan(legacyNode(t, t.Root(), nil))
+}
+
 // legacyNode converts the rows under id into the pointer tree, notes
 // included (span.Tree.Note: the render-time ones). Rows unlinked by
 // CutKids are left out.

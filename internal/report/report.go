@@ -278,7 +278,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	}
 	tree := func() {
 		if !o.Lean {
-			r.Tree = page.FromSpan(f.Root)
+			// From the span tree: its edits and render-time notes.
+			r.Tree = pageTree(f.SpanTree())
 		}
 	}
 	if kind == schema.TypeRequest {
@@ -302,11 +303,10 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			s := string(f.ClientID)
 			r.ClientID = &s
 		}
-		filled := err != nil && fillUndecoded(f.SpanTree())
-		tree()
-		if filled {
-			r.SyncLegacy()
+		if err != nil && fillUndecoded(f.SpanTree()) {
+			r.SyncLegacy() // the pointer tree shows the undecoded bytes
 		}
+		tree()
 	}
 	if err != nil {
 		r.Error = err.Error()

@@ -196,7 +196,6 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
 		f := report.Decode(d.Codec, piece.Bytes, opts)
-		f.SyncLegacy() // transitional: the page tree shows the span tree's notes
 		f.Index, f.Offset = i, int64(piece.Offset)
 		if piece.Err != nil && f.Error == "" {
 			f.Error = piece.Err.Error()
@@ -257,7 +256,6 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 		opts.API, opts.Version = api, v
 	}
 	rep := report.Decode(d.Codec, b, opts)
-	rep.SyncLegacy() // transitional: the page tree shows the span tree's notes
 	rep.Index = max(in.Index, 0)
 	return rep, nil
 }
