@@ -150,6 +150,22 @@ func TestServerShowsWhatCLIShows(t *testing.T) {
 			if diff := cmp.Diff(fromCLI, fromServer); diff != "" {
 				t.Errorf("trees differ (-cli +server):\n%s", diff)
 			}
+			// The CLI's text tree shows the same values, notes included.
+			out.Reset()
+			textArgs := append([]string{args[0], "-v"}, args[1:]...)
+			for i, a := range textArgs {
+				if a == "json" {
+					textArgs[i] = "text"
+				}
+			}
+			if code := cli.Main(env, textArgs); code != 0 {
+				t.Fatalf("cli text: exit %d: %s", code, errOut.String())
+			}
+			for _, r := range fromServer {
+				if r.Text != "" && !strings.Contains(out.String(), " "+r.Text) {
+					t.Errorf("the CLI's text tree lacks %s %s:\n%s", r.Name, r.Text, out.String())
+				}
+			}
 			for _, want := range tc.notes {
 				found := false
 				for _, r := range fromServer {
