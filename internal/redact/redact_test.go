@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -259,6 +261,28 @@ func TestLegacyRawTokens(t *testing.T) {
 	noSecret(t, all, password)
 	if !bytes.Contains(all, []byte(`authcid`)) || !bytes.Contains(all, []byte(`"bob"`)) {
 		t.Errorf("structure missing:\n%s", all)
+	}
+	// The token's tree: the frame's size, then the token, whose parts
+	// tile its bytes; the password's row is noted as redacted.
+	tr := r.SpanTree()
+	if tr == nil || tr.Name(tr.Root()) != "SaslToken" || tr.N(tr.Root()).Len != int32(len(out)) {
+		t.Fatalf("token tree %v", tr)
+	}
+	kids := tr.Kids(tr.Root())
+	if len(kids) != 2 || tr.Path(tr.Kids(kids[0])[0]) != "Frame.size" || tr.ValueText(tr.Kids(kids[0])[0]) != fmt.Sprintf("= %d", len(tok)) {
+		t.Fatalf("token tree rows %v", kids)
+	}
+	end, parts := int32(4), []string{}
+	for _, k := range tr.Kids(kids[1]) {
+		if tr.N(k).Off != end {
+			t.Fatalf("part %s at %d, want %d", tr.Name(k), tr.N(k).Off, end)
+		}
+		end += tr.N(k).Len
+		parts = append(parts, tr.Name(k)+" "+tr.ValueText(k))
+	}
+	want := []string{`separator = 0x00`, `authcid = "bob"`, `separator = 0x00`, fmt.Sprintf("password = %d bytes (redacted)", len(password))}
+	if end != int32(len(out)) || !slices.Equal(parts, want) {
+		t.Errorf("parts %q end at %d; want %q ending at %d", parts, end, want, len(out))
 	}
 	// The server's (empty) token, then an ordinary request again.
 	if _, p := s.Response(c, []byte{0, 0, 0, 0}, nil, 0); p == nil || !p.Raw {
