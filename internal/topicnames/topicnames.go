@@ -3,7 +3,9 @@
 // CreateTopics response (any response struct that holds both a TopicId
 // and a topic name) tells which name an id stands for. A [Map] learns
 // these pairs from the responses of one capture or proxy session, in
-// order, and annotates later frames' TopicId nodes with the name.
+// order ([Map.LearnTree] from a response's span tree, [Map.Learn] from
+// its values), and notes the name on later frames' topic-id rows
+// ([Map.Annotate]).
 //
 // Each pair is learnt at a position (the frame's index in the session),
 // and is used only for frames after that position, so frames decoded out
