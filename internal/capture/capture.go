@@ -54,6 +54,8 @@ import (
 	"fmt"
 	"net/netip"
 	"time"
+
+	"github.com/manifester/manifester/internal/pairing"
 )
 
 // Dir is the direction of a frame on its connection.
@@ -90,14 +92,10 @@ func (c *Conn) String() string {
 	return fmt.Sprintf("%s -> %s", c.Client, c.Server)
 }
 
-// Request identifies the request a response answers.
-type Request struct {
-	APIKey        int16
-	Version       int16
-	CorrelationID int32
-	Time          time.Time // when the request frame completed
-	Size          int       // bytes of the request frame
-}
+// Request identifies the request a response answers: its API key,
+// version and correlation id, when its frame completed (Time) and its
+// size. It is package pairing's, which pairs the frames.
+type Request = pairing.Request
 
 // Event is one complete Kafka frame.
 type Event struct {

@@ -7,6 +7,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/pairing"
 )
 
 // stream is one TCP connection: two halves and the requests awaiting
@@ -22,14 +25,14 @@ type stream struct {
 	// Options.Ports); the half that turns out to carry requests becomes
 	// the client's.
 	guessed bool
-	pending []Request // in request order; Kafka answers in order
-	ignored bool      // not Kafka: the first client bytes were no request
+	pending pairing.Pending // in request order; Kafka answers in order
+	ignored bool            // not Kafka: the first client bytes were no request
 	// ignoreReason says why the connection was ignored (set with ignored).
 	ignoreReason string
 }
 
 func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
-	s := &stream{rd: rd, conn: c, guessed: guessed}
+	s := &stream{rd: rd, conn: c, guessed: guessed, pending: pairing.Pending{Max: rd.opts.MaxPending}}
 	// A connection captured from its SYN starts at a frame boundary.
 	s.c2s = &half{s: s, dir: ClientToServer, synced: c.SawSYN}
 	s.s2c = &half{s: s, dir: ServerToClient, synced: c.SawSYN}
@@ -46,7 +49,7 @@ func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
 // mayFlip reports whether the roles are a guess that nothing has relied
 // on yet.
 func (s *stream) mayFlip() bool {
-	return s.guessed && s.conn.ID == 0 && len(s.pending) == 0
+	return s.guessed && s.conn.ID == 0 && s.pending.Len() == 0
 }
 
 // flip swaps client and server.
@@ -67,8 +70,7 @@ func (s *stream) complete(sawPayload bool) {
 	}
 	s.c2s.skipped, s.s2c.skipped = 0, 0
 	s.c2s.buf, s.s2c.buf = nil, nil
-	s.rd.stats.Unanswered += int64(len(s.pending))
-	s.pending = nil
+	s.rd.stats.Unanswered += int64(s.pending.Clear())
 	if s.conn.ID != 0 {
 		return
 	}
@@ -162,8 +164,8 @@ func (h *half) gap(n int64) {
 		}
 	case h.synced && !h.tentative && len(h.buf) > 0 && !h.s.ignored:
 		size := int64(-1)
-		if len(h.buf) >= 4 {
-			size = int64(int32(binary.BigEndian.Uint32(h.buf))) + 4
+		if prefix, ok := frames.Size(h.buf); ok {
+			size = int64(prefix) + frames.SizeLen
 		}
 		h.cut(size, at, n, false)
 		frameEnd := h.pos + size
@@ -194,8 +196,8 @@ func (h *half) unfinished() {
 	if h.synced && !h.tentative && h.discard == 0 {
 		size := int64(-1)
 		missing := int64(0)
-		if len(h.buf) >= 4 {
-			size = int64(int32(binary.BigEndian.Uint32(h.buf))) + 4
+		if prefix, ok := frames.Size(h.buf); ok {
+			size = int64(prefix) + frames.SizeLen
 			missing = size - int64(len(h.buf))
 		}
 		h.cut(size, h.pos+int64(len(h.buf)), missing, true)
@@ -219,16 +221,11 @@ func (h *half) cut(size, gapAt, gapSize int64, atEnd bool) {
 	h.skipped, h.lost = 0, 0
 	b := h.buf
 	if h.dir == ClientToServer {
-		if len(b) >= 12 {
-			s.addPending(Request{
-				APIKey:        int16(binary.BigEndian.Uint16(b[4:])),
-				Version:       int16(binary.BigEndian.Uint16(b[6:])),
-				CorrelationID: int32(binary.BigEndian.Uint32(b[8:])),
-				Time:          h.last, Size: int(max(size, int64(len(b)))),
-			})
+		if key, ver, corr, ok := frames.PeekRequest(b); ok {
+			s.addPending(Request{APIKey: key, Version: ver, CorrelationID: corr, Time: h.last, Size: int(max(size, int64(len(b))))})
 		}
-	} else if len(b) >= 8 {
-		ev.Request = s.answer(int32(binary.BigEndian.Uint32(b[4:])))
+	} else if corr, ok := frames.PeekResponse(b); ok {
+		ev.Request = s.answer(corr)
 	}
 	rd.emit(&ev)
 }
@@ -293,24 +290,21 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 			i++
 			continue
 		}
-		if len(b)-i < 4 {
-			break
-		}
-		size := int32(binary.BigEndian.Uint32(b[i:]))
 		limit := h.s.rd.opts.MaxFrame
 		if h.tentative {
 			limit = min(limit, maxResyncFrame)
 		}
-		if size < 4 || int(size) > limit {
+		n, err := frames.Whole(b[i:], 4, limit)
+		if err != nil {
 			h.synced, h.tentative = false, false
 			h.skip(1)
 			i++
 			continue
 		}
-		end := i + 4 + int(size)
-		if end > len(b) {
+		if n == 0 {
 			break
 		}
+		end := i + n
 		frame := b[i:end]
 		if h.tentative {
 			asReq := h.tentativeReq && (h.dir == ClientToServer || h.s.mayFlip())
@@ -394,8 +388,7 @@ func (h *half) checkFirst(frame []byte) bool {
 // newerVersion reports whether the request names a known API at a version
 // above the ones the spec defines (a client newer than the spec).
 func (h *half) newerVersion(b []byte) bool {
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
+	key, ver, _, _ := frames.PeekRequest(b)
 	known := h.s.rd.opts.Known
 	if ver <= 0 || known(key, ver) {
 		return false
@@ -411,11 +404,10 @@ func (h *half) newerVersion(b []byte) bool {
 // kafkaLike reports whether a whole frame (size prefix consistent) has a
 // header that could be a Kafka request's, known to the spec or not.
 func kafkaLike(b []byte) bool {
-	if len(b) < 12 {
+	key, ver, _, ok := frames.PeekRequest(b)
+	if !ok {
 		return false
 	}
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
 	return key >= 0 && key < 1024 && ver >= 0 && ver < 128
 }
 
@@ -481,17 +473,8 @@ func (h *half) verify(frame []byte, asReq bool) bool {
 	if asReq {
 		return v(frame, ClientToServer, nil)
 	}
-	var req *Request
-	{
-		corr := int32(binary.BigEndian.Uint32(frame[4:]))
-		for i := range h.s.pending {
-			if h.s.pending[i].CorrelationID == corr {
-				req = &h.s.pending[i]
-				break
-			}
-		}
-	}
-	return v(frame, ServerToClient, req)
+	corr, _ := frames.PeekResponse(frame)
+	return v(frame, ServerToClient, h.s.pending.Find(corr))
 }
 
 // plausibleRequest reports whether b starts with the header of a request
@@ -508,10 +491,8 @@ func (h *half) whyNotRequest(b []byte) string {
 	if len(b) < 12 {
 		return "shorter than a request header"
 	}
-	size := int32(binary.BigEndian.Uint32(b))
-	key := int16(binary.BigEndian.Uint16(b[4:]))
-	ver := int16(binary.BigEndian.Uint16(b[6:]))
-	corr := int32(binary.BigEndian.Uint32(b[8:]))
+	size, _ := frames.Size(b)
+	key, ver, corr, _ := frames.PeekRequest(b)
 	switch {
 	case size < 10 || int(size) > h.s.rd.opts.MaxFrame:
 		return fmt.Sprintf("size %d out of range", size)
@@ -546,25 +527,20 @@ func (h *half) whyNotRequest(b []byte) string {
 }
 
 func (h *half) plausibleResponse(b []byte) bool {
-	size := int32(binary.BigEndian.Uint32(b))
-	if size < 4 || int(size) > h.s.rd.opts.MaxFrame {
+	size, _ := frames.Size(b)
+	if !frames.InRange(size, 4, h.s.rd.opts.MaxFrame) {
 		return false
 	}
-	corr := int32(binary.BigEndian.Uint32(b[4:]))
-	for _, p := range h.s.pending {
-		if p.CorrelationID == corr {
-			return true
-		}
-	}
-	return false
+	corr, _ := frames.PeekResponse(b)
+	return h.s.pending.Find(corr) != nil
 }
 
 // plausibleOrphan reports whether b could start a response to a request
 // that was not captured: size in range and a non-negative correlation id.
 // Options.Verify then has the last word.
 func (h *half) plausibleOrphan(b []byte) bool {
-	size := int32(binary.BigEndian.Uint32(b))
-	corr := int32(binary.BigEndian.Uint32(b[4:]))
+	size, _ := frames.Size(b)
+	corr, _ := frames.PeekResponse(b)
 	return size >= 4 && size <= maxResyncFrame && int(size) <= h.s.rd.opts.MaxFrame && corr >= 0
 }
 
@@ -577,28 +553,24 @@ func (s *stream) number() {
 	}
 }
 
-// addPending adds a request awaiting its response.
+// addPending adds a request awaiting its response; beyond
+// Options.MaxPending the oldest is dropped, counted as unanswered.
 func (s *stream) addPending(req Request) {
-	if len(s.pending) >= s.rd.opts.MaxPending {
+	if s.pending.Add(req) {
 		s.rd.stats.Unanswered++
-		s.pending = append(s.pending[:0], s.pending[1:]...)
 	}
-	s.pending = append(s.pending, req)
 }
 
 // answer removes and returns the pending request with the correlation id
 // (nil when there is none). Kafka answers in order: the requests before it
-// will get no answer (acks=0 produce requests).
+// will get no answer (acks=0 produce requests), counted as unanswered.
 func (s *stream) answer(corr int32) *Request {
-	for i := range s.pending {
-		if s.pending[i].CorrelationID == corr {
-			req := s.pending[i]
-			s.rd.stats.Unanswered += int64(i)
-			s.pending = append(s.pending[:0], s.pending[i+1:]...)
-			return &req
-		}
+	req, passed, ok := s.pending.Answer(corr)
+	if !ok {
+		return nil
 	}
-	return nil
+	s.rd.stats.Unanswered += int64(passed)
+	return &req
 }
 
 // frame emits one frame and pairs it.
@@ -609,20 +581,15 @@ func (h *half) frame(b []byte, off int64, t time.Time) {
 	h.skipped, h.lost = 0, 0
 	if h.dir == ClientToServer {
 		rd.stats.Requests++
-		if len(b) >= 12 {
-			s.addPending(Request{
-				APIKey:        int16(binary.BigEndian.Uint16(b[4:])),
-				Version:       int16(binary.BigEndian.Uint16(b[6:])),
-				CorrelationID: int32(binary.BigEndian.Uint32(b[8:])),
-				Time:          t, Size: len(b),
-			})
+		if key, ver, corr, ok := frames.PeekRequest(b); ok {
+			s.addPending(Request{APIKey: key, Version: ver, CorrelationID: corr, Time: t, Size: len(b)})
 		}
 		rd.emit(&ev)
 		return
 	}
 	rd.stats.Responses++
-	if len(b) >= 8 {
-		ev.Request = s.answer(int32(binary.BigEndian.Uint32(b[4:])))
+	if corr, ok := frames.PeekResponse(b); ok {
+		ev.Request = s.answer(corr)
 	}
 	if ev.Request == nil {
 		rd.stats.Unpaired++

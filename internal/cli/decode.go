@@ -15,6 +15,7 @@ import (
 	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -35,7 +36,7 @@ func init() {
 // capture reader (decode_pcap.go) receives them through decodePcap.
 type decodeOptions struct {
 	// Format is "text" or "json" (one JSON object per frame, see
-	// report.JSONLine).
+	// jsonr.Line).
 	Format string
 	// Verbose prints the byte grid and object tree of every frame in text
 	// output (hex and file input always show them).
@@ -63,7 +64,7 @@ type decodeOptions struct {
 
 // decodePcap decodes a pcap/pcapng capture; decode_pcap.go sets it in its
 // init. ports lists the Kafka server ports (empty: any connection that
-// reads as Kafka). It prints through report.Text / report.JSONLine per
+// reads as Kafka). It prints through report.Text / jsonr.Line per
 // o.Format and returns errSilentFailure when any frame failed to decode or
 // round-trip.
 var decodePcap func(env *Env, path string, ports []int, o decodeOptions) error
@@ -366,7 +367,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		}
 		var err error
 		if o.Format == "json" {
-			err = report.JSONLineOpts(w, r, report.JSONOptions{About: o.About})
+			err = jsonr.LineOpts(w, r, jsonr.Options{About: o.About})
 		} else {
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)

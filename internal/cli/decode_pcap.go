@@ -19,6 +19,7 @@ import (
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/term"
@@ -298,7 +299,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 	}
 	j.outp = outPool.Get().(*[]byte)
 	if j.opts.Format == "json" {
-		j.out, j.err = report.AppendJSON((*j.outp)[:0], r, report.JSONOptions{About: j.opts.About})
+		j.out, j.err = jsonr.AppendLine((*j.outp)[:0], r, jsonr.Options{About: j.opts.About})
 		return
 	}
 	buf := bytes.NewBuffer((*j.outp)[:0])

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/manifester/manifester/internal/recpage"
 	"github.com/manifester/manifester/internal/recschema"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/spec"
 )
@@ -92,9 +92,11 @@ func showRecord(env *Env, rel *Release, name string, version int, format string)
 		return true, failure{err}
 	}
 	if format == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return true, enc.Encode(p)
+		doc, err := jsonr.RecordPageDocument(p)
+		if err == nil {
+			_, err = env.Stdout.Write(doc)
+		}
+		return true, err
 	}
 	if err := text.RecordPage(env.Stdout, p); err != nil {
 		return true, failure{fmt.Errorf("writing: %w", err)}

@@ -1,10 +1,10 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 )
 
@@ -62,9 +62,7 @@ func runShow(env *Env, args []string) error {
 		return failure{err}
 	}
 	if *format == "json" {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		return jsonr.Page(env.Stdout, p)
 	}
 	out, done := tf.output(env)
 	err = text.PageStyle(out, p, st)

@@ -1,10 +1,10 @@
 package codec
 
 import (
-	"encoding/binary"
 	"fmt"
 	"strconv"
 
+	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -313,16 +313,8 @@ func (d *decoder) headerTags(f *Frame, p *plan, out *Value, hn *span.Node) error
 // PeekRequest reads the API key, version and correlation id of a request
 // frame without decoding it. ok is false when b is too short.
 func PeekRequest(b []byte) (key, version int16, corr int32, ok bool) {
-	if len(b) < 12 {
-		return 0, 0, 0, false
-	}
-	return int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), int32(binary.BigEndian.Uint32(b[8:])), true
+	return frames.PeekRequest(b)
 }
 
 // PeekCorrelationID reads the correlation id of a response frame.
-func PeekCorrelationID(b []byte) (int32, bool) {
-	if len(b) < 8 {
-		return 0, false
-	}
-	return int32(binary.BigEndian.Uint32(b[4:])), true
-}
+func PeekCorrelationID(b []byte) (int32, bool) { return frames.PeekResponse(b) }

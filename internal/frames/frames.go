@@ -1,17 +1,89 @@
-// Package frames splits a byte stream into Kafka frames by their int32 size
-// prefixes, without trusting them: a size that claims more bytes than the
-// stream holds, or a negative one, ends the split with an error naming the
-// frame's offset, and nothing is allocated from a size.
+// Package frames owns Kafka's length-delimited framing: every frame is an
+// int32 size prefix and that many bytes. It splits whole buffers ([Split],
+// [All]), finds the whole frame at the start of bytes being accumulated
+// ([Whole]), and peeks at request and response headers ([PeekRequest],
+// [PeekResponse]) without decoding them. Sizes are never trusted: a size
+// that claims more bytes than are there, a negative one, or one outside
+// the caller's limits is an error naming the frame's offset, and nothing
+// is ever allocated from a size.
 package frames
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
+	"iter"
 
 	"github.com/manifester/manifester/internal/wire"
 )
+
+// Header lengths, size prefix included.
+const (
+	// SizeLen is the length of the size prefix.
+	SizeLen = 4
+	// RequestHeaderLen covers the size, API key, API version and
+	// correlation id of a request.
+	RequestHeaderLen = 12
+	// ResponseHeaderLen covers the size and correlation id of a response.
+	ResponseHeaderLen = 8
+)
+
+// Size reads the size prefix at the start of b: the number of bytes that
+// follow it. ok is false when b is shorter than the prefix.
+func Size(b []byte) (size int32, ok bool) {
+	if len(b) < SizeLen {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b)), true
+}
+
+// PeekRequest reads the API key, version and correlation id of a request
+// frame (size prefix included) without decoding it. ok is false when b
+// is shorter than [RequestHeaderLen].
+func PeekRequest(b []byte) (key, version int16, corr int32, ok bool) {
+	if len(b) < RequestHeaderLen {
+		return 0, 0, 0, false
+	}
+	return int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), int32(binary.BigEndian.Uint32(b[8:])), true
+}
+
+// PeekResponse reads the correlation id of a response frame (size prefix
+// included). ok is false when b is shorter than [ResponseHeaderLen].
+func PeekResponse(b []byte) (corr int32, ok bool) {
+	if len(b) < ResponseHeaderLen {
+		return 0, false
+	}
+	return int32(binary.BigEndian.Uint32(b[4:])), true
+}
+
+// ErrOutOfRange says a size prefix is outside the limits a caller frames
+// with (it also wraps wire.ErrFrameSize).
+var ErrOutOfRange = errors.New("frame size out of range")
+
+// InRange reports whether a size prefix lies in [lo, hi].
+func InRange(size int32, lo, hi int) bool {
+	return int64(size) >= int64(lo) && int64(size) <= int64(hi)
+}
+
+// Whole finds the whole frame at the start of b, a stream's bytes being
+// accumulated: n is its length, size prefix included, once b holds all of
+// it, and 0 while more bytes are needed. A size prefix outside [lo, hi]
+// is an error wrapping [ErrOutOfRange] and wire.ErrFrameSize, found as
+// soon as the prefix is there, so no caller buffers up to a size it would
+// refuse.
+func Whole(b []byte, lo, hi int) (n int, err error) {
+	size, ok := Size(b)
+	if !ok {
+		return 0, nil
+	}
+	if !InRange(size, lo, hi) {
+		return 0, fmt.Errorf("%w: %w: size prefix %d, want %d to %d", wire.ErrFrameSize, ErrOutOfRange, size, lo, hi)
+	}
+	if int64(size) > int64(len(b)-SizeLen) {
+		return 0, nil
+	}
+	return SizeLen + int(size), nil
+}
 
 // Frame is one frame of a stream, size prefix included.
 type Frame struct {
@@ -29,85 +101,37 @@ type Frame struct {
 // more bytes than remain carries Err and holds all the remaining bytes.
 func Split(b []byte) []Frame {
 	var out []Frame
-	for off := 0; off < len(b); {
-		rest := b[off:]
-		if len(rest) < 4 {
-			out = append(out, Frame{Offset: off, Bytes: rest, Err: fmt.Errorf("frame %d at offset %d: %w: need 4 bytes for the size prefix, have %d", len(out), off, wire.ErrFrameSize, len(rest))})
-			break
-		}
-		size := int32(binary.BigEndian.Uint32(rest))
-		switch {
-		case size < 0:
-			out = append(out, Frame{Offset: off, Bytes: rest, Err: fmt.Errorf("frame %d at offset %d: %w: negative size %d", len(out), off, wire.ErrFrameSize, size)})
-			return out
-		case int64(size) > int64(len(rest)-4):
-			out = append(out, Frame{Offset: off, Bytes: rest, Err: fmt.Errorf("frame %d at offset %d: %w: size prefix says %d bytes follow, only %d do", len(out), off, wire.ErrFrameSize, size, len(rest)-4)})
-			return out
-		}
-		n := 4 + int(size)
-		out = append(out, Frame{Offset: off, Bytes: rest[:n:n]})
-		off += n
+	for f := range All(b) {
+		out = append(out, f)
 	}
 	return out
 }
 
-// ErrTooLarge says a size prefix exceeds the reader's limit.
-var ErrTooLarge = errors.New("frame larger than the limit")
-
-// Reader reads frames one at a time from a stream.
-type Reader struct {
-	r   io.Reader
-	max int
-	off int64
-}
-
-// NewReader reads frames from r, refusing any whose size prefix exceeds
-// max bytes.
-func NewReader(r io.Reader, max int) *Reader { return &Reader{r: r, max: max} }
-
-// Offset is the stream offset of the next frame.
-func (r *Reader) Offset() int64 { return r.off }
-
-// Next returns the next whole frame, size prefix included. It returns
-// io.EOF at a clean end of stream, and an error wrapping
-// wire.ErrFrameSize (with the bytes read so far) when the stream ends
-// inside a frame or a size prefix is negative or too large. Memory grows
-// with the bytes actually read, never with the size a prefix claims.
-func (r *Reader) Next() ([]byte, error) {
-	var hdr [4]byte
-	n, err := io.ReadFull(r.r, hdr[:])
-	if err == io.EOF {
-		return nil, io.EOF
-	}
-	if err != nil {
-		return hdr[:n], fmt.Errorf("frame at offset %d: %w: stream ended after %d bytes of the size prefix", r.off, wire.ErrFrameSize, n)
-	}
-	size := int32(binary.BigEndian.Uint32(hdr[:]))
-	if size < 0 {
-		return hdr[:], fmt.Errorf("frame at offset %d: %w: negative size %d", r.off, wire.ErrFrameSize, size)
-	}
-	if int64(size) > int64(r.max) {
-		return hdr[:], fmt.Errorf("frame at offset %d: %w: size prefix says %d bytes, the limit is %d", r.off, ErrTooLarge, size, r.max)
-	}
-	buf := make([]byte, 4, 4+min(int(size), 64<<10))
-	copy(buf, hdr[:])
-	lr := io.LimitReader(r.r, int64(size))
-	for len(buf)-4 < int(size) {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		m, err := lr.Read(buf[len(buf):cap(buf)][:min(cap(buf)-len(buf), 4+int(size)-len(buf))])
-		buf = buf[:len(buf)+m]
-		if err != nil {
-			if err == io.EOF {
-				break
+// All yields the frames of b as [Split] returns them, one at a time, so a
+// caller that stops early does not frame the rest.
+func All(b []byte) iter.Seq[Frame] {
+	return func(yield func(Frame) bool) {
+		for i, off := 0, 0; off < len(b); i++ {
+			rest := b[off:]
+			size, ok := Size(rest)
+			var err error
+			switch {
+			case !ok:
+				err = fmt.Errorf("frame %d at offset %d: %w: need 4 bytes for the size prefix, have %d", i, off, wire.ErrFrameSize, len(rest))
+			case size < 0:
+				err = fmt.Errorf("frame %d at offset %d: %w: negative size %d", i, off, wire.ErrFrameSize, size)
+			case int64(size) > int64(len(rest)-SizeLen):
+				err = fmt.Errorf("frame %d at offset %d: %w: size prefix says %d bytes follow, only %d do", i, off, wire.ErrFrameSize, size, len(rest)-SizeLen)
 			}
-			return buf, fmt.Errorf("frame at offset %d: %w", r.off, err)
+			if err != nil {
+				yield(Frame{Offset: off, Bytes: rest, Err: err})
+				return
+			}
+			n := SizeLen + int(size)
+			if !yield(Frame{Offset: off, Bytes: rest[:n:n]}) {
+				return
+			}
+			off += n
 		}
 	}
-	if len(buf)-4 < int(size) {
-		return buf, fmt.Errorf("frame at offset %d: %w: size prefix says %d bytes follow, the stream ended after %d", r.off, wire.ErrFrameSize, size, len(buf)-4)
-	}
-	r.off += int64(len(buf))
-	return buf, nil
 }

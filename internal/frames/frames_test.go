@@ -3,11 +3,9 @@ package frames
 import (
 	"bytes"
 	"errors"
-	"io"
 	"runtime"
 	"strings"
 	"testing"
-	"testing/iotest"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -56,31 +54,87 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-func TestReader(t *testing.T) {
+func TestAllStopsEarly(t *testing.T) {
 	all, each := stream()
-	r := NewReader(iotest.OneByteReader(bytes.NewReader(all)), 1<<20)
-	for i := range each {
-		b, err := r.Next()
-		if err != nil || !bytes.Equal(b, each[i]) {
-			t.Fatalf("frame %d: %x, %v", i, b, err)
+	// A lying tail that All must never reach.
+	all = append(all, 0x7f, 0xff, 0xff, 0xff)
+	n := 0
+	for f := range All(all) {
+		if f.Err != nil || !bytes.Equal(f.Bytes, each[n]) {
+			t.Fatalf("frame %d: %+v", n, f)
+		}
+		if n++; n == 2 {
+			break
 		}
 	}
-	if _, err := r.Next(); err != io.EOF {
-		t.Errorf("at the end: %v, want io.EOF", err)
+	if n != 2 {
+		t.Errorf("%d frames before stopping, want 2", n)
 	}
-	// Cut inside the last frame.
-	r = NewReader(bytes.NewReader(all[:len(all)-3]), 1<<20)
-	var err error
-	for err == nil {
-		_, err = r.Next()
+}
+
+func TestPeek(t *testing.T) {
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("c"))
+	req := kmsg.NewPtrMetadataRequest()
+	req.Version = 9
+	b := f.AppendRequest(nil, req, 77)
+	key, ver, corr, ok := PeekRequest(b)
+	if !ok || key != 3 || ver != 9 || corr != 77 {
+		t.Errorf("PeekRequest: %d %d %d %v", key, ver, corr, ok)
 	}
-	if !errors.Is(err, wire.ErrFrameSize) || !strings.Contains(err.Error(), "the stream ended after") {
-		t.Errorf("cut stream: %v", err)
+	if size, ok := Size(b); !ok || int(size) != len(b)-4 {
+		t.Errorf("Size: %d %v, want %d", size, ok, len(b)-4)
 	}
-	// Over the limit.
-	r = NewReader(bytes.NewReader([]byte{0x10, 0, 0, 0, 1}), 1<<20)
-	if _, err := r.Next(); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("over the limit: %v", err)
+	if _, _, _, ok := PeekRequest(b[:11]); ok {
+		t.Error("PeekRequest of 11 bytes: ok")
+	}
+	resp := []byte{0, 0, 0, 6, 0xff, 0xff, 0xff, 0xfe, 0, 0}
+	if corr, ok := PeekResponse(resp); !ok || corr != -2 {
+		t.Errorf("PeekResponse: %d %v", corr, ok)
+	}
+	if _, ok := PeekResponse(resp[:7]); ok {
+		t.Error("PeekResponse of 7 bytes: ok")
+	}
+	if _, ok := Size(resp[:3]); ok {
+		t.Error("Size of 3 bytes: ok")
+	}
+}
+
+func TestWhole(t *testing.T) {
+	all, each := stream()
+	// Fed a byte at a time, Whole finds each frame exactly when its last
+	// byte arrives.
+	var buf []byte
+	var got [][]byte
+	for _, c := range all {
+		buf = append(buf, c)
+		n, err := Whole(buf, 8, 1<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			if n != len(buf) {
+				t.Fatalf("a frame of %d bytes found in %d", n, len(buf))
+			}
+			got = append(got, buf)
+			buf = nil
+		}
+	}
+	if len(got) != len(each) {
+		t.Fatalf("%d frames, want %d", len(got), len(each))
+	}
+	for i := range got {
+		if !bytes.Equal(got[i], each[i]) {
+			t.Errorf("frame %d: %x, want %x", i, got[i], each[i])
+		}
+	}
+	// Out of range as soon as the prefix is there.
+	for _, b := range [][]byte{{0, 0, 0, 7}, {0, 0x10, 0, 1}, {0xff, 0xff, 0xff, 0xff}} {
+		if _, err := Whole(b, 8, 1<<20); !errors.Is(err, ErrOutOfRange) || !errors.Is(err, wire.ErrFrameSize) {
+			t.Errorf("%x: %v", b, err)
+		}
+	}
+	if n, err := Whole([]byte{0, 0, 0}, 8, 1<<20); n != 0 || err != nil {
+		t.Errorf("3 bytes: %d %v", n, err)
 	}
 }
 
@@ -92,11 +146,12 @@ func TestNoAllocationFromSize(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i := 0; i < 10; i++ {
-		r := NewReader(bytes.NewReader(in), 1<<31-1)
-		if _, err := r.Next(); !errors.Is(err, wire.ErrFrameSize) {
-			t.Fatal(err)
+		if n, err := Whole(in, 0, 1<<31-1); n != 0 || err != nil {
+			t.Fatal(n, err)
 		}
-		Split(in)
+		if got := Split(in); len(got) != 1 || !errors.Is(got[0].Err, wire.ErrFrameSize) {
+			t.Fatal(got)
+		}
 	}
 	runtime.ReadMemStats(&after)
 	if d := after.TotalAlloc - before.TotalAlloc; d > 2<<20 {

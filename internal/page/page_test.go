@@ -9,6 +9,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
@@ -176,14 +177,14 @@ func TestSyntheticPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	js, _ := json.Marshal(pp)
+	js := jsonr.AppendPage(nil, pp)
 	if !strings.Contains(string(js), `"listeners":[]`) {
 		t.Errorf("listeners in %s", js)
 	}
 	if strings.Contains(string(js), "from_spec") || pp.Summary[3].Value != "req v1, resp v0" || pp.Request.Title != "PlainRequest v0, request header v1, 15 bytes on the wire" {
 		t.Errorf("derived headers: %q %q in %s", pp.Summary[3].Value, pp.Request.Title, js)
 	}
-	if js, _ := json.Marshal(p); !strings.Contains(string(js), `"request_header_from_spec":true,"response_header_from_spec":true`) || !strings.Contains(string(js), `"header_from_spec":true`) {
+	if js := jsonr.AppendPage(nil, p); !strings.Contains(string(js), `"request_header_from_spec":true,"response_header_from_spec":true`) || !strings.Contains(string(js), `"header_from_spec":true`) {
 		t.Errorf("explicit headers in the JSON: %s", js)
 	}
 	if !strings.HasPrefix(p.Request.Schema, "{\n  \"apiKey\": 1000,") {

@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -56,7 +57,7 @@ func TestHostileFrameLogBounded(t *testing.T) {
 		f := fs[0].Frame
 		limit := budget.Limits{}.For(nil, len(frame)).MaxOutput
 		var js, text bytes.Buffer
-		if err := report.JSONLine(&js, f); err != nil {
+		if err := jsonr.Line(&js, f); err != nil {
 			t.Fatal(err)
 		}
 		if err := report.Text(&text, f, true); err != nil {
@@ -106,7 +107,7 @@ func FuzzProxyDecode(f *testing.F) {
 		} {
 			fr := p.decode(b, opts)
 			var js, text bytes.Buffer
-			if err := report.JSONLine(&js, fr); err != nil {
+			if err := jsonr.Line(&js, fr); err != nil {
 				t.Fatal(err)
 			}
 			if err := report.Text(&text, fr, true); err != nil {

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/redact"
 )
 
@@ -31,13 +33,10 @@ func newFrameBuf(size int, hdr []byte) []byte {
 	return append(make([]byte, 0, min(size, initialBuf)), hdr...)
 }
 
-// pending is a request awaiting its response.
-type pending struct {
-	key, version int16
-	corr         int32
-	at           time.Time
-	raw          bool // the answer is a raw SASL token (legacy SaslHandshake v0)
-}
+// maxPending bounds the requests of a connection awaiting responses;
+// beyond it the oldest is no longer paired, and the close event says how
+// many were dropped so.
+const maxPending = 4096
 
 // conn is one proxied client connection.
 type conn struct {
@@ -58,7 +57,7 @@ type conn struct {
 	reqOff, respOff int64
 
 	mu      sync.Mutex
-	pending []pending // requests in order, by the client pump
+	pending pairing.Pending // requests in order, added by the client pump, answered by the broker's
 	once    sync.Once
 
 	// legacyLeft counts the raw SASL tokens the client is still to send
@@ -66,6 +65,9 @@ type conn struct {
 	// not known); request pump only.
 	legacyLeft    int
 	legacyUnknown bool
+
+	// out gathers the response pump's writes to the client.
+	out clientWriter
 
 	// last is when a byte last arrived from either side (UnixNano), for
 	// Config.IdleTimeout; idleOnce logs the idle close once.
@@ -78,6 +80,7 @@ func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
 	cn := &conn{p: p, l: l, client: c, id: id, base: Event{
 		Conn: id, Client: c.RemoteAddr().String(), Listener: l.ln.Addr().String(), Upstream: upstream,
 	}}
+	cn.pending.Max = maxPending
 	cn.last.Store(time.Now().UnixNano())
 	cn.q = p.q.open(cn)
 	cn.secrets = redact.NewStream(p.cfg.ShowSecrets)
@@ -208,11 +211,14 @@ func (c *conn) run() {
 	go func() { defer wg.Done(); respBytes = c.pumpResponses() }()
 	wg.Wait()
 	c.mu.Lock()
-	unanswered := len(c.pending)
+	unanswered, evicted := c.pending.Len(), c.pending.Evicted
 	c.mu.Unlock()
 	detail := fmt.Sprintf("closed: %d bytes from the client, %d from the broker", reqBytes, respBytes)
 	if unanswered > 0 {
 		detail += fmt.Sprintf(", %d requests unanswered", unanswered)
+	}
+	if evicted > 0 {
+		detail += fmt.Sprintf(", %d requests not paired (more than %d awaited responses at once)", evicted, maxPending)
 	}
 	if c.idled.Load() {
 		detail += ", idle timeout"
@@ -318,26 +324,27 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 					return
 				}
 			}
-			size := int(int32(binary.BigEndian.Uint32(f.hdr[:])))
+			size32, _ := frames.Size(f.hdr[:])
+			size := int(size32)
 			if c.legacyLeft > 0 {
 				// After a SaslHandshake v0: raw SASL tokens, a size prefix
 				// and no Kafka header. With the mechanism unknown, a frame
 				// that reads as a known request ends the exchange.
 				raw := !c.legacyUnknown || size < 8
 				if !raw {
-					k := copy(f.hdr[f.hn:12], data)
+					k := copy(f.hdr[f.hn:frames.RequestHeaderLen], data)
 					f.hn += k
 					data = data[k:]
-					if f.hn < 12 {
+					if f.hn < frames.RequestHeaderLen {
 						return
 					}
-					key, ver, _, _ := codec.PeekRequest(f.hdr[:])
+					key, ver, _, _ := frames.PeekRequest(f.hdr[:])
 					raw = !c.p.knownRequest(key, ver)
 				}
 				if !raw {
 					c.legacyLeft = 0
 				} else {
-					if size < 0 || size > c.p.cfg.MaxFrame {
+					if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 						f.lost = true
 						c.fault("request", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
 						return
@@ -350,26 +357,23 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			}
 		}
 		if f.size == 0 {
-			k := copy(f.hdr[f.hn:12], data)
+			k := copy(f.hdr[f.hn:frames.RequestHeaderLen], data)
 			f.hn += k
 			data = data[k:]
-			if f.hn < 12 {
+			if f.hn < frames.RequestHeaderLen {
 				return
 			}
-			size := int(int32(binary.BigEndian.Uint32(f.hdr[:])))
-			if size < 8 || size > c.p.cfg.MaxFrame {
+			size, _ := frames.Size(f.hdr[:])
+			if !frames.InRange(size, 8, c.p.cfg.MaxFrame) {
 				f.lost = true
 				c.fault("request", "request size prefix %d is out of range: framing stops, bytes still pass", size)
 				return
 			}
-			key, ver, corr, _ := codec.PeekRequest(f.hdr[:])
+			key, ver, corr, _ := frames.PeekRequest(f.hdr[:])
 			c.mu.Lock()
-			c.pending = append(c.pending, pending{key: key, version: ver, corr: corr, at: time.Now()})
-			if len(c.pending) > 4096 {
-				c.pending = c.pending[1:]
-			}
+			c.pending.Add(pairing.Request{APIKey: key, Version: ver, CorrelationID: corr, Time: time.Now(), Size: frames.SizeLen + int(size)})
 			c.mu.Unlock()
-			f.size, f.seen = 4+size, 12
+			f.size, f.seen = frames.SizeLen+int(size), frames.RequestHeaderLen
 			f.legacyHandshake = key == keySaslHandshake && ver == 0
 			big := f.size > c.p.cfg.MaxBuffer
 			if big {
@@ -397,7 +401,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			if f.raw {
 				kind = kindRawRequest
 				c.mu.Lock()
-				c.pending = append(c.pending, pending{raw: true, at: time.Now()}) // the server's token
+				c.pending.Add(pairing.Request{Raw: true, Time: time.Now()}) // the server's token
 				c.mu.Unlock()
 			}
 			if f.legacyHandshake {
@@ -460,28 +464,20 @@ func (c *conn) bigFrame(dir, api string, size int, held bool) {
 		Detail: fmt.Sprintf("%s %s of %d bytes is larger than the buffer cap (%d bytes): forwarded as it arrives, not decoded", api, dir, size, c.p.cfg.MaxBuffer)})
 }
 
-// takePending removes and returns the request a response answers.
-func (c *conn) takePending(corr int32) (pending, bool) {
+// takePending removes and returns the request a response answers (and
+// the requests before it, which will get no answer).
+func (c *conn) takePending(corr int32) (pairing.Request, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for i, p := range c.pending {
-		if p.corr == corr && !p.raw {
-			c.pending = append(c.pending[:0], c.pending[i+1:]...)
-			return p, true
-		}
-	}
-	return pending{}, false
+	req, _, ok := c.pending.Answer(corr)
+	return req, ok
 }
 
 // takeRaw removes the next pending answer when it is a raw SASL token.
 func (c *conn) takeRaw() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.pending) > 0 && c.pending[0].raw {
-		c.pending = c.pending[1:]
-		return true
-	}
-	return false
+	return c.pending.TakeRaw()
 }
 
 // pumpResponses forwards broker bytes to the client. Responses that
@@ -536,7 +532,7 @@ type respState struct {
 	hn      int
 	size    int // frame bytes, size prefix included
 	seen    int
-	req     pending
+	req     pairing.Request
 	paired  bool
 	api     string
 	hold    []byte // the whole frame, held for rewriting
@@ -550,9 +546,19 @@ type respState struct {
 }
 
 // frameResponses forwards data, holding address-advertising responses.
+// What one call forwards goes to the client in as few writes as it can
+// (see [clientWriter]): the header and body of a small response in one.
 func (c *conn) frameResponses(r *respState, data []byte) error {
+	err := c.frameResponsesTo(r, data)
+	if ferr := c.out.flush(c); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 	if r.lost {
-		_, err := c.writeTo(c.client, data)
+		err := c.out.send(c, data)
 		return err
 	}
 	for len(data) > 0 {
@@ -567,14 +573,15 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if c.takeRaw() {
 				// The broker's raw SASL token (legacy SaslHandshake v0): a
 				// size prefix, no correlation id; it may be empty.
-				size := int(int32(binary.BigEndian.Uint32(r.hdr[:])))
-				if _, err := c.writeTo(c.client, r.hdr[:4]); err != nil {
+				size32, _ := frames.Size(r.hdr[:])
+				size := int(size32)
+				if err := c.out.send(c, r.hdr[:4]); err != nil {
 					return err
 				}
-				if size < 0 || size > c.p.cfg.MaxFrame {
+				if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 					r.lost = true
 					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
-					_, err := c.writeTo(c.client, data)
+					err := c.out.send(c, data)
 					return err
 				}
 				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
@@ -583,30 +590,31 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			}
 		}
 		if r.size == 0 {
-			k := copy(r.hdr[r.hn:8], data)
+			k := copy(r.hdr[r.hn:frames.ResponseHeaderLen], data)
 			r.hn += k
 			data = data[k:]
-			if r.hn < 8 {
+			if r.hn < frames.ResponseHeaderLen {
 				return nil
 			}
-			size := int(int32(binary.BigEndian.Uint32(r.hdr[:])))
-			if size < 4 || size > c.p.cfg.MaxFrame {
+			size32, _ := frames.Size(r.hdr[:])
+			size := int(size32)
+			if !frames.InRange(size32, 4, c.p.cfg.MaxFrame) {
 				r.lost = true
 				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
-				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
+				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
-				_, err := c.writeTo(c.client, data)
+				err := c.out.send(c, data)
 				return err
 			}
-			corr := int32(binary.BigEndian.Uint32(r.hdr[4:]))
-			r.size, r.seen = 4+size, 8
+			corr, _ := frames.PeekResponse(r.hdr[:])
+			r.size, r.seen = frames.SizeLen+size, frames.ResponseHeaderLen
 			r.req, r.paired = c.takePending(corr)
 			r.api = "unknown-API"
-			if api, ok := c.p.reg.API(r.req.key); ok && r.paired {
+			if api, ok := c.p.reg.API(r.req.APIKey); ok && r.paired {
 				r.api = api.Name
 			}
-			hold := r.paired && c.p.rewrite[holdKey{r.req.key, r.req.version}]
+			hold := r.paired && c.p.rewrite[holdKey{r.req.APIKey, r.req.Version}]
 			big := r.size > c.p.cfg.MaxBuffer
 			if big {
 				c.bigFrame("response", r.api, r.size, hold)
@@ -614,7 +622,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 			if hold && !big {
 				r.hold = newFrameBuf(r.size, r.hdr[:])
 			} else {
-				if _, err := c.writeTo(c.client, r.hdr[:]); err != nil {
+				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
 				r.collect = !big
@@ -628,7 +636,7 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		if r.hold != nil {
 			r.hold = append(r.hold, chunk...)
 		} else {
-			if _, err := c.writeTo(c.client, chunk); err != nil {
+			if err := c.out.send(c, chunk); err != nil {
 				return err
 			}
 			c.collect(&r.collect, &r.body, &r.resv, r.size, chunk)
@@ -640,16 +648,16 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 		if r.hold != nil {
 			out, moved, derr := c.rewriteResponse(r.hold, r.req)
 			rewritten := len(moved) > 0
-			if _, err := c.writeTo(c.client, out); err != nil {
+			if err := c.out.send(c, out); err != nil {
 				return err
 			}
 			if derr != nil {
-				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.corr, derr)
+				c.fault("response", "%s response (correlation id %d) did not decode, forwarded untouched: %v", r.api, r.req.CorrelationID, derr)
 			}
 			if rewritten {
 				c.event(Event{Kind: EventRewrite, Dir: "response", Time: now,
 					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
-						r.api, r.req.corr, strings.Join(moved, ", "), len(r.hold), len(out))})
+						r.api, r.req.CorrelationID, strings.Join(moved, ", "), len(r.hold), len(out))})
 			}
 			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff}
 			c.respIdx++
@@ -674,16 +682,53 @@ func (c *conn) frameResponses(r *respState, data []byte) error {
 	return nil
 }
 
+// coalesceMax is the most a client write gathers; bigger pieces go out
+// on their own.
+const coalesceMax = 64 << 10
+
+// clientWriter gathers the bytes a response pump forwards while it
+// frames one read, so that they reach the client in one write rather than
+// one per header and body piece. Its buffer is reused from read to read.
+type clientWriter struct{ buf []byte }
+
+// send forwards b: gathered, or written at once (after what is gathered)
+// when it is large.
+func (w *clientWriter) send(c *conn, b []byte) error {
+	if len(w.buf)+len(b) <= coalesceMax {
+		w.buf = append(w.buf, b...)
+		return nil
+	}
+	if err := w.flush(c); err != nil {
+		return err
+	}
+	if len(b) <= coalesceMax {
+		w.buf = append(w.buf, b...)
+		return nil
+	}
+	_, err := c.writeTo(c.client, b)
+	return err
+}
+
+// flush writes what is gathered.
+func (w *clientWriter) flush(c *conn) error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	_, err := c.writeTo(c.client, w.buf)
+	w.buf = w.buf[:0]
+	return err
+}
+
 // rewriteResponse decodes a held response, replaces advertised broker
 // addresses and re-encodes it; moved lists each address replaced ("node
 // 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
 // failure the input comes back unchanged, with the error.
-func (c *conn) rewriteResponse(b []byte, req pending) (out []byte, moved []string, err error) {
-	api, ok := c.p.reg.API(req.key)
+func (c *conn) rewriteResponse(b []byte, req pairing.Request) (out []byte, moved []string, err error) {
+	api, ok := c.p.reg.API(req.APIKey)
 	if !ok {
-		return b, nil, fmt.Errorf("unknown API key %d", req.key)
+		return b, nil, fmt.Errorf("unknown API key %d", req.APIKey)
 	}
-	f, err := c.p.cfg.Codec.DecodeResponse(b, api, req.version, codec.Options{})
+	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{})
 	if err != nil {
 		return b, nil, err
 	}
@@ -702,7 +747,7 @@ func (c *conn) rewriteResponse(b []byte, req pending) (out []byte, moved []strin
 	if !rewriteAddresses(f, remap) {
 		return b, nil, nil
 	}
-	out, err = c.p.cfg.Codec.EncodeResponse(make([]byte, 0, len(b)+64), f)
+	out, err = c.p.rewriter.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
 		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}

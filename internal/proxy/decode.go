@@ -6,6 +6,7 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
@@ -29,7 +30,7 @@ type item struct {
 	data      []byte // the frame as forwarded
 	original  []byte // before rewriting
 	rewritten bool
-	req       pending // for a response: its request
+	req       pairing.Request // for a response: its request
 	paired    bool
 	at        time.Time
 	index     int   // frame number in its direction of the connection
@@ -45,6 +46,7 @@ func (p *Proxy) event(e *Event) { p.q.event(nil, e, false) }
 // connection, the connections in turn.
 func (p *Proxy) decodeLoop() {
 	defer p.decodeWG.Done()
+	lowerPriority()
 	for {
 		it, cq, skipped, dropped, ok := p.q.next()
 		if !ok {
@@ -98,15 +100,15 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	} else {
 		e.Dir = "response"
 		opts.Kind = schema.TypeResponse
-		if api, ok := p.reg.API(it.req.key); ok && it.paired {
-			opts.API, opts.Version = api, it.req.version
+		if api, ok := p.reg.API(it.req.APIKey); ok && it.paired {
+			opts.API, opts.Version = api, it.req.Version
 		}
 		data, plan := c.secrets.Response(p.cfg.Codec, it.data, opts.API, opts.Version)
 		e.Data = data
 		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Upstream, c.base.Client
 		if it.paired {
-			lat := it.at.Sub(it.req.at).Microseconds()
+			lat := it.req.Latency(it.at)
 			f.LatencyMicros = &lat
 		}
 	}

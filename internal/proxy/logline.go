@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/render/jsonr"
 )
 
 // Directions of frame events in the log.
@@ -59,7 +59,7 @@ type frameHead struct {
 // Every line has conn (0 for the proxy's own events), event and the
 // endpoints it concerns; a frame's line has direction, rewritten and
 // original_hex (the broker's bytes, when the proxy changed the frame),
-// then the fields of [report.AppendJSON] (hex is what the receiver got).
+// then the fields of [jsonr.AppendLine] (hex is what the receiver got).
 func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 	if e.Kind == EventFrame && e.Frame != nil {
 		h := frameHead{Conn: e.Conn, Event: e.Kind.String(), Direction: direction(e.Dir), Client: e.Client,
@@ -71,18 +71,24 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 		if err != nil {
 			return dst, err
 		}
-		body, err := report.AppendJSON(nil, e.Frame, report.JSONOptions{})
-		if err != nil {
-			return dst, err
-		}
-		if len(body) < 2 || body[0] != '{' {
-			return dst, errors.New("proxy: a frame's JSON is not an object")
-		}
+		start := len(dst)
 		dst = append(dst, head[:len(head)-1]...)
-		if body[1] != '}' {
-			dst = append(dst, ',')
+		// The report's object goes on in place: its "{" becomes the ","
+		// after the head's fields (or goes, when the object is empty).
+		mark := len(dst)
+		dst, err = jsonr.AppendLine(dst, e.Frame, jsonr.Options{})
+		if err != nil {
+			return dst[:start], err
 		}
-		return append(dst, body[1:]...), nil
+		body := dst[mark:]
+		if len(body) < 2 || body[0] != '{' {
+			return dst[:start], errors.New("proxy: a frame's JSON is not an object")
+		}
+		if body[1] == '}' {
+			return append(dst[:mark], body[1:]...), nil
+		}
+		body[0] = ','
+		return dst, nil
 	}
 	// Details are the proxy's own words ("node 1 A -> B"): not HTML
 	// escaped, so that they read as they are.
@@ -104,6 +110,7 @@ type LineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
 	err error
+	buf []byte // WriteEvent's line, reused
 }
 
 // NewLineWriter returns a LineWriter on w.
@@ -114,6 +121,14 @@ func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
 func (l *LineWriter) WriteLine(b []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.writeLocked(b)
+}
+
+// maxKeptLine bounds the line buffer a LineWriter keeps for the next
+// event.
+const maxKeptLine = 1 << 20
+
+func (l *LineWriter) writeLocked(b []byte) error {
 	if l.err != nil {
 		return l.err
 	}
@@ -127,9 +142,16 @@ func (l *LineWriter) WriteLine(b []byte) error {
 
 // WriteEvent writes the event's JSON line.
 func (l *LineWriter) WriteEvent(e *Event) error {
-	b, err := AppendJSON(nil, e)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, err := AppendJSON(l.buf[:0], e)
+	if cap(b) <= maxKeptLine {
+		l.buf = b
+	} else {
+		l.buf = nil
+	}
 	if err != nil {
 		return err
 	}
-	return l.WriteLine(b)
+	return l.writeLocked(b)
 }

@@ -204,6 +204,12 @@ type Proxy struct {
 	cfg     Config
 	reg     *schema.Registry
 	rewrite map[holdKey]bool // responses (API, version) that advertise addresses
+	// rewriter decodes and re-encodes held responses on the forwarding
+	// path: Config.Codec without decompression, so that finding a
+	// response's broker addresses can never inflate its record batches
+	// (a plain decode does not today; the decoding goroutine does, within
+	// its budget).
+	rewriter *codec.Codec
 
 	mu        sync.Mutex
 	listeners map[string]*listener // the first and unpinned listeners, by upstream address
@@ -283,6 +289,9 @@ func New(cfg Config) (*Proxy, error) {
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	rw := *cfg.Codec
+	rw.Decompress, rw.DecompressLimit = nil, nil
+	p.rewriter = &rw
 	if !cfg.NoRewrite {
 		p.rewrite = holdTable(p.reg)
 	}

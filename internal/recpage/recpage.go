@@ -41,6 +41,8 @@ type Page struct {
 	Tree   *page.Node `json:"tree"`
 	Schema string     `json:"schema"`
 	Bytes  []byte     `json:"-"`
+	// Spans is the annotated tree of Bytes, the one renderers read.
+	Spans *span.Tree `json:"-"`
 }
 
 // Build builds the page of r at version v (the highest when v < 0).
@@ -92,6 +94,7 @@ func Build(c *codec.Codec, r *recschema.Record, v int16) (*Page, error) {
 	}
 	p.Bytes, p.Size, p.Hex = data, len(data), hex.EncodeToString(data)
 	p.Tree = page.FromSpan(tree)
+	p.Spans = span.FromNode(tree, data)
 	p.Title = fmt.Sprintf("%s v%d as a %s, %d bytes", m.Name, v, p.Part, len(data))
 	topic := p.Topic
 	if topic == "" {

@@ -18,7 +18,6 @@ package recsite
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"strconv"
@@ -27,6 +26,7 @@ import (
 	"github.com/manifester/manifester/internal/recpage"
 	"github.com/manifester/manifester/internal/recschema"
 	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/site"
 )
 
@@ -146,11 +146,11 @@ func recordPages(b *site.Builder, c *codec.Codec, r *recschema.Record) error {
 				return err
 			}
 		}
-		js, err := json.MarshalIndent(p, "", "  ")
+		js, err := jsonr.RecordPageDocument(p)
 		if err != nil {
 			return err
 		}
-		if err := b.Add(JSONPath(r, int(v)), site.TypeJSON, append(js, '\n')); err != nil {
+		if err := b.Add(JSONPath(r, int(v)), site.TypeJSON, js); err != nil {
 			return err
 		}
 	}

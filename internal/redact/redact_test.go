@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -70,7 +71,7 @@ func outputs(t *testing.T, r *report.Frame) []byte {
 	if err := report.Text(&b, r, true); err != nil {
 		t.Fatal(err)
 	}
-	if err := report.JSONLine(&b, r); err != nil {
+	if err := jsonr.Line(&b, r); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

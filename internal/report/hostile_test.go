@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -44,16 +43,12 @@ func TestHostileFramesBounded(t *testing.T) {
 		for _, cd := range hostile.Codecs {
 			name := sh.Name + "/" + records.CompressionName(cd)
 			b := sh.Build(cd, hostileSize)
-			for _, format := range []string{"text", "json"} {
+			for _, format := range []string{"text"} { // JSON: package jsonr
 				var out bytes.Buffer
 				var f *Frame
 				u := hostile.Measure(func() {
-					f = Decode(c, b, Options{Lean: format == "json"})
-					if format == "json" {
-						if err := JSONLine(&out, f); err != nil {
-							t.Fatal(err)
-						}
-					} else if err := Text(&out, f, true); err != nil {
+					f = Decode(c, b, Options{})
+					if err := Text(&out, f, true); err != nil {
 						t.Fatal(err)
 					}
 				})
@@ -74,9 +69,6 @@ func TestHostileFramesBounded(t *testing.T) {
 				}
 				if f.Error != "" {
 					t.Errorf("%s: a well-formed frame reports an error: %s", name, f.Error)
-				}
-				if format == "json" && !json.Valid(out.Bytes()) {
-					t.Errorf("%s: JSON output is not valid JSON", name)
 				}
 				if f.Budget == "" && (bud.Inflated() < 1<<20) && cd != hostile.Snappy {
 					t.Errorf("%s: nothing was cut, and little inflated (%d bytes): is the frame hostile?", name, bud.Inflated())
@@ -188,24 +180,21 @@ func TestNodeBudgetKeepsWholeRecords(t *testing.T) {
 	}
 }
 
-// TestOutputBudget checks that text and JSON stop at the output budget,
-// say so, and that JSON stays valid.
+// TestOutputBudget checks that text stops at the output budget and says
+// so (JSON: package jsonr).
 func TestOutputBudget(t *testing.T) {
 	c := inflating(t)
 	b := hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(3000), 3000))
 	lim := budget.Limits{Output: 100 << 10}
 	for _, lean := range []bool{false, true} {
-		var text, js bytes.Buffer
+		var text bytes.Buffer
 		if err := Text(&text, Decode(c, b, Options{Limits: lim, Lean: lean}), true); err != nil {
-			t.Fatal(err)
-		}
-		if err := JSONLine(&js, Decode(c, b, Options{Limits: lim, Lean: lean})); err != nil {
 			t.Fatal(err)
 		}
 		for _, o := range []struct {
 			name string
 			out  *bytes.Buffer
-		}{{"text", &text}, {"json", &js}} {
+		}{{"text", &text}} {
 			if o.out.Len() > 100<<10+outputSlack || o.out.Len() < 50<<10 {
 				t.Errorf("lean %v %s: %d bytes for a budget of 100 KiB", lean, o.name, o.out.Len())
 			}
@@ -213,60 +202,12 @@ func TestOutputBudget(t *testing.T) {
 				t.Errorf("lean %v %s: no note of the output budget", lean, o.name)
 			}
 		}
-		var v map[string]any
-		if err := json.Unmarshal(js.Bytes(), &v); err != nil {
-			t.Fatalf("lean %v: %v", lean, err)
-		}
-		if s, _ := v["output_truncated"].(string); !strings.Contains(s, "tree node") {
-			t.Errorf("lean %v: output_truncated = %q", lean, s)
-		}
 	}
 	// Without a limit the same frame is shown whole: bigger, no note.
 	var whole bytes.Buffer
 	Text(&whole, Decode(c, b, Options{}), true)
 	if whole.Len() <= 200<<10 || strings.Contains(whole.String(), "output budget") {
 		t.Errorf("default budget: %d bytes, note %v", whole.Len(), strings.Contains(whole.String(), "output budget"))
-	}
-}
-
-// TestBudgetJSONMatchesEncodingJSON checks that a frame whose inflation
-// budget was reached (so it carries "budget") is written by AppendJSON as
-// encoding/json writes the Frame, key order included.
-func TestBudgetJSONMatchesEncodingJSON(t *testing.T) {
-	c := inflating(t)
-	batch := hostile.Batch(hostile.Gzip, make([]byte, 64<<10), 1)
-	f := Decode(c, hostile.Produce(batch, batch), Options{Limits: budget.Limits{Inflate: 100 << 10}})
-	if f.Budget == "" {
-		t.Fatal("no budget note")
-	}
-	want, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := AppendJSON(nil, f, JSONOptions{About: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(got) != string(want)+"\n" {
-		t.Errorf("AppendJSON differs from encoding/json:\n got %.300s\nwant %.300s", got, want)
-	}
-}
-
-// BenchmarkHostileFrame measures the decode and JSON line of the issue's
-// frame of gzip batches of small records (32 KB), which reaches the node
-// budget: the cost of a frame that spends its budget.
-func BenchmarkHostileFrame(b *testing.B) {
-	c := inflating(b)
-	in := hostile.DenseExample(32 << 10)
-	var out []byte
-	b.SetBytes(int64(len(in)))
-	b.ReportAllocs()
-	for b.Loop() {
-		f := Decode(c, in, Options{Lean: true})
-		var err error
-		if out, err = AppendJSON(out[:0], f, JSONOptions{}); err != nil || f.Budget == "" {
-			b.Fatal(err, f.Budget)
-		}
 	}
 }
 

@@ -43,7 +43,7 @@ func (f *Frame) outputBudget() *budget.Budget {
 }
 
 // renderBudget is a fresh output budget for one rendering of f: each
-// Text or AppendJSON call of a frame may write up to its output limit.
+// Text or JSON rendering (package jsonr) of a frame may write up to its output limit.
 func (f *Frame) renderBudget() *budget.Budget {
 	return &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
 }

@@ -2,14 +2,11 @@ package report
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"hash/crc32"
 	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/manifester/manifester/internal/page"
 )
 
 // plainProduce is a Produce v9 request with one uncompressed RecordBatch
@@ -44,7 +41,6 @@ func TestRecordContentsAsText(t *testing.T) {
 		{Key: []byte{0xff, 0xfe}, Value: []byte("\x1b[31mred")}, // not UTF-8; ESC: both stay hex
 		{Key: nil, Value: []byte{}},                             // null key; empty value is text
 	})
-	checkLine(t, c, "plain produce", b, Options{}, nil)
 	f := Decode(c, b, Options{})
 	if f.Error != "" {
 		t.Fatal(f.Error)
@@ -72,53 +68,4 @@ func TestRecordContentsAsText(t *testing.T) {
 		t.Log(out)
 	}
 
-	// JSON: text as a string, with the hex kept.
-	line, err := AppendJSON(nil, f, JSONOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got struct{ Tree *page.Node }
-	if err := json.Unmarshal(line, &got); err != nil {
-		t.Fatal(err)
-	}
-	// Record keys, values and header values: the typed value (a string:
-	// the text, or the hex of binary bytes) and the hex kept beside text.
-	texts := map[string]string{}
-	var walk func(n *page.Node)
-	walk = func(n *page.Node) {
-		if strings.Contains(n.Path, "Record[") && (strings.HasSuffix(n.Path, ".key") || strings.HasSuffix(n.Path, ".value") || strings.HasSuffix(n.Path, ".headerValue")) {
-			var v *string
-			if err := json.Unmarshal(n.Typed, &v); err != nil {
-				t.Errorf("%s: value %s: %v", n.Path, n.Typed, err)
-			}
-			if v == nil {
-				texts[n.Path] = "null | " + n.Hex
-			} else {
-				texts[n.Path] = *v + " | " + n.Hex
-			}
-		}
-		for _, k := range n.Children {
-			walk(k)
-		}
-	}
-	walk(got.Tree)
-	const rec = "ProduceRequest.TopicData.TopicProduceData[0].PartitionData.PartitionProduceData[0].Records.RecordBatch[0]."
-	want := map[string]string{
-		rec + "Record[0].key":                   "user-1 | 757365722d31",
-		rec + "Record[0].value":                 "Zürich\t\"q\"\n | 5ac3bc72696368092271220a",
-		rec + "Record[0].Header[0].headerValue": "abc\u200d | 616263e2808d",
-		rec + "Record[0].Header[1].headerValue": "0001ff | ", // binary: hex as the value, no second copy
-		rec + "Record[1].key":                   "fffe | ",
-		rec + "Record[1].value":                 "1b5b33316d726564 | ",
-		rec + "Record[2].key":                   "null | ",
-		rec + "Record[2].value":                 " | ", // empty text
-	}
-	if len(texts) != len(want) {
-		t.Errorf("text nodes: %v", texts)
-	}
-	for p, w := range want {
-		if texts[p] != w {
-			t.Errorf("%s: %q, want %q", p, texts[p], w)
-		}
-	}
 }

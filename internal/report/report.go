@@ -7,7 +7,7 @@
 // the error (with byte offset and field path) when it does not decode,
 // the versions of the same API that would decode it cleanly, and, on
 // request, whether re-encoding reproduces the input byte for byte ([Check]).
-// [Text] and [JSONLine] render a Frame.
+// [Text] renders a Frame as text; package render/jsonr writes it as JSON.
 package report
 
 import (
@@ -130,7 +130,7 @@ type Frame struct {
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
-	// bounds Text and AppendJSON.
+	// bounds Text and the JSON writer (package jsonr).
 	bud *budget.Budget
 }
 
@@ -230,7 +230,7 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
-	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: [AppendJSON]
+	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: the JSON writer (package jsonr)
 	// writes them straight from the span tree, the bytes and the decoded
 	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node

@@ -61,25 +61,6 @@ func TestDecodeClean(t *testing.T) {
 	if body["validateOnly"] != true || body["Topics"].([]any)[0].(map[string]any)["Name"] != "orders" {
 		t.Errorf("body JSON: %s", f.Body)
 	}
-	var line bytes.Buffer
-	if err := JSONLine(&line, f); err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Count(line.Bytes(), []byte("\n")) != 1 {
-		t.Errorf("JSONLine wrote %d lines", bytes.Count(line.Bytes(), []byte("\n")))
-	}
-	var m map[string]any
-	if err := json.Unmarshal(line.Bytes(), &m); err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"kind", "api_key", "version", "correlation_id", "tree", "roundtrip"} {
-		if _, ok := m[k]; !ok {
-			t.Errorf("JSON line lacks %q", k)
-		}
-	}
-	if _, ok := m["error"]; ok {
-		t.Errorf("clean frame has an error key")
-	}
 	var txt bytes.Buffer
 	if err := Text(&txt, f, true); err != nil {
 		t.Fatal(err)

@@ -188,7 +188,9 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	}
 	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
-	for i, piece := range frames.Split(b) {
+	i := -1
+	for piece := range frames.All(b) { // frames past the limit are never framed
+		i++
 		if i == MaxDecodeFrames {
 			return out, badRequest("only the first %d frames are decoded", MaxDecodeFrames)
 		}
@@ -393,6 +395,7 @@ func summaries(fs []*report.Frame) []AnswerFrame {
 	for i, f := range fs {
 		c := *f
 		c.Tree, c.Body, c.Hex = nil, nil, ""
+		c.Decoded, c.Spans = nil, nil // no tree in the JSON either
 		out[i] = AnswerFrame{Frame: &c}
 	}
 	return out

@@ -27,7 +27,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -48,6 +47,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
 	htmlr "github.com/manifester/manifester/internal/render/html"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/specjson"
 	"github.com/manifester/manifester/internal/vectors"
@@ -546,15 +546,9 @@ func buildAPIPage(b *Builder, opts Options, rel Release, j job) (*page.Page, err
 }
 
 // PageJSON encodes a page the way `manifester show --format json` prints
-// it.
+// it (package jsonr writes it).
 func PageJSON(p *page.Page) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jsonr.PageDocument(p)
 }
 
 func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.Page) error {

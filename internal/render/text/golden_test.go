@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/testshared"
 )
@@ -53,13 +54,13 @@ func goldenFiles(t *testing.T) map[string][]byte {
 		if err := text.Page(&txt, p); err != nil {
 			t.Fatal(err)
 		}
-		js, err := json.MarshalIndent(p, "", "  ")
+		js, err := jsonr.PageDocument(p)
 		if err != nil {
 			t.Fatal(err)
 		}
 		base := filepath.Join(api.Name, fmt.Sprintf("v%d", p.Version))
 		out[base+".txt"] = txt.Bytes()
-		out[base+".json"] = append(js, '\n')
+		out[base+".json"] = js
 	}
 	return out
 }
@@ -214,13 +215,13 @@ func TestGoldenSynthetic(t *testing.T) {
 				if err := text.Page(&txt, p); err != nil {
 					t.Fatal(err)
 				}
-				js, err := json.MarshalIndent(p, "", "  ")
+				js, err := jsonr.PageDocument(p)
 				if err != nil {
 					t.Fatal(err)
 				}
 				base := filepath.Join(api.Name, fmt.Sprintf("v%d", v))
 				got[base+".txt"] = txt.Bytes()
-				got[base+".json"] = append(js, '\n')
+				got[base+".json"] = js
 			}
 		}
 	}

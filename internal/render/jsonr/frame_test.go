@@ -1,4 +1,4 @@
-package report
+package jsonr
 
 import (
 	"bytes"
@@ -15,75 +15,47 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
-	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
 
-// oldLine is the JSON line as encoding/json writes the Frame (the format's
-// definition), optionally with every tree node's "about" removed.
-func oldLine(t *testing.T, f *Frame, about bool) []byte {
+// checkLine compares AppendLine, on a frame decoded normally and on the
+// same frame decoded with Options.Lean, with encoding/json's line
+// (refLine), with and without descriptions.
+func checkLine(t *testing.T, c *codec.Codec, name string, b []byte, o report.Options, meta func(*report.Frame)) {
 	t.Helper()
-	g := *f
-	if !about && g.Tree != nil {
-		g.Tree = stripAbout(g.Tree)
-	}
-	b, err := json.Marshal(&g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return append(b, '\n')
-}
-
-func stripAbout(n *page.Node) *page.Node {
-	c := *n
-	c.About = ""
-	c.Children = nil
-	for _, k := range n.Children {
-		c.Children = append(c.Children, stripAbout(k))
-	}
-	if n.Detached != nil {
-		c.Detached = stripAbout(n.Detached)
-	}
-	return &c
-}
-
-// checkLine compares AppendJSON, on a frame decoded normally and on the
-// same frame decoded with Options.Lean, with encoding/json's line, with
-// and without descriptions.
-func checkLine(t *testing.T, c *codec.Codec, name string, b []byte, o Options, meta func(*Frame)) {
-	t.Helper()
-	full := Decode(c, b, o)
+	full := report.Decode(c, b, o)
 	lo := o
 	lo.Lean = true
-	lean := Decode(c, b, lo)
-	if lean.Tree != nil || lean.Hex != "" {
-		t.Fatalf("%s: Lean decode filled Tree or Hex", name)
+	lean := report.Decode(c, b, lo)
+	if lean.Hex != "" {
+		t.Fatalf("%s: Lean decode filled Hex", name)
 	}
 	if meta != nil {
 		meta(full)
 		meta(lean)
 	}
 	for _, about := range []bool{true, false} {
-		want := oldLine(t, full, about)
-		for _, f := range []*Frame{full, lean} {
-			got, err := AppendJSON([]byte("prefix"), f, JSONOptions{About: about})
+		want := refLine(t, full, about)
+		for _, f := range []*report.Frame{full, lean} {
+			got, err := AppendLine([]byte("prefix"), f, Options{About: about})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if !bytes.HasPrefix(got, []byte("prefix")) {
-				t.Fatalf("%s: AppendJSON lost dst", name)
+				t.Fatalf("%s: AppendLine lost dst", name)
 			}
 			if got := got[len("prefix"):]; !bytes.Equal(got, want) {
-				t.Fatalf("%s (about %v, lean %v): AppendJSON differs from encoding/json:\n%s", name, about, f.lean, cmp.Diff(string(want), string(got)))
+				t.Fatalf("%s (about %v, lean %v): AppendLine differs from encoding/json:\n%s", name, about, f.Lean(), cmp.Diff(string(want), string(got)))
 			}
 		}
 	}
 	var line bytes.Buffer
-	if err := JSONLine(&line, lean); err != nil {
+	if err := Line(&line, lean); err != nil {
 		t.Fatal(err)
 	}
-	if want := oldLine(t, full, false); !bytes.Equal(line.Bytes(), want) {
-		t.Fatalf("%s: JSONLine includes descriptions or differs", name)
+	if want := refLine(t, full, false); !bytes.Equal(line.Bytes(), want) {
+		t.Fatalf("%s: Line includes descriptions or differs", name)
 	}
 }
 
@@ -96,7 +68,7 @@ func TestAppendJSONCorpus(t *testing.T) {
 	c, frames, _ := corpusFrames(t)
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6007, time.UTC)
 	lat := int64(1234)
-	meta := func(f *Frame) {
+	meta := func(f *report.Frame) {
 		f.Index, f.Offset = 7, 1<<33
 		f.Time, f.Src, f.Dst, f.LatencyMicros = &at, "10.0.0.1:40000", "[::1]:9092", &lat
 	}
@@ -142,19 +114,19 @@ func TestAppendJSONOddFrames(t *testing.T) {
 	cases["empty"] = nil
 	cases["size only"] = []byte{0, 0, 0, 0}
 	for name, b := range cases {
-		checkLine(t, c, name, b, Options{Roundtrip: true}, func(f *Frame) { f.Src, f.Error = weird, f.Error+weird })
+		checkLine(t, c, name, b, report.Options{Roundtrip: true}, func(f *report.Frame) { f.Src, f.Error = weird, f.Error+weird })
 	}
 	// The compressed batch has a detached tree in the output.
-	f := Decode(c, cases["compressed produce"], Options{Lean: true})
-	line, err := AppendJSON(nil, f, JSONOptions{})
+	f := report.Decode(c, cases["compressed produce"], report.Options{Lean: true})
+	line, err := AppendLine(nil, f, Options{})
 	if err != nil || f.Error != "" || !bytes.Contains(line, []byte(`"detached":{`)) {
 		t.Fatalf("compressed produce: error %q %v, detached tree missing:\n%.2000s", f.Error, err, line)
 	}
 	// A response without its API and version, and one at a version that
 	// does not fit.
 	api, _ := c.Reg.API(19)
-	checkLine(t, c, "response without API", base, Options{Kind: schema.TypeResponse}, nil)
-	checkLine(t, c, "response at a wrong version", base, Options{Kind: schema.TypeResponse, API: api, Version: 7}, nil)
+	checkLine(t, c, "response without API", base, report.Options{Kind: schema.TypeResponse}, nil)
+	checkLine(t, c, "response at a wrong version", base, report.Options{Kind: schema.TypeResponse, API: api, Version: 7}, nil)
 }
 
 // TestAppendStringEscaping checks the string escaper against encoding/json

@@ -1,0 +1,129 @@
+// Package pairing pairs Kafka responses with their requests. A response
+// names only its correlation id; its API and version (needed to decode
+// it) and the time its request went out (for latency) come from the
+// request with that id. Kafka answers a connection's requests in order,
+// so the requests before the one answered never get an answer (acks=0
+// produce requests); they are dropped and counted, as are the oldest
+// requests beyond a limit. Nothing leaves the table uncounted.
+package pairing
+
+import "time"
+
+// Request is a request awaiting its response.
+type Request struct {
+	APIKey        int16
+	Version       int16
+	CorrelationID int32
+	// Time is when the request was seen (its frame completed, or its
+	// header passed).
+	Time time.Time
+	// Size is the request frame's size, size prefix included, where known.
+	Size int
+	// Raw marks an entry for a raw SASL token (after a legacy
+	// SaslHandshake v0): it has no correlation id, and the next frame of
+	// the other direction answers it ([Pending.TakeRaw]).
+	Raw bool
+}
+
+// Latency is the time from the request to a response at t, in
+// microseconds.
+func (r *Request) Latency(t time.Time) int64 { return t.Sub(r.Time).Microseconds() }
+
+// Pending is one connection's requests awaiting responses, in the order
+// they were sent. The zero value has no limit; it is not safe for
+// concurrent use.
+type Pending struct {
+	// reqs[head:] are waiting; removing from the front moves head, and
+	// the slice is compacted once most of it is behind head.
+	reqs []Request
+	head int
+	// Max bounds the requests held (0: no bound); adding one beyond it
+	// drops the oldest, counted in Evicted.
+	Max int
+	// Evicted counts requests dropped beyond Max; PassedOver the requests
+	// that a later request's answer showed will get none.
+	Evicted, PassedOver int64
+}
+
+// Len is the number of requests waiting.
+func (p *Pending) Len() int { return len(p.reqs) - p.head }
+
+// drop removes the first n waiting requests.
+func (p *Pending) drop(n int) {
+	clear(p.reqs[p.head : p.head+n])
+	p.head += n
+	switch {
+	case p.head == len(p.reqs):
+		p.reqs, p.head = p.reqs[:0], 0
+	case p.head >= 64 && p.head >= len(p.reqs)/2:
+		k := copy(p.reqs, p.reqs[p.head:])
+		clear(p.reqs[k:])
+		p.reqs, p.head = p.reqs[:k], 0
+	}
+}
+
+// Add appends a request, dropping the oldest when Max are waiting; it
+// reports whether one was dropped.
+func (p *Pending) Add(r Request) (evicted bool) {
+	if p.Max > 0 && p.Len() >= p.Max {
+		p.drop(1)
+		p.Evicted++
+		evicted = true
+	}
+	p.reqs = append(p.reqs, r)
+	return evicted
+}
+
+// index is the position among the waiting requests of the first (raw
+// tokens aside) with the correlation id, or -1.
+func (p *Pending) index(corr int32) int {
+	for i, r := range p.reqs[p.head:] {
+		if !r.Raw && r.CorrelationID == corr {
+			return i
+		}
+	}
+	return -1
+}
+
+// Find returns the first waiting request (raw tokens aside) with the
+// correlation id, leaving it in place; nil when there is none. The
+// pointer is valid until the next change.
+func (p *Pending) Find(corr int32) *Request {
+	if i := p.index(corr); i >= 0 {
+		return &p.reqs[p.head+i]
+	}
+	return nil
+}
+
+// Answer removes and returns the first waiting request (raw tokens aside)
+// with the correlation id, and with it every request before it, which
+// will get no answer: passed says how many (also counted in PassedOver).
+// ok is false, and nothing is removed, when no request has the id.
+func (p *Pending) Answer(corr int32) (req Request, passed int, ok bool) {
+	i := p.index(corr)
+	if i < 0 {
+		return Request{}, 0, false
+	}
+	req = p.reqs[p.head+i]
+	p.drop(i + 1)
+	p.PassedOver += int64(i)
+	return req, i, true
+}
+
+// TakeRaw removes the first waiting entry when it is a raw SASL token's,
+// and reports whether it was.
+func (p *Pending) TakeRaw() bool {
+	if p.Len() > 0 && p.reqs[p.head].Raw {
+		p.drop(1)
+		return true
+	}
+	return false
+}
+
+// Clear removes every waiting request (the connection ended) and returns
+// how many there were.
+func (p *Pending) Clear() int {
+	n := p.Len()
+	p.reqs, p.head = nil, 0
+	return n
+}

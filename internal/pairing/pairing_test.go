@@ -1,0 +1,99 @@
+package pairing
+
+import (
+	"testing"
+	"time"
+)
+
+func req(corr int32) Request { return Request{APIKey: 3, Version: 12, CorrelationID: corr} }
+
+func TestAnswerInOrder(t *testing.T) {
+	var p Pending
+	for c := int32(1); c <= 5; c++ {
+		p.Add(req(c))
+	}
+	// 3 answers: 1 and 2 will get no answer.
+	r, passed, ok := p.Answer(3)
+	if !ok || r.CorrelationID != 3 || passed != 2 || p.PassedOver != 2 || p.Len() != 2 {
+		t.Fatalf("Answer(3): %+v %d %v, passed over %d, %d left", r, passed, ok, p.PassedOver, p.Len())
+	}
+	// An unknown id changes nothing.
+	if _, _, ok := p.Answer(1); ok || p.Len() != 2 || p.PassedOver != 2 {
+		t.Fatalf("Answer(1) after it was passed over: ok %v, %d left", ok, p.Len())
+	}
+	if f := p.Find(5); f == nil || f.CorrelationID != 5 || p.Len() != 2 {
+		t.Fatalf("Find(5): %+v, %d left", f, p.Len())
+	}
+	if p.Find(9) != nil {
+		t.Fatal("Find(9) found something")
+	}
+	if n := p.Clear(); n != 2 || p.Len() != 0 {
+		t.Fatalf("Clear: %d, %d left", n, p.Len())
+	}
+}
+
+func TestMax(t *testing.T) {
+	p := Pending{Max: 100}
+	for c := int32(0); c < 1000; c++ {
+		evicted := p.Add(req(c))
+		if evicted != (c >= 100) {
+			t.Fatalf("Add(%d): evicted %v", c, evicted)
+		}
+	}
+	if p.Len() != 100 || p.Evicted != 900 {
+		t.Fatalf("%d waiting, %d evicted", p.Len(), p.Evicted)
+	}
+	// The oldest went: 899 is gone, 900 to 999 wait.
+	if p.Find(899) != nil || p.Find(900) == nil {
+		t.Fatal("the wrong requests were evicted")
+	}
+	for c := int32(900); c < 1000; c++ {
+		if r, passed, ok := p.Answer(c); !ok || passed != 0 || r.CorrelationID != c {
+			t.Fatalf("Answer(%d): %+v %d %v", c, r, passed, ok)
+		}
+	}
+	if p.Len() != 0 || p.PassedOver != 0 {
+		t.Fatalf("%d left, %d passed over", p.Len(), p.PassedOver)
+	}
+}
+
+func TestRaw(t *testing.T) {
+	var p Pending
+	p.Add(Request{Raw: true})
+	p.Add(req(0)) // correlation id 0, like the raw entry's zero value
+	if r, passed, ok := p.Answer(0); !ok || passed != 1 || r.Raw {
+		// A response passes the raw entry over: it is counted.
+		t.Fatalf("Answer(0): %+v %d %v", r, passed, ok)
+	}
+	p.Add(Request{Raw: true})
+	if !p.TakeRaw() || p.TakeRaw() || p.Len() != 0 {
+		t.Fatal("TakeRaw")
+	}
+	p.Add(req(7))
+	if p.TakeRaw() || p.Len() != 1 {
+		t.Fatal("TakeRaw took a request")
+	}
+}
+
+func TestLatency(t *testing.T) {
+	t0 := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	r := Request{Time: t0}
+	if got := r.Latency(t0.Add(1500 * time.Microsecond)); got != 1500 {
+		t.Errorf("latency %d µs, want 1500", got)
+	}
+}
+
+// TestCompaction: a long run of adds and answers keeps the table small.
+func TestCompaction(t *testing.T) {
+	var p Pending
+	for c := int32(0); c < 100000; c++ {
+		p.Add(req(c))
+		p.Add(req(-c - 1))
+		if _, _, ok := p.Answer(c); !ok {
+			t.Fatal(c)
+		}
+	}
+	if p.Len() != 1 || cap(p.reqs) > 1024 {
+		t.Errorf("%d waiting in a slice of capacity %d", p.Len(), cap(p.reqs))
+	}
+}

@@ -1,0 +1,328 @@
+// Package jsonr writes JSON from the one annotated tree, [span.Tree]: the
+// lines of `decode --format json` (one per frame, also the proxy's log and
+// the input of `stats`), the frames of the decode and encode API's
+// answers, and the page documents of `show --format json` and the site.
+// Everything is appended to caller-owned buffers, straight from the tree:
+// no intermediate node structs, no reflection. The output is what
+// encoding/json writes for the same data (same keys, same order, same
+// escaping, HTML characters and invalid UTF-8 included).
+//
+// Tree nodes carry name, path (the one path syntax of [span.Tree.Path]),
+// type, text, value, hex, offset, size, category, about (with
+// Options.About), flag, error, children and detached, each only when it
+// has something to say, as encoding/json's omitempty would.
+package jsonr
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// Options control the frame writers.
+type Options struct {
+	// About includes each tree node's description ("about"), which is
+	// schema data repeated in every frame; off by default.
+	About bool
+}
+
+// Line writes the frame as one JSON object on one line (see
+// [AppendLine]), without the tree nodes' descriptions.
+func Line(w io.Writer, f *report.Frame) error {
+	return LineOpts(w, f, Options{})
+}
+
+// LineOpts is [Line] with options.
+func LineOpts(w io.Writer, f *report.Frame, o Options) error {
+	b, err := AppendLine(nil, f, o)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// AppendLine appends the frame as one line of JSON, newline included, to
+// dst (see [AppendFrame]). Reuse dst across frames to avoid allocation.
+func AppendLine(dst []byte, f *report.Frame, o Options) ([]byte, error) {
+	b, err := AppendFrame(dst, f, o)
+	if err != nil {
+		return b, err
+	}
+	return append(b, '\n'), nil
+}
+
+// AppendFrame appends the frame as one JSON object (no newline) to dst:
+// the fields of [report.Frame] under their JSON names, in their order,
+// then the tree of [report.Frame.SpanTree] ("tree", null when the header
+// did not decode), and "output_truncated" when the frame's output budget
+// cut the tree. A frame whose API is unknown (Frame.APIUnknown) has no
+// "api_key", "version" and "header_version". A lean frame's hex and body
+// are made here from its bytes and its decoded body. On error dst is
+// returned unchanged.
+func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
+	start := len(dst)
+	b := append(dst, `{"index":`...)
+	b = strconv.AppendInt(b, int64(f.Index), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, f.Offset, 10)
+	b = append(b, `,"kind":`...)
+	b = appendString(b, f.Kind)
+	if !f.APIUnknown {
+		b = append(b, `,"api_key":`...)
+		b = strconv.AppendInt(b, int64(f.APIKey), 10)
+	}
+	if f.API != "" {
+		b = appendString(append(b, `,"api":`...), f.API)
+	}
+	if !f.APIUnknown {
+		b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
+	}
+	b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
+	if f.ClientID != nil {
+		b = appendString(append(b, `,"client_id":`...), *f.ClientID)
+	}
+	b = strconv.AppendInt(append(b, `,"size":`...), int64(f.Size), 10)
+	if !f.APIUnknown {
+		b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
+	}
+	if len(f.HeaderTags) > 0 {
+		b = append(b, `,"header_tags":[`...)
+		for i, t := range f.HeaderTags {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendUint(append(b, `{"tag":`...), uint64(t.Tag), 10)
+			b = append(appendString(append(b, `,"data":`...), t.Data), '}')
+		}
+		b = append(b, ']')
+	}
+	if f.Time != nil {
+		if y := f.Time.Year(); y < 0 || y > 9999 {
+			return dst[:start], errors.New("jsonr: Frame.Time year outside of range [0,9999]")
+		}
+		b = append(b, `,"time":"`...)
+		b = append(f.Time.AppendFormat(b, time.RFC3339Nano), '"')
+	}
+	if f.Src != "" {
+		b = appendString(append(b, `,"src":`...), f.Src)
+	}
+	if f.Dst != "" {
+		b = appendString(append(b, `,"dst":`...), f.Dst)
+	}
+	if f.LatencyMicros != nil {
+		b = strconv.AppendInt(append(b, `,"latency_us":`...), *f.LatencyMicros, 10)
+	}
+	if f.Skipped != 0 {
+		b = strconv.AppendInt(append(b, `,"skipped":`...), f.Skipped, 10)
+	}
+	if f.Lost != 0 {
+		b = strconv.AppendInt(append(b, `,"lost":`...), f.Lost, 10)
+	}
+	if f.Error != "" {
+		b = appendString(append(b, `,"error":`...), f.Error)
+	}
+	if f.ErrorOffset != nil {
+		b = strconv.AppendInt(append(b, `,"error_offset":`...), int64(*f.ErrorOffset), 10)
+	}
+	if f.ErrorPath != "" {
+		b = appendString(append(b, `,"error_path":`...), f.ErrorPath)
+	}
+	if len(f.AlsoDecodesAs) > 0 {
+		b = append(b, `,"also_decodes_as":[`...)
+		for i, v := range f.AlsoDecodesAs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(b, int64(v), 10)
+		}
+		b = append(b, ']')
+	}
+	if f.Warning != "" {
+		b = appendString(append(b, `,"warning":`...), f.Warning)
+	}
+	if f.Note != "" {
+		b = appendString(append(b, `,"note":`...), f.Note)
+	}
+	if g := f.Gap; g != nil {
+		b = strconv.AppendInt(append(b, `,"gap":{"offset":`...), g.Offset, 10)
+		b = strconv.AppendInt(append(b, `,"size":`...), g.Size, 10)
+		b = strconv.AppendInt(append(b, `,"frame_size":`...), g.FrameSize, 10)
+		b = strconv.AppendInt(append(b, `,"captured":`...), int64(g.Captured), 10)
+		if g.AtEnd {
+			b = append(b, `,"at_end":true`...)
+		}
+		b = append(b, '}')
+	}
+	if len(f.Candidates) > 0 {
+		b = append(b, `,"candidates":[`...)
+		for i, c := range f.Candidates {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = strconv.AppendInt(append(b, `{"api_key":`...), int64(c.APIKey), 10)
+			b = appendString(append(b, `,"name":`...), c.Name)
+			b = append(strconv.AppendInt(append(b, `,"version":`...), int64(c.Version), 10), '}')
+		}
+		b = append(b, ']')
+	}
+	if f.CandidatesIncomplete {
+		b = append(b, `,"candidates_incomplete":true`...)
+	}
+	if f.Roundtrip != nil {
+		b = strconv.AppendBool(append(b, `,"roundtrip":`...), *f.Roundtrip)
+	}
+	if d := f.RoundtripDiff; d != nil {
+		b = strconv.AppendInt(append(b, `,"roundtrip_diff":{"offset":`...), int64(d.Offset), 10)
+		if d.Field != "" {
+			b = appendString(append(b, `,"field":`...), d.Field)
+		}
+		b = strconv.AppendInt(append(b, `,"input":`...), int64(d.Input), 10)
+		b = strconv.AppendInt(append(b, `,"encoded":`...), int64(d.Encoded), 10)
+		b = strconv.AppendInt(append(b, `,"input_size":`...), int64(d.InputSize), 10)
+		b = strconv.AppendInt(append(b, `,"encoded_size":`...), int64(d.EncodedSize), 10)
+		if d.Reason != "" {
+			b = appendString(append(b, `,"reason":`...), d.Reason)
+		}
+		b = append(b, '}')
+	}
+	if f.Budget != "" {
+		b = appendString(append(b, `,"budget":`...), f.Budget)
+	}
+	if f.BodyPending() {
+		// jsonvalue writes compact JSON with encoding/json's escaping.
+		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
+			b = nb
+		}
+	} else if len(f.Body) > 0 {
+		b = append(b, `,"body":`...)
+		var err error
+		if b, err = appendRaw(b, f.Body); err != nil {
+			return dst[:start], err
+		}
+	}
+	b = append(b, `,"hex":"`...)
+	if f.Lean() && f.Hex == "" {
+		b = hex.AppendEncode(b, f.Bytes)
+	} else {
+		b = appendStringBody(b, f.Hex)
+	}
+	b = append(b, `","tree":`...)
+	// The tree is cut where the frame's output budget runs out; the
+	// answer stays valid JSON and says so in "output_truncated".
+	bud := f.RenderBudget()
+	w := treeWriter{b: b, about: o.About}
+	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
+	if t := f.SpanTree(); t != nil && t.Root() != span.None {
+		w.tree(t, t.Root())
+	} else {
+		w.b = append(w.b, "null"...)
+	}
+	if w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
+		var parts []string
+		if w.cutNodes > 0 {
+			parts = append(parts, plural(w.cutNodes, "tree node"))
+		}
+		if w.cutTrees > 0 {
+			parts = append(parts, plural(w.cutTrees, "decompressed records tree"))
+		}
+		if w.cutValues > 0 {
+			parts = append(parts, plural(w.cutValues, "long value")+" (their \"value\"; \"text\" shows how they start)")
+		}
+		w.b = appendString(append(w.b, `,"output_truncated":`...), report.OutputSpent(bud, strings.Join(parts, ", ")))
+	}
+	bud.AddOutput(len(w.b) - start)
+	return append(w.b, '}'), nil
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return strconv.Itoa(n) + " " + w + "s"
+}
+
+// appendRaw appends a JSON value as encoding/json appends a
+// json.RawMessage: compacted, with <, >, &, U+2028 and U+2029 escaped.
+// Bodies from package jsonvalue already are (it writes no spaces and
+// escapes strings with encoding/json), which one scan confirms; anything
+// else goes through encoding/json's own compaction and escaping. raw must
+// be valid JSON, as report.Decode writes it (encoding/json would refuse
+// an invalid one; the fast path does not check).
+func appendRaw(dst, raw []byte) ([]byte, error) {
+	if rawIsClean(raw) {
+		return append(dst, raw...), nil
+	}
+	var c bytes.Buffer
+	if err := json.Compact(&c, raw); err != nil {
+		return dst, err
+	}
+	var e bytes.Buffer
+	json.HTMLEscape(&e, c.Bytes())
+	return append(dst, e.Bytes()...), nil
+}
+
+// rawIsClean reports whether raw has no whitespace outside strings and no
+// character that encoding/json escapes in a raw message. Strings (long hex
+// in bodies) are skipped with IndexByte.
+func rawIsClean(raw []byte) bool {
+	if bytes.IndexByte(raw, '<') >= 0 || bytes.IndexByte(raw, '>') >= 0 || bytes.IndexByte(raw, '&') >= 0 {
+		return false
+	}
+	for i := 0; ; {
+		j := bytes.IndexByte(raw[i:], 0xE2)
+		if j < 0 {
+			break
+		}
+		i += j
+		if i+2 < len(raw) && raw[i+1] == 0x80 && raw[i+2]&^1 == 0xA8 {
+			return false
+		}
+		i++
+	}
+	for i := 0; i < len(raw); {
+		q := bytes.IndexByte(raw[i:], '"')
+		end := len(raw)
+		if q >= 0 {
+			end = i + q
+		}
+		for _, c := range raw[i:end] {
+			if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+				return false
+			}
+		}
+		if q < 0 {
+			return true
+		}
+		// Inside a string: find the quote that closes it (one preceded by
+		// an even number of backslashes).
+		j := end + 1
+		for {
+			k := bytes.IndexByte(raw[j:], '"')
+			if k < 0 {
+				return false
+			}
+			j += k
+			n := 0
+			for n < j && raw[j-1-n] == '\\' {
+				n++
+			}
+			j++
+			if n%2 == 0 {
+				break
+			}
+		}
+		i = j
+	}
+	return true
+}

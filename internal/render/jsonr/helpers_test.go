@@ -1,0 +1,134 @@
+package jsonr
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testshared"
+)
+
+// load is a codec of Kafka 4.3's specs.
+func load(t testing.TB) *codec.Codec {
+	t.Helper()
+	reg, err := schema.Load(testshared.Spec(t, "4.3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return codec.New(reg)
+}
+
+// frame builds a request frame with franz-go's kmsg, an independent encoder.
+func frame(r kmsg.Request, corr int32) []byte {
+	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
+}
+
+// respBytes builds a response frame with kmsg: size, correlation id, the
+// flexible header's empty tags (not for ApiVersions), the body.
+func respBytes(r kmsg.Response, corr int32) []byte {
+	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
+	if r.IsFlexible() && r.Key() != 18 {
+		b = append(b, 0)
+	}
+	b = r.AppendTo(b)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	return b
+}
+
+func createTopics(v int16) *kmsg.CreateTopicsRequest {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = v
+	req.ValidateOnly = true
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic = "orders"
+	t.NumPartitions = 3
+	t.ReplicationFactor = 1
+	req.Topics = append(req.Topics, t)
+	return req
+}
+
+// fixSize sets the size prefix to the frame's length.
+func fixSize(b []byte) []byte {
+	if len(b) >= 4 {
+		binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	}
+	return b
+}
+
+// refNode is a tree node as the format defines it, for encoding/json to
+// write: the reference the hand-written writer is checked against.
+type refNode struct {
+	Name     string          `json:"name"`
+	Path     string          `json:"path"`
+	Type     string          `json:"type,omitempty"`
+	Text     string          `json:"text,omitempty"`
+	Value    json.RawMessage `json:"value,omitempty"`
+	Hex      string          `json:"hex,omitempty"`
+	Offset   int             `json:"offset"`
+	Size     int             `json:"size"`
+	Category string          `json:"category,omitempty"`
+	About    string          `json:"about,omitempty"`
+	Flag     string          `json:"flag,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	Children []*refNode      `json:"children,omitempty"`
+	Detached *refNode        `json:"detached,omitempty"`
+}
+
+// refTree builds the reference nodes of t under id from the tree's own
+// accessors (Tree.Path for every node, not an incremental path).
+func refTree(t *span.Tree, id span.ID, about bool) *refNode {
+	n := t.N(id)
+	r := &refNode{Name: t.DisplayName(id), Path: t.Path(id), Type: t.Type(id), Text: t.ValueText(id),
+		Offset: int(n.Off), Size: int(n.Len), Category: n.Cat.String(), Flag: t.Flag(id)}
+	if v, ok := t.AppendValueJSON(nil, id); ok {
+		r.Value = v
+	}
+	if n.Val == span.ValText {
+		r.Hex = hex.EncodeToString(t.ValueBytes(id))
+	}
+	if about {
+		r.About = t.About(id)
+	}
+	if err := t.Err(id); err != nil {
+		r.Error = err.Error()
+	}
+	for _, k := range t.Kids(id) {
+		r.Children = append(r.Children, refTree(t, k, about))
+	}
+	if d := t.Detached(id); d != nil && d.Root() != span.None {
+		r.Detached = refTree(d, d.Root(), about)
+	}
+	return r
+}
+
+// refLine is the JSON line of f as encoding/json writes it: the frame's
+// fields (Hex and Body as a decode that is not lean fills them), its tree
+// from refTree. f must not be lean.
+func refLine(t testing.TB, f *report.Frame, about bool) []byte {
+	t.Helper()
+	var tree json.RawMessage = []byte("null")
+	if st := f.SpanTree(); st != nil && st.Root() != span.None {
+		var err error
+		if tree, err = json.Marshal(refTree(st, st.Root(), about)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The outer Tree shadows report.Frame's own, and comes last, where
+	// "tree" is in the format.
+	v := struct {
+		*report.Frame
+		Tree json.RawMessage `json:"tree"`
+	}{f, tree}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}

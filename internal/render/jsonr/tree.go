@@ -1,0 +1,186 @@
+package jsonr
+
+import (
+	"encoding/hex"
+	"strconv"
+
+	"github.com/manifester/manifester/internal/span"
+)
+
+// treeWriter writes the nodes of a [span.Tree]. path holds the escaped
+// path of the node being written; it grows and shrinks as the walk goes
+// down and up, so no path is built twice.
+type treeWriter struct {
+	b       []byte
+	path    []byte
+	scratch []byte
+	about   bool
+	// limit is the length of b past which no more nodes are written (0:
+	// no limit); cutNodes, cutTrees and cutValues count what was left out.
+	limit                         int
+	cutNodes, cutTrees, cutValues int
+}
+
+// full reports whether the output budget is spent.
+func (w *treeWriter) full() bool { return w.limit > 0 && len(w.b) >= w.limit }
+
+// tree writes the tree of t under id (its root when id is the root), the
+// path starting afresh: node paths are relative to the tree they are in,
+// inflated trees included.
+func (w *treeWriter) tree(t *span.Tree, id span.ID) {
+	saved := len(w.path)
+	if t.N(id).Parent != span.None {
+		w.path = span.AppendJSONStringBody(w.path, t.Path(id))
+	}
+	w.node(t, id, saved, -1)
+	w.path = w.path[:saved]
+}
+
+// node writes node id, whose escaped path is w.path[base:]. When nameAt
+// >= 0, w.path[nameAt:] is the node's escaped name (the path's last
+// segment), written once for both.
+func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
+	n := t.N(id)
+	d := t.Desc(id)
+	a := t.Extra(id, false)
+	name, typ, about := d.Name, d.Type, d.About
+	var flag string
+	var err error
+	var det *span.Tree
+	if a != nil {
+		if a.Name != "" {
+			name = a.Name
+		}
+		if a.Type != "" {
+			typ = a.Type
+		}
+		if a.About != "" {
+			about = a.About
+		}
+		flag, err, det = a.Flag, a.Err, a.Detached
+	}
+	b := append(w.b, `{"name":"`...)
+	if nameAt >= 0 {
+		b = append(b, w.path[nameAt:]...)
+	} else {
+		b = appendStringBody(b, name)
+	}
+	if n.Index >= 0 {
+		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+	}
+	b = append(b, `","path":"`...)
+	b = append(append(b, w.path[base:]...), '"')
+	if typ != "" {
+		b = appendString(append(b, `,"type":`...), typ)
+	}
+	if n.Val != span.ValNone {
+		// Format in place; escape (through scratch) only when needed.
+		at := len(b)
+		b = t.AppendValueText(append(b, `,"text":"`...), id)
+		v := b[at+len(`,"text":"`):]
+		switch {
+		case len(v) == 0:
+			b = b[:at]
+		case span.NeedsJSONEscape(v):
+			w.scratch = append(w.scratch[:0], v...)
+			b = append(appendStringBody(b[:len(b)-len(v)], w.scratch), '"')
+		default:
+			b = append(b, '"')
+		}
+		at = len(b)
+		if w.limit > 0 && (n.Val == span.ValBytes || n.Val == span.ValString) && len(b)+2*len(t.ValueBytes(id))+32 > w.limit {
+			// A value that would pass the output budget (the hex of
+			// inflated megabytes) is left out; "text" shows its start.
+			w.cutValues++
+		} else if nb, ok := t.AppendValueJSONBare(append(b, `,"value":`...), id); ok {
+			b = nb
+		} else {
+			b = b[:at]
+		}
+		if n.Val == span.ValText {
+			// the text is the value; its bytes are kept as hex
+			if vb := t.ValueBytes(id); len(vb) > 0 {
+				b = append(hex.AppendEncode(append(b, `,"hex":"`...), vb), '"')
+			}
+		}
+	}
+	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
+	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
+	if n.Cat != span.CatNone {
+		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
+	}
+	if w.about && about != "" {
+		b = appendString(append(b, `,"about":`...), about)
+	}
+	if flag != "" {
+		b = appendString(append(b, `,"flag":`...), flag)
+	}
+	if err != nil {
+		if msg := err.Error(); msg != "" {
+			b = appendString(append(b, `,"error":`...), msg)
+		}
+	}
+	if first := n.First; first != span.None {
+		w.b = append(b, `,"children":[`...)
+		// Children's paths: this node's path and their own segment, a
+		// dot and the name or "[i]" for array elements; the root's
+		// children start afresh (the root is not in paths).
+		end := len(w.path)
+		root := n.Parent == span.None
+		for k := first; k != span.None; k = t.N(k).Next {
+			if w.full() {
+				for r := k; r != span.None; r = t.N(r).Next {
+					w.cutNodes += count(t, r)
+				}
+				break
+			}
+			if k != first {
+				w.b = append(w.b, ',')
+			}
+			kn := t.N(k)
+			w.path = w.path[:end]
+			nameAt := -1
+			if kn.Index >= 0 {
+				w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+			} else {
+				if !root {
+					w.path = append(w.path, '.')
+				}
+				nameAt = len(w.path)
+				w.path = appendStringBody(w.path, t.Name(k))
+			}
+			w.node(t, k, base, nameAt)
+		}
+		w.path = w.path[:end]
+		b = append(w.b, ']')
+	}
+	if det != nil && det.Root() != span.None {
+		if w.full() {
+			w.cutTrees++
+		} else {
+			w.b = append(b, `,"detached":`...)
+			w.tree(det, det.Root())
+			b = w.b
+		}
+	}
+	w.b = append(b, '}')
+}
+
+// count counts the nodes of the subtree under id (inflated trees aside).
+func count(t *span.Tree, id span.ID) int {
+	c := 0
+	t.Walk(id, func(span.ID, int) { c++ })
+	return c
+}
+
+// appendString appends s as a JSON string, quotes included, escaped as
+// encoding/json escapes it.
+func appendString[T []byte | string](dst []byte, s T) []byte {
+	return append(span.AppendJSONStringBody(append(dst, '"'), s), '"')
+}
+
+// appendStringBody appends s escaped as encoding/json escapes strings,
+// without the quotes.
+func appendStringBody[T []byte | string](dst []byte, s T) []byte {
+	return span.AppendJSONStringBody(dst, s)
+}
