@@ -1,6 +1,8 @@
 package report
 
 import (
+	"encoding/hex"
+
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -25,12 +27,55 @@ func (f *Frame) SyncLegacy() {
 	}
 }
 
-// pageTree is the page tree of t (nil for none).
+// pageTree is the page tree of t (nil for none), made from its rows as
+// page.FromSpan makes it from the pointer tree: the same names, paths,
+// values and notes (the render-time ones), with no pointer tree between.
 func pageTree(t *span.Tree) *page.Node {
 	if t == nil || t.Root() == span.None {
 		return nil
 	}
-	return page.FromSpan(legacyNode(t, t.Root(), nil))
+	return pageNode(t, t.Root(), nil)
+}
+
+// pageNode makes the page node of row id, whose parent's path is path
+// (the pointer tree's syntax: display names from the root's child down).
+func pageNode(t *span.Tree, id span.ID, path []byte) *page.Node {
+	r := t.N(id)
+	name := t.DisplayName(id)
+	if r.Parent != span.None {
+		if len(path) > 0 {
+			path = append(path, '.')
+		}
+		path = append(path, name...)
+	}
+	out := &page.Node{Name: name, Path: string(path), Type: t.Type(id), Value: t.ValueText(id),
+		Offset: int(r.Off), Size: int(r.Len), Cat: r.Cat, Category: r.Cat.String(), About: t.About(id), Flag: t.Flag(id)}
+	if v, ok := t.AppendValueJSON(nil, id); ok {
+		out.Typed = v
+	}
+	if err := t.Err(id); err != nil {
+		out.Error = err.Error()
+	}
+	if r.Val == span.ValText {
+		if b := t.ValueBytes(id); len(b) > 0 {
+			out.Hex = hex.EncodeToString(b)
+		}
+	}
+	if d := t.Detached(id); d != nil && d.Root() != span.None {
+		out.Detached = pageNode(d, d.Root(), nil)
+		out.Detached.Bytes = d.Bytes
+	}
+	if r.First != span.None {
+		kids := 0
+		for k := r.First; k != span.None; k = t.N(k).Next {
+			kids++
+		}
+		out.Children = make([]*page.Node, 0, kids)
+		for k := r.First; k != span.None; k = t.N(k).Next {
+			out.Children = append(out.Children, pageNode(t, k, path))
+		}
+	}
+	return out
 }
 
 // legacyNode converts the rows under id into the pointer tree, notes
