@@ -14,6 +14,7 @@ import (
 	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -269,12 +270,27 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+		// The span tree a renderer reads, into a reused tree (as a capture
+		// loop decodes), without Values; then both, from the one pass.
 		b.Run(w.Name+"/manifester_spans", func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
+			opts := codec.Options{Spans: true, Tree: &span.Tree{}, NoValues: true}
 			for b.Loop() {
 				for i := range w.Frames {
-					if _, err := ourDecode(c, &w.Frames[i], codec.Options{Spans: true}); err != nil {
+					if _, err := ourDecode(c, &w.Frames[i], opts); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+		b.Run(w.Name+"/manifester_spans_values", func(b *testing.B) {
+			b.SetBytes(size)
+			b.ReportAllocs()
+			opts := codec.Options{Spans: true, Tree: &span.Tree{}}
+			for b.Loop() {
+				for i := range w.Frames {
+					if _, err := ourDecode(c, &w.Frames[i], opts); err != nil {
 						b.Fatal(err)
 					}
 				}

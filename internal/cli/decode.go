@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	annotatepkg "github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/filter"
@@ -230,10 +229,9 @@ func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []st
 	return usagef("%s (the first frame decodes cleanly as %s %s)", msg, api.Name, strings.Join(vs, ", "))
 }
 
-// prepareCodec wires the value annotations and the decompressors into a
-// release's codec.
+// prepareCodec wires the decompressors into a release's codec (notes
+// are the span tree's own, made when rendered).
 func prepareCodec(rel *Release) {
-	rel.Codec.Annotate = annotatepkg.New(rel.Reg)
 	rel.Codec.Decompress = compress.Decompressor()
 	rel.Codec.DecompressLimit = compress.LimitDecompressor()
 }

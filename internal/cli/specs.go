@@ -68,7 +68,6 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 		}
 		seen[label] = true
 		c := codec.New(reg)
-		c.Annotate = annotate
 		out = append(out, &Release{Label: label, Path: path, Reg: reg, Codec: c})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return releaseLess(out[i].Label, out[j].Label) })

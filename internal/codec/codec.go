@@ -5,10 +5,12 @@
 //
 // # Values and spans
 //
-// Decoding produces a [Value] tree and, when [Options.Spans] is set, a
-// [span.Node] tree in which every byte of the frame belongs to exactly one
-// leaf. Errors are [*wire.DecodeError] values naming the byte offset and the
-// field path; the partial span tree up to the error is always returned.
+// Decoding produces a [Value] tree and, when [Options.Spans] is set, in
+// the same pass, a [span.Tree] (Frame.SpanTree) in which every byte of the
+// frame belongs to exactly one leaf; [Options.NoValues] builds the tree
+// only. Errors are [*wire.DecodeError] values naming the byte offset and
+// the field path, which is the [span.Tree.Path] of the row the error is
+// set on; the partial span tree up to the error is always returned.
 //
 // # Plans
 //
@@ -37,24 +39,45 @@ type Codec struct {
 	// DecompressLimit, when set, is used instead of Decompress: it is
 	// given the room left in the decode's budget (Options.Budget).
 	DecompressLimit records.LimitDecompressor
-	// Annotate, when set, is called for every integer leaf of a message
-	// body, to add a note (an error-code name, a date) to the node.
-	Annotate func(f *schema.Field, n *span.Node)
 	// RecordsTopic, when set, reads every records field as the records of
 	// this internal topic (see [Codec.SetRecordSchemas]), whatever topic
 	// the frame names.
 	RecordsTopic string
 	// recs are the record schemas of the internal topics, when loaded.
 	recs *recschema.Set
+	// descs are the node descriptors of every field planned.
+	descs map[*schema.Field]*fieldDescs
 }
 
 // New resolves the plans of every message of reg.
 func New(reg *schema.Registry) *Codec {
 	c := &Codec{Reg: reg, plans: make(map[*schema.Message]msgPlans, len(reg.Messages))}
 	for _, m := range reg.Messages {
-		c.plans[m] = buildPlans(m)
+		c.plans[m] = c.buildPlans(m)
 	}
 	return c
+}
+
+// descs returns the root and body descriptors of m at version v (nil
+// outside its valid versions).
+func (c *Codec) msgDescs(m *schema.Message, v int16) (root, body *span.Desc) {
+	mp := c.plans[m]
+	i := int(v) - int(mp.lo)
+	if i < 0 || i >= len(mp.root) {
+		return nil, nil
+	}
+	return mp.root[i], mp.body[i]
+}
+
+// recordDesc returns the descriptor of internal record message m's body
+// at version v.
+func (c *Codec) recordDesc(m *schema.Message, v int16) *span.Desc {
+	mp := c.plans[m]
+	i := int(v) - int(mp.lo)
+	if i < 0 || i >= len(mp.record) {
+		return nil
+	}
+	return mp.record[i]
 }
 
 func (c *Codec) plan(m *schema.Message, v int16) (*plan, error) {
@@ -71,8 +94,17 @@ func (c *Codec) plan(m *schema.Message, v int16) (*plan, error) {
 
 // Options control decoding.
 type Options struct {
-	// Spans builds the annotated span tree.
+	// Spans builds the annotated span tree ([Frame.SpanTree]).
 	Spans bool
+	// Tree, when set with Spans, is the tree to build into: it is reset
+	// and refilled, so that a loop over many frames reuses its buffers
+	// (the previous frame's tree is then gone). A decode given a Tree
+	// does not fill the transitional Frame.Root.
+	Tree *span.Tree
+	// NoValues skips building the [Value] tree (Frame.Body, Frame.Header
+	// and DecodeBody's Value stay empty), for callers that read only the
+	// span tree. It has effect only with Spans.
+	NoValues bool
 	// Sample describes array counts of 1 as "one sample element follows",
 	// as the reference pages of smallest instances do.
 	Sample bool
@@ -118,6 +150,19 @@ func (f *Frame) SpanTree() *span.Tree {
 		f.tree.Reg = f.reg
 	}
 	return f.tree
+}
+
+// RootEdited says that Root was changed after decoding (notes or nodes
+// added by code that does not edit span.Trees yet: redaction, topic
+// names), so that SpanTree shows the changes: the tree is converted from
+// Root again. TRANSITIONAL: it goes with Root.
+func (f *Frame) RootEdited() {
+	if f.Root == nil {
+		return
+	}
+	sample := f.tree != nil && f.tree.Sample
+	f.tree = span.FromNode(f.Root, f.in)
+	f.tree.Reg, f.tree.Sample = f.reg, sample
 }
 
 // Message returns the request or response message of the frame.

@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/records"
@@ -20,10 +21,20 @@ type pathElem struct {
 	idx  int32
 }
 
+// placed is a decode error and the row it is set on.
+type placed struct {
+	de  *wire.DecodeError
+	row span.ID
+}
+
 type decoder struct {
-	c       *Codec
-	r       wire.Reader
-	b       *span.Builder // nil when spans are off
+	c *Codec
+	r wire.Reader
+	// t gets the rows (nil when spans are off); base is added to the
+	// reader's offsets to make row offsets (a record key or value read
+	// from its own bytes).
+	t       *span.Tree
+	base    int
 	sample  bool
 	bodyCat span.Category
 	path    []pathElem
@@ -37,34 +48,60 @@ type decoder struct {
 	bud      *budget.Budget
 	depth    int
 	maxDepth int
-	// inflatedBase is the budget's count of inflated nodes when this
-	// decode started (a budget may be shared by several frames).
-	inflatedBase int64
 	// topic is the last topic name read, for the records that follow.
 	topic []byte
+	// errs are the errors set on rows, so that an error is set once and
+	// its path can be the row's.
+	errs []placed
+	// noValues is set when only the span tree is wanted: Values then
+	// come from scratch, a stack reused as structs and arrays end (sp is
+	// its top), and nothing is kept.
+	noValues bool
+	scratch  []Value
+	sp       int
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
-	d := &decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth()}
-	d.path = d.pathBuf[:0]
-	if opts.Spans {
-		d.b = &span.Builder{}
+	d, _ := decoderPool.Get().(*decoder)
+	if d == nil {
+		d = &decoder{}
 	}
-	if d.bud != nil {
-		d.inflatedBase = d.bud.InflatedNodes
+	// A pooled decoder keeps its scratch (nothing it held is read).
+	errs, scratch := d.errs[:0], d.scratch
+	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch}
+	d.path = d.pathBuf[:0]
+	d.noValues = opts.NoValues && opts.Spans
+	if opts.Spans {
+		d.t = opts.Tree
+		if d.t == nil {
+			d.t = &span.Tree{}
+		}
+		d.t.Reset(b)
+		d.t.Reg, d.t.Sample = c.Reg, opts.Sample
 	}
 	return d
 }
 
-// treeNodes returns the nodes of this frame's own tree so far: all nodes
-// built, less those of inflated records.
-func (d *decoder) treeNodes() int64 {
-	return d.b.Count - (d.bud.InflatedNodes - d.inflatedBase)
+// decoderPool keeps decoders (and their scratch Values) for the next
+// decode, so that a loop over many small frames does not allocate one
+// each.
+var decoderPool sync.Pool
+
+// free gives d back to the pool. Values it handed out (in a decode with
+// values) stay with the caller; d no longer refers to them.
+func (d *decoder) free() {
+	clear(d.errs)
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0]}
+	decoderPool.Put(d)
 }
+
+// treeNodes returns the nodes of this frame's own tree so far (inflated
+// records are trees of their own).
+func (d *decoder) treeNodes() int64 { return int64(d.t.Len()) }
 
 // done adds this decode's tree nodes to the budget.
 func (d *decoder) done() {
-	if d.bud != nil && d.b != nil {
+	if d.bud != nil && d.t != nil {
 		d.bud.TreeNodes += d.treeNodes()
 	}
 }
@@ -83,6 +120,17 @@ const (
 // allocations instead of one each. Each slice is capped at its length, so
 // appending to it never overwrites a neighbour.
 func (d *decoder) values(n int) []Value {
+	if d.noValues {
+		if d.sp+n > len(d.scratch) {
+			// Slices already handed out keep the old array.
+			d.scratch, d.sp = make([]Value, max(2*len(d.scratch), n, 64)), 0
+		}
+		// Not cleared: nothing reads these values (the header's, which
+		// are read, are cleared by specHeader).
+		s := d.scratch[d.sp : d.sp+n : d.sp+n]
+		d.sp += n
+		return s
+	}
 	if n > slabLimit {
 		return make([]Value, n)
 	}
@@ -119,7 +167,9 @@ func (d *decoder) pathString() string {
 // within prefixes the path of a decode error returned from inside field
 // name (or array element idx when idx >= 0). Paths are built while an
 // error unwinds, so the hot path keeps no path stack; only the frame's
-// size prefix uses push/pop.
+// size prefix uses push/pop. Each call stands for one row of the span
+// tree, so that the path is the one [span.Tree.Path] gives the row the
+// error is set on (which replaces it when there is a tree).
 func within(err error, name string, idx int32) error {
 	if de, ok := err.(*wire.DecodeError); ok {
 		de.Path = prependPath(de.Path, name, idx)
@@ -143,27 +193,83 @@ func prependPath(path, name string, idx int32) string {
 	return seg + "." + path
 }
 
-// fail wraps err with the current offset context and marks node n.
-func (d *decoder) fail(n *span.Node, off int, err error) error {
+// fail wraps err with the current offset context and sets it on row n
+// (unless the error is already set on a row).
+func (d *decoder) fail(n span.ID, off int, err error) error {
 	var de *wire.DecodeError
 	if !errors.As(err, &de) {
 		de = &wire.DecodeError{Offset: off, Path: d.pathString(), Err: err}
 	}
-	if n != nil && n.Err == nil {
-		n.Err = de
-	}
+	d.place(de, n)
 	return de
 }
 
-func (d *decoder) node(parent *span.Node, name, typ string, off int, cat span.Category) *span.Node {
-	if d.b == nil {
-		return nil
+// place sets de on row n, unless it is set on a row already.
+func (d *decoder) place(de *wire.DecodeError, n span.ID) {
+	if d.t == nil || n == span.None {
+		return
 	}
-	return d.b.New(parent, name, typ, off, cat)
+	for _, p := range d.errs {
+		if p.de == de {
+			return
+		}
+	}
+	d.errs = append(d.errs, placed{de, n})
+	if a := d.t.Extra(n, true); a.Err == nil {
+		a.Err = de
+	}
 }
 
-// DecodeBody decodes a message body (no frame, no header) at version v.
+// errRow returns the row err is set on, or span.None.
+func (d *decoder) errRow(err error) span.ID {
+	var de *wire.DecodeError
+	if !errors.As(err, &de) {
+		return span.None
+	}
+	for _, p := range d.errs {
+		if p.de == de {
+			return p.row
+		}
+	}
+	return span.None
+}
+
+// node adds a row under parent at reader offset off (nothing when spans
+// are off).
+func (d *decoder) node(parent span.ID, desc *span.Desc, off int, cat span.Category) span.ID {
+	if d.t == nil {
+		return span.None
+	}
+	return d.t.Add(parent, desc, d.base+off, cat)
+}
+
+// setLen sets row n's length.
+func (d *decoder) setLen(n span.ID, l int) {
+	if n != span.None {
+		d.t.Nodes[n].Len = int32(l)
+	}
+}
+
+// extra returns row n's extras.
+func (d *decoder) extra(n span.ID) *span.Aux { return d.t.Extra(n, true) }
+
+// DecodeBody decodes a message body (no frame, no header) at version v,
+// with its span tree as pointer nodes when opts.Spans is set. It is
+// [Codec.DecodeBodyTree] for callers not yet reading span.Trees.
 func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Node, error) {
+	val, t, err := c.DecodeBodyTree(m, v, b, opts)
+	var root *span.Node
+	if t != nil {
+		root = t.ToNode()
+	}
+	return val, root, err
+}
+
+// DecodeBodyTree decodes a message body (no frame, no header) at version
+// v. With opts.Spans it returns the body's span tree, whose root is the
+// body; the path of an error is then the message name and [span.Tree.Path]
+// of the row the error is set on ("M" for the root, "M.Topics[0]" below).
+func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Tree, error) {
 	p, err := c.plan(m, v)
 	if err != nil {
 		return Value{}, nil, &wire.DecodeError{Offset: 0, Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, err)}
@@ -173,10 +279,10 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 		cat = span.CatResponseBody
 	}
 	d := c.newDecoder(b, opts, cat)
-	var root *span.Node
-	if d.b != nil {
-		root = d.b.New(nil, m.Name, "struct", 0, cat)
-		root.About = fmt.Sprintf("message body, version %d", v)
+	root := span.None
+	if d.t != nil {
+		_, body := c.msgDescs(m, v)
+		root = d.t.Add(span.None, body, 0, cat)
 	}
 	var out Value
 	err = d.structBody(p, &out, root)
@@ -187,22 +293,35 @@ func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (
 	if err != nil {
 		err = within(err, m.Name, -1)
 	}
-	if root != nil {
-		root.Len = d.r.Off
+	if d.noValues {
+		out = Value{}
+	}
+	if root != span.None {
+		d.setLen(root, d.r.Off)
 		if err != nil {
-			finish(root, len(b), err)
+			d.finish(root, len(b), err)
+			if row := d.errRow(err); row != span.None {
+				err.(*wire.DecodeError).Path = prependPath(d.t.Path(row), m.Name, -1)
+			}
 		}
 	}
-	return out, root, err
+	t := d.t
+	d.free()
+	return out, t, err
 }
 
-func (d *decoder) structBody(p *plan, out *Value, parent *span.Node) error {
-	return d.structInto(p, out, parent, d.values(len(p.all)))
+func (d *decoder) structBody(p *plan, out *Value, parent span.ID) error {
+	sp := d.sp
+	err := d.structInto(p, out, parent, d.values(len(p.all)))
+	if d.noValues {
+		d.sp = sp
+	}
+	return err
 }
 
 // structInto decodes a struct whose Kids (fields) are the given zeroed
 // slice, within the nesting limit.
-func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Value) error {
+func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value) error {
 	if d.depth >= d.maxDepth {
 		if d.maxDepth <= 0 { // a decoder made without newDecoder
 			d.maxDepth = d.bud.Depth()
@@ -216,16 +335,15 @@ func (d *decoder) structInto(p *plan, out *Value, parent *span.Node, fields []Va
 	return err
 }
 
-func (d *decoder) structFields(p *plan, out *Value, parent *span.Node, fields []Value) error {
-	if parent != nil {
-		d.b.Reserve(parent, len(p.wire)+1)
-	}
+func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
 	out.Kids = fields
-	for _, fp := range p.defaults {
-		out.Kids[fp.index] = fp.def
+	if !d.noValues {
+		for _, fp := range p.defaults {
+			out.Kids[fp.index] = fp.def
+		}
 	}
 	for _, fp := range p.wire {
-		if parent == nil && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
+		if parent == span.None && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
 			continue
 		}
 		if err := d.field(fp, &out.Kids[fp.index], parent); err != nil {
@@ -233,79 +351,80 @@ func (d *decoder) structFields(p *plan, out *Value, parent *span.Node, fields []
 		}
 	}
 	if p.flexible {
-		return d.tags(p, out, parent, "number of tagged fields in this struct")
+		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
 }
 
-func (d *decoder) field(fp *fieldPlan, out *Value, parent *span.Node) error {
+func (d *decoder) field(fp *fieldPlan, out *Value, parent span.ID) error {
 	start := d.r.Off
-	n := d.node(parent, fp.f.Name, fp.f.Type.Name, start, d.bodyCat)
-	if n != nil {
-		n.About, n.Field = fp.f.About, fp.f
-	}
+	n := d.node(parent, fp.desc, start, d.bodyCat)
 	err := d.value(fp, fp.kind, fp.nullable, out, n)
-	if n != nil {
-		n.Len = d.r.Off - start
-	}
+	d.setLen(n, d.r.Off-start)
 	return err
 }
 
 // value decodes one value of kind k: the field's own kind, or its element
 // kind inside an array.
-func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n *span.Node) error {
+func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n span.ID) error {
 	start := d.r.Off
 	var err error
 	switch k {
 	case schema.KindBool:
 		var v int8
 		if v, err = d.r.Int8(); err == nil {
+			out.Int = 0
 			if v != 0 {
 				out.Int = 1
 			}
-			if n != nil {
-				n.Val, n.Int = span.ValBool, out.Int
+			if n != span.None {
+				row := &d.t.Nodes[n]
+				row.Val, row.Int = span.ValBool, out.Int
 			}
 		}
 	case schema.KindInt8:
 		var v int8
 		v, err = d.r.Int8()
 		out.Int = int64(v)
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindInt16:
 		var v int16
 		v, err = d.r.Int16()
 		out.Int = int64(v)
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindUint16:
 		var v uint16
 		v, err = d.r.Uint16()
 		out.Int = int64(v)
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindInt32:
 		var v int32
 		v, err = d.r.Int32()
 		out.Int = int64(v)
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindUint32:
 		var v uint32
 		v, err = d.r.Uint32()
 		out.Int = int64(v)
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindInt64:
 		out.Int, err = d.r.Int64()
-		d.intNode(fp, n, out.Int)
+		d.intNode(n, out.Int)
 	case schema.KindFloat64:
 		var f float64
 		f, err = d.r.Float64()
 		out.SetFloat(f)
-		if n != nil {
-			n.Val, n.Float = span.ValFloat, f
+		if n != span.None {
+			d.t.Nodes[n].SetFloat(f)
 		}
 	case schema.KindUUID:
 		out.Bytes, err = d.r.Span(16)
-		if n != nil {
-			n.Val, n.Bytes = span.ValUUID, out.Bytes
+		if n != span.None {
+			row := &d.t.Nodes[n]
+			row.Val = span.ValUUID
+			if err == nil {
+				row.VOff, row.VLen = int32(d.base+start), 16
+			}
 		}
 	case schema.KindString, schema.KindBytes:
 		return d.lengthPrefixed(fp, k, nullable, out, n)
@@ -324,14 +443,304 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	return nil
 }
 
-func (d *decoder) intNode(fp *fieldPlan, n *span.Node, v int64) {
-	if n == nil {
-		return
+func (d *decoder) intNode(n span.ID, v int64) {
+	if n != span.None {
+		row := &d.t.Nodes[n]
+		row.Val, row.Int = span.ValInt, v
 	}
-	n.Val, n.Int = span.ValInt, v
-	if d.c.Annotate != nil && fp != nil {
-		d.c.Annotate(fp.f, n)
+}
+
+func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n span.ID) error {
+	start := d.r.Off
+	l, raw, enc, err := d.readLength(fp.compact, k == schema.KindString)
+	if n != span.None {
+		row := &d.t.Nodes[n]
+		row.Val, row.Enc, row.Prefix = span.ValBytes, enc, raw
+		if k == schema.KindString {
+			row.Val = span.ValString
+		}
 	}
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: length prefix of %s", err, k))
+	}
+	switch {
+	case l < -1:
+		return d.fail(n, start, fmt.Errorf("%w: %s length %d", wire.ErrNegativeLength, k, l))
+	case l == -1:
+		if !nullable {
+			return d.fail(n, start, fmt.Errorf("%w: %s is not nullable at this version", wire.ErrNull, k))
+		}
+		out.SetNull(true)
+		if n != span.None {
+			d.t.Nodes[n].Null = true
+		}
+		return nil
+	}
+	vs := d.r.Off
+	b, err := d.r.Span(int(min(l, math.MaxInt32)))
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: %s of %d bytes, only %d left in the frame", wire.ErrTruncated, k, l, d.r.Remaining()))
+	}
+	out.Bytes = b
+	if n != span.None {
+		row := &d.t.Nodes[n]
+		row.VOff, row.VLen = int32(d.base+vs), int32(len(b))
+	}
+	if fp.topicName {
+		d.topic = b
+	}
+	return nil
+}
+
+// batchNotes caches the notes of small batch counts.
+var batchNotes = func() (t [64]string) {
+	for i := range t {
+		t[i] = plural(i, "batch")
+	}
+	return t
+}()
+
+func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) error {
+	start := d.r.Off
+	l, raw, enc, err := d.readLength(fp.compact, false)
+	ln := d.node(n, descRecordsLength[enc], start, d.bodyCat)
+	if ln != span.None {
+		row := &d.t.Nodes[ln]
+		row.Val, row.Int, row.Enc, row.Len = span.ValCount, raw, enc, int32(d.r.Off-start)
+		row = &d.t.Nodes[n]
+		row.Val, row.Enc, row.Prefix = span.ValRecords, enc, raw
+	}
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: length prefix of records", err))
+	}
+	switch {
+	case l < -1:
+		return d.fail(n, start, fmt.Errorf("%w: records length %d", wire.ErrNegativeLength, l))
+	case l == -1:
+		if !nullable {
+			return d.fail(n, start, fmt.Errorf("%w: records are not nullable at this version", wire.ErrNull))
+		}
+		out.SetNull(true)
+		if n != span.None {
+			d.t.Nodes[n].Null = true
+		}
+		return nil
+	}
+	if l > int64(d.r.Remaining()) {
+		return d.fail(n, start, fmt.Errorf("%w: records of %d bytes, only %d left in the frame", wire.ErrTruncated, l, d.r.Remaining()))
+	}
+	bodyStart := d.r.Off
+	end := bodyStart + int(l)
+	out.Bytes = d.r.B[bodyStart:end:end]
+	if n != span.None {
+		row := &d.t.Nodes[n]
+		row.VOff, row.VLen = int32(d.base+bodyStart), int32(l)
+	}
+	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Decompress: d.c.Decompress,
+		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
+	if d.base == 0 {
+		rd.Tree = d.t
+	}
+	d.r.Off = end
+	if err := rd.Decode(n); err != nil {
+		var de *wire.DecodeError
+		if row := rd.ErrRow(); row != span.None && errors.As(err, &de) {
+			d.place(de, row)
+		}
+		return d.fail(n, bodyStart, err)
+	}
+	if n != span.None {
+		var note string
+		if rd.Batches < len(batchNotes) {
+			note = batchNotes[rd.Batches]
+		} else {
+			note = plural(rd.Batches, "batch")
+		}
+		d.extra(n).Note = note
+	}
+	return nil
+}
+
+// checkBudget stops the decode when the frame's own tree has more nodes
+// than the budget allows or the budget's context is done.
+func (d *decoder) checkBudget(n span.ID, off int) error {
+	if err := d.bud.Err(); err != nil {
+		return d.fail(n, off, err)
+	}
+	if d.t != nil && d.bud.TreeNodes+d.treeNodes() > d.bud.MaxTreeNodes {
+		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxTreeNodes, off))
+	}
+	return nil
+}
+
+func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
+	start := d.r.Off
+	count, raw, enc, err := d.readLength(fp.compact, false)
+	ln := d.node(n, descLength[enc], start, d.bodyCat)
+	if ln != span.None {
+		row := &d.t.Nodes[ln]
+		row.Val, row.Int, row.Enc, row.Len = span.ValCount, raw, enc, int32(d.r.Off-start)
+		if desc := countDesc(enc, count, d.sample); desc != nil {
+			d.t.SetDesc(ln, desc)
+		} else {
+			d.extra(ln).About = d.countAbout(count)
+		}
+		row = &d.t.Nodes[n]
+		row.Val, row.Int = span.ValArray, max(count, 0)
+	}
+	if err != nil {
+		return d.fail(n, start, fmt.Errorf("%w: array count", err))
+	}
+	if count < -1 {
+		return d.fail(n, start, fmt.Errorf("%w: array count %d", wire.ErrNegativeLength, count))
+	}
+	if count == -1 {
+		if !fp.nullable {
+			return d.fail(n, start, fmt.Errorf("%w: array is not nullable at this version", wire.ErrNull))
+		}
+		out.SetNull(true)
+		if n != span.None {
+			d.t.Nodes[n].Null = true
+		}
+		return nil
+	}
+	if count > int64(d.r.Remaining()/fp.elemMin) {
+		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
+	}
+	if n != span.None && d.intElemRows(fp, int(count), n, out) {
+		return nil
+	}
+	if d.noValues {
+		return d.elemsNoValues(fp, int(count), n)
+	}
+	out.Kids = d.values(int(count))
+	// The Kids (fields) of all struct elements come from one exact block.
+	var block []Value
+	nf := 0
+	if fp.elemKind == schema.KindStruct {
+		nf = len(fp.sub.all)
+		if count > 0 && nf > 0 {
+			block = make([]Value, int(count)*nf)
+		}
+	}
+	if n == span.None && d.intElems(fp.elemKind, out.Kids) {
+		return nil
+	}
+	for i := range out.Kids {
+		var fields []Value
+		if block != nil {
+			fields = block[i*nf : (i+1)*nf : (i+1)*nf]
+		}
+		if err := d.elem(fp, i, &out.Kids[i], fields, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intElemRows decodes an array of fixed-width integers with rows in one
+// loop when every element is there and the budget has room for all of
+// them (otherwise the general path decodes them and builds the error).
+func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) bool {
+	var size int
+	switch fp.elemKind {
+	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
+		size = fp.elemKind.FixedSize()
+	default:
+		return false
+	}
+	b := d.r.B[d.r.Off:]
+	if count*size > len(b) {
+		return false
+	}
+	if d.bud != nil && (d.bud.Err() != nil || d.bud.TreeNodes+d.treeNodes()+int64(count) > d.bud.MaxTreeNodes) {
+		return false
+	}
+	if !d.noValues {
+		out.Kids = d.values(count)
+	}
+	k := fp.elemKind
+	off := d.base + d.r.Off
+	for i := 0; i < count; i++ {
+		var v int64
+		switch k {
+		case schema.KindInt8:
+			v = int64(int8(b[i]))
+		case schema.KindInt16:
+			v = int64(int16(binary.BigEndian.Uint16(b[2*i:])))
+		case schema.KindUint16:
+			v = int64(binary.BigEndian.Uint16(b[2*i:]))
+		case schema.KindInt32:
+			v = int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+		case schema.KindUint32:
+			v = int64(binary.BigEndian.Uint32(b[4*i:]))
+		case schema.KindInt64:
+			v = int64(binary.BigEndian.Uint64(b[8*i:]))
+		}
+		en := d.t.Add(n, fp.elemDesc, off+i*size, d.bodyCat)
+		row := &d.t.Nodes[en]
+		row.Index, row.Val, row.Int, row.Len = int32(i), span.ValInt, v, int32(size)
+		if !d.noValues {
+			out.Kids[i].Int = v
+		}
+	}
+	d.r.Off += count * size
+	return true
+}
+
+// elemsNoValues decodes count array elements into rows only: every
+// element's value goes to the same scratch slot.
+func (d *decoder) elemsNoValues(fp *fieldPlan, count int, n span.ID) error {
+	sp := d.sp
+	defer func() { d.sp = sp }()
+	slot := d.values(1)
+	nf := 0
+	if fp.elemKind == schema.KindStruct {
+		nf = len(fp.sub.all)
+	}
+	for i := 0; i < count; i++ {
+		mark := d.sp
+		var fields []Value
+		if nf > 0 {
+			fields = d.values(nf)
+		}
+		slot[0] = Value{}
+		err := d.elem(fp, i, &slot[0], fields, n)
+		d.sp = mark
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// elem decodes element i of an array into out (fields are a struct
+// element's zeroed Kids) and a row under the array's row n.
+func (d *decoder) elem(fp *fieldPlan, i int, out *Value, fields []Value, n span.ID) error {
+	es := d.r.Off
+	if d.bud != nil {
+		if err := d.checkBudget(n, es); err != nil {
+			return err
+		}
+	}
+	en := d.node(n, fp.elemDesc, es, d.bodyCat)
+	if en != span.None {
+		d.t.Nodes[en].Index = int32(i)
+	}
+	var err error
+	if fp.elemKind == schema.KindStruct {
+		if en != span.None {
+			d.t.Nodes[en].Val = span.ValStruct
+		}
+		err = d.structInto(fp.sub, out, en, fields)
+	} else {
+		err = d.value(fp, fp.elemKind, false, out, en)
+	}
+	d.setLen(en, d.r.Off-es)
+	if err != nil {
+		return within(err, "", int32(i))
+	}
+	return nil
 }
 
 // readLength reads a string/bytes/array length prefix. It returns the
@@ -349,106 +758,6 @@ func (d *decoder) readLength(compact bool, classic16 bool) (n int64, raw int64, 
 	return int64(v), int64(v), span.EncInt32, err
 }
 
-func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, out *Value, n *span.Node) error {
-	start := d.r.Off
-	l, raw, enc, err := d.readLength(fp.compact, k == schema.KindString)
-	if n != nil {
-		n.Val, n.Enc, n.Prefix = span.ValBytes, enc, raw
-		if k == schema.KindString {
-			n.Val = span.ValString
-		}
-	}
-	if err != nil {
-		return d.fail(n, start, fmt.Errorf("%w: length prefix of %s", err, k))
-	}
-	switch {
-	case l < -1:
-		return d.fail(n, start, fmt.Errorf("%w: %s length %d", wire.ErrNegativeLength, k, l))
-	case l == -1:
-		if !nullable {
-			return d.fail(n, start, fmt.Errorf("%w: %s is not nullable at this version", wire.ErrNull, k))
-		}
-		out.SetNull(true)
-		if n != nil {
-			n.Null = true
-		}
-		return nil
-	}
-	b, err := d.r.Span(int(min(l, math.MaxInt32)))
-	if err != nil {
-		return d.fail(n, start, fmt.Errorf("%w: %s of %d bytes, only %d left in the frame", wire.ErrTruncated, k, l, d.r.Remaining()))
-	}
-	out.Bytes = b
-	if n != nil {
-		n.Bytes = b
-	}
-	if fp.topicName {
-		d.topic = b
-	}
-	return nil
-}
-
-func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n *span.Node) error {
-	start := d.r.Off
-	l, raw, enc, err := d.readLength(fp.compact, false)
-	ln := d.node(n, "length", lengthType(enc), start, d.bodyCat)
-	if ln != nil {
-		ln.Val, ln.Int, ln.Enc, ln.Len = span.ValCount, raw, enc, d.r.Off-start
-		ln.About = "bytes of record data that follow"
-		if enc == span.EncCompact {
-			ln.About = "bytes of record data that follow, plus one"
-		}
-		n.Val, n.Enc, n.Prefix = span.ValRecords, enc, raw
-	}
-	if err != nil {
-		return d.fail(ln, start, fmt.Errorf("%w: length prefix of records", err))
-	}
-	switch {
-	case l < -1:
-		return d.fail(ln, start, fmt.Errorf("%w: records length %d", wire.ErrNegativeLength, l))
-	case l == -1:
-		if !nullable {
-			return d.fail(ln, start, fmt.Errorf("%w: records are not nullable at this version", wire.ErrNull))
-		}
-		out.SetNull(true)
-		if n != nil {
-			n.Null = true
-		}
-		return nil
-	}
-	if l > int64(d.r.Remaining()) {
-		return d.fail(ln, start, fmt.Errorf("%w: records of %d bytes, only %d left in the frame", wire.ErrTruncated, l, d.r.Remaining()))
-	}
-	bodyStart := d.r.Off
-	end := bodyStart + int(l)
-	out.Bytes = d.r.B[bodyStart:end:end]
-	if n != nil {
-		n.Bytes = out.Bytes
-	}
-	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Spans: d.b, Decompress: d.c.Decompress,
-		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}
-	d.r.Off = end
-	if err := rd.Decode(n); err != nil {
-		return d.fail(n, bodyStart, err)
-	}
-	if n != nil {
-		n.Note = plural(rd.Batches, "batch")
-	}
-	return nil
-}
-
-// checkBudget stops the decode when the frame's own tree has more nodes
-// than the budget allows or the budget's context is done.
-func (d *decoder) checkBudget(n *span.Node, off int) error {
-	if err := d.bud.Err(); err != nil {
-		return d.fail(n, off, err)
-	}
-	if d.b != nil && d.bud.TreeNodes+d.treeNodes() > d.bud.MaxTreeNodes {
-		return d.fail(n, off, d.bud.Spend("span-node budget of %d nodes for this frame's tree spent at offset %d; the rest of the frame is shown undecoded", d.bud.MaxTreeNodes, off))
-	}
-	return nil
-}
-
 func lengthType(e span.Enc) string {
 	switch e {
 	case span.EncCompact:
@@ -457,81 +766,6 @@ func lengthType(e span.Enc) string {
 		return "int16"
 	}
 	return "int32"
-}
-
-func (d *decoder) array(fp *fieldPlan, out *Value, n *span.Node) error {
-	start := d.r.Off
-	count, raw, enc, err := d.readLength(fp.compact, false)
-	ln := d.node(n, "length", lengthType(enc), start, d.bodyCat)
-	if ln != nil {
-		ln.Val, ln.Int, ln.Enc, ln.Len = span.ValCount, raw, enc, d.r.Off-start
-		ln.About = d.countAbout(count)
-		n.Val, n.Int = span.ValArray, max(count, 0)
-	}
-	if err != nil {
-		return d.fail(ln, start, fmt.Errorf("%w: array count", err))
-	}
-	if count < -1 {
-		return d.fail(ln, start, fmt.Errorf("%w: array count %d", wire.ErrNegativeLength, count))
-	}
-	if count == -1 {
-		if !fp.nullable {
-			return d.fail(ln, start, fmt.Errorf("%w: array is not nullable at this version", wire.ErrNull))
-		}
-		out.SetNull(true)
-		if n != nil {
-			n.Null = true
-		}
-		return nil
-	}
-	if count > int64(d.r.Remaining()/fp.elemMin) {
-		return d.fail(ln, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
-	}
-	out.Kids = d.values(int(count))
-	if n != nil {
-		d.b.Reserve(n, int(count))
-	}
-	elemName, elemType := fp.f.Name, fp.f.Type.Elem.Name
-	// The Kids (fields) of all struct elements come from one exact block.
-	var block []Value
-	nf := 0
-	if fp.elemKind == schema.KindStruct {
-		elemName = elemType
-		nf = len(fp.sub.all)
-		if count > 0 && nf > 0 {
-			block = make([]Value, int(count)*nf)
-		}
-	}
-	if n == nil && d.intElems(fp.elemKind, out.Kids) {
-		return nil
-	}
-	for i := range out.Kids {
-		es := d.r.Off
-		if d.bud != nil {
-			if err := d.checkBudget(n, es); err != nil {
-				return within(err, "", int32(i))
-			}
-		}
-		en := d.node(n, elemName, elemType, es, d.bodyCat)
-		if en != nil {
-			en.Index, en.Field = int32(i), fp.f
-		}
-		if fp.elemKind == schema.KindStruct {
-			if en != nil {
-				en.Val = span.ValStruct
-			}
-			err = d.structInto(fp.sub, &out.Kids[i], en, block[i*nf:(i+1)*nf:(i+1)*nf])
-		} else {
-			err = d.value(fp, fp.elemKind, false, &out.Kids[i], en)
-		}
-		if en != nil {
-			en.Len = d.r.Off - es
-		}
-		if err != nil {
-			return within(err, "", int32(i))
-		}
-	}
-	return nil
 }
 
 // fixedInt reads a fixed-width integer or bool of size bytes into out when
@@ -635,20 +869,19 @@ var countAbouts = func() (t [256]string) {
 	return t
 }()
 
-func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
-	if n != nil {
-		n.Val = span.ValStruct
+func (d *decoder) structField(fp *fieldPlan, out *Value, n span.ID) error {
+	if n != span.None {
+		d.t.Nodes[n].Val = span.ValStruct
 	}
 	if fp.nullable {
 		start := d.r.Off
 		var marker, raw int64 // marker < 0 means null; raw is the wire value
-		typ := "int8"
 		if fp.tagged {
 			u, err := d.r.Uvarint()
 			if err != nil {
 				return d.fail(n, start, err)
 			}
-			raw, typ = int64(u), "uvarint"
+			raw = int64(u)
 			marker = raw - 1
 		} else {
 			v, err := d.r.Int8()
@@ -658,18 +891,21 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 			marker = int64(v)
 			raw = marker
 		}
-		if mn := d.node(n, "presence", typ, start, d.bodyCat); mn != nil {
-			mn.Val, mn.Int, mn.Len = span.ValPresence, raw, d.r.Off-start
-			mn.About = "nullable struct marker: -1 null, 1 present"
+		desc := descPresence
+		if fp.tagged {
+			desc = descTaggedPresence
+		}
+		if mn := d.node(n, desc, start, d.bodyCat); mn != span.None {
+			row := &d.t.Nodes[mn]
+			row.Val, row.Int, row.Len = span.ValPresence, raw, int32(d.r.Off-start)
 			if fp.tagged {
-				mn.Enc = span.EncCompact // uvarint: 0 null, 1 present
-				mn.About = "tagged nullable struct marker: 0 null, 1 present"
+				row.Enc = span.EncCompact // uvarint: 0 null, 1 present
 			}
 		}
 		if marker < 0 {
 			out.SetNull(true)
-			if n != nil {
-				n.Null = true
+			if n != span.None {
+				d.t.Nodes[n].Null = true
 			}
 			return nil
 		}
@@ -678,63 +914,69 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n *span.Node) error {
 }
 
 // tags decodes a tagged-field section. p is nil for header sections, which
-// have no known tags.
-func (d *decoder) tags(p *plan, out *Value, parent *span.Node, about string) error {
+// have no known tags. Its errors are within "tagged_fields".
+func (d *decoder) tags(p *plan, out *Value, parent span.ID, desc *span.Desc) error {
 	start := d.r.Off
 	count, err := d.r.Uvarint()
-	tn := d.node(parent, "tagged_fields", "uvarint", start, span.CatTagged)
-	if tn != nil {
-		tn.Val, tn.Int, tn.About, tn.Len = span.ValInt, int64(count), about, d.r.Off-start
+	tn := d.node(parent, desc, start, span.CatTagged)
+	if tn != span.None {
+		row := &d.t.Nodes[tn]
+		row.Val, row.Int, row.Len = span.ValInt, int64(count), int32(d.r.Off-start)
 	}
 	if err != nil {
-		return d.fail(tn, start, fmt.Errorf("%w: tagged field count", err))
+		return within(d.fail(tn, start, fmt.Errorf("%w: tagged field count", err)), "tagged_fields", -1)
 	}
 	if count == 0 {
 		return nil
 	}
-	if tn != nil { // the count becomes a child so that leaves still tile
-		cn := d.b.New(tn, "count", "uvarint", start, span.CatTagged)
-		cn.Val, cn.Int, cn.Len, cn.About = span.ValInt, int64(count), d.r.Off-start, "tagged fields that follow"
+	if tn != span.None { // the count becomes a child so that leaves still tile
+		cn := d.t.Add(tn, descTagCount, d.base+start, span.CatTagged)
+		row := &d.t.Nodes[cn]
+		row.Val, row.Int, row.Len = span.ValInt, int64(count), int32(d.r.Off-start)
 	}
 	if int64(count) > int64(d.r.Remaining()/2) {
 		err = d.fail(tn, start, fmt.Errorf("%w: %d tagged fields, %d bytes left", wire.ErrCountTooLarge, count, d.r.Remaining()))
-	} else if err = d.tagList(p, out, tn, count); err != nil {
+	} else {
+		err = d.tagList(p, out, tn, count)
+	}
+	if err != nil {
 		err = within(err, "tagged_fields", -1)
 	}
-	if tn != nil {
-		tn.Len = d.r.Off - start
-	}
+	d.setLen(tn, d.r.Off-start)
 	return err
 }
 
 // tagList decodes count tagged fields under tn (no defers: this runs for
-// every struct of a flexible message).
-func (d *decoder) tagList(p *plan, out *Value, tn *span.Node, count uint32) error {
+// every struct of a flexible message). Errors of the section's framing
+// are set on tn; those of a known tag's value below the tag's row.
+func (d *decoder) tagList(p *plan, out *Value, tn span.ID, count uint32) error {
 	last := int64(-1)
 	for i := uint32(0); i < count; i++ {
 		es := d.r.Off
-		en := d.node(tn, "tag", "", es, span.CatTagged)
 		tag, err := d.r.Uvarint()
 		if err != nil {
-			return d.fail(en, es, fmt.Errorf("%w: tag number", err))
+			return d.fail(tn, es, fmt.Errorf("%w: tag number", err))
 		}
-		if tl := d.node(en, "tag", "uvarint", es, span.CatTagged); tl != nil {
-			tl.Val, tl.Int, tl.Len, tl.About = span.ValInt, int64(tag), d.r.Off-es, "tag number"
+		en := d.node(tn, descTag, es, span.CatTagged)
+		if tl := d.node(en, descTagNumber, es, span.CatTagged); tl != span.None {
+			row := &d.t.Nodes[tl]
+			row.Val, row.Int, row.Len = span.ValInt, int64(tag), int32(d.r.Off-es)
 		}
 		ss := d.r.Off
 		size, err := d.r.Uvarint()
 		if err != nil {
-			return d.fail(en, ss, fmt.Errorf("%w: tagged field size", err))
+			return d.fail(tn, ss, fmt.Errorf("%w: tagged field size", err))
 		}
-		if sl := d.node(en, "size", "uvarint", ss, span.CatTagged); sl != nil {
-			sl.Val, sl.Int, sl.Len, sl.About = span.ValInt, int64(size), d.r.Off-ss, "bytes of the value"
+		if sl := d.node(en, descTagSize, ss, span.CatTagged); sl != span.None {
+			row := &d.t.Nodes[sl]
+			row.Val, row.Int, row.Len = span.ValInt, int64(size), int32(d.r.Off-ss)
 		}
 		if int64(tag) <= last {
-			return d.fail(en, es, fmt.Errorf("%w: tag %d after tag %d", wire.ErrTagOrder, tag, last))
+			return d.fail(tn, es, fmt.Errorf("%w: tag %d after tag %d", wire.ErrTagOrder, tag, last))
 		}
 		last = int64(tag)
 		if int64(size) > int64(d.r.Remaining()) {
-			return d.fail(en, ss, fmt.Errorf("%w: tagged field of %d bytes, %d left", wire.ErrTruncated, size, d.r.Remaining()))
+			return d.fail(tn, ss, fmt.Errorf("%w: tagged field of %d bytes, %d left", wire.ErrTruncated, size, d.r.Remaining()))
 		}
 		var fp *fieldPlan
 		if p != nil {
@@ -744,18 +986,22 @@ func (d *decoder) tagList(p *plan, out *Value, tn *span.Node, count uint32) erro
 		switch {
 		case fp == nil:
 			data, _ := d.r.Span(int(size))
-			out.addUnknown(RawTag{Tag: tag, Data: data})
-			if en != nil {
-				en.Name, en.Type, en.Flag = "unknown_tag", "tag "+strconv.Itoa(int(tag)), "unknown tag"
-				en.About = "a tag this spec does not define, kept as raw bytes"
-				vn := d.b.New(en, "data", "bytes", vs, span.CatTagged)
-				vn.Val, vn.Bytes, vn.Len = span.ValBytes, data, int(size)
+			if !d.noValues || p == nil || p.header {
+				out.addUnknown(RawTag{Tag: tag, Data: data})
+			}
+			if en != span.None {
+				d.t.SetDesc(en, descUnknownTag)
+				a := d.extra(en)
+				a.Type, a.Flag = "tag "+strconv.Itoa(int(tag)), "unknown tag"
+				vn := d.t.Add(en, descTagData, d.base+vs, span.CatTagged)
+				row := &d.t.Nodes[vn]
+				row.Val, row.VOff, row.VLen, row.Len = span.ValBytes, int32(d.base+vs), int32(size), int32(size)
 			}
 		case !fp.tagged:
-			return d.fail(en, es, fmt.Errorf("%w: tag %d (%s) is not valid for version %d", wire.ErrTagVersion, tag, fp.f.Name, p.version))
+			return d.fail(tn, es, fmt.Errorf("%w: tag %d (%s) is not valid for version %d", wire.ErrTagVersion, tag, fp.f.Name, p.version))
 		default:
-			if en != nil {
-				en.Name, en.Type, en.About = fp.f.Name, "tag "+strconv.Itoa(int(tag)), fp.f.About
+			if en != span.None {
+				d.t.SetDesc(en, fp.tagDesc)
 			}
 			saved := d.r.B
 			d.r.B = d.r.B[:vs+int(size)]
@@ -766,15 +1012,15 @@ func (d *decoder) tagList(p *plan, out *Value, tn *span.Node, count uint32) erro
 			consumed := d.r.Off - vs
 			d.r.B = saved
 			if err != nil {
-				return within(err, fp.f.Name, -1)
+				// one segment for the tag's row, one for the field's
+				return within(within(err, fp.f.Name, -1), fp.f.Name, -1)
 			}
 			if consumed != int(size) {
-				return d.fail(en, vs, fmt.Errorf("%w: %s used %d of %d bytes", wire.ErrTagSize, fp.f.Name, consumed, size))
+				d.setLen(en, d.r.Off-es)
+				return within(d.fail(en, vs, fmt.Errorf("%w: %s used %d of %d bytes", wire.ErrTagSize, fp.f.Name, consumed, size)), fp.f.Name, -1)
 			}
 		}
-		if en != nil {
-			en.Len = d.r.Off - es
-		}
+		d.setLen(en, d.r.Off-es)
 	}
 	return nil
 }
@@ -791,29 +1037,18 @@ func plural(n int, w string) string {
 
 // finish repairs a partial span tree after an error: group lengths cover
 // their children, and the bytes not decoded hang under the root as one
-// "undecoded" leaf, so the tree still tiles the input.
-func finish(root *span.Node, total int, err error) {
-	fixLen(root)
-	end := root.Off
-	for _, l := range root.Leaves() {
-		end = max(end, l.Off+l.Len)
-	}
+// "undecoded" leaf (its bytes as its value), so the tree still tiles the
+// input.
+func (d *decoder) finish(root span.ID, total int, err error) {
+	t := d.t
+	t.FixLen(root)
+	end := t.End(root)
 	if end < total {
-		u := &span.Node{Name: "undecoded", Type: "bytes", Index: -1, Off: end, Len: total - end, Val: span.ValBytes, Parent: root, Err: err}
-		u.About = "bytes after the decoding error"
-		root.Kids = append(root.Kids, u)
+		u := t.Add(root, descUndecoded, end, span.CatNone)
+		row := t.N(u)
+		row.Val, row.VOff, row.VLen, row.Len = span.ValBytes, int32(end), int32(total-end), int32(total-end)
+		t.Extra(u, true).Err = err
 	}
-	root.Len = max(root.Len, total-root.Off)
-}
-
-func fixLen(n *span.Node) {
-	if len(n.Kids) == 0 {
-		return
-	}
-	end := n.Off + n.Len
-	for _, k := range n.Kids {
-		fixLen(k)
-		end = max(end, k.Off+k.Len)
-	}
-	n.Len = end - n.Off
+	row := t.N(root)
+	row.Len = int32(max(int(row.Len), total-int(row.Off)))
 }

@@ -29,53 +29,66 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 	}
 	d := c.newDecoder(b, opts, cat)
 	f := &Frame{Kind: kind, API: api, Version: version, in: b, reg: c.Reg}
-	var root *span.Node
-	if d.b != nil {
-		name := "Request"
+	root := span.None
+	if d.t != nil {
+		desc := descRequestRoot
 		if kind == schema.TypeResponse {
-			name = "Response"
-			if api != nil {
-				name = api.Response.Name
-			}
+			desc = descResponseRoot
 		}
-		root = d.b.New(nil, name, "message", 0, span.CatNone)
-		f.Root = root
+		root = d.t.Add(span.None, desc, 0, span.CatNone)
 	}
 	err := d.frame(f, root)
 	d.done()
 	f.Size = d.r.Off
-	if root != nil {
-		root.Len = d.r.Off
+	if d.noValues {
+		f.Body, f.Header = Value{}, Value{}
+	}
+	if root != span.None {
+		d.setLen(root, d.r.Off)
 		if f.API != nil {
-			root.Name = f.Message().Name
-			root.Type = "message v" + strconv.Itoa(int(f.Version))
+			m := f.Message()
+			if desc, _ := c.msgDescs(m, f.Version); desc != nil {
+				d.t.SetDesc(root, desc)
+			} else {
+				d.t.SetDesc(root, descMessageRoot)
+				a := d.extra(root)
+				a.Name, a.Type = m.Name, "message v"+strconv.Itoa(int(f.Version))
+			}
 		}
 		if err != nil {
-			finish(root, len(b), err)
+			d.finish(root, len(b), err)
+			// The error's path is the path of the row it is set on.
+			if row := d.errRow(err); row != span.None {
+				err.(*wire.DecodeError).Path = d.t.Path(row)
+			}
+		}
+		f.tree = d.t
+		// TRANSITIONAL (deleted with span.Node): the pointer tree for
+		// the front ends that do not read span.Trees yet.
+		if opts.Tree == nil {
+			f.Root = d.t.ToNode()
 		}
 	}
+	d.free()
 	return f, err
 }
 
-func (d *decoder) frame(f *Frame, root *span.Node) error {
+func (d *decoder) frame(f *Frame, root span.ID) error {
 	r := &d.r
 	total := len(r.B)
-	var fn, sn *span.Node
-	if d.b != nil {
-		fn = d.b.New(root, "Frame", "", 0, span.CatFrame)
-		fn.About = "length-delimited framing"
-		sn = d.b.New(fn, "size", "int32", 0, span.CatFrame)
-		sn.About = "number of bytes that follow, patched after encoding"
-	}
-	d.push("size", -1)
+	fn := d.node(root, descFrame, 0, span.CatFrame)
+	sn := d.node(fn, descSize, 0, span.CatFrame)
+	d.push("Frame.size", -1)
 	size, err := r.Int32()
 	if err != nil {
 		err = d.fail(sn, 0, fmt.Errorf("%w: need 4 bytes for the size prefix, have %d", wire.ErrFrameSize, total))
 		d.pop()
 		return err
 	}
-	if sn != nil {
-		sn.Val, sn.Int, sn.Len, fn.Len = span.ValInt, int64(size), 4, 4
+	if sn != span.None {
+		row := &d.t.Nodes[sn]
+		row.Val, row.Int, row.Len = span.ValInt, int64(size), 4
+		d.setLen(fn, 4)
 	}
 	var sizeErr error
 	end := 4 + int(size)
@@ -104,95 +117,93 @@ func (d *decoder) frame(f *Frame, root *span.Node) error {
 	return err
 }
 
-func (d *decoder) headerAndBody(f *Frame, root *span.Node) error {
+// headerName is the name of the header's row, which error paths in the
+// header start with.
+func headerName(k schema.MessageType) string {
+	if k == schema.TypeResponse {
+		return "ResponseHeader"
+	}
+	return "RequestHeader"
+}
+
+func (d *decoder) headerAndBody(f *Frame, root span.ID) error {
 	r := &d.r
 	hs := r.Off
-	var hn *span.Node
-	if d.b != nil {
-		name := "RequestHeader"
-		if f.Kind == schema.TypeResponse {
-			name = "ResponseHeader"
-		}
-		hn = d.b.New(root, name, "", hs, span.CatHeader)
-		hn.About = "common response header"
-		if f.Kind == schema.TypeRequest {
-			hn.About = "common request header"
-		}
+	ki := 0
+	if f.Kind == schema.TypeResponse {
+		ki = 1
 	}
+	hn := d.node(root, descHeaderAny[ki], hs, span.CatHeader)
 	err := d.header(f, hn)
-	if err != nil {
-		err = within(err, "header", -1)
+	if hn != span.None {
+		d.setLen(hn, r.Off-hs)
+		if hv := int(f.HeaderVersion); hv >= 0 && hv < len(descHeader[ki]) {
+			d.t.SetDesc(hn, descHeader[ki][hv])
+		} else {
+			d.extra(hn).Type = "v" + strconv.Itoa(hv)
+		}
 	}
-	if hn != nil {
-		hn.Len = r.Off - hs
-		hn.Type = "v" + strconv.Itoa(int(f.HeaderVersion))
-	}
 	if err != nil {
-		return err
+		return within(err, headerName(f.Kind), -1)
 	}
 	m := f.Message()
 	p, err := d.c.plan(m, f.Version)
 	if err != nil {
-		return d.fail(hn, 6, fmt.Errorf("%w: %v", wire.ErrVersion, err))
+		return within(d.fail(hn, 6, fmt.Errorf("%w: %v", wire.ErrVersion, err)), headerName(f.Kind), -1)
 	}
 	bs := r.Off
-	var bn *span.Node
-	if d.b != nil {
-		bn = d.b.New(root, m.Name, "struct", bs, d.bodyCat)
-		bn.About = "message body, version " + strconv.Itoa(int(f.Version))
+	bn := span.None
+	if d.t != nil {
+		_, desc := d.c.msgDescs(m, f.Version)
+		bn = d.node(root, desc, bs, d.bodyCat)
 	}
 	err = d.structBody(p, &f.Body, bn)
 	if err != nil {
 		err = within(err, m.Name, -1)
 	}
-	if bn != nil {
-		bn.Len = r.Off - bs
-	}
+	d.setLen(bn, r.Off-bs)
 	return err
 }
 
-func (d *decoder) header(f *Frame, hn *span.Node) error {
+// int16Leaf reads an int16 header field into a new leaf under hn; errors
+// are within the leaf's name.
+func (d *decoder) int16Leaf(hn span.ID, desc *span.Desc) (int16, span.ID, error) {
 	r := &d.r
-	leaf := func(name, typ, about string, off int) *span.Node {
-		n := d.node(hn, name, typ, off, span.CatHeader)
-		if n != nil {
-			n.About, n.Len, n.Val = about, r.Off-off, span.ValInt
-		}
-		return n
+	off := r.Off
+	n := d.node(hn, desc, off, span.CatHeader)
+	v, err := r.Int16()
+	if n != span.None {
+		row := &d.t.Nodes[n]
+		row.Val, row.Int, row.Len = span.ValInt, int64(v), int32(r.Off-off)
 	}
+	if err != nil {
+		return 0, n, within(d.fail(n, off, fmt.Errorf("%w: %s", err, desc.Name)), desc.Name, -1)
+	}
+	return v, n, nil
+}
+
+func (d *decoder) header(f *Frame, hn span.ID) error {
+	r := &d.r
 	if f.Kind == schema.TypeRequest {
 		off := r.Off
-		key, err := r.Int16()
+		key, kn, err := d.int16Leaf(hn, descAPIKey)
 		if err != nil {
-			return d.fail(hn, off, fmt.Errorf("%w: request_api_key", err))
+			return err
 		}
-		kn := leaf("request_api_key", "int16", "numeric id of the API being invoked", off)
 		api, ok := d.c.Reg.API(key)
-		if kn != nil {
-			kn.Int = int64(key)
-			if ok {
-				kn.Note = api.Name
-			} else {
-				kn.Note = "unknown"
-			}
-		}
 		if !ok {
-			return d.fail(kn, off, fmt.Errorf("%w %d", wire.ErrUnknownAPI, key))
+			return within(d.fail(kn, off, fmt.Errorf("%w %d", wire.ErrUnknownAPI, key)), descAPIKey.Name, -1)
 		}
 		f.API = api
 		off = r.Off
-		ver, err := r.Int16()
+		ver, vn, err := d.int16Leaf(hn, descAPIVersion)
 		if err != nil {
-			return d.fail(hn, off, fmt.Errorf("%w: request_api_version", err))
-		}
-		vn := leaf("request_api_version", "int16", "version of the API being invoked", off)
-		if vn != nil {
-			vn.Int = int64(ver)
+			return err
 		}
 		f.Version = ver
 		var versionErr error
 		if !api.Request.Valid.Contains(ver) {
-			versionErr = d.fail(vn, off, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, api.Name, ver, api.Request.Valid))
+			versionErr = within(d.fail(vn, off, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, api.Name, ver, api.Request.Valid)), descAPIVersion.Name, -1)
 			if api.Request.Valid.Empty() || ver < api.Request.Valid.Hi {
 				return versionErr
 			}
@@ -243,53 +254,59 @@ func (d *decoder) header(f *Frame, hn *span.Node) error {
 }
 
 // correlationID reads the header's correlation id.
-func (d *decoder) correlationID(f *Frame, hn *span.Node) error {
+func (d *decoder) correlationID(f *Frame, hn span.ID) error {
 	r := &d.r
 	off := r.Off
+	ki := 0
+	if f.Kind == schema.TypeResponse {
+		ki = 1
+	}
+	cn := d.node(hn, descCorrelation[ki], off, span.CatHeader)
 	corr, err := r.Int32()
+	if cn != span.None {
+		row := &d.t.Nodes[cn]
+		row.Len, row.Val, row.Int = int32(r.Off-off), span.ValInt, int64(corr)
+	}
 	if err != nil {
-		return d.fail(hn, off, fmt.Errorf("%w: correlation_id", err))
+		return within(d.fail(cn, off, fmt.Errorf("%w: correlation_id", err)), "correlation_id", -1)
 	}
 	f.CorrelationID = corr
-	if cn := d.node(hn, "correlation_id", "int32", off, span.CatHeader); cn != nil {
-		cn.About, cn.Len, cn.Val, cn.Int = "echoed back by the broker in the response", r.Off-off, span.ValInt, int64(corr)
-		if f.Kind == schema.TypeResponse {
-			cn.About = "matches the correlation_id of the request"
-		}
-	}
 	return nil
 }
 
 // clientID reads the request header's client id: always an int16-prefixed
 // nullable string, even in flexible headers.
-func (d *decoder) clientID(f *Frame, hn *span.Node) error {
+func (d *decoder) clientID(f *Frame, hn span.ID) error {
 	r := &d.r
 	off := r.Off
 	n, err := r.Int16()
-	cn := d.node(hn, "client_id", "nullable_string", off, span.CatHeader)
-	if cn != nil {
-		cn.About, cn.Len = "always a non-flexible int16-prefixed string", r.Off-off
-		cn.Val, cn.Enc, cn.Prefix = span.ValString, span.EncInt16, int64(n)
+	cn := d.node(hn, descClientID, off, span.CatHeader)
+	if cn != span.None {
+		row := &d.t.Nodes[cn]
+		row.Len = int32(r.Off - off)
+		row.Val, row.Enc, row.Prefix = span.ValString, span.EncInt16, int64(n)
 	}
 	if err != nil {
-		return d.fail(cn, off, fmt.Errorf("%w: client_id length", err))
+		return within(d.fail(cn, off, fmt.Errorf("%w: client_id length", err)), "client_id", -1)
 	}
 	switch {
 	case n < -1:
-		return d.fail(cn, off, fmt.Errorf("%w: client_id length %d", wire.ErrNegativeLength, n))
+		return within(d.fail(cn, off, fmt.Errorf("%w: client_id length %d", wire.ErrNegativeLength, n)), "client_id", -1)
 	case n == -1:
 		f.ClientIDNull = true
-		if cn != nil {
-			cn.Null = true
+		if cn != span.None {
+			d.t.Nodes[cn].Null = true
 		}
 	default:
+		vs := r.Off
 		b, err := r.Span(int(n))
 		if err != nil {
-			return d.fail(cn, off, fmt.Errorf("%w: client_id of %d bytes, %d left", wire.ErrTruncated, n, r.Remaining()))
+			return within(d.fail(cn, off, fmt.Errorf("%w: client_id of %d bytes, %d left", wire.ErrTruncated, n, r.Remaining())), "client_id", -1)
 		}
 		f.ClientID = b
-		if cn != nil {
-			cn.Bytes, cn.Len = b, r.Off-off
+		if cn != span.None {
+			row := &d.t.Nodes[cn]
+			row.VOff, row.VLen, row.Len = int32(vs), int32(n), int32(r.Off-off)
 		}
 	}
 	return nil
@@ -298,12 +315,12 @@ func (d *decoder) clientID(f *Frame, hn *span.Node) error {
 // headerTags reads the header's tagged fields: those the header spec p
 // defines into out, the others into f.HeaderTags. p is nil without a
 // header spec.
-func (d *decoder) headerTags(f *Frame, p *plan, out *Value, hn *span.Node) error {
+func (d *decoder) headerTags(f *Frame, p *plan, out *Value, hn span.ID) error {
 	var tags Value
 	if out == nil {
 		out = &tags
 	}
-	if err := d.tags(p, out, hn, "number of tagged fields in the header"); err != nil {
+	if err := d.tags(p, out, hn, descHeaderTagged); err != nil {
 		return err
 	}
 	f.HeaderTags = out.Unknown()

@@ -24,6 +24,7 @@ import (
 //   - no panic and no hang (the fuzzer's own timeout);
 //   - decoding with and without spans gives the same error;
 //   - the span leaves tile the input, also after an error;
+//   - an error is set on one row of the tree, whose path is its path;
 //   - a frame that decodes cleanly re-encodes to the same bytes, unless
 //     the input uses a form the decoder accepts but does not produce (see
 //     nonCanonical); then the re-encoded frame decodes to an equal value
@@ -110,6 +111,9 @@ func checkFrame(t *testing.T, c *codec.Codec, data []byte, dec func(codec.Option
 		}
 		if de.Offset < 0 || de.Offset > len(data) {
 			t.Fatalf("error offset %d outside the %d-byte input: %v", de.Offset, len(data), errS)
+		}
+		if fs != nil {
+			errorRow(t, fs.SpanTree(), errS, "")
 		}
 	}
 	if fs == nil || fs.Root == nil {

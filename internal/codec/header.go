@@ -86,11 +86,12 @@ func HeaderFieldName(f *schema.Field) string {
 
 // specHeader decodes the header fields after the first skip ones (the API
 // key and version of a request, already read) from the header plan p.
-func (d *decoder) specHeader(f *Frame, p *plan, hn *span.Node, skip int) error {
+func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 	saved := d.bodyCat
 	d.bodyCat = span.CatHeader
 	defer func() { d.bodyCat = saved }()
 	f.Header = Value{Kids: d.values(len(p.all))}
+	clear(f.Header.Kids)
 	for _, fp := range p.defaults {
 		f.Header.Kids[fp.index] = fp.def
 	}
@@ -113,18 +114,12 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn *span.Node, skip int) error {
 			out.Bytes = f.ClientID
 			out.SetNull(f.ClientIDNull)
 		default:
-			name := HeaderFieldName(fp.f)
 			start := d.r.Off
-			n := d.node(hn, name, fp.f.Type.Name, start, span.CatHeader)
-			if n != nil {
-				n.About = fp.f.About
-			}
+			n := d.node(hn, fp.hdrDesc, start, span.CatHeader)
 			err := d.value(fp, fp.kind, fp.nullable, out, n)
-			if n != nil {
-				n.Len = d.r.Off - start
-			}
+			d.setLen(n, d.r.Off-start)
 			if err != nil {
-				return within(err, name, -1)
+				return within(err, fp.hdrDesc.Name, -1)
 			}
 		}
 	}

@@ -155,7 +155,7 @@ func TestHeaderV3Decode(t *testing.T) {
 	cut[3] = 16
 	f, err = c.DecodeRequest(cut, codec.Options{Spans: true})
 	var de *wire.DecodeError
-	if !errors.As(err, &de) || de.Offset != 16 || de.Path != "header.instance_id" {
+	if !errors.As(err, &de) || de.Offset != 16 || de.Path != "RequestHeader.instance_id" {
 		t.Fatalf("truncated instance_id: err = %v", err)
 	}
 	if probs := etTiles(f.Root, len(cut)); len(probs) > 0 {

@@ -580,17 +580,30 @@ func randBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
+// descRecords describes the root of a records payload decoded alone.
+var descRecords = span.NewDesc("Records", "records", "")
+
+// recordsTree starts a tree over a records payload: its root, a records
+// field.
+func recordsTree(b []byte) *span.Tree {
+	tr := &span.Tree{}
+	tr.Reset(b)
+	root := tr.Add(span.None, descRecords, 0, span.CatRecordBatch)
+	tr.N(root).Val = span.ValRecords
+	return tr
+}
+
 // compareBatch decodes one batch with internal/records and compares its
 // span leaves with the kmsg batch and records that produced it.
 func compareBatch(t *testing.T, raw []byte, kb *kmsg.RecordBatch, recs []kmsg.Record) []string {
 	t.Helper()
-	sb := &span.Builder{}
-	root := sb.New(nil, "Records", "records", 0, span.CatRecordBatch)
-	d := records.Decoder{R: &wire.Reader{B: raw}, Spans: sb}
-	if err := d.Decode(root); err != nil {
+	tr := recordsTree(raw)
+	d := records.Decoder{R: &wire.Reader{B: raw}, Tree: tr}
+	if err := d.Decode(0); err != nil {
 		return []string{fmt.Sprintf("decode: %v", err)}
 	}
-	root.Len = len(raw)
+	tr.N(0).Len = int32(len(raw))
+	root := tr.ToNode()
 	var out []string
 	if p := checkLeaves(root, len(raw)); len(p) > 0 {
 		out = append(out, p...)
@@ -735,13 +748,13 @@ func TestKmsgLegacyMessageSet(t *testing.T) {
 			raw, _, _, _, _, _ := kmsgLegacy(rng, magic)
 			payload = append(payload, raw[:1+rng.Intn(len(raw)-1)]...)
 		}
-		sb := &span.Builder{}
-		root := sb.New(nil, "Records", "records", 0, span.CatRecordBatch)
-		d := records.Decoder{R: &wire.Reader{B: payload}, Spans: sb, AllowPartial: true} // Fetch data
-		if err := d.Decode(root); err != nil {
+		tr := recordsTree(payload)
+		d := records.Decoder{R: &wire.Reader{B: payload}, Tree: tr, AllowPartial: true} // Fetch data
+		if err := d.Decode(0); err != nil {
 			t.Fatalf("iteration %d: %v\n% x", it, err, payload)
 		}
-		root.Len = len(payload)
+		tr.N(0).Len = int32(len(payload))
+		root := tr.ToNode()
 		for _, p := range checkLeaves(root, len(payload)) {
 			t.Errorf("iteration %d: %s", it, p)
 		}

@@ -2,8 +2,10 @@ package codec
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // plan is a struct resolved at one version: which fields are on the wire,
@@ -18,7 +20,8 @@ type plan struct {
 	tagged   []*fieldPlan // fields tagged at this version, by tag
 	defaults []*fieldPlan // fields not on the wire untagged: absent or tagged
 	byTag    map[uint32]*fieldPlan
-	minSize  int // smallest possible encoding, for count checks
+	minSize  int  // smallest possible encoding, for count checks
+	header   bool // a plan of RequestHeader or ResponseHeader
 }
 
 type fieldPlan struct {
@@ -41,6 +44,10 @@ type fieldPlan struct {
 	// writes such fields without going through the general value path.
 	intSize int
 	lo, hi  int64
+	// desc describes the field's node; elemDesc its array elements;
+	// tagDesc the tag that carries it when tagged; hdrDesc its node in a
+	// header (snake_case name). Made once per field (see fieldDescs).
+	desc, elemDesc, tagDesc, hdrDesc *span.Desc
 	// topicName marks a string (or []string) field of entityType
 	// topicName: the decoder remembers the last one read, to know the
 	// topic of the records that follow.
@@ -56,6 +63,35 @@ type planKey struct {
 type planner struct {
 	msgFlex schema.Versions
 	cache   map[planKey]*plan
+	descs   map[*schema.Field]*fieldDescs
+	header  bool
+}
+
+// fieldDescs are the descriptors of one schema field's nodes, shared by
+// every plan the field is in.
+type fieldDescs struct{ field, elem, tag, hdr *span.Desc }
+
+func (pl *planner) descsOf(f *schema.Field) *fieldDescs {
+	if d, ok := pl.descs[f]; ok {
+		return d
+	}
+	d := &fieldDescs{field: span.FieldDesc(f)}
+	if f.Type != nil && f.Type.Kind == schema.KindArray && f.Type.Elem != nil {
+		name := f.Name
+		st := f.Type.ElemStruct()
+		if st != nil {
+			name = st.Name
+		}
+		d.elem = span.Register(&span.Desc{Name: name, Type: f.Type.Elem.Name, Field: f, Struct: st})
+	}
+	if f.Tag >= 0 {
+		d.tag = span.Register(&span.Desc{Name: f.Name, Type: "tag " + strconv.Itoa(int(f.Tag)), About: f.About, Field: f, Struct: d.field.Struct})
+	}
+	if pl.header {
+		d.hdr = span.Register(&span.Desc{Name: HeaderFieldName(f), Type: d.field.Type, About: f.About, Field: f, Struct: d.field.Struct, Note: d.field.Note})
+	}
+	pl.descs[f] = d
+	return d
 }
 
 func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
@@ -63,7 +99,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	if p, ok := pl.cache[k]; ok {
 		return p
 	}
-	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields))}
+	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields)), header: pl.header}
 	pl.cache[k] = p
 	for i, f := range s.Fields {
 		fp := &fieldPlan{f: f, index: f.Index, kind: f.Type.Kind, def: DefaultValue(f)}
@@ -86,6 +122,8 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 		}
 		fp.elemMin = elemMinSize(fp)
 		fp.topicName = f.EntityType == "topicName"
+		fds := pl.descsOf(f)
+		fp.desc, fp.elemDesc, fp.tagDesc, fp.hdrDesc = fds.field, fds.elem, fds.tag, fds.hdr
 		p.all[i] = fp
 		switch {
 		case fp.tagged:
@@ -167,15 +205,28 @@ func elemMinSize(fp *fieldPlan) int {
 type msgPlans struct {
 	lo    int16
 	plans []*plan
+	// root and body describe, by version, a frame's root ("message v3")
+	// and the message body ("message body, version 3").
+	// record describes the body of an internal record message.
+	root, body, record []*span.Desc
 }
 
-func buildPlans(m *schema.Message) msgPlans {
+func (c *Codec) buildPlans(m *schema.Message) msgPlans {
 	if m.Valid.Empty() || m.Body == nil {
 		return msgPlans{}
 	}
-	pl := &planner{msgFlex: m.Flexible, cache: map[planKey]*plan{}}
+	if c.descs == nil {
+		c.descs = map[*schema.Field]*fieldDescs{}
+	}
+	pl := &planner{msgFlex: m.Flexible, cache: map[planKey]*plan{}, descs: c.descs, header: m == c.Reg.RequestHeader || m == c.Reg.ResponseHeader}
 	mp := msgPlans{lo: m.Valid.Lo}
 	for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+		vs := strconv.Itoa(int(v))
+		mp.root = append(mp.root, span.Register(&span.Desc{Name: m.Name, Type: "message v" + vs, Message: m}))
+		mp.body = append(mp.body, span.Register(&span.Desc{Name: m.Name, Type: "struct", About: "message body, version " + vs, Message: m, Struct: m.Body}))
+		if m.Type != schema.TypeRequest && m.Type != schema.TypeResponse {
+			mp.record = append(mp.record, span.Register(&span.Desc{Name: m.Name, Type: "struct", About: "record " + m.Type.String() + ", version " + vs, Message: m, Struct: m.Body}))
+		}
 		mp.plans = append(mp.plans, pl.build(m.Body, v, m.Flexible.Contains(v)))
 		if v == schema.MaxVersion {
 			break

@@ -756,11 +756,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"varint of more than 5 bytes", 1, "Str", "ff ff ff ff ff 01", "", "Str", 0, m + "Str", wire.ErrVarint},
 		{"tags out of order", 1, "tagged_fields", "02 | 02 03 00 09 00 | 00 04 00 00 00 00", "", "tagged_fields", 6, m + "tagged_fields", wire.ErrTagOrder},
 		{"duplicate tag", 1, "tagged_fields", "02 | 00 04 00 00 00 00 | 00 04 00 00 00 01", "", "tagged_fields", 7, m + "tagged_fields", wire.ErrTagOrder},
-		{"tag size larger than its value", 1, "tagged_fields", "01 | 00 05 00 00 00 00 ff", "", "tagged_fields", 3, m + "tagged_fields", wire.ErrTagSize},
-		{"tag size smaller than its value", 1, "tagged_fields", "01 | 00 03 00 00 00 | 00", "", "tagged_fields", 3, m + "tagged_fields.TagInt", wire.ErrTruncated},
+		{"tag size larger than its value", 1, "tagged_fields", "01 | 00 05 00 00 00 00 ff", "", "tagged_fields", 3, m + "tagged_fields.TagInt", wire.ErrTagSize},
+		{"tag size smaller than its value", 1, "tagged_fields", "01 | 00 03 00 00 00 | 00", "", "tagged_fields", 3, m + "tagged_fields.TagInt.TagInt", wire.ErrTruncated},
 		{"tag size beyond the body", 1, "tagged_fields", "01 | 00 09 00 00 00 00", "", "tagged_fields", 2, m + "tagged_fields", wire.ErrTruncated},
 		{"tag not valid at this version", 1, "tagged_fields", "01 | 05 01 00", "", "tagged_fields", 1, m + "tagged_fields", wire.ErrTagVersion},
-		{"tag count too large", 1, "tagged_fields", "7f", "", "tagged_fields", 0, "EveryTypeRequest", wire.ErrCountTooLarge},
+		{"tag count too large", 1, "tagged_fields", "7f", "", "tagged_fields", 0, m + "tagged_fields", wire.ErrCountTooLarge},
 		{"trailing bytes (v0)", 0, "", "", "00", "", -1, "EveryTypeRequest", wire.ErrTrailing},
 		{"trailing bytes (v1)", 1, "", "", "00 00", "", -1, "EveryTypeRequest", wire.ErrTrailing},
 	}
@@ -837,7 +837,7 @@ func TestTruncationEveryField(t *testing.T) {
 		{"bytes body", etOff(t, segs, "Bytes") + 1, etOff(t, segs, "Bytes"), "EveryTypeRequest.Bytes"},
 		{"string array element", etOff(t, segs, "Strings") + 3, etOff(t, segs, "Strings") + 3, "EveryTypeRequest.Strings[1]"},
 		// the element's own tagged-field count is missing
-		{"struct element tag count", etOff(t, segs, "Items") + 7, etOff(t, segs, "Items") + 7, "EveryTypeRequest.Items[0]"},
+		{"struct element tag count", etOff(t, segs, "Items") + 7, etOff(t, segs, "Items") + 7, "EveryTypeRequest.Items[0].tagged_fields"},
 		{"nullable struct marker", etOff(t, segs, "Opt"), etOff(t, segs, "Opt"), "EveryTypeRequest.Opt"},
 		{"nullable struct field", etOff(t, segs, "Opt") + 1, etOff(t, segs, "Opt") + 1, "EveryTypeRequest.Opt.Flag"},
 		// tag 2's size byte says 3 but nothing follows it

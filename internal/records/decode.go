@@ -66,17 +66,18 @@ func CompressionName(codec int) string {
 	return "codec " + strconv.Itoa(codec)
 }
 
-// Decoder walks a records payload, building span nodes when Spans is set.
+// Decoder walks a records payload, building span rows when Tree is set.
 type Decoder struct {
 	// R reads the frame; R.B must end where the records payload ends.
 	R *wire.Reader
-	// Spans builds nodes when not nil.
-	Spans *span.Builder
+	// Tree, when not nil, gets the rows of the payload; their offsets are
+	// R's (Tree.Bytes is what R reads).
+	Tree *span.Tree
 	// Path prefixes error paths ("Topics[0].Partitions[0].Records").
 	Path string
 	// Decompress, when set, inflates compressed batches so their records
-	// can be shown; the inflated bytes hang under a "decompressed" node
-	// whose offsets are relative to the inflated buffer.
+	// can be shown; the inflated bytes are a tree of their own (the
+	// compressed node's Detached tree) whose offsets are within them.
 	Decompress Decompressor
 	// DecompressLimit, when set, is used instead of Decompress and is
 	// given the room left in Budget, so that no batch inflates past it.
@@ -87,47 +88,86 @@ type Decoder struct {
 	Budget *budget.Budget
 	// Batches counts the entries seen.
 	Batches int
-	// legacyNodes is the node count when this inner MessageSet of an
-	// inflated legacy message started (legacyFrom its compressed value).
-	legacyNodes int64
-	legacyFrom  *span.Node
+	// legacyFrom is set for the inner MessageSet of an inflated legacy
+	// message: the tree and node of its compressed value.
+	legacyFrom     span.ID
+	legacyFromTree *span.Tree
 	// AllowPartial accepts a trailing entry cut short, as brokers may send
 	// at the end of a Fetch response; Kafka ignores it. When false (a
 	// request, which must carry whole batches) such an entry is an error.
 	AllowPartial bool
-	// Contents, when set (with Spans), interprets the key and value of
+	// Contents, when set (with Tree), interprets the key and value of
 	// every record; see [Contents].
 	Contents Contents
 	// control is set while the records of a control batch are read.
 	control bool
+	// errRow is 1 + the row the returned error is set on (0 for none).
+	errRow span.ID
 }
 
-func (d *Decoder) fail(off int, path string, err error) error {
-	return &wire.DecodeError{Offset: off, Path: d.Path + path, Err: err}
-}
+// ErrRow returns the row of Tree that the error Decode returned is set
+// on, or span.None.
+func (d *Decoder) ErrRow() span.ID { return d.errRow - 1 }
 
-// leaf adds a leaf node for a fixed-size or varint field.
-func (d *Decoder) leaf(parent *span.Node, name, typ string, off int, cat span.Category, val span.ValueKind, v int64, about string) *span.Node {
-	if d.Spans == nil {
-		return nil
+// fail makes the decode error at off with path (relative to d.Path) and
+// sets it on row (when building a tree).
+func (d *Decoder) fail(row span.ID, off int, path string, err error) error {
+	de := &wire.DecodeError{Offset: off, Path: d.Path + path, Err: err}
+	if d.Tree != nil && row != span.None && d.errRow == 0 {
+		a := d.Tree.Extra(row, true)
+		if a.Err == nil {
+			a.Err = de
+		}
+		d.errRow = row + 1
 	}
-	n := d.Spans.New(parent, name, typ, off, cat)
-	n.Val, n.Int, n.Len, n.About = val, v, d.R.Off-off, about
-	return n
+	return de
 }
 
-// Decode reads entries until the end of R.B.
-func (d *Decoder) Decode(parent *span.Node) error {
+// add appends a row under parent (nothing when not building a tree).
+func (d *Decoder) add(parent span.ID, desc *span.Desc, off int, cat span.Category) span.ID {
+	if d.Tree == nil {
+		return span.None
+	}
+	return d.Tree.Add(parent, desc, off, cat)
+}
+
+// leaf adds a leaf node for a fixed-size or varint field read from off.
+func (d *Decoder) leaf(parent span.ID, desc *span.Desc, off int, cat span.Category, v int64) span.ID {
+	if d.Tree == nil {
+		return span.None
+	}
+	id := d.Tree.Add(parent, desc, off, cat)
+	n := d.Tree.N(id)
+	n.Val, n.Int, n.Len = span.ValInt, v, int32(d.R.Off-off)
+	return id
+}
+
+// note sets the decoder's note on row id.
+func (d *Decoder) note(id span.ID, note string) {
+	if d.Tree != nil && id != span.None {
+		d.Tree.Extra(id, true).Note = note
+	}
+}
+
+// setLen sets the length of row id.
+func (d *Decoder) setLen(id span.ID, n int) {
+	if d.Tree != nil && id != span.None {
+		d.Tree.N(id).Len = int32(n)
+	}
+}
+
+// Decode reads entries until the end of R.B, as children of parent.
+func (d *Decoder) Decode(parent span.ID) error {
 	r := d.R
 	for r.Remaining() > 0 {
 		start := r.Off
 		idx := d.Batches
 		if err := d.Budget.Err(); err != nil {
-			return d.fail(start, fmt.Sprintf("[%d]", idx), err)
+			return d.fail(parent, start, "", err)
 		}
-		if b := d.Budget; b != nil && d.legacyFrom != nil && b.InflatedNodes+d.Spans.Count-d.legacyNodes > b.MaxNodes {
+		if b := d.Budget; b != nil && d.legacyFromTree != nil && b.InflatedNodes+int64(d.Tree.Len()) > b.MaxNodes {
 			b.NodesSpent()
-			err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s message %d; the rest is shown as bytes", b.MaxNodes, where(d.legacyFrom), idx)
+			err := b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s message %d; the rest is shown as bytes", b.MaxNodes, where(d.legacyFromTree, d.legacyFrom), idx)
 			d.rest(parent, r.B, start, err)
 			return nil
 		}
@@ -148,7 +188,7 @@ func (d *Decoder) Decode(parent *span.Node) error {
 		case 0, 1:
 			err = d.message(parent, idx, magic)
 		default:
-			return d.fail(start+16, fmt.Sprintf("[%d].magic", idx), fmt.Errorf("%w %d", wire.ErrMagic, magic))
+			return d.fail(parent, start+16, "", fmt.Errorf("%w %d in entry %d", wire.ErrMagic, magic, idx))
 		}
 		if err != nil {
 			return err
@@ -159,91 +199,80 @@ func (d *Decoder) Decode(parent *span.Node) error {
 
 // partial handles a trailing entry cut short: shown and skipped when
 // AllowPartial is set, else an error at the entry.
-func (d *Decoder) partial(parent *span.Node, start, idx int, why string) error {
+func (d *Decoder) partial(parent span.ID, start, idx int, why string) error {
+	n := span.None
+	if d.Tree != nil {
+		n = d.Tree.Add(parent, descPartial, start, span.CatRecordBatch)
+		row := d.Tree.N(n)
+		row.Val, row.VOff, row.VLen, row.Len, row.Index = span.ValBytes, int32(start), int32(len(d.R.B)-start), int32(len(d.R.B)-start), int32(idx)
+		a := d.Tree.Extra(n, true)
+		a.About = "trailing partial entry, ignored as Kafka does: " + why
+		a.Flag = "partial"
+	}
 	var err error
 	if !d.AllowPartial {
-		err = d.fail(start, fmt.Sprintf("[%d].batchLength", idx), fmt.Errorf("%w: %s; only a response's last entry may be cut short", wire.ErrBatchLength, why))
-	}
-	if d.Spans != nil {
-		n := d.Spans.New(parent, "partial entry", "bytes", start, span.CatRecordBatch)
-		n.Val, n.Bytes, n.Len = span.ValBytes, d.R.B[start:], len(d.R.B)-start
-		n.About = "trailing partial entry, ignored as Kafka does: " + why
-		n.Flag = "partial"
-		n.Err = err
+		err = d.fail(n, start, "["+strconv.Itoa(idx)+"]", fmt.Errorf("%w: %s; only a response's last entry may be cut short", wire.ErrBatchLength, why))
 	}
 	d.R.Off = len(d.R.B)
 	return err
 }
 
+// batchField is a fixed-width field of a batch header after attributes.
+var batchFieldSizes = [...]int{4, 8, 8, 8, 2, 4, 4}
+
 // batch decodes one RecordBatch v2. The caller checked that the whole
 // entry is present.
-func (d *Decoder) batch(parent *span.Node, idx int) error {
+func (d *Decoder) batch(parent span.ID, idx int) error {
 	r := d.R
 	start := r.Off
-	var bn *span.Node
-	if d.Spans != nil {
-		bn = d.Spans.New(parent, "RecordBatch", "RecordBatch v2", start, span.CatRecordBatch)
-		d.Spans.Reserve(bn, 13)
-		bn.Index = int32(idx)
-		bn.Val = span.ValStruct
+	bn := d.add(parent, descBatch, start, span.CatRecordBatch)
+	if bn != span.None {
+		n := d.Tree.N(bn)
+		n.Index, n.Val = int32(idx), span.ValStruct
 	}
 	p := "[" + strconv.Itoa(idx) + "]."
 	cat := span.CatRecordBatch
 	off := r.Off
 	baseOffset, _ := r.Int64()
-	d.leaf(bn, "baseOffset", "int64", off, cat, span.ValInt, baseOffset, "offset of the first record")
+	d.leaf(bn, descBaseOffset, off, cat, baseOffset)
 	off = r.Off
 	batchLength, _ := r.Int32()
-	d.leaf(bn, "batchLength", "int32", off, cat, span.ValInt, int64(batchLength), "bytes after this field")
+	ln := d.leaf(bn, descBatchLength, off, cat, int64(batchLength))
 	end := start + 12 + int(batchLength)
 	if batchLength < BatchHeaderSize-12 {
-		return d.fail(off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", wire.ErrBatchLength, batchLength, BatchHeaderSize-12))
+		d.setLen(bn, r.Off-start)
+		return d.fail(ln, off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", wire.ErrBatchLength, batchLength, BatchHeaderSize-12))
 	}
 	off = r.Off
 	ple, _ := r.Int32()
-	d.leaf(bn, "partitionLeaderEpoch", "int32", off, cat, span.ValInt, int64(ple), "leader epoch, -1 if none; not covered by the CRC")
+	d.leaf(bn, descPLE, off, cat, int64(ple))
 	off = r.Off
 	magic, _ := r.Int8()
-	d.leaf(bn, "magic", "int8", off, cat, span.ValInt, int64(magic), "record format version")
+	d.leaf(bn, descBatchMagic, off, cat, int64(magic))
 	off = r.Off
 	crc, _ := r.Uint32()
 	want := CRC32C(r.B[r.Off:end])
-	cn := d.leaf(bn, "crc", "uint32", off, cat, span.ValInt, int64(crc), "CRC-32C of attributes through the last record")
-	if cn != nil {
-		cn.Note = fmt.Sprintf("0x%08x", crc)
+	cn := d.leaf(bn, descBatchCRC, off, cat, int64(crc))
+	if cn != span.None {
+		d.note(cn, hex32(crc))
 	}
 	if crc != want {
-		err := d.fail(off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
-		if cn != nil {
-			cn.Err = err
-			bn.Len = r.Off - start
-		}
-		return err
+		d.setLen(bn, r.Off-start)
+		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
 	}
 	off = r.Off
 	attrs, _ := r.Int16()
-	an := d.leaf(bn, "attributes", "int16", off, cat, span.ValInt, int64(attrs), "compression, timestamp type, transactional, control")
+	an := d.leaf(bn, descBatchAttrs, off, cat, int64(attrs))
 	d.control = attrs&attrControl != 0
-	if an != nil {
-		an.Note = AttributesText(attrs)
-	}
-	fields := []struct {
-		name, typ, about string
-		size             int
-	}{
-		{"lastOffsetDelta", "int32", "offset delta of the last record", 4},
-		{"baseTimestamp", "int64", "timestamp of the first record", 8},
-		{"maxTimestamp", "int64", "largest timestamp in the batch", 8},
-		{"producerId", "int64", "idempotent producer id, -1 if none", 8},
-		{"producerEpoch", "int16", "producer epoch, -1 if none", 2},
-		{"baseSequence", "int32", "sequence of the first record, -1 if none", 4},
-		{"recordsCount", "int32", "number of records", 4},
+	if an != span.None {
+		d.note(an, AttributesText(attrs))
 	}
 	var count int64
-	for _, f := range fields {
+	cnt := span.None
+	for i, size := range batchFieldSizes {
 		off = r.Off
 		var v int64
-		switch f.size {
+		switch size {
 		case 2:
 			x, _ := r.Int16()
 			v = int64(x)
@@ -253,29 +282,26 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 		case 8:
 			v, _ = r.Int64()
 		}
-		n := d.leaf(bn, f.name, f.typ, off, cat, span.ValInt, v, f.about)
-		if n != nil && (f.name == "baseTimestamp" || f.name == "maxTimestamp") {
-			n.Note = TimestampNote(v)
-		}
+		cnt = d.leaf(bn, descBatchFields[i], off, cat, v)
 		count = v
 	}
-	if bn != nil {
-		bn.Note = plural(count, "record")
-		if count > 0 && count <= int64(end-r.Off) {
-			d.Spans.Reserve(bn, int(count))
-		}
+	if bn != span.None {
+		d.note(bn, plural(count, "record"))
 	}
 	if count < 0 {
-		return d.fail(r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
+		d.setLen(bn, r.Off-start)
+		return d.fail(cnt, r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
 	}
 	codec := int(attrs & 7)
 	area := r.B[r.Off:end]
 	if codec != 0 {
-		if d.Spans != nil {
-			n := d.Spans.New(bn, "records", "bytes", r.Off, span.CatRecord)
-			n.Val, n.Bytes, n.Len = span.ValBytes, area, len(area)
-			n.Note = CompressionName(codec) + " compressed"
-			n.About = fmt.Sprintf("%d records, compressed as one stream", count)
+		if d.Tree != nil {
+			n := d.Tree.Add(bn, descCompressed, r.Off, span.CatRecord)
+			row := d.Tree.N(n)
+			row.Val, row.VOff, row.VLen, row.Len = span.ValBytes, int32(r.Off), int32(len(area)), int32(len(area))
+			a := d.Tree.Extra(n, true)
+			a.Note = CompressionName(codec) + " compressed"
+			a.About = fmt.Sprintf("%d records, compressed as one stream", count)
 			if d.Decompress != nil || d.DecompressLimit != nil {
 				d.inflate(n, codec, area, count)
 			}
@@ -283,37 +309,36 @@ func (d *Decoder) batch(parent *span.Node, idx int) error {
 		r.Off = end
 	} else {
 		sub := wire.Reader{B: r.B[:end], Off: r.Off}
-		rd := recordReader{d: d, r: &sub, path: p}
+		rd := recordReader{d: d, t: d.Tree, r: &sub, path: p}
 		for i := int64(0); i < count; i++ {
 			if err := rd.record(bn, int(i)); err != nil {
-				if bn != nil {
-					bn.Len = sub.Off - start
-				}
+				d.setLen(bn, sub.Off-start)
 				return err
 			}
 		}
 		if sub.Off != end {
-			return d.fail(sub.Off, p+"records", fmt.Errorf("%w: %d bytes left after %d records", wire.ErrBatchLength, end-sub.Off, count))
+			d.setLen(bn, sub.Off-start)
+			return d.fail(bn, sub.Off, p[:len(p)-1], fmt.Errorf("%w: %d bytes left after %d records", wire.ErrBatchLength, end-sub.Off, count))
 		}
 		r.Off = end
 	}
-	if bn != nil {
-		bn.Len = r.Off - start
-	}
+	d.setLen(bn, r.Off-start)
 	return nil
 }
 
 // decompress inflates a compressed area within the budget's room. ok is
 // false when the area is left compressed; n is then flagged with why.
-func (d *Decoder) decompress(n *span.Node, codec int, data []byte) (raw []byte, ok bool) {
+func (d *Decoder) decompress(n span.ID, codec int, data []byte) (raw []byte, ok bool) {
 	raw, ok, _ = d.decompressPartial(n, codec, data, false)
 	return raw, ok
 }
 
+func (d *Decoder) flag(n span.ID, flag string) { d.Tree.Extra(n, true).Flag = flag }
+
 // decompressPartial is decompress that, with partial set, returns the
 // first bytes of an area that does not fit in the room left (the room's
 // worth), with the budget's error: the records that fit are shown.
-func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
+func (d *Decoder) decompressPartial(n span.ID, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
 	b := d.Budget
 	if b != nil && (b.InflateRoom() == 0 || b.NodeRoom() == 0) {
 		d.notInflated(n)
@@ -337,15 +362,15 @@ func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partia
 			b.AddInflated(len(tl.Partial))
 			b.InflateSpent()
 			cut = b.Spend("inflation budget of %s for this frame spent in %s after %s of its records; the rest of them, and the compressed data after it, are not inflated",
-				budget.Size(b.MaxInflate), where(n), budget.Size(int64(len(tl.Partial))))
-			n.Flag = "partly inflated: " + cut.Error()
+				budget.Size(b.MaxInflate), where(d.Tree, n), budget.Size(int64(len(tl.Partial))))
+			d.flag(n, "partly inflated: "+cut.Error())
 			return tl.Partial, true, cut
 		}
 		d.spendInflate(n)
 		return nil, false, nil
 	}
 	if err != nil {
-		n.Flag = fmt.Sprintf("%v: %v", wire.ErrCompression, err)
+		d.flag(n, fmt.Sprintf("%v: %v", wire.ErrCompression, err))
 		// Inflating up to the per-batch cap was work done: it counts.
 		if b != nil && errors.As(err, &tl) {
 			b.AddInflated(tl.Limit)
@@ -360,20 +385,20 @@ func (d *Decoder) decompressPartial(n *span.Node, codec int, data []byte, partia
 
 // spendInflate flags the batch at n as the one where the inflation budget
 // ran out.
-func (d *Decoder) spendInflate(n *span.Node) {
+func (d *Decoder) spendInflate(n span.ID) {
 	b := d.Budget
 	b.NotInflated++
 	b.InflateSpent()
 	err := b.Spend("inflation budget of %s for this frame spent at %s (%s inflated before it); it and the compressed data after it are shown compressed",
-		budget.Size(b.MaxInflate), where(n), budget.Size(b.Inflated()))
-	n.Flag = err.Error()
+		budget.Size(b.MaxInflate), where(d.Tree, n), budget.Size(b.Inflated()))
+	d.flag(n, err.Error())
 }
 
 // notInflated flags a batch left compressed because the budget was spent
 // before it. When the room ran out exactly at the batch before, without
 // a batch that did not fit, this batch is where the budget is said to be
 // spent.
-func (d *Decoder) notInflated(n *span.Node) {
+func (d *Decoder) notInflated(n span.ID) {
 	b := d.Budget
 	if b.InflateRoom() == 0 && !b.IsInflateSpent() {
 		d.spendInflate(n)
@@ -382,7 +407,7 @@ func (d *Decoder) notInflated(n *span.Node) {
 	if b.InflateRoom() > 0 && b.NodeRoom() == 0 && !b.IsNodesSpent() {
 		b.NodesSpent()
 		b.NotInflated++
-		n.Flag = b.Spend("span-node budget of %d nodes for this frame's inflated records spent before %s; it and the compressed data after it are shown compressed", b.MaxNodes, where(n)).Error()
+		d.flag(n, b.Spend("span-node budget of %d nodes for this frame's inflated records spent before %s; it and the compressed data after it are shown compressed", b.MaxNodes, where(d.Tree, n)).Error())
 		return
 	}
 	b.NotInflated++
@@ -390,122 +415,148 @@ func (d *Decoder) notInflated(n *span.Node) {
 	if b.InflateRoom() > 0 && b.NodeRoom() == 0 {
 		what = fmt.Sprintf("span-node budget of %d nodes for inflated records", b.MaxNodes)
 	}
-	n.Flag = "not inflated: the " + what + " for this frame is spent"
+	d.flag(n, "not inflated: the "+what+" for this frame is spent")
 }
 
 // where names the batch (or legacy message) a records node belongs to.
-func where(n *span.Node) string {
-	if p := n.Parent; p != nil {
-		return p.Path()
+func where(t *span.Tree, n span.ID) string {
+	if p := t.N(n).Parent; p != span.None {
+		return t.Path(p)
 	}
-	return n.Path()
+	return t.Path(n)
 }
 
-// inflate decodes a compressed records area into its own subtree whose
-// offsets are relative to the inflated bytes.
-func (d *Decoder) inflate(n *span.Node, codec int, area []byte, count int64) {
+// newDetached starts the tree of inflated bytes raw.
+func newDetached(raw []byte, desc *span.Desc, cat span.Category) *span.Tree {
+	sub := &span.Tree{}
+	sub.Reset(raw)
+	root := sub.Add(span.None, desc, 0, cat)
+	n := sub.N(root)
+	n.Val, n.VLen, n.Len = span.ValBytes, int32(len(raw)), int32(len(raw))
+	return sub
+}
+
+// inflate decodes a compressed records area into a tree of its own whose
+// offsets are within the inflated bytes, hung on node n.
+func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 	raw, ok, cut := d.decompressPartial(n, codec, area, true)
 	if !ok {
 		return
 	}
-	startNodes := d.Spans.Count
-	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecord)
-	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
-	root.About = "records after decompression; offsets are within these bytes"
-	sub := wire.Reader{B: raw}
-	rd := recordReader{d: d, r: &sub, path: "decompressed.", from: n, startNodes: startNodes}
+	sub := newDetached(raw, descDecompressed, span.CatRecord)
+	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, control: d.control}
+	sr := wire.Reader{B: raw}
+	sd.R = &sr
+	rd := recordReader{d: sd, t: sub, r: &sr, path: "decompressed.", from: n, fromTree: d.Tree}
 	for i := int64(0); i < count; i++ {
-		at := sub.Off
+		at := sr.Off
 		err := rd.overBudget()
 		if err == nil {
-			err = rd.record(root, int(i))
+			err = rd.record(0, int(i))
 		}
 		if errors.Is(err, budget.ErrSpent) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			// The record being decoded is dropped whole: its bytes,
 			// and all after them, are one leaf that says why.
-			cutAfter(root, at)
-			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, err))
+			cutAfter(sub, 0, at)
+			sd.rest(0, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, err))
 			break
 		}
 		if err != nil && cut != nil {
 			// The inflated bytes end where the budget did: the record
 			// cut there, and the bytes after the last whole one, are
 			// not decoded.
-			cutAfter(root, at)
-			d.rest(root, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, cut))
+			cutAfter(sub, 0, at)
+			sd.rest(0, raw, at, fmt.Errorf("at record %d of %d: %w", i, count, cut))
 			break
 		}
 		if err != nil {
-			root.Err = err
+			sub.Extra(0, true).Err = err
 			break
 		}
 	}
 	if d.Budget != nil {
-		d.Budget.InflatedNodes += d.Spans.Count - startNodes
+		d.Budget.InflatedNodes += int64(sub.Len())
 	}
 	// The inflated tree hangs off the compressed leaf without becoming a
 	// child, so that leaves still tile the frame.
-	n.Note += fmt.Sprintf(", %d bytes inflated", len(raw))
-	n.Detached = root
+	a := d.Tree.Extra(n, true)
+	a.Note += fmt.Sprintf(", %d bytes inflated", len(raw))
+	a.Detached = sub
 }
 
 // inflateLegacy decodes the compressed value of a legacy wrapper message:
 // an inner MessageSet, shown as a detached tree whose offsets are relative
 // to the inflated bytes. Problems are flagged on the node, not returned,
 // as for RecordBatch v2.
-func (d *Decoder) inflateLegacy(n *span.Node, codec int, value []byte, path string) {
+func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string) {
 	raw, ok := d.decompress(n, codec, value)
 	if !ok {
 		return
 	}
-	startNodes := d.Spans.Count
-	root := d.Spans.New(nil, "decompressed", "bytes", 0, span.CatRecordBatch)
-	root.Val, root.Bytes, root.Len = span.ValBytes, raw, len(raw)
-	root.About = "inner MessageSet after decompression; offsets are within these bytes"
+	sub := newDetached(raw, descDecompressedSet, span.CatRecordBatch)
 	// The inner decoder does not inflate again (Kafka nests one level),
 	// and its node budget is checked per entry.
-	inner := Decoder{R: &wire.Reader{B: raw}, Spans: d.Spans, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyNodes: startNodes, legacyFrom: n}
-	if err := inner.Decode(root); err != nil {
-		root.Err = err
+	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyFrom: n, legacyFromTree: d.Tree}
+	if err := inner.Decode(0); err != nil {
+		a := sub.Extra(0, true)
+		if a.Err == nil {
+			a.Err = err
+		}
 	}
 	if d.Budget != nil {
-		d.Budget.InflatedNodes += d.Spans.Count - startNodes
+		d.Budget.InflatedNodes += int64(sub.Len())
 	}
-	n.Note = fmt.Sprintf("%s compressed, %d bytes inflated", CompressionName(codec), len(raw))
-	n.Detached = root
+	d.Tree.Extra(n, true).Note = fmt.Sprintf("%s compressed, %d bytes inflated", CompressionName(codec), len(raw))
+	d.Tree.Extra(n, true).Detached = sub
 }
 
 // cutAfter removes the children of root that start at or after off (a
 // record cut short by the budget).
-func cutAfter(root *span.Node, off int) {
-	k := len(root.Kids)
-	for k > 0 && root.Kids[k-1].Off >= off {
+func cutAfter(t *span.Tree, root span.ID, off int) {
+	kids := t.Kids(root)
+	k := len(kids)
+	for k > 0 && int(t.N(kids[k-1]).Off) >= off {
 		k--
 	}
-	root.Kids = root.Kids[:k]
+	t.CutKids(root)
+	for _, id := range kids[:k] {
+		relink(t, root, id)
+	}
+}
+
+// relink makes id the last child of parent again.
+func relink(t *span.Tree, parent, id span.ID) {
+	p := t.N(parent)
+	t.N(id).Next = span.None
+	if p.Last == span.None {
+		p.First = id
+	} else {
+		t.N(p.Last).Next = id
+	}
+	p.Last = id
 }
 
 // rest covers the bytes of an inflated tree from off on, which the budget
 // left undecoded, with one leaf that carries the budget's message.
-func (d *Decoder) rest(root *span.Node, raw []byte, off int, err error) {
+func (d *Decoder) rest(root span.ID, raw []byte, off int, err error) {
 	if off >= len(raw) {
 		return
 	}
-	u := d.Spans.New(root, "not decoded", "bytes", off, root.Cat)
-	u.Val, u.Bytes, u.Len = span.ValBytes, raw[off:], len(raw)-off
-	u.About = "inflated bytes the budget left undecoded"
-	u.Flag = err.Error()
+	u := d.Tree.Add(root, descNotDecoded, off, d.Tree.N(root).Cat)
+	n := d.Tree.N(u)
+	n.Val, n.VOff, n.VLen, n.Len = span.ValBytes, int32(off), int32(len(raw)-off), int32(len(raw)-off)
+	d.Tree.Extra(u, true).Flag = err.Error()
 }
 
 type recordReader struct {
 	d    *Decoder
+	t    *span.Tree
 	r    *wire.Reader
 	path string
-	// from, startNodes and where are set for inflated records, whose
-	// nodes the budget bounds: the compressed node, and the node count
-	// when its tree started.
-	from       *span.Node
-	startNodes int64
+	// from and fromTree are set for inflated records, whose nodes the
+	// budget bounds: the compressed node and its tree.
+	from     span.ID
+	fromTree *span.Tree
 }
 
 // overBudget returns the budget's error when the inflated records being
@@ -513,28 +564,36 @@ type recordReader struct {
 // every 256 headers of a record).
 func (rr *recordReader) overBudget() error {
 	b := rr.d.Budget
-	if b == nil || rr.from == nil {
+	if b == nil || rr.fromTree == nil {
 		return nil
 	}
-	if b.InflatedNodes+rr.d.Spans.Count-rr.startNodes > b.MaxNodes {
+	if b.InflatedNodes+int64(rr.t.Len()) > b.MaxNodes {
 		b.NodesSpent()
 		return b.Spend("span-node budget of %d nodes for this frame's inflated records spent at %s; the rest of its records are shown as bytes",
-			b.MaxNodes, where(rr.from))
+			b.MaxNodes, where(rr.fromTree, rr.from))
 	}
 	return b.Err()
 }
 
-func (rr *recordReader) fail(off int, path string, err error) error {
-	return rr.d.fail(off, rr.path+path, err)
+func (rr *recordReader) fail(row span.ID, off int, path string, err error) error {
+	return rr.d.fail(row, off, rr.path+path, err)
 }
 
-func (rr *recordReader) leaf(parent *span.Node, name, typ string, off int, v int64, about string) *span.Node {
-	if rr.d.Spans == nil {
-		return nil
+// begin adds a leaf under parent at the reader's offset, before its
+// bytes are read (so that an error has a row).
+func (rr *recordReader) begin(parent span.ID, desc *span.Desc) span.ID {
+	if rr.t == nil {
+		return span.None
 	}
-	n := rr.d.Spans.New(parent, name, typ, off, span.CatRecord)
-	n.Val, n.Int, n.Len, n.About = span.ValInt, v, rr.r.Off-off, about
-	return n
+	return rr.t.Add(parent, desc, rr.r.Off, span.CatRecord)
+}
+
+// end sets the length of leaf id (begun at off) and its integer value.
+func (rr *recordReader) end(id span.ID, off int, v int64) {
+	if id != span.None {
+		n := rr.t.N(id)
+		n.Val, n.Int, n.Len = span.ValInt, v, int32(rr.r.Off-off)
+	}
 }
 
 // recAt names a record, and a header in it when hdr >= 0, for error paths.
@@ -549,100 +608,131 @@ func (a recAt) String() string {
 	return s
 }
 
-func (rr *recordReader) varint(parent *span.Node, name, about string, at recAt) (int32, error) {
+func (rr *recordReader) varint(parent span.ID, desc *span.Desc, at recAt) (int32, span.ID, error) {
 	off := rr.r.Off
+	id := rr.begin(parent, desc)
 	v, err := rr.r.Varint()
+	rr.end(id, off, int64(v))
 	if err != nil {
-		return 0, rr.fail(off, at.String()+name, err)
+		return 0, id, rr.fail(id, off, at.String()+desc.Name, err)
 	}
-	rr.leaf(parent, name, "varint", off, int64(v), about)
-	return v, nil
+	return v, id, nil
 }
 
 // blob reads a varint-length-prefixed key, value or header part.
-func (rr *recordReader) blob(parent *span.Node, name string, at recAt, allowNull bool) error {
+func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNull bool) error {
 	off := rr.r.Off
+	x := rr.begin(parent, desc)
+	name := desc.Name
 	n, err := rr.r.Varint()
+	if x != span.None {
+		row := rr.t.N(x)
+		row.Val, row.Enc, row.Prefix, row.Len = span.ValBytes, span.EncVarint, int64(n), int32(rr.r.Off-off)
+	}
 	if err != nil {
-		return rr.fail(off, at.String()+name+"Length", err)
+		return rr.fail(x, off, at.String()+name, err)
 	}
 	if n < -1 || (n == -1 && !allowNull) {
-		return rr.fail(off, at.String()+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
+		return rr.fail(x, off, at.String()+name, fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
 	}
 	var b []byte
 	if n >= 0 {
+		vs := rr.r.Off
 		if b, err = rr.r.Span(int(n)); err != nil {
-			return rr.fail(off, at.String()+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, rr.r.Remaining()))
+			return rr.fail(x, off, at.String()+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, rr.r.Remaining()))
+		}
+		if x != span.None {
+			row := rr.t.N(x)
+			row.VOff, row.VLen = int32(vs), int32(n)
 		}
 	}
-	if rr.d.Spans != nil {
-		x := rr.d.Spans.New(parent, name, "bytes", off, span.CatRecord)
-		x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncVarint, int64(n), b, n < 0, rr.r.Off-off
+	if x != span.None {
+		row := rr.t.N(x)
+		row.Null, row.Len = n < 0, int32(rr.r.Off-off)
 		switch {
-		case name == "headerKey":
-			x.Val = span.ValString
+		case desc == descHeaderKey:
+			row.Val = span.ValString
 		case n >= 0 && IsText(b):
-			x.Val = span.ValText
+			row.Val = span.ValText
 		}
 	}
 	return nil
 }
 
-func (rr *recordReader) record(parent *span.Node, idx int) error {
+func (rr *recordReader) record(parent span.ID, idx int) error {
 	r := rr.r
 	start := r.Off
-	var rn *span.Node
-	if rr.d.Spans != nil {
-		rn = rr.d.Spans.New(parent, "Record", "Record v2", start, span.CatRecord)
-		rr.d.Spans.Reserve(rn, 7)
-		rn.Index, rn.Val = int32(idx), span.ValStruct
+	rn := span.None
+	if rr.t != nil {
+		rn = rr.t.Add(parent, descRecord, start, span.CatRecord)
+		n := rr.t.N(rn)
+		n.Index, n.Val = int32(idx), span.ValStruct
 	}
+	err := rr.recordBody(rn, idx)
+	if rn != span.None && err == nil {
+		rr.t.N(rn).Len = int32(r.Off - start)
+	}
+	return err
+}
+
+func (rr *recordReader) recordBody(rn span.ID, idx int) error {
+	r := rr.r
+	start := r.Off
 	p := recAt{idx, -1}
-	length, err := rr.varint(rn, "length", "bytes of the rest of this record", p)
+	length, lid, err := rr.varint(rn, descRecLength, p)
 	if err != nil {
 		return err
 	}
 	bodyStart := r.Off
 	if length < 0 || int(length) > r.Remaining() {
-		return rr.fail(start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
+		return rr.fail(lid, start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
 	}
 	end := bodyStart + int(length)
 	saved := r.B
 	r.B = r.B[:end]
-	defer func() { r.B = saved }()
+	err = rr.recordRest(rn, p, lid, end)
+	r.B = saved
+	return err
+}
+
+// recordRest reads a record after its length, to end (the reader ends
+// there).
+func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) error {
+	r := rr.r
 	off := r.Off
+	aid := rr.begin(rn, descRecAttrs)
 	attrs, err := r.Int8()
+	rr.end(aid, off, int64(attrs))
 	if err != nil {
-		return rr.fail(off, p.String()+"attributes", err)
+		return rr.fail(aid, off, p.String()+"attributes", err)
 	}
-	rr.leaf(rn, "attributes", "int8", off, int64(attrs), "unused, 0")
 	off = r.Off
+	tid := rr.begin(rn, descTSDelta)
 	ts, err := r.Varlong()
+	rr.end(tid, off, ts)
 	if err != nil {
-		return rr.fail(off, p.String()+"timestampDelta", err)
+		return rr.fail(tid, off, p.String()+"timestampDelta", err)
 	}
-	rr.leaf(rn, "timestampDelta", "varlong", off, ts, "relative to baseTimestamp")
-	if _, err := rr.varint(rn, "offsetDelta", "relative to baseOffset", p); err != nil {
+	if _, _, err := rr.varint(rn, descOffDelta, p); err != nil {
 		return err
 	}
-	if err := rr.blob(rn, "key", p, true); err != nil {
+	if err := rr.blob(rn, descKey, p, true); err != nil {
 		return err
 	}
-	if err := rr.blob(rn, "value", p, true); err != nil {
+	if err := rr.blob(rn, descValue, p, true); err != nil {
 		return err
 	}
-	if rr.d.Contents != nil && rn != nil {
-		rr.d.Contents(rn.Kids[len(rn.Kids)-2], rn.Kids[len(rn.Kids)-1], rr.d.control)
+	if rr.d.Contents != nil && rn != span.None {
+		v := rr.t.N(rn).Last
+		k := v - 1 // the key is the row before the value (it has no children yet)
+		rr.d.Contents(rr.t, k, v, rr.d.control)
 	}
-	hc, err := rr.varint(rn, "headerCount", "number of headers", p)
+	hc, hid, err := rr.varint(rn, descHeaderCount, p)
 	if err != nil {
 		return err
 	}
 	if hc < 0 || int(hc) > r.Remaining()/2 {
-		return rr.fail(r.Off, p.String()+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
-	}
-	if rn != nil {
-		rr.d.Spans.Reserve(rn, int(hc))
+		return rr.fail(hid, r.Off, p.String()+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
 	}
 	for h := 0; h < int(hc); h++ {
 		if h&255 == 255 {
@@ -650,125 +740,157 @@ func (rr *recordReader) record(parent *span.Node, idx int) error {
 				return err
 			}
 		}
-		var hn *span.Node
-		if rr.d.Spans != nil {
-			hn = rr.d.Spans.New(rn, "Header", "RecordHeader", r.Off, span.CatRecord)
-			rr.d.Spans.Reserve(hn, 2)
-			hn.Index, hn.Val = int32(h), span.ValStruct
-		}
 		hs := r.Off
-		hp := recAt{idx, h}
-		if err := rr.blob(hn, "headerKey", hp, false); err != nil {
-			return err
+		hn := span.None
+		if rr.t != nil {
+			hn = rr.t.Add(rn, descHeader, hs, span.CatRecord)
+			n := rr.t.N(hn)
+			n.Index, n.Val = int32(h), span.ValStruct
 		}
-		if err := rr.blob(hn, "headerValue", hp, true); err != nil {
-			return err
+		hp := recAt{p.rec, h}
+		err := rr.blob(hn, descHeaderKey, hp, false)
+		if err == nil {
+			err = rr.blob(hn, descHeaderValue, hp, true)
 		}
-		if hn != nil {
-			hn.Len = r.Off - hs
+		if hn != span.None {
+			rr.t.N(hn).Len = int32(r.Off - hs)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	if r.Off != end {
-		return rr.fail(r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
-	}
-	if rn != nil {
-		rn.Len = r.Off - start
+		return rr.fail(lid, r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
 	}
 	return nil
 }
 
 // message decodes one legacy MessageSet entry (magic 0 or 1).
-func (d *Decoder) message(parent *span.Node, idx int, magic int8) error {
+func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 	r := d.R
 	start := r.Off
-	var mn *span.Node
-	if d.Spans != nil {
-		mn = d.Spans.New(parent, "Message", "MessageSet v"+strconv.Itoa(int(magic)), start, span.CatRecordBatch)
-		mn.Index, mn.Val = int32(idx), span.ValStruct
+	mn := d.add(parent, descMessage[magic], start, span.CatRecordBatch)
+	if mn != span.None {
+		n := d.Tree.N(mn)
+		n.Index, n.Val = int32(idx), span.ValStruct
 	}
 	p := "[" + strconv.Itoa(idx) + "]."
 	cat := span.CatRecordBatch
 	off := r.Off
 	o, _ := r.Int64()
-	d.leaf(mn, "offset", "int64", off, cat, span.ValInt, o, "offset (relative inside a compressed wrapper)")
+	d.leaf(mn, descMsgOffset, off, cat, o)
 	off = r.Off
 	size, _ := r.Int32()
-	d.leaf(mn, "messageSize", "int32", off, cat, span.ValInt, int64(size), "bytes of the message that follows")
+	sn := d.leaf(mn, descMsgSize, off, cat, int64(size))
 	end := r.Off + int(size)
 	sub := wire.Reader{B: r.B[:end], Off: r.Off}
 	saved := d.R
 	d.R = &sub
-	defer func() { d.R = saved; r.Off = end }()
+	defer func() {
+		d.R = saved
+		r.Off = end
+		if mn != span.None && err == nil {
+			d.Tree.N(mn).Len = int32(end - start)
+		}
+	}()
 	minSize := 14
 	if magic == 1 {
 		minSize = 22
 	}
 	if int(size) < minSize {
-		return d.fail(off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", wire.ErrBatchLength, size, magic))
+		return d.fail(sn, off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", wire.ErrBatchLength, size, magic))
 	}
 	off = sub.Off
 	crc, _ := sub.Uint32()
 	want := crc32.ChecksumIEEE(sub.B[sub.Off:end])
-	cn := d.leaf(mn, "crc", "uint32", off, cat, span.ValInt, int64(crc), "CRC-32 (IEEE) of magic through value")
-	if cn != nil {
-		cn.Note = fmt.Sprintf("0x%08x", crc)
+	cn := d.leaf(mn, descMsgCRC, off, cat, int64(crc))
+	if cn != span.None {
+		d.note(cn, hex32(crc))
 	}
 	if crc != want {
-		return d.fail(off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
 	}
 	off = sub.Off
 	m, _ := sub.Int8()
-	d.leaf(mn, "magic", "int8", off, cat, span.ValInt, int64(m), "message format version")
+	d.leaf(mn, descMsgMagic, off, cat, int64(m))
 	off = sub.Off
 	attrs, _ := sub.Int8()
-	an := d.leaf(mn, "attributes", "int8", off, cat, span.ValInt, int64(attrs), "compression codec (bits 0-2)")
-	if an != nil {
-		an.Note = CompressionName(int(attrs & 7))
-	}
+	an := d.leaf(mn, descMsgAttrs, off, cat, int64(attrs))
+	d.note(an, CompressionName(int(attrs&7)))
 	if magic == 1 {
 		off = sub.Off
 		ts, _ := sub.Int64()
-		n := d.leaf(mn, "timestamp", "int64", off, cat, span.ValInt, ts, "message timestamp")
-		if n != nil {
-			n.Note = TimestampNote(ts)
-		}
+		d.leaf(mn, descMsgTS, off, cat, ts)
 	}
-	for _, name := range []string{"key", "value"} {
+	for i, desc := range descMsgKeyValue {
+		name := desc.Name
 		off = sub.Off
-		n, err := sub.Int32()
+		x := d.add(mn, desc, off, span.CatRecord)
+		var n int32
+		n, err = sub.Int32()
+		if x != span.None {
+			row := d.Tree.N(x)
+			row.Val, row.Enc, row.Prefix, row.Len = span.ValBytes, span.EncInt32, int64(n), int32(sub.Off-off)
+		}
 		if err != nil {
-			return d.fail(off, p+name+"Length", err)
+			return d.fail(x, off, p+name, err)
 		}
 		if n < -1 {
-			return d.fail(off, p+name+"Length", fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
+			return d.fail(x, off, p+name, fmt.Errorf("%w: %d", wire.ErrNegativeLength, n))
 		}
 		var b []byte
 		if n >= 0 {
+			vs := sub.Off
 			if b, err = sub.Span(int(n)); err != nil {
-				return d.fail(off, p+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, sub.Remaining()))
+				return d.fail(x, off, p+name, fmt.Errorf("%w: %s of %d bytes, %d left", wire.ErrTruncated, name, n, sub.Remaining()))
+			}
+			if x != span.None {
+				row := d.Tree.N(x)
+				row.VOff, row.VLen = int32(vs), n
 			}
 		}
-		if d.Spans != nil {
-			x := d.Spans.New(mn, name, "bytes", off, span.CatRecord)
-			x.Val, x.Enc, x.Prefix, x.Bytes, x.Null, x.Len = span.ValBytes, span.EncInt32, int64(n), b, n < 0, sub.Off-off
+		if x != span.None {
+			row := d.Tree.N(x)
+			row.Null, row.Len = n < 0, int32(sub.Off-off)
 			if n >= 0 && attrs&7 == 0 && IsText(b) {
-				x.Val = span.ValText
+				row.Val = span.ValText
 			}
-			if codec := int(attrs & 7); name == "value" && codec != 0 && n > 0 && d.Decompress != nil {
+			if codec := int(attrs & 7); i == 1 && codec != 0 && n > 0 && d.Decompress != nil {
 				d.inflateLegacy(x, codec, b, p)
 			}
 		}
 	}
 	if sub.Off != end {
-		return d.fail(sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
-	}
-	if mn != nil {
-		mn.Len = end - start
+		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
 	}
 	return nil
 }
 
+// hex32 formats v as 0x and eight hex digits.
+func hex32(v uint32) string {
+	const digits = "0123456789abcdef"
+	var b [10]byte
+	b[0], b[1] = '0', 'x'
+	for i := 9; i >= 2; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+// plurals caches the notes of small counts.
+var plurals = func() (t [64]string) {
+	for i := range t {
+		t[i] = strconv.Itoa(i) + " records"
+	}
+	t[1] = "1 record"
+	return t
+}()
+
 func plural(n int64, w string) string {
+	if w == "record" && n >= 0 && n < int64(len(plurals)) {
+		return plurals[n]
+	}
 	if n == 1 {
 		return "1 " + w
 	}
@@ -779,7 +901,18 @@ func plural(n int64, w string) string {
 // text: valid UTF-8 with no control characters other than tab, newline
 // and carriage return (C0, DEL and C1 controls mark binary data).
 func IsText(b []byte) bool {
-	for i := 0; i < len(b); {
+	i := 0
+	// Eight bytes at a time while they are printable ASCII (0x20-0x7e):
+	// no high bit, none below 0x20, none equal to 0x7f.
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		y := x ^ (0x7f * ones)
+		if x&highs != 0 || (x-0x20*ones)&^x&highs != 0 || (y-ones)&^y&highs != 0 {
+			break
+		}
+	}
+	for i < len(b) {
 		c := b[i]
 		if c < utf8.RuneSelf {
 			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {

@@ -12,19 +12,37 @@ import (
 	"github.com/manifester/manifester/internal/wire"
 )
 
+var descRecords = span.NewDesc("Records", "records", "")
+
+// prefixed is a row's path as the decoder's Path "Records" makes it.
+func prefixed(p string) string {
+	if p == "" || p[0] == '[' {
+		return "Records" + p
+	}
+	return "Records." + p
+}
+
 // decode runs the records decoder over b, with spans when spans is set.
 func decode(b []byte, spans bool) (*span.Node, error) {
 	d := records.Decoder{R: &wire.Reader{B: b}, Path: "Records"}
-	var root *span.Node
-	if spans {
-		d.Spans = &span.Builder{}
-		root = d.Spans.New(nil, "Records", "records", 0, span.CatRecordBatch)
+	if !spans {
+		return nil, d.Decode(span.None)
 	}
-	err := d.Decode(root)
-	if root != nil {
-		root.Len = d.R.Off
+	tr := &span.Tree{}
+	tr.Reset(b)
+	tr.N(tr.Add(span.None, descRecords, 0, span.CatRecordBatch)).Val = span.ValRecords
+	d.Tree = tr
+	err := d.Decode(0)
+	tr.N(0).Len = int32(d.R.Off)
+	if err != nil {
+		// the error's path is the path of the row it is set on
+		if row := d.ErrRow(); row != span.None {
+			if de := err.(*wire.DecodeError); de.Path != prefixed(tr.Path(row)) {
+				return nil, fmt.Errorf("error path %q, its row's %q", de.Path, prefixed(tr.Path(row)))
+			}
+		}
 	}
-	return root, err
+	return tr.ToNode(), err
 }
 
 // FuzzRecordBatch decodes arbitrary bytes as a records payload, seeded with

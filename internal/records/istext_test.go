@@ -1,6 +1,10 @@
 package records
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 func TestIsText(t *testing.T) {
 	for in, want := range map[string]bool{
@@ -20,6 +24,36 @@ func TestIsText(t *testing.T) {
 	} {
 		if got := IsText([]byte(in)); got != want {
 			t.Errorf("IsText(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+// isTextRef is IsText byte by byte, the definition the word-at-a-time
+// loop must agree with.
+func isTextRef(b []byte) bool {
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		switch {
+		case r == utf8.RuneError && n <= 1, r < 0x20 && r != '\t' && r != '\n' && r != '\r', r >= 0x7f && r <= 0x9f:
+			return false
+		}
+		b = b[n:]
+	}
+	return true
+}
+
+// TestIsTextWords puts every byte value at every position of printable
+// ASCII runs of 1 to 24 bytes (across the eight-byte words).
+func TestIsTextWords(t *testing.T) {
+	for size := 1; size <= 24; size++ {
+		for pos := 0; pos < size; pos++ {
+			for c := 0; c < 256; c++ {
+				b := []byte(strings.Repeat("a~ Z", 6)[:size])
+				b[pos] = byte(c)
+				if got, want := IsText(b), isTextRef(b); got != want {
+					t.Fatalf("IsText(%q) = %v, want %v", b, got, want)
+				}
+			}
 		}
 	}
 }

@@ -2,7 +2,7 @@
 // fields: RecordBatch v2 with Record v2 (and their headers), and the legacy
 // MessageSet v0/v1 that old Fetch data can still carry.
 //
-// Decoding annotates the bytes as a [span.Node] subtree and checks the CRC
+// Decoding annotates the bytes as rows of a [span.Tree] and checks the CRC
 // (CRC-32C for v2, CRC-32/IEEE for v0/v1) and every length. A trailing
 // partial entry, which Fetch responses may legitimately end with, is shown
 // as such and is not an error.

@@ -7,6 +7,9 @@ import (
 
 // AttributesText describes RecordBatch v2 attribute bits.
 func AttributesText(a int16) string {
+	if a&^7 == 0 {
+		return CompressionName(int(a & 7))
+	}
 	parts := []string{CompressionName(int(a & 7))}
 	if a&8 != 0 {
 		parts = append(parts, "LogAppendTime")

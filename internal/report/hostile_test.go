@@ -113,7 +113,7 @@ func TestInflationBudgetAcrossBatches(t *testing.T) {
 	if len(whole) != 3 || len(partly) != 1 || partly[0] != 3 || len(left) != 1 || left[0] != 4 {
 		t.Fatalf("inflated batches %v, partly %v, left compressed %v; want 0-2, 3 and 4", whole, partly, left)
 	}
-	if !strings.Contains(flags[3], "inflation budget of ") || !strings.Contains(flags[3], "spent in ProduceRequest") || !strings.Contains(flags[3], "RecordBatch[3] after ") {
+	if !strings.Contains(flags[3], "inflation budget of ") || !strings.Contains(flags[3], "spent in ProduceRequest") || !strings.Contains(flags[3], "Records[3] after ") {
 		t.Errorf("flag of the batch where the budget ran out: %q", flags[3])
 	}
 	if !strings.Contains(flags[4], "not inflated") {
@@ -130,7 +130,7 @@ func TestInflationBudgetAcrossBatches(t *testing.T) {
 	if recs < 3000 || recs > 4500 || last.Name != "not decoded" || !strings.Contains(last.Flag, "at record ") || last.Off+last.Len != len(cut.Bytes) || len(cut.Bytes) != raw/2+3 {
 		t.Errorf("cut batch: %d records, then %q [%d, %d] of %d inflated bytes", recs, last.Name, last.Off, last.Len, len(cut.Bytes))
 	}
-	if !strings.Contains(f.Budget, "RecordBatch[3]") || !strings.Contains(f.Budget, "1 compressed area") {
+	if !strings.Contains(f.Budget, "Records[3]") || !strings.Contains(f.Budget, "1 compressed area") {
 		t.Errorf("Budget = %q", f.Budget)
 	}
 	if f.Error != "" {
@@ -218,7 +218,7 @@ func TestInflationBudgetSpentExactly(t *testing.T) {
 	c := inflating(t)
 	batch := hostile.Batch(hostile.Gzip, make([]byte, 64<<10), 1)
 	f := Decode(c, hostile.Produce(batch, batch, batch), Options{Limits: budget.Limits{Inflate: 2 * 64 << 10}})
-	if !strings.Contains(f.Budget, "inflation budget of 128 KiB for this frame spent at") || !strings.Contains(f.Budget, "RecordBatch[2]") {
+	if !strings.Contains(f.Budget, "inflation budget of 128 KiB for this frame spent at") || !strings.Contains(f.Budget, "Records[2]") {
 		t.Errorf("Budget = %q", f.Budget)
 	}
 }

@@ -189,9 +189,13 @@ type Tree struct {
 	// Bytes is what the nodes' offsets index.
 	Bytes []byte
 	// Reg names API keys in notes (NoteAPIKey); nil leaves them unnamed.
-	Reg   *schema.Registry
-	aux   []Aux
-	local []*Desc
+	Reg *schema.Registry
+	// Sample marks the tree of a reference page's smallest instance
+	// (codec.Options.Sample): the zero values of its spec fields get no
+	// note from their NoteKind, so that an all-zero page reads bare.
+	Sample bool
+	aux    []Aux
+	local  []*Desc
 }
 
 // Reset empties t for reuse over b, keeping its buffers.
@@ -222,7 +226,18 @@ func (t *Tree) N(id ID) *Row { return &t.Nodes[id] }
 // the caller.
 func (t *Tree) Add(parent ID, d *Desc, off int, cat Category) ID {
 	id := ID(len(t.Nodes))
-	t.Nodes = append(t.Nodes, Row{Off: int32(off), Parent: parent, First: None, Last: None, Next: None, Desc: d.id, Index: -1, Cat: cat})
+	// Filling the row in place, field by field, is faster than appending
+	// a composite literal (decoders add a row per field).
+	if len(t.Nodes) == cap(t.Nodes) {
+		t.Nodes = append(t.Nodes, Row{})[:id]
+	}
+	t.Nodes = t.Nodes[:id+1]
+	n := &t.Nodes[id]
+	n.Int, n.Prefix = 0, 0
+	n.Off, n.Len, n.VOff, n.VLen = int32(off), 0, 0, 0
+	n.Parent, n.First, n.Last, n.Next = parent, None, None, None
+	n.Desc, n.Index, n.Aux = d.id, -1, 0
+	n.Val, n.Enc, n.Cat, n.Null = ValNone, EncNone, cat, false
 	if parent != None {
 		p := &t.Nodes[parent]
 		if p.Last == None {
@@ -362,7 +377,11 @@ func (t *Tree) Note(id ID) string {
 	if n.Val != ValInt {
 		return ""
 	}
-	switch t.Desc(id).Note {
+	d := t.Desc(id)
+	if t.Sample && n.Int == 0 && d.Field != nil {
+		return ""
+	}
+	switch d.Note {
 	case NoteErrorCode:
 		return ErrorName(int16(n.Int))
 	case NoteAPIKey:
@@ -439,6 +458,8 @@ func (t *Tree) LeafAt(id ID, off int) ID {
 // Path is the node's path in the one syntax errors and nodes share: the
 // names from the root's child down, dotted, with an array element written
 // as its array's path and "[i]" ("AlterConfigsRequest.Resources[0].ResourceName").
+// An indexed node whose parent is not an array or a records field (a
+// Record of a RecordBatch) keeps its name: "Records[0].Record[1].key".
 // The root's path is "".
 func (t *Tree) Path(id ID) string {
 	return string(t.AppendPath(nil, id))
@@ -455,7 +476,7 @@ func (t *Tree) AppendPath(dst []byte, id ID) []byte {
 	for i := len(up) - 1; i >= 0; i-- {
 		x := up[i]
 		n := &t.Nodes[x]
-		if n.Index >= 0 {
+		if n.Index >= 0 && inArray(t.Nodes[n.Parent].Val) {
 			dst = append(strconv.AppendInt(append(dst, '['), int64(n.Index), 10), ']')
 			first = false
 			continue
@@ -465,9 +486,16 @@ func (t *Tree) AppendPath(dst []byte, id ID) []byte {
 		}
 		first = false
 		dst = append(dst, t.Name(x)...)
+		if n.Index >= 0 { // an element of a struct, not of an array: a record of a batch
+			dst = append(strconv.AppendInt(append(dst, '['), int64(n.Index), 10), ']')
+		}
 	}
 	return dst
 }
+
+// inArray reports whether the children of a node of kind v are written
+// as bare indexes in paths: those of arrays and records fields.
+func inArray(v ValueKind) bool { return v == ValArray || v == ValRecords }
 
 func (t *Tree) view(id ID) valueView {
 	n := &t.Nodes[id]

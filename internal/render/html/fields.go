@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/manifester/manifester/internal/annotate"
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // fieldNotes describes what the tree shows beside a field, from its
@@ -83,11 +83,11 @@ func notesFor(f *schema.Field, m *schema.Message, n *page.Node, errorsPath strin
 	default:
 		fn.since = fmt.Sprintf("v%d-v%d", fv.Lo, fv.Hi)
 	}
-	if errorsPath != "" && f.Type.Kind == schema.KindInt16 && annotate.IsErrorCode(f.Name) {
+	if errorsPath != "" && f.Type.Kind == schema.KindInt16 && span.IsErrorCode(f.Name) {
 		var code int16
 		if _, err := fmt.Sscanf(strings.TrimPrefix(n.Value, "= "), "%d", &code); err == nil {
-			fn.errHref = errorsPath + "#" + annotate.ErrorName(code)
-			if annotate.ErrorName(code) == "unknown error code" {
+			fn.errHref = errorsPath + "#" + span.ErrorName(code)
+			if span.ErrorName(code) == "unknown error code" {
 				fn.errHref = errorsPath
 			}
 		}

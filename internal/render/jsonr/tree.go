@@ -123,7 +123,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	if first := n.First; first != span.None {
 		w.b = append(b, `,"children":[`...)
 		// Children's paths: this node's path and their own segment, a
-		// dot and the name or "[i]" for array elements; the root's
+		// dot and the name or "[i]" for elements of arrays and records
+		// fields; the root's
 		// children start afresh (the root is not in paths).
 		end := len(w.path)
 		root := n.Parent == span.None
@@ -140,7 +141,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			kn := t.N(k)
 			w.path = w.path[:end]
 			nameAt := -1
-			if kn.Index >= 0 {
+			if kn.Index >= 0 && (n.Val == span.ValArray || n.Val == span.ValRecords) {
 				w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
 			} else {
 				if !root {
@@ -148,6 +149,10 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 				}
 				nameAt = len(w.path)
 				w.path = appendStringBody(w.path, t.Name(k))
+				if kn.Index >= 0 { // a Record of a batch: named, then indexed (as span.Tree.Path)
+					w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+					nameAt = -1
+				}
 			}
 			w.node(t, k, base, nameAt)
 		}
