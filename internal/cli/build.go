@@ -39,6 +39,12 @@ func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, err
 // buildSiteFor is buildSiteWith with the site's links under a base path
 // and, when dec is set, the static WebAssembly decoder.
 func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec *site.StaticDecoder) (*site.Site, error) {
+	return buildSiteOpts(env, specs, recs, site.Options{BasePath: site.CleanBase(base), StaticDecoder: dec})
+}
+
+// buildSiteOpts builds the site of the loaded specs with the extensions
+// and the decode page added to opts.
+func buildSiteOpts(env *Env, specs specFlags, recs recordFlags, opts site.Options) (*site.Site, error) {
 	rels, err := specs.load(env)
 	if err != nil {
 		return nil, err
@@ -51,10 +57,7 @@ func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec 
 	if newest.Codec.RecordSchemas() != nil {
 		exts = append([]site.Extension{recsite.Extension(newest.Codec)}, siteExtensions...)
 	}
-	opts := site.Options{Extensions: exts, DecodePage: true, BasePath: site.CleanBase(base), StaticDecoder: dec}
-	for _, r := range rels {
-		opts.Releases = append(opts.Releases, site.Release{Label: r.Label, Codec: r.Codec})
-	}
+	opts.Releases, opts.Extensions, opts.DecodePage = rels, exts, true
 	s, err := site.Build(opts)
 	if err != nil {
 		return nil, failure{err}
@@ -86,7 +89,8 @@ func runBuild(env *Env, args []string) error {
 			return err
 		}
 	}
-	s, err := buildSiteFor(env, specs, *recs, *base, dec)
+	// Only the bodies are written: nothing is compressed.
+	s, err := buildSiteOpts(env, specs, *recs, site.Options{BasePath: site.CleanBase(*base), StaticDecoder: dec, NoCompress: true})
 	if err != nil {
 		return err
 	}
@@ -97,11 +101,13 @@ func runBuild(env *Env, args []string) error {
 		return failure{err}
 	}
 	st := s.Stats
-	fmt.Fprintf(env.Stdout, "wrote %d files (%d HTML pages, %.1f MB; %.1f MB gzipped) for Kafka %s to %s in %s\n",
-		st.Files, st.Pages, float64(st.Bytes)/1e6, float64(st.GzipBytes)/1e6, st.Release, *out, st.Duration.Round(1e6))
-	fmt.Fprintf(env.Stdout, "largest page: %s (%d bytes, %d gzipped)\n", st.LargestGzipPath, st.LargestBody, st.LargestGzip)
+	fmt.Fprintf(env.Stdout, "wrote %d files (%d HTML pages, %.1f MB) for Kafka %s to %s in %s\n",
+		st.Files, st.Pages, float64(st.Bytes)/1e6, st.Release, *out, st.Duration.Round(1e6))
+	if a, ok := s.Lookup(st.LargestGzipPath); ok {
+		fmt.Fprintf(env.Stdout, "largest page: %s (%d bytes, %d gzipped)\n", a.Path, len(a.Body), site.GzipSize(a.Body))
+	}
 	if a, ok := s.Lookup(site.WasmPath); ok {
-		fmt.Fprintf(env.Stdout, "static decoder: %s (%d bytes, %d gzipped)\n", site.WasmPath, len(a.Body), len(a.Gzip))
+		fmt.Fprintf(env.Stdout, "static decoder: %s (%d bytes)\n", site.WasmPath, len(a.Body))
 	} else {
 		fmt.Fprintln(env.Stdout, "static decoder: none (/decode/ needs `manifester serve`; --wasm adds it)")
 	}

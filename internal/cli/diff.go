@@ -62,7 +62,7 @@ func runDiff(env *Env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	var rel *history.Release
+	var rel *Release
 	if *in != "" {
 		var ok bool
 		if rel, ok = h.Release(*in); !ok {
@@ -85,11 +85,7 @@ func runDiff(env *Env, args []string) error {
 
 // historyOf turns loaded releases (oldest first) into a history.
 func historyOf(rels []*Release) (*history.History, error) {
-	hr := make([]*history.Release, len(rels))
-	for i, r := range rels {
-		hr[i] = &history.Release{Label: r.Label, Reg: r.Reg, Codec: r.Codec}
-	}
-	return history.New(hr)
+	return history.New(rels)
 }
 
 // versionArgs parses "API vA vB" or "API vA..vB".

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/specfind"
 )
@@ -19,13 +20,9 @@ type specFlags []string
 func (s *specFlags) String() string     { return strings.Join(*s, ",") }
 func (s *specFlags) Set(v string) error { *s = append(*s, v); return nil }
 
-// Release is one loaded spec source.
-type Release struct {
-	Label string
-	Path  string // what was loaded: a release number is resolved to where it was found
-	Reg   *schema.Registry
-	Codec *codec.Codec
-}
+// Release is one loaded spec source: the one release type (package
+// release), named here for the commands' files.
+type Release = release.Release
 
 // load reads every --spec (or $MANIFESTER_SPEC, or the newest release
 // found on the machine) and returns the releases sorted oldest first; the

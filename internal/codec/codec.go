@@ -188,8 +188,9 @@ func (e *EncodeError) Error() string {
 
 func (e *EncodeError) Unwrap() error { return e.Err }
 
-// Sentinel for unknown API keys and bad versions, shared with wire.
+// Sentinels for unknown API keys (the registry's, shared with
+// [schema.Registry.Lookup]) and bad versions (shared with wire).
 var (
-	ErrUnknownAPI = wire.ErrUnknownAPI
+	ErrUnknownAPI = schema.ErrUnknownAPI
 	ErrVersion    = wire.ErrVersion
 )

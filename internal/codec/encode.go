@@ -65,7 +65,7 @@ func (c *Codec) EncodeBody(dst []byte, m *schema.Message, v int16, val *Value) (
 // EncodeRequest appends a whole request frame: size, header, body.
 func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	if f.API == nil {
-		return dst, &EncodeError{Err: wire.ErrUnknownAPI}
+		return dst, &EncodeError{Err: fmt.Errorf("%w key", ErrUnknownAPI)}
 	}
 	m := f.API.Request
 	if !m.Valid.Contains(f.Version) {
@@ -99,7 +99,7 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 // EncodeResponse appends a whole response frame: size, header, body.
 func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	if f.API == nil {
-		return dst, &EncodeError{Err: wire.ErrUnknownAPI}
+		return dst, &EncodeError{Err: fmt.Errorf("%w key", ErrUnknownAPI)}
 	}
 	m := f.API.Response
 	if !m.Valid.Contains(f.Version) {

@@ -192,7 +192,7 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 		}
 		api, ok := d.c.Reg.API(key)
 		if !ok {
-			return within(d.fail(kn, off, fmt.Errorf("%w %d", wire.ErrUnknownAPI, key)), descAPIKey.Name, -1)
+			return within(d.fail(kn, off, fmt.Errorf("%w key %d", ErrUnknownAPI, key)), descAPIKey.Name, -1)
 		}
 		f.API = api
 		off = r.Off
@@ -235,7 +235,7 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 		return versionErr
 	}
 	if f.API == nil {
-		return d.fail(hn, 4, fmt.Errorf("%w: a response needs its API and version", wire.ErrUnknownAPI))
+		return d.fail(hn, 4, fmt.Errorf("%w key: a response needs its API and version", ErrUnknownAPI))
 	}
 	if !f.API.Response.Valid.Contains(f.Version) {
 		return d.fail(hn, 4, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, f.API.Name, f.Version, f.API.Response.Valid))

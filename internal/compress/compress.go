@@ -33,10 +33,13 @@ const (
 	Zstd   = 4
 )
 
-// Errors, for errors.Is.
+// Errors, for errors.Is. ErrCompression is the records decoder's cause
+// for a batch that does not inflate (owned by package records, which
+// reports it).
 var (
 	ErrTooLarge     = records.ErrInflateLimit
 	ErrUnknownCodec = errors.New("unknown compression codec")
+	ErrCompression  = records.ErrCompression
 )
 
 // maxZstdWindow is the largest zstd window accepted whatever the limit:

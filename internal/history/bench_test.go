@@ -5,6 +5,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testshared"
 )
@@ -16,14 +17,14 @@ var benchReleases = []string{"3.9", "4.0", "4.1", "4.2", "4.3"}
 // loadAll loads every release in ../shared/kafka-spec from disk and
 // builds its codec and the history.
 func loadAll(b *testing.B) *History {
-	var rels []*Release
+	var rels []*release.Release
 	for _, l := range benchReleases {
 		reg, err := schema.Load(testshared.Spec(b, l))
 		if err != nil {
 			b.Fatal(err)
 		}
 		reg.Label = l
-		rels = append(rels, &Release{Label: l, Reg: reg, Codec: codec.New(reg)})
+		rels = append(rels, &release.Release{Label: l, Reg: reg, Codec: codec.New(reg)})
 	}
 	h, err := New(rels)
 	if err != nil {

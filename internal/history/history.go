@@ -13,40 +13,34 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 )
 
-// Release is one loaded release.
-type Release struct {
-	Label string
-	Reg   *schema.Registry
-	Codec *codec.Codec
-}
-
 // History is a set of releases, oldest first.
 type History struct {
-	Releases []*Release
-	byLabel  map[string]*Release
+	Releases []*release.Release
+	byLabel  map[string]*release.Release
 }
 
 // New returns the history of rels, which must be sorted oldest first and
-// carry distinct labels. A release without a codec gets one.
-func New(rels []*Release) (*History, error) {
+// carry distinct labels. A release without a codec gets one (and one
+// with only a codec, its registry).
+func New(rels []*release.Release) (*History, error) {
 	if len(rels) == 0 {
 		return nil, fmt.Errorf("history: no releases")
 	}
-	h := &History{Releases: rels, byLabel: make(map[string]*Release, len(rels))}
+	h := &History{Releases: rels, byLabel: make(map[string]*release.Release, len(rels))}
 	for _, r := range rels {
-		if r == nil || r.Reg == nil {
+		if r == nil || r.Reg == nil && r.Codec == nil {
 			return nil, fmt.Errorf("history: release without a registry")
 		}
 		if _, dup := h.byLabel[r.Label]; dup {
 			return nil, fmt.Errorf("history: two releases are labelled %q", r.Label)
 		}
-		if r.Codec == nil {
-			r.Codec = codec.New(r.Reg)
+		if err := r.Complete(); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
 		}
 		h.byLabel[r.Label] = r
 	}
@@ -54,10 +48,10 @@ func New(rels []*Release) (*History, error) {
 }
 
 // Newest returns the newest release, which drives the pages.
-func (h *History) Newest() *Release { return h.Releases[len(h.Releases)-1] }
+func (h *History) Newest() *release.Release { return h.Releases[len(h.Releases)-1] }
 
 // Release returns the release with the given label.
-func (h *History) Release(label string) (*Release, bool) {
+func (h *History) Release(label string) (*release.Release, bool) {
 	r, ok := h.byLabel[label]
 	return r, ok
 }
@@ -72,7 +66,7 @@ func (h *History) Labels() []string {
 }
 
 // message returns the request or response message of API key in r, or nil.
-func message(r *Release, key int16, kind schema.MessageType) *schema.Message {
+func message(r *release.Release, key int16, kind schema.MessageType) *schema.Message {
 	api, ok := r.Reg.API(key)
 	if !ok {
 		return nil
@@ -174,7 +168,7 @@ type RemovedAPI struct {
 	// and Release are its definition there, to build its pages from.
 	LastRelease string
 	API         *schema.API
-	Release     *Release
+	Release     *release.Release
 	// RemovedIn is the first release after LastRelease, where it has no
 	// versions any more.
 	RemovedIn string
@@ -211,7 +205,7 @@ func (h *History) Removed() []RemovedAPI {
 
 // Defining returns the newest release in which API key has versions, and
 // the API there.
-func (h *History) Defining(key int16) (*Release, *schema.API, bool) {
+func (h *History) Defining(key int16) (*release.Release, *schema.API, bool) {
 	for i := len(h.Releases) - 1; i >= 0; i-- {
 		r := h.Releases[i]
 		if api, ok := r.Reg.API(key); ok && !api.Reserved() {
@@ -232,7 +226,7 @@ func (h *History) ReleaseDiffs() []*diff.ReleaseDiff {
 }
 
 // releaseDiff diffs two releases under their history labels.
-func releaseDiff(a, b *Release) *diff.ReleaseDiff {
+func releaseDiff(a, b *release.Release) *diff.ReleaseDiff {
 	d := diff.Releases(a.Reg, b.Reg)
 	d.From, d.To = a.Label, b.Label
 	return d
@@ -271,7 +265,7 @@ func (h *History) Lookup(nameOrKey string) (int16, error) {
 
 // ReleaseFor returns the newest release in which API key has both versions
 // a and b valid, for a version diff that spans releases' ranges.
-func (h *History) ReleaseFor(key int16, a, b int16) (*Release, *schema.API, bool) {
+func (h *History) ReleaseFor(key int16, a, b int16) (*release.Release, *schema.API, bool) {
 	for i := len(h.Releases) - 1; i >= 0; i-- {
 		r := h.Releases[i]
 		if api, ok := r.Reg.API(key); ok && api.Request.Valid.Contains(a) && api.Request.Valid.Contains(b) {

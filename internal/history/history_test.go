@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testshared"
 	"github.com/manifester/manifester/internal/vectors"
@@ -41,9 +42,9 @@ func registry(t testing.TB, label string) *schema.Registry {
 // build returns a history of the labelled releases (oldest first).
 func build(t testing.TB, labels ...string) *History {
 	t.Helper()
-	var rels []*Release
+	var rels []*release.Release
 	for _, l := range labels {
-		rels = append(rels, &Release{Label: l, Reg: registry(t, l)})
+		rels = append(rels, &release.Release{Label: l, Reg: registry(t, l)})
 	}
 	h, err := New(rels)
 	if err != nil {
@@ -57,10 +58,10 @@ func TestNewRejects(t *testing.T) {
 		t.Error("New(nil): no error")
 	}
 	r := registry(t, "4.3")
-	if _, err := New([]*Release{{Label: "x", Reg: r}, {Label: "x", Reg: r}}); err == nil {
+	if _, err := New([]*release.Release{{Label: "x", Reg: r}, {Label: "x", Reg: r}}); err == nil {
 		t.Error("two releases labelled x: no error")
 	}
-	if _, err := New([]*Release{{Label: "x"}}); err == nil {
+	if _, err := New([]*release.Release{{Label: "x"}}); err == nil {
 		t.Error("release without registry: no error")
 	}
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/history"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
@@ -101,10 +102,13 @@ type data struct {
 	// removed are the APIs only older releases define, by key.
 	removed map[int16]history.RemovedAPI
 	// rels are the releases by label.
-	rels map[string]*history.Release
+	rels map[string]*release.Release
 	// old are, per API key of the newest release, the versions that only
 	// older releases define, each with the newest release defining it.
 	old map[int16]map[int16]oldVersion
+	// pickers are the compare forms rendered so far ([data.pickerHTML]).
+	pickMu  sync.Mutex
+	pickers map[pickerKey]template.HTML
 }
 
 // oldVersion is a version of an API the newest release still defines
@@ -112,13 +116,13 @@ type data struct {
 // pages are built from rel, the newest release that defines it.
 type oldVersion struct {
 	api       *schema.API // the API in rel
-	rel       *history.Release
+	rel       *release.Release
 	removedIn string // the release after rel
 }
 
 // get returns the history of rels, computing it when rels differ from the
 // last ones.
-func (e *Ext) get(rels []site.Release) (*data, error) {
+func (e *Ext) get(rels []*release.Release) (*data, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.data != nil || e.err != nil {
@@ -138,30 +142,26 @@ func (e *Ext) get(rels []site.Release) (*data, error) {
 	return e.data, e.err
 }
 
-func compute(rels []site.Release) (*data, error) {
-	hr := make([]*history.Release, len(rels))
-	for i, r := range rels {
-		hr[i] = &history.Release{Label: r.Label, Reg: r.Codec.Reg, Codec: r.Codec}
-	}
-	h, err := history.New(hr)
+func compute(rels []*release.Release) (*data, error) {
+	h, err := history.New(rels)
 	if err != nil {
 		return nil, err
 	}
-	d := &data{h: h, apis: map[int16]*history.APIHistory{}, removed: map[int16]history.RemovedAPI{}, rels: map[string]*history.Release{},
+	d := &data{h: h, apis: map[int16]*history.APIHistory{}, removed: map[int16]history.RemovedAPI{}, rels: map[string]*release.Release{},
 		old: map[int16]map[int16]oldVersion{}}
-	for _, r := range hr {
+	for _, r := range rels {
 		d.rels[r.Label] = r
 	}
 	for _, ra := range h.Removed() {
 		d.removed[ra.Key] = ra
 	}
-	newest := hr[len(hr)-1]
+	newest := rels[len(rels)-1]
 	for _, api := range newest.Reg.APIs {
 		if api.Reserved() {
 			continue
 		}
-		for i := len(hr) - 2; i >= 0; i-- {
-			oa, ok := hr[i].Reg.API(api.Key)
+		for i := len(rels) - 2; i >= 0; i-- {
+			oa, ok := rels[i].Reg.API(api.Key)
 			if !ok || oa.Reserved() || oa.Name != api.Name {
 				continue
 			}
@@ -171,7 +171,7 @@ func compute(rels []site.Release) (*data, error) {
 						d.old[api.Key] = map[int16]oldVersion{}
 					}
 					if _, seen := d.old[api.Key][v]; !seen {
-						d.old[api.Key][v] = oldVersion{api: oa, rel: hr[i], removedIn: hr[i+1].Label}
+						d.old[api.Key][v] = oldVersion{api: oa, rel: rels[i], removedIn: rels[i+1].Label}
 					}
 				}
 				if v == schema.MaxVersion {
@@ -181,7 +181,7 @@ func compute(rels []site.Release) (*data, error) {
 		}
 	}
 	keys := map[int16]bool{}
-	for _, r := range hr {
+	for _, r := range rels {
 		for _, api := range r.Reg.APIs {
 			if !api.Reserved() {
 				keys[api.Key] = true
@@ -212,7 +212,7 @@ func (e *Ext) page(pc *site.PageContext) (htmlr.Extras, error) {
 }
 
 // extras builds the history sections of api at version v in release rel.
-func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Extras, error) {
+func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Extras, error) {
 	var x htmlr.Extras
 	ah := d.apis[api.Key]
 	if ah == nil {
@@ -224,8 +224,7 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	ov, isOld := d.old[api.Key][v]
 	isOld = isOld && ov.rel == rel
 	x.Older = d.olderLinks(api.Key)
-	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi,
-		Picker: picker(api, v)}
+	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi}
 	var vd *diff.VersionDiff
 	switch {
 	case isOld:
@@ -233,7 +232,7 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 		// an API's pages are built from, so an older release's version
 		// gets its change from the previous version inline, without the
 		// link to a full diff page or the compare form.
-		cv.NoLink, cv.Picker = true, nil
+		cv.NoLink = true
 		if nw, ok := d.h.Newest().Reg.API(api.Key); ok {
 			x.Switcher = nw.Request
 		}
@@ -254,6 +253,12 @@ func (d *data) extras(api *schema.API, v int16, rel *history.Release) (htmlr.Ext
 	if vd != nil {
 		cv.Diff = diffOf(vd)
 		x.Summary = append(x.Summary, page.Item{Label: fmt.Sprintf("Changes from v%d", v-1), Value: changeCount(vd)})
+	}
+	if !cv.NoLink {
+		var err error
+		if cv.Picker, err = d.pickerHTML(api, v); err != nil {
+			return x, err
+		}
 	}
 	body, err := execHTML("changes", cv)
 	if err != nil {
@@ -392,18 +397,48 @@ func (e *Ext) Handler(s *site.Site) *DiffHandler {
 }
 
 // diff returns the diff page of api from a to b in rel, its title and body.
-func diffPage(d *data, rel *history.Release, api *schema.API, a, b int16) (string, template.HTML, error) {
+func diffPage(d *data, rel *release.Release, api *schema.API, a, b int16) (string, template.HTML, error) {
 	vd, err := diff.Versions(rel.Codec, api, a, b)
 	if err != nil {
 		return "", "", err
 	}
-	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: picker(api, b),
-		Removed: d.removedNote(api.Key)}
-	body, err := execHTML("diffpage", dv)
+	pick, err := d.pickerHTML(api, b)
 	if err != nil {
 		return "", "", err
 	}
-	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), body, nil
+	dv := &diffPageView{API: api.Name, Release: rel.Label, From: a, To: b, Diff: diffOf(vd), Picker: pick,
+		Removed: d.removedNote(api.Key)}
+	// The "diffpage" template, written in Go (diffhtml.go).
+	return fmt.Sprintf("%s v%d → v%d", api.Name, a, b), diffPageHTML(dv), nil
+}
+
+// pickerHTML returns the compare form of api preselecting v-1 -> v (see
+// [picker]), rendered once per API and version: every version page and
+// every diff page to v shows the same form.
+func (d *data) pickerHTML(api *schema.API, v int16) (template.HTML, error) {
+	k := pickerKey{api, v}
+	d.pickMu.Lock()
+	h, ok := d.pickers[k]
+	d.pickMu.Unlock()
+	if ok {
+		return h, nil
+	}
+	h, err := execHTML("picker", picker(api, v))
+	if err != nil {
+		return "", err
+	}
+	d.pickMu.Lock()
+	if d.pickers == nil {
+		d.pickers = map[pickerKey]template.HTML{}
+	}
+	d.pickers[k] = h
+	d.pickMu.Unlock()
+	return h, nil
+}
+
+type pickerKey struct {
+	api *schema.API
+	v   int16
 }
 
 // removedNote is the sentence marking a removed API, or "".

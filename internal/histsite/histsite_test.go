@@ -21,6 +21,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
@@ -51,14 +52,14 @@ var (
 	regs               = map[string]*codec.Codec{}
 )
 
-// release loads one release's specs once.
-func release(t testing.TB, label string) site.Release {
+// loadRelease loads one release's specs once.
+func loadRelease(t testing.TB, label string) *release.Release {
 	t.Helper()
 	testshared.Dir(t)
 	regsMu.Lock()
 	defer regsMu.Unlock()
 	if c, ok := regs[label]; ok {
-		return site.Release{Label: label, Codec: c}
+		return &release.Release{Label: label, Codec: c}
 	}
 	reg, err := schema.Load(specRoot + label)
 	if err != nil {
@@ -67,15 +68,15 @@ func release(t testing.TB, label string) site.Release {
 	reg.Label = label
 	c := codec.New(reg)
 	regs[label] = c
-	return site.Release{Label: label, Codec: c}
+	return &release.Release{Label: label, Codec: c}
 }
 
 func build(t testing.TB, b *built, labels []string) (*site.Site, *Ext) {
 	t.Helper()
 	b.once.Do(func() {
-		var rels []site.Release
+		var rels []*release.Release
 		for _, l := range labels {
-			rels = append(rels, release(t, l))
+			rels = append(rels, loadRelease(t, l))
 		}
 		b.ext = New()
 		b.site, b.err = site.Build(site.Options{Releases: rels, Extensions: []site.Extension{b.ext.Extension()}})
@@ -346,7 +347,7 @@ func TestProduceAcceptedBy(t *testing.T) {
 			cur = append(cur, v)
 		}
 	}
-	top := fmt.Sprintf("v%d", release(t, "trunk").Codec.Reg.APIs[0].Request.Valid.Hi)
+	top := fmt.Sprintf("v%d", loadRelease(t, "trunk").Codec.Reg.APIs[0].Request.Valid.Hi)
 	if len(cur) != 1 || cur[0] != top {
 		t.Errorf("current rows %v, want [%s]", cur, top)
 	}
@@ -529,7 +530,7 @@ func TestVectorsPerRelease(t *testing.T) {
 		}
 		// Each line is one vector of that release: its API key and version
 		// are valid there.
-		reg := release(t, l).Codec.Reg
+		reg := loadRelease(t, l).Codec.Reg
 		sc := bufio.NewScanner(bytes.NewReader(a.Body))
 		sc.Buffer(nil, 1<<24)
 		keyRe := regexp.MustCompile(`"api_key":\s*(\d+)`)
@@ -601,10 +602,10 @@ func TestSingleRelease(t *testing.T) {
 // TestEscaped gives releases labels with markup: they come out as text,
 // and a label that cannot name a file gets no vectors file.
 func TestEscaped(t *testing.T) {
-	r39, r43 := release(t, "3.9"), release(t, "4.3")
+	r39, r43 := loadRelease(t, "3.9"), loadRelease(t, "4.3")
 	r39.Label, r43.Label = `<b id="x">old</b>`, `new"><script>alert(1)</script>`
 	ext := New()
-	s, err := site.Build(site.Options{Releases: []site.Release{r39, r43}, Extensions: []site.Extension{ext.Extension()}})
+	s, err := site.Build(site.Options{Releases: []*release.Release{r39, r43}, Extensions: []site.Extension{ext.Extension()}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -721,9 +722,9 @@ func TestServeReversedPairs(t *testing.T) {
 // loaded (already parsed): API pages, history sections, every version
 // pair, /releases/, removed APIs, per-release vectors, gzip of every file.
 func BenchmarkBuildAll(b *testing.B) {
-	var rels []site.Release
+	var rels []*release.Release
 	for _, l := range benchReleases {
-		rels = append(rels, release(b, l))
+		rels = append(rels, loadRelease(b, l))
 	}
 	b.ResetTimer()
 	for range b.N {

@@ -15,6 +15,7 @@ import (
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/history"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
@@ -41,7 +42,7 @@ func (e *Ext) index(b *site.Builder, rows []htmlr.IndexRow) error {
 // built from.
 type pageAPI struct {
 	api *schema.API
-	rel *history.Release
+	rel *release.Release
 }
 
 // pageAPIs lists the newest release's APIs with versions and the removed
@@ -189,7 +190,7 @@ func (d *data) addOldPage(b *site.Builder, ov oldVersion, v int16) error {
 
 // addVersionPage renders the page of one version built from release rel
 // and adds its HTML and JSON at the version's paths; it returns the HTML.
-func addVersionPage(b *site.Builder, p *page.Page, api *schema.API, rel *history.Release, x htmlr.Extras) ([]byte, error) {
+func addVersionPage(b *site.Builder, p *page.Page, api *schema.API, rel *release.Release, x htmlr.Extras) ([]byte, error) {
 	var hb bytes.Buffer
 	in := &htmlr.PageInput{Page: p, API: api, RequestHeader: rel.Reg.RequestHeader, ResponseHeader: rel.Reg.ResponseHeader, Extras: x}
 	if err := b.Renderer().Page(&hb, in); err != nil {

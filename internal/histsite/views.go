@@ -2,6 +2,7 @@ package histsite
 
 import (
 	"fmt"
+	"html/template"
 	"strings"
 
 	"github.com/manifester/manifester/internal/diff"
@@ -23,7 +24,8 @@ type changesView struct {
 	// NoLink leaves out the link to the full diff page, which the site
 	// does not hold for versions only older releases define.
 	NoLink bool
-	Picker *pickerView
+	// Picker is the compare form ([data.pickerHTML]), or "".
+	Picker template.HTML
 }
 
 // diffView is one version diff, request then response.
@@ -217,7 +219,7 @@ type diffPageView struct {
 	Release  string
 	From, To int16
 	Diff     *diffView
-	Picker   *pickerView
+	Picker   template.HTML // the compare form ([data.pickerHTML])
 	Removed  string
 }
 

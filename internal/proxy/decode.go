@@ -9,7 +9,6 @@ import (
 	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
-	"github.com/manifester/manifester/internal/wire"
 )
 
 type itemKind uint8
@@ -135,7 +134,7 @@ func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
 	case opts.Kind != schema.TypeResponse:
 		f, err = c.DecodeRequest(b, codec.Options{})
 	default:
-		err = wire.ErrUnknownAPI
+		err = codec.ErrUnknownAPI
 	}
 	if err != nil || f == nil || f.API == nil {
 		return report.Decode(c, b, opts)

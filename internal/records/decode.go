@@ -188,7 +188,7 @@ func (d *Decoder) Decode(parent span.ID) error {
 		case 0, 1:
 			err = d.message(parent, idx, magic)
 		default:
-			return d.fail(parent, start+16, "", fmt.Errorf("%w %d in entry %d", wire.ErrMagic, magic, idx))
+			return d.fail(parent, start+16, "", fmt.Errorf("%w %d in entry %d", ErrMagic, magic, idx))
 		}
 		if err != nil {
 			return err
@@ -211,7 +211,7 @@ func (d *Decoder) partial(parent span.ID, start, idx int, why string) error {
 	}
 	var err error
 	if !d.AllowPartial {
-		err = d.fail(n, start, "["+strconv.Itoa(idx)+"]", fmt.Errorf("%w: %s; only a response's last entry may be cut short", wire.ErrBatchLength, why))
+		err = d.fail(n, start, "["+strconv.Itoa(idx)+"]", fmt.Errorf("%w: %s; only a response's last entry may be cut short", ErrBatchLength, why))
 	}
 	d.R.Off = len(d.R.B)
 	return err
@@ -241,7 +241,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	end := start + 12 + int(batchLength)
 	if batchLength < BatchHeaderSize-12 {
 		d.setLen(bn, r.Off-start)
-		return d.fail(ln, off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", wire.ErrBatchLength, batchLength, BatchHeaderSize-12))
+		return d.fail(ln, off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
 	}
 	off = r.Off
 	ple, _ := r.Int32()
@@ -258,7 +258,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	}
 	if crc != want {
 		d.setLen(bn, r.Off-start)
-		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 	}
 	off = r.Off
 	attrs, _ := r.Int16()
@@ -318,7 +318,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		}
 		if sub.Off != end {
 			d.setLen(bn, sub.Off-start)
-			return d.fail(bn, sub.Off, p[:len(p)-1], fmt.Errorf("%w: %d bytes left after %d records", wire.ErrBatchLength, end-sub.Off, count))
+			return d.fail(bn, sub.Off, p[:len(p)-1], fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-sub.Off, count))
 		}
 		r.Off = end
 	}
@@ -370,7 +370,7 @@ func (d *Decoder) decompressPartial(n span.ID, codec int, data []byte, partial b
 		return nil, false, nil
 	}
 	if err != nil {
-		d.flag(n, fmt.Sprintf("%v: %v", wire.ErrCompression, err))
+		d.flag(n, fmt.Sprintf("%v: %v", ErrCompression, err))
 		// Inflating up to the per-batch cap was work done: it counts.
 		if b != nil && errors.As(err, &tl) {
 			b.AddInflated(tl.Limit)
@@ -685,7 +685,7 @@ func (rr *recordReader) recordBody(rn span.ID, idx int) error {
 	}
 	bodyStart := r.Off
 	if length < 0 || int(length) > r.Remaining() {
-		return rr.fail(lid, start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", wire.ErrRecordLength, length, r.Remaining()))
+		return rr.fail(lid, start, p.String()+"length", fmt.Errorf("%w: record of %d bytes, %d left", ErrRecordLength, length, r.Remaining()))
 	}
 	end := bodyStart + int(length)
 	saved := r.B
@@ -760,7 +760,7 @@ func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) er
 		}
 	}
 	if r.Off != end {
-		return rr.fail(lid, r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", wire.ErrRecordLength, end-r.Off))
+		return rr.fail(lid, r.Off, p.String()+"length", fmt.Errorf("%w: %d bytes left in the record", ErrRecordLength, end-r.Off))
 	}
 	return nil
 }
@@ -798,7 +798,7 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		minSize = 22
 	}
 	if int(size) < minSize {
-		return d.fail(sn, off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", wire.ErrBatchLength, size, magic))
+		return d.fail(sn, off, p+"messageSize", fmt.Errorf("%w: %d is smaller than a v%d message", ErrBatchLength, size, magic))
 	}
 	off = sub.Off
 	crc, _ := sub.Uint32()
@@ -808,7 +808,7 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		d.note(cn, hex32(crc))
 	}
 	if crc != want {
-		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", wire.ErrCRC, crc, want))
+		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: message says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 	}
 	off = sub.Off
 	m, _ := sub.Int8()
@@ -861,7 +861,7 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		}
 	}
 	if sub.Off != end {
-		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", wire.ErrBatchLength, end-sub.Off))
+		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", ErrBatchLength, end-sub.Off))
 	}
 	return nil
 }

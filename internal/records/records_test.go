@@ -36,7 +36,7 @@ func TestTrailingPartialEntry(t *testing.T) {
 			continue
 		}
 		var de *wire.DecodeError
-		if !errors.As(err, &de) || !errors.Is(err, wire.ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1]" {
+		if !errors.As(err, &de) || !errors.Is(err, ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1]" {
 			t.Errorf("allow=false: got %v, want ErrBatchLength at offset %d path [1]", err, len(whole))
 		}
 		if last.Err == nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/recsite"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
 	"github.com/manifester/manifester/internal/testshared"
@@ -27,7 +28,7 @@ func build(t *testing.T, withRecords bool) *site.Site {
 		}
 		c.SetRecordSchemas(recs)
 	}
-	s, err := site.Build(site.Options{Releases: []site.Release{{Label: "x", Codec: c}}, Extensions: []site.Extension{recsite.Extension(c)}})
+	s, err := site.Build(site.Options{Releases: []*release.Release{{Label: "x", Codec: c}}, Extensions: []site.Extension{recsite.Extension(c)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
 	"github.com/manifester/manifester/internal/testshared"
@@ -35,7 +36,7 @@ func site43(t *testing.T) (*site.Site, *schema.Registry) {
 		if errBld != nil {
 			return
 		}
-		built, errBld = site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg43)}},
+		built, errBld = site.Build(site.Options{Releases: []*release.Release{{Label: "4.3", Codec: codec.New(reg43)}},
 			Extensions: []site.Extension{Extension()}})
 	})
 	if errBld != nil {

@@ -30,7 +30,7 @@ func newerRequest(f *codec.Frame, err error) bool {
 // unknownKeyRequest reports whether err says that a request's API key
 // (a plausible one, 0 to 1023) is not in the spec.
 func unknownKeyRequest(kind schema.MessageType, b []byte, err error) bool {
-	if kind != schema.TypeRequest || !errors.Is(err, wire.ErrUnknownAPI) || len(b) < 12 {
+	if kind != schema.TypeRequest || !errors.Is(err, codec.ErrUnknownAPI) || len(b) < 12 {
 		return false
 	}
 	key := int16(uint16(b[4])<<8 | uint16(b[5]))

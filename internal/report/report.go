@@ -264,7 +264,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	)
 	if kind == schema.TypeResponse {
 		if o.API == nil {
-			err = &wire.DecodeError{Offset: 0, Err: fmt.Errorf("%w: a response needs its API and version", wire.ErrUnknownAPI)}
+			err = &wire.DecodeError{Offset: 0, Err: fmt.Errorf("%w key: a response needs its API and version", codec.ErrUnknownAPI)}
 		} else {
 			f, err = c.DecodeResponse(b, o.API, o.Version, opts)
 		}

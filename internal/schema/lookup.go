@@ -8,8 +8,11 @@ import (
 	"strings"
 )
 
-// ErrUnknownAPI is returned by [Registry.Lookup] for a name or key that is not
-// in the registry.
+// ErrUnknownAPI is the one sentinel for an API the registry does not
+// define: [Registry.Lookup] returns it for a name or key that is not in
+// the registry, and package codec wraps the same value (codec.ErrUnknownAPI)
+// for a frame whose API key the spec does not define, so errors.Is
+// matches it whichever layer failed.
 var ErrUnknownAPI = errors.New("unknown API")
 
 // Lookup finds an API by name (case-insensitive, with or without a

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
 )
@@ -21,7 +22,7 @@ func TestBasePath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true, BasePath: "p"})
+	st, err := site.Build(site.Options{Releases: []*release.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true, BasePath: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}

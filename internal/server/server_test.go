@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/site"
 	"github.com/manifester/manifester/internal/testdeadline"
@@ -36,7 +37,7 @@ func testSite(t testing.TB) *site.Site {
 			errSet = err
 			return
 		}
-		built, errSet = site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true})
+		built, errSet = site.Build(site.Options{Releases: []*release.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true})
 	})
 	if errSet != nil {
 		t.Fatal(errSet)

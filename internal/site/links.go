@@ -74,7 +74,8 @@ func RewriteLinks(body []byte, base, from string) []byte {
 	}
 	var out bytes.Buffer
 	out.Grow(len(body) + len(body)/16)
-	i := 0
+	w := 0 // body[:w] is in out
+	i := 0 // the scan position
 	for {
 		j := bytes.Index(body[i:], []byte(`="`))
 		if j < 0 {
@@ -87,43 +88,46 @@ func RewriteLinks(body []byte, base, from string) []byte {
 			break
 		}
 		end += start
-		name := attrName(body[:j])
+		i = end + 1
 		val := body[start:end]
+		if len(val) == 0 || val[0] != '/' && val[0] != '0' {
+			continue // neither a site path nor a meta refresh
+		}
+		name := attrName(body[:j])
 		var nv string
 		switch {
-		case isLinkAttr(name) && len(val) > 0 && val[0] == '/':
+		case isLinkAttr(name) && val[0] == '/':
 			nv = html.EscapeString(Link(base, from, html.UnescapeString(string(val))))
-		case name == "content" && bytes.HasPrefix(val, []byte("0; url=/")):
+		case string(name) == "content" && bytes.HasPrefix(val, []byte("0; url=/")):
 			nv = "0; url=" + html.EscapeString(Link(base, from, html.UnescapeString(string(val[len("0; url="):]))))
 		default:
-			out.Write(body[i : end+1])
-			i = end + 1
 			continue
 		}
-		out.Write(body[i:start])
+		out.Write(body[w:start])
 		out.WriteString(nv)
 		out.WriteByte('"')
-		i = end + 1
+		w = end + 1
 	}
-	out.Write(body[i:])
+	out.Write(body[w:])
 	return out.Bytes()
 }
 
-// attrName is the attribute name that ends b (the bytes before `="`).
-func attrName(b []byte) string {
+// attrName is the attribute name that ends b (the bytes before `="`), or
+// nil. It is a slice of b: a page has thousands of attributes.
+func attrName(b []byte) []byte {
 	k := len(b)
 	for k > 0 && (b[k-1] == '-' || b[k-1] >= 'a' && b[k-1] <= 'z' || b[k-1] >= 'A' && b[k-1] <= 'Z') {
 		k--
 	}
 	if k == 0 || (b[k-1] != ' ' && b[k-1] != '\n' && b[k-1] != '\t') {
-		return ""
+		return nil
 	}
-	return string(b[k:])
+	return b[k:]
 }
 
-func isLinkAttr(name string) bool {
+func isLinkAttr(name []byte) bool {
 	for _, a := range linkAttrs {
-		if a == name {
+		if a == string(name) {
 			return true
 		}
 	}

@@ -44,8 +44,8 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/schema"
@@ -81,17 +81,11 @@ func APINames(reg *schema.Registry) []string {
 	return out
 }
 
-// Release is one loaded spec release.
-type Release struct {
-	Label string
-	Codec *codec.Codec
-}
-
 // Options configure [Build].
 type Options struct {
 	// Releases lists every release, oldest first; the last one (the newest)
 	// drives the pages. At least one is required.
-	Releases []Release
+	Releases []*release.Release
 	// Extensions add page sections, routes and links.
 	Extensions []Extension
 	// Workers bounds the build's parallelism (default GOMAXPROCS).
@@ -108,6 +102,12 @@ type Options struct {
 	// StaticDecoder, when set, adds the WebAssembly decoder to the site
 	// (with DecodePage): the /decode/ page then decodes in the browser.
 	StaticDecoder *StaticDecoder
+	// NoCompress leaves every [Asset.Gzip] nil, for a site that is only
+	// written to a directory ([Site.WriteDir] writes the bodies only):
+	// compressing every file at the best level is most of a build's
+	// work. [Stats] then has no gzip sizes, and its largest page is the
+	// largest body.
+	NoCompress bool
 }
 
 // StaticDecoder is the decoder of a static export: cmd/manifester-wasm
@@ -128,7 +128,7 @@ const (
 
 // PageContext is what an extension sees of one API page.
 type PageContext struct {
-	Releases []Release // every release, oldest first
+	Releases []*release.Release // every release, oldest first
 	API      *schema.API
 	Version  int16
 	Page     *page.Page
@@ -174,7 +174,12 @@ type Stats struct {
 	Files     int // every path
 	Bytes     int64
 	GzipBytes int64 // sum of the smaller of body and gzip per file
-	// LargestGzipPath is the HTML page with the largest gzipped size.
+	// Compressed reports whether the files were compressed (see
+	// [Options.NoCompress]); without, GzipBytes is Bytes and LargestGzip
+	// is 0.
+	Compressed bool
+	// LargestGzipPath is the HTML page with the largest gzipped size (the
+	// largest body when the site is not compressed).
 	LargestGzipPath string
 	LargestGzip     int
 	LargestBody     int
@@ -190,7 +195,7 @@ type Site struct {
 	// Renderer renders pages in the site's layout (for dynamic pages).
 	Renderer *htmlr.Renderer
 	// Releases are the releases the site was built from, oldest first.
-	Releases []Release
+	Releases []*release.Release
 	// Base is [Options.BasePath] as cleaned ("" when unset).
 	Base string
 }
@@ -212,7 +217,7 @@ func (s *Site) Relinked(body []byte, from string) []byte {
 }
 
 // Newest returns the release that drives the pages.
-func (s *Site) Newest() Release { return s.Releases[len(s.Releases)-1] }
+func (s *Site) Newest() *release.Release { return s.Releases[len(s.Releases)-1] }
 
 // Lookup returns the asset at a URL path.
 func (s *Site) Lookup(urlPath string) (*Asset, bool) {
@@ -229,11 +234,11 @@ type Builder struct {
 	mu       sync.Mutex
 	r        *htmlr.Renderer
 	assets   map[string]*Asset
-	releases []Release
+	releases []*release.Release
 }
 
 // Releases returns every release, oldest first.
-func (b *Builder) Releases() []Release { return b.releases }
+func (b *Builder) Releases() []*release.Release { return b.releases }
 
 // Renderer returns the site's HTML renderer (layout, navigation).
 func (b *Builder) Renderer() *htmlr.Renderer { return b.r }
@@ -318,6 +323,11 @@ func Build(opts Options) (*Site, error) {
 	start := time.Now()
 	if len(opts.Releases) == 0 {
 		return nil, errors.New("site: no releases")
+	}
+	for _, rel := range opts.Releases {
+		if err := rel.Complete(); err != nil {
+			return nil, fmt.Errorf("site: %w", err)
+		}
 	}
 	base := ""
 	if opts.BasePath != "" {
@@ -410,7 +420,7 @@ func Build(opts Options) (*Site, error) {
 		s.paths = append(s.paths, p)
 	}
 	sort.Strings(s.paths)
-	if err := finish(s, opts.workers()); err != nil {
+	if err := finish(s, opts.workers(), !opts.NoCompress); err != nil {
 		return nil, err
 	}
 	s.NotFound = s.assets[NotFoundPath]
@@ -453,7 +463,7 @@ type job struct {
 
 // buildAPIPages renders every API at every valid version, in parallel, and
 // returns the pages at the highest versions by API key.
-func buildAPIPages(b *Builder, opts Options, rel Release) (map[int16]*page.Page, error) {
+func buildAPIPages(b *Builder, opts Options, rel *release.Release) (map[int16]*page.Page, error) {
 	c := rel.Codec
 	var jobs []job
 	for _, api := range c.Reg.APIs {
@@ -494,7 +504,7 @@ func buildAPIPages(b *Builder, opts Options, rel Release) (map[int16]*page.Page,
 	return highest, firstErr
 }
 
-func buildAPIPage(b *Builder, opts Options, rel Release, j job) (*page.Page, error) {
+func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.Page, error) {
 	c := rel.Codec
 	p, err := page.Build(c, j.api, j.v)
 	if err != nil {
@@ -551,7 +561,7 @@ func PageJSON(p *page.Page) ([]byte, error) {
 	return jsonr.PageDocument(p)
 }
 
-func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.Page) error {
+func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int16]*page.Page) error {
 	in := &htmlr.IndexInput{Release: rel.Label}
 	for _, api := range rel.Codec.Reg.APIs {
 		req := api.Request
@@ -587,8 +597,9 @@ func buildIndex(b *Builder, opts Options, rel Release, highest map[int16]*page.P
 	return b.Add("/", TypeHTML, buf.Bytes())
 }
 
-// finish compresses every asset, computes ETags, header values and stats.
-func finish(s *Site, workers int) error {
+// finish compresses every asset (unless compress is false), computes
+// ETags, header values and stats.
+func finish(s *Site, workers int, compress bool) error {
 	ch := make(chan *Asset)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -599,7 +610,10 @@ func finish(s *Site, workers int) error {
 			defer wg.Done()
 			// One compressor per worker, reset for every file: a gzip
 			// writer at the best level allocates about 1 MB.
-			zw, _ := gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
+			var zw *gzip.Writer
+			if compress {
+				zw, _ = gzip.NewWriterLevel(io.Discard, gzip.BestCompression)
+			}
 			for a := range ch {
 				if s.Base != "" && a.ContentType == TypeHTML {
 					from := a.Path
@@ -627,6 +641,7 @@ func finish(s *Site, workers int) error {
 		return firstErr
 	}
 	st := &s.Stats
+	st.Compressed = compress
 	for _, p := range s.paths {
 		a := s.assets[p]
 		st.Files++
@@ -638,30 +653,50 @@ func finish(s *Site, workers int) error {
 		st.GzipBytes += int64(gz)
 		if a.ContentType == TypeHTML {
 			st.Pages++
-			if gz > st.LargestGzip {
+			switch {
+			case compress && gz > st.LargestGzip:
 				st.LargestGzip, st.LargestGzipPath, st.LargestBody = gz, p, len(a.Body)
+			case !compress && len(a.Body) > st.LargestBody:
+				st.LargestGzipPath, st.LargestBody = p, len(a.Body)
 			}
 		}
 	}
 	return nil
 }
 
+// GzipSize returns the size of body gzipped the way the site compresses
+// its files (for a page's size when the site is not compressed).
+func GzipSize(body []byte) int {
+	var n countWriter
+	zw, _ := gzip.NewWriterLevel(&n, gzip.BestCompression)
+	zw.Write(body)
+	zw.Close()
+	return int(n)
+}
+
+type countWriter int
+
+func (c *countWriter) Write(b []byte) (int, error) { *c += countWriter(len(b)); return len(b), nil }
+
+// prepare tags an asset and, with a compressor, compresses it.
 func prepare(a *Asset, zw *gzip.Writer) error {
 	sum := sha256.Sum256(a.Body)
 	tag := base64.RawURLEncoding.EncodeToString(sum[:12])
 	a.ETag = `"` + tag + `"`
-	var buf bytes.Buffer
-	buf.Grow(len(a.Body)/4 + 64)
-	zw.Reset(&buf)
-	if _, err := zw.Write(a.Body); err != nil {
-		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("site: compressing %s: %w", a.Path, err)
-	}
-	if buf.Len() < len(a.Body) {
-		a.Gzip = buf.Bytes()
-		a.GzipETag = `"` + tag + `-gz"`
+	if zw != nil {
+		var buf bytes.Buffer
+		buf.Grow(len(a.Body)/4 + 64)
+		zw.Reset(&buf)
+		if _, err := zw.Write(a.Body); err != nil {
+			return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+		}
+		if err := zw.Close(); err != nil {
+			return fmt.Errorf("site: compressing %s: %w", a.Path, err)
+		}
+		if buf.Len() < len(a.Body) {
+			a.Gzip = buf.Bytes()
+			a.GzipETag = `"` + tag + `-gz"`
+		}
 	}
 	a.HContentType = []string{a.ContentType}
 	a.HETag = []string{a.ETag}
@@ -701,17 +736,49 @@ func URLPath(file string) string {
 }
 
 // WriteDir writes every file of the site under dir (created if needed).
-// Only the uncompressed bodies are written.
+// Only the uncompressed bodies are written. The directories are made
+// first, in path order, then the files are written by a few workers; the
+// first error in path order is returned.
 func (s *Site) WriteDir(dir string) error {
-	for _, p := range s.paths {
-		a := s.assets[p]
-		fp := filepath.Join(dir, FilePath(p))
-		if err := os.MkdirAll(filepath.Dir(fp), 0o755); err != nil {
+	made := map[string]bool{}
+	files := make([]string, len(s.paths))
+	for i, p := range s.paths {
+		files[i] = filepath.Join(dir, FilePath(p))
+		d := filepath.Dir(files[i])
+		if made[d] {
+			continue
+		}
+		if err := os.MkdirAll(d, 0o755); err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
-		if err := os.WriteFile(fp, a.Body, 0o644); err != nil {
+		made[d] = true
+	}
+	errs := make([]error, len(files))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(writeWorkers, len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = os.WriteFile(files[i], s.assets[s.paths[i]].Body, 0o644)
+			}
+		}()
+	}
+	for i := range files {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return fmt.Errorf("site: %w", err)
 		}
 	}
 	return nil
 }
+
+// writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
+// is mostly waiting on the file system, so a few at once (more made no
+// difference on 2 cores).
+const writeWorkers = 4

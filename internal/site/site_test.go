@@ -21,6 +21,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/release"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testshared"
@@ -47,7 +48,7 @@ func built43(t *testing.T) *Site {
 			return
 		}
 		codec43 = codec.New(reg43)
-		site43, err43 = Build(Options{Releases: []Release{{Label: "4.3", Codec: codec43}}})
+		site43, err43 = Build(Options{Releases: []*release.Release{{Label: "4.3", Codec: codec43}}})
 	})
 	if err43 != nil {
 		t.Fatal(err43)
@@ -689,7 +690,7 @@ func TestExtensions(t *testing.T) {
 			return b.AddDoc("/releases/", "Releases", "<p>release list</p>")
 		},
 	}
-	s, err := Build(Options{Releases: []Release{{Label: "old", Codec: c}, {Label: "4.3", Codec: c}}, Extensions: []Extension{ext}, Workers: 1})
+	s, err := Build(Options{Releases: []*release.Release{{Label: "old", Codec: c}, {Label: "4.3", Codec: c}}, Extensions: []Extension{ext}, Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -709,7 +710,7 @@ func TestExtensions(t *testing.T) {
 		len(find(rel, func(n *html.Node) bool { return attr(n, "href") == "/releases/" && text(n) == "Releases" })) != 1 {
 		t.Errorf("extension route or nav link missing")
 	}
-	if _, err := Build(Options{Releases: []Release{{Label: "4.3", Codec: c}}, Extensions: []Extension{{Name: "dup",
+	if _, err := Build(Options{Releases: []*release.Release{{Label: "4.3", Codec: c}}, Extensions: []Extension{{Name: "dup",
 		Routes: func(b *Builder) error { return b.Add("/", TypeHTML, nil) }}}}); err == nil {
 		t.Errorf("an extension replacing / did not fail the build")
 	}
@@ -723,7 +724,7 @@ func BenchmarkBuild43(b *testing.B) {
 	}
 	c := codec.New(reg)
 	for b.Loop() {
-		if _, err := Build(Options{Releases: []Release{{Label: "4.3", Codec: c}}}); err != nil {
+		if _, err := Build(Options{Releases: []*release.Release{{Label: "4.3", Codec: c}}}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,11 @@ import (
 	"strings"
 )
 
-// Sentinel causes of decode errors. A [DecodeError] wraps one of them.
+// Sentinel causes of decode errors. A [DecodeError] wraps one of them, or
+// one of the sentinels of the layers above: schema.ErrUnknownAPI (an API
+// key the spec does not define), the record-batch causes of package
+// records (records.ErrCRC, ErrBatchLength, ErrRecordLength, ErrMagic,
+// ErrCompression).
 var (
 	ErrNegativeLength = errors.New("negative length other than -1 (null)")
 	ErrNull           = errors.New("null where this version does not allow null")
@@ -14,15 +18,9 @@ var (
 	ErrTagOrder       = errors.New("tagged fields out of order or duplicated")
 	ErrTagVersion     = errors.New("tag not valid for this version")
 	ErrTagSize        = errors.New("tagged field size disagrees with its value")
-	ErrCRC            = errors.New("CRC mismatch")
-	ErrBatchLength    = errors.New("batch length disagrees with the data")
-	ErrRecordLength   = errors.New("record length disagrees with the data")
-	ErrMagic          = errors.New("unknown record magic")
 	ErrTrailing       = errors.New("trailing bytes after the message")
 	ErrFrameSize      = errors.New("size prefix disagrees with the data")
-	ErrUnknownAPI     = errors.New("unknown API key")
 	ErrVersion        = errors.New("version outside the spec's range")
-	ErrCompression    = errors.New("cannot decompress records")
 )
 
 // DecodeError says where decoding failed: the byte offset in the frame, the

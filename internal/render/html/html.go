@@ -125,6 +125,7 @@ func New() (*Renderer, error) {
 		"hexcols": func() []string {
 			return []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "A", "B", "C", "D", "E", "F"}
 		},
+		"bytesHTML": bytesHTML, // the "bytes" template of an API page, in Go (bytesview.go)
 	}).ParseFS(templateFS, "templates/*.tmpl")
 	if err != nil {
 		return nil, fmt.Errorf("parsing templates: %w", err)

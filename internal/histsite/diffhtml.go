@@ -1,0 +1,138 @@
+package histsite
+
+import (
+	"html/template"
+	"strconv"
+	"strings"
+
+	htmlr "github.com/manifester/manifester/internal/render/html"
+)
+
+// diffPageHTML writes the "diffpage" template (with "crumbs", "diff" and
+// "field") in Go: a build has hundreds of diff pages and html/template
+// spends a reflective call on each of their actions. The bytes are the
+// template's, with html/template's escaping per context;
+// TestDiffPageHTMLMatchesTemplate renders both and compares them, so a
+// change to those templates must be made here too.
+func diffPageHTML(v *diffPageView) template.HTML {
+	var b strings.Builder
+	esc := func(s string) { htmlr.WriteEscaped(&b, s) }
+	url := func(s string) { htmlr.WriteEscapedURL(&b, s) }
+	num := func(n int16) { b.WriteString(strconv.Itoa(int(n))) }
+	b.WriteString(`<nav class="crumbs" aria-label="Breadcrumb"><a href="/">All Kafka APIs</a> / <a href="`)
+	url(htmlr.APIPath(v.API, -1))
+	b.WriteString(`">`)
+	esc(v.API)
+	b.WriteString(`</a> / <a href="`)
+	url(DiffIndexPath(v.API))
+	b.WriteString("\">diffs</a></nav>\n<h1>")
+	esc(v.API)
+	b.WriteString(" v")
+	num(v.From)
+	b.WriteString(" → v")
+	num(v.To)
+	if v.Removed != "" {
+		b.WriteString(` <span class="badge removed">removed</span>`)
+	}
+	b.WriteString("</h1>\n")
+	if v.Removed != "" {
+		b.WriteString(`<p class="note-removed">`)
+		esc(v.Removed)
+		b.WriteString("</p>\n")
+	}
+	b.WriteString(`<p class="intro">What changed in `)
+	esc(v.API)
+	b.WriteString(` from <a href="`)
+	url(htmlr.APIPath(v.API, int(v.From)))
+	b.WriteString(`">v`)
+	num(v.From)
+	b.WriteString(`</a> to <a href="`)
+	url(htmlr.APIPath(v.API, int(v.To)))
+	b.WriteString(`">v`)
+	num(v.To)
+	b.WriteString(`</a> in Kafka `)
+	esc(v.Release)
+	b.WriteString(", in the request and in the response: the flexible encoding, the header version, the size of the smallest frame, the fields removed (−), added (+) and changed (~) in each struct, and the spec's own comments about the versions in between.</p>\n")
+	for _, m := range v.Diff.Messages {
+		b.WriteString("<h3>")
+		esc(m.Kind)
+		b.WriteString(": ")
+		esc(m.Message)
+		b.WriteString("</h3>\n<ul class=\"changes\"><li")
+		if m.FlexChanged {
+			b.WriteString(` class="chg-mod"`)
+		}
+		b.WriteString(">flexible: ")
+		esc(m.Flexible)
+		b.WriteString("</li><li")
+		if m.HeaderChanged {
+			b.WriteString(` class="chg-mod"`)
+		}
+		b.WriteString(">header version: ")
+		esc(m.Header)
+		b.WriteString("</li><li")
+		if m.SizeChanged {
+			b.WriteString(` class="chg-mod"`)
+		}
+		b.WriteString(">smallest frame: ")
+		esc(m.Size)
+		b.WriteString("</li></ul>\n")
+		if len(m.Structs) > 0 {
+			for _, s := range m.Structs {
+				b.WriteString("<h4>")
+				esc(s.Name)
+				b.WriteString("</h4>\n<ul class=\"fields\">")
+				for i := range s.Fields {
+					writeField(&b, &s.Fields[i])
+				}
+				for _, c := range s.Changed {
+					b.WriteString(`<li class="chg-mod">~ `)
+					esc(c)
+					b.WriteString(`</li>`)
+				}
+				b.WriteString("</ul>\n")
+			}
+		} else {
+			b.WriteString("<p class=\"nofields\">No field changes.</p>\n")
+		}
+		if len(m.Comments) > 0 {
+			b.WriteString("<div class=\"comments\"><h4>spec comments</h4>\n")
+			for _, c := range m.Comments {
+				b.WriteString("<blockquote><p>")
+				esc(c.Text)
+				b.WriteString(` <span class="note">(`)
+				esc(m.File)
+				b.WriteString(", line ")
+				b.WriteString(strconv.Itoa(c.Line))
+				b.WriteString(")</span></p></blockquote>\n")
+			}
+			b.WriteString("</div>\n")
+		}
+	}
+	b.WriteString(string(v.Picker))
+	return template.HTML(b.String())
+}
+
+// writeField is the "field" template.
+func writeField(b *strings.Builder, f *fieldView) {
+	b.WriteString("<li")
+	if f.Class != "" {
+		b.WriteString(` class="`)
+		htmlr.WriteEscaped(b, f.Class)
+		b.WriteString(`"`)
+	}
+	b.WriteString(">")
+	if f.Mark != "" {
+		htmlr.WriteEscaped(b, f.Mark)
+		b.WriteString(" ")
+	}
+	htmlr.WriteEscaped(b, f.Text)
+	if len(f.Fields) > 0 {
+		b.WriteString(`<ul class="fields">`)
+		for i := range f.Fields {
+			writeField(b, &f.Fields[i])
+		}
+		b.WriteString("</ul>")
+	}
+	b.WriteString("</li>")
+}
