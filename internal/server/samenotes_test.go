@@ -15,6 +15,7 @@ import (
 
 	"github.com/manifester/manifester/internal/cli"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
 	"github.com/manifester/manifester/internal/site"
@@ -67,7 +68,7 @@ func TestServerShowsWhatCLIShows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := site.Build(site.Options{Releases: []site.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true})
+	st, err := site.Build(site.Options{Releases: []*release.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true})
 	if err != nil {
 		t.Fatal(err)
 	}
