@@ -370,7 +370,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 			if len(pieces) > 1 {
 				fmt.Fprintf(w, "frame %d at offset %d: ", i, p.Offset)
 			}
-			err = report.TextStyle(w, r, true, o.Style)
+			err = text.Frame(w, r, true, o.Style)
 		}
 		if err != nil {
 			return failure{fmt.Errorf("writing: %w", err)}

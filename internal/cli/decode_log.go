@@ -14,6 +14,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -149,7 +150,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 					if l.Rewritten {
 						fmt.Fprintf(w, "# conn %d: the proxy rewrote this response's broker addresses; the broker sent %d bytes (original_hex)\n", l.Conn, len(e.Original))
 					}
-					werr = report.Text(w, fr, o.Verbose)
+					werr = text.Frame(w, fr, o.Verbose, text.Style{})
 				}
 				if werr != nil {
 					return failure{fmt.Errorf("writing: %w", werr)}

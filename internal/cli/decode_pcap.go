@@ -20,6 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/jsonr"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/term"
@@ -304,7 +305,7 @@ func (j *pcapJob) run(c *codec.Codec) {
 	}
 	buf := bytes.NewBuffer((*j.outp)[:0])
 	buf.WriteString(j.prefix)
-	if j.err = report.TextStyle(buf, r, j.opts.Verbose, j.opts.Style); j.err == nil && j.opts.Verbose {
+	if j.err = text.Frame(buf, r, j.opts.Verbose, j.opts.Style); j.err == nil && j.opts.Verbose {
 		buf.WriteString("\n")
 	}
 	j.out = buf.Bytes()

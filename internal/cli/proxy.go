@@ -18,7 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/proxy"
-	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/render/text"
 )
 
 // brokerPins collects --broker-listen NODE=ADDR.
@@ -227,7 +227,7 @@ func orNegative[T int | time.Duration](v T) T {
 // tree) or a "#" line for any other event.
 func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
 	if e.Kind == proxy.EventFrame && e.Frame != nil {
-		if err := report.Text(w, e.Frame, verbose); err != nil {
+		if err := text.Frame(w, e.Frame, verbose, text.Style{}); err != nil {
 			return err
 		}
 		if verbose {

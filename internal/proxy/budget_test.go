@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/render/jsonr"
+	rtext "github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -60,7 +61,7 @@ func TestHostileFrameLogBounded(t *testing.T) {
 		if err := jsonr.Line(&js, f); err != nil {
 			t.Fatal(err)
 		}
-		if err := report.Text(&text, f, true); err != nil {
+		if err := rtext.Frame(&text, f, true, rtext.Style{}); err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("frame %d: %d bytes, JSON line %d bytes, text %d bytes, peak heap %d MiB; %.160s", i, len(frame), js.Len(), text.Len(), u.Peak>>20, f.Budget)
@@ -110,7 +111,7 @@ func FuzzProxyDecode(f *testing.F) {
 			if err := jsonr.Line(&js, fr); err != nil {
 				t.Fatal(err)
 			}
-			if err := report.Text(&text, fr, true); err != nil {
+			if err := rtext.Frame(&text, fr, true, rtext.Style{}); err != nil {
 				t.Fatal(err)
 			}
 			if js.Len() > 128<<10+8<<10 || text.Len() > 128<<10+8<<10 {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/render/text"
 )
 
 // legacyBroker plays a broker of the SaslHandshake v0 era: it answers
@@ -93,7 +93,7 @@ func allOutput(t *testing.T, ev *events) []byte {
 		}
 		out.Write(line)
 		if e.Frame != nil {
-			report.Text(&out, e.Frame, true)
+			text.Frame(&out, e.Frame, true, text.Style{})
 		}
 		out.Write(e.Data)
 		out.Write(e.Original)

@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/report"
+	rtext "github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/testcert"
 )
 
@@ -140,7 +140,7 @@ func TestTLSBothSidesWithSASL(t *testing.T) {
 		var text bytes.Buffer
 		if e.Frame != nil {
 			frames++
-			report.Text(&text, e.Frame, true)
+			rtext.Frame(&text, e.Frame, true, rtext.Style{})
 		}
 		for _, out := range [][]byte{line, text.Bytes(), e.Data, e.Original} {
 			if holdsPiece(out, password) {

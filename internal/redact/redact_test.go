@@ -13,6 +13,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/render/jsonr"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -68,7 +69,7 @@ func authenticate(auth []byte, v int16) []byte {
 func outputs(t *testing.T, r *report.Frame) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := report.Text(&b, r, true); err != nil {
+	if err := text.Frame(&b, r, true, text.Style{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := jsonr.Line(&b, r); err != nil {

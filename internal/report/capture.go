@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
@@ -224,26 +223,6 @@ func Candidates(c *codec.Codec, b []byte, hints []Hint) (out []Candidate, incomp
 		out = append(out, Candidate{APIKey: t.api.Key, Name: t.api.Name, Version: t.v})
 	}
 	return out, false
-}
-
-// candidateText is the text line that names the first candidates.
-func candidateText(f *Frame) string {
-	if len(f.Candidates) == 0 {
-		return "no response schema of this spec decodes it cleanly and re-encodes it"
-	}
-	const show = 5
-	var names []string
-	for _, c := range f.Candidates[:min(show, len(f.Candidates))] {
-		names = append(names, fmt.Sprintf("%s(%d) v%d", c.Name, c.APIKey, c.Version))
-	}
-	s := "candidates (decode cleanly and re-encode byte for byte): " + strings.Join(names, ", ")
-	if n := len(f.Candidates) - show; n > 0 {
-		s += fmt.Sprintf(" and %d more", n)
-	}
-	if f.CandidatesIncomplete {
-		s += " (search stopped at its budget)"
-	}
-	return s
 }
 
 // Cut reports the captured start of a frame that a gap in the capture (or

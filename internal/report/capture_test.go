@@ -65,11 +65,6 @@ func TestOrphan(t *testing.T) {
 				if !found || len(f.Candidates) > MaxCandidates {
 					t.Errorf("%d v%d not among %d candidates %+v", tc.key, tc.ver, len(f.Candidates), f.Candidates)
 				}
-				var text bytes.Buffer
-				Text(&text, f, false)
-				if !strings.Contains(text.String(), "(API unknown: request not captured) correlation_id 9") || !strings.Contains(text.String(), "candidates (decode cleanly and re-encode byte for byte): ") {
-					t.Errorf("text: %s", text.String())
-				}
 			}
 		}
 	}
@@ -158,9 +153,8 @@ func TestCandidatesBounded(t *testing.T) {
 	if !f.CandidatesIncomplete {
 		t.Errorf("orphan without hints: %d candidates, search complete", len(f.Candidates))
 	}
-	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") ||
-		len(f.Candidates) > 0 && !strings.Contains(candidateText(f), "search stopped at its budget") {
-		t.Errorf("orphan without hints: error %q, text %q", f.Error, candidateText(f))
+	if len(f.Candidates) == 0 && !strings.Contains(f.Error, "within the search budget") {
+		t.Errorf("orphan without hints: error %q", f.Error)
 	}
 }
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -27,55 +26,39 @@ const (
 	hostileSize  = 100 << 10
 	maxPeakHeap  = 384 << 20
 	maxTotalHeap = 1 << 30
-	// outputSlack is what a frame's output may exceed its budget by: the
-	// summary lines and the notes that say what was cut.
-	outputSlack = 8 << 10
 )
 
 // TestHostileFramesBounded decodes the frames of issue 9 (many small
 // compressed batches, record-dense batches, megabytes of zeros) in all
-// four codecs, and checks that memory and output stay within bounds, that
-// the inflated bytes and nodes stay within the budget, and that the
-// output says where the budget was spent.
+// four codecs, and checks that memory stays within bounds, that the
+// inflated bytes and nodes stay within the budget, and that the frame says
+// where the budget was spent. (The renderings' output is bounded and
+// checked in packages render/text and render/jsonr.)
 func TestHostileFramesBounded(t *testing.T) {
 	c := inflating(t)
 	for _, sh := range hostile.Shapes {
 		for _, cd := range hostile.Codecs {
 			name := sh.Name + "/" + records.CompressionName(cd)
 			b := sh.Build(cd, hostileSize)
-			for _, format := range []string{"text"} { // JSON: package jsonr
-				var out bytes.Buffer
-				var f *Frame
-				u := hostile.Measure(func() {
-					f = Decode(c, b, Options{})
-					if err := Text(&out, f, true); err != nil {
-						t.Fatal(err)
-					}
-				})
-				bud := f.bud
-				t.Logf("%s %s: %d bytes in, %d bytes out, inflated %d of %d, peak heap %d MiB, allocated %d MiB; %s",
-					name, format, len(b), out.Len(), bud.Inflated(), bud.MaxInflate, u.Peak>>20, u.Total>>20, f.Budget)
-				if u.Peak > maxPeakHeap || u.Total > maxTotalHeap {
-					t.Errorf("%s %s: peak heap %d MiB, allocated %d MiB; want at most %d and %d MiB", name, format, u.Peak>>20, u.Total>>20, maxPeakHeap>>20, maxTotalHeap>>20)
-				}
-				if int64(out.Len()) > bud.MaxOutput+outputSlack {
-					t.Errorf("%s %s: %d bytes of output, budget %d", name, format, out.Len(), bud.MaxOutput)
-				}
-				if bud.Inflated() > bud.MaxInflate {
-					t.Errorf("%s: inflated %d bytes, budget %d", name, bud.Inflated(), bud.MaxInflate)
-				}
-				if bud.InflatedNodes > bud.MaxNodes+16 {
-					t.Errorf("%s: %d nodes of inflated records, budget %d", name, bud.InflatedNodes, bud.MaxNodes)
-				}
-				if f.Error != "" {
-					t.Errorf("%s: a well-formed frame reports an error: %s", name, f.Error)
-				}
-				if f.Budget == "" && (bud.Inflated() < 1<<20) && cd != hostile.Snappy {
-					t.Errorf("%s: nothing was cut, and little inflated (%d bytes): is the frame hostile?", name, bud.Inflated())
-				}
-				if f.Budget != "" && !strings.Contains(out.String(), "budget") {
-					t.Errorf("%s %s: the output does not say the budget was spent", name, format)
-				}
+			var f *Frame
+			u := hostile.Measure(func() { f = Decode(c, b, Options{}) })
+			bud := f.bud
+			t.Logf("%s: %d bytes in, inflated %d of %d, peak heap %d MiB, allocated %d MiB; %s",
+				name, len(b), bud.Inflated(), bud.MaxInflate, u.Peak>>20, u.Total>>20, f.Budget)
+			if u.Peak > maxPeakHeap || u.Total > maxTotalHeap {
+				t.Errorf("%s: peak heap %d MiB, allocated %d MiB; want at most %d and %d MiB", name, u.Peak>>20, u.Total>>20, maxPeakHeap>>20, maxTotalHeap>>20)
+			}
+			if bud.Inflated() > bud.MaxInflate {
+				t.Errorf("%s: inflated %d bytes, budget %d", name, bud.Inflated(), bud.MaxInflate)
+			}
+			if bud.InflatedNodes > bud.MaxNodes+16 {
+				t.Errorf("%s: %d nodes of inflated records, budget %d", name, bud.InflatedNodes, bud.MaxNodes)
+			}
+			if f.Error != "" {
+				t.Errorf("%s: a well-formed frame reports an error: %s", name, f.Error)
+			}
+			if f.Budget == "" && (bud.Inflated() < 1<<20) && cd != hostile.Snappy {
+				t.Errorf("%s: nothing was cut, and little inflated (%d bytes): is the frame hostile?", name, bud.Inflated())
 			}
 		}
 	}
@@ -177,37 +160,6 @@ func TestNodeBudgetKeepsWholeRecords(t *testing.T) {
 	}
 	if end != len(root.Bytes) {
 		t.Errorf("leaves end at %d of %d", end, len(root.Bytes))
-	}
-}
-
-// TestOutputBudget checks that text stops at the output budget and says
-// so (JSON: package jsonr).
-func TestOutputBudget(t *testing.T) {
-	c := inflating(t)
-	b := hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(3000), 3000))
-	lim := budget.Limits{Output: 100 << 10}
-	for _, lean := range []bool{false, true} {
-		var text bytes.Buffer
-		if err := Text(&text, Decode(c, b, Options{Limits: lim, Lean: lean}), true); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range []struct {
-			name string
-			out  *bytes.Buffer
-		}{{"text", &text}} {
-			if o.out.Len() > 100<<10+outputSlack || o.out.Len() < 50<<10 {
-				t.Errorf("lean %v %s: %d bytes for a budget of 100 KiB", lean, o.name, o.out.Len())
-			}
-			if !strings.Contains(o.out.String(), "output budget of 100 KiB for this frame spent") {
-				t.Errorf("lean %v %s: no note of the output budget", lean, o.name)
-			}
-		}
-	}
-	// Without a limit the same frame is shown whole: bigger, no note.
-	var whole bytes.Buffer
-	Text(&whole, Decode(c, b, Options{}), true)
-	if whole.Len() <= 200<<10 || strings.Contains(whole.String(), "output budget") {
-		t.Errorf("default budget: %d bytes, note %v", whole.Len(), strings.Contains(whole.String(), "output budget"))
 	}
 }
 

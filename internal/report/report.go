@@ -7,7 +7,8 @@
 // the error (with byte offset and field path) when it does not decode,
 // the versions of the same API that would decode it cleanly, and, on
 // request, whether re-encoding reproduces the input byte for byte ([Check]).
-// [Text] renders a Frame as text; package render/jsonr writes it as JSON.
+// Package render/text renders a Frame for a terminal; package
+// render/jsonr writes it as JSON. Report renders nothing.
 package report
 
 import (
@@ -16,8 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -25,7 +24,6 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/page"
-	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -130,7 +128,7 @@ type Frame struct {
 	// leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
-	// bounds Text and the JSON writer (package jsonr).
+	// bounds its renderings (RenderBudget: render/text and render/jsonr).
 	bud *budget.Budget
 }
 
@@ -232,7 +230,7 @@ type Options struct {
 	NewerAsWarning bool
 	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: the JSON writer (package jsonr)
 	// writes them straight from the span tree, the bytes and the decoded
-	// body, and [Text] and [Frame.PageTree] build the tree when asked. For front ends that print
+	// body, and render/text reads the span tree ([Frame.SpanTree]). For front ends that print
 	// each frame once (decode --pcap); it saves a page.Node per span node
 	// and a hex copy of every frame.
 	Lean bool
@@ -345,6 +343,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		r.Roundtrip, r.RoundtripDiff = &ok, d
 		if d != nil {
 			r.SyncLegacy() // Check flagged the leaf
+		}
+		if d != nil {
+			f.RootEdited() // TRANSITIONAL: until Check flags the span.Tree
 		}
 	}
 	return r
@@ -593,96 +594,6 @@ func (f *Frame) Summary() string {
 	return b.String()
 }
 
-// Text writes the frame for a terminal: the summary, the error, the other
-// versions that decode it, the round-trip verdict, and with verbose the
-// byte grid and the object tree (plus a grid and tree for every
-// decompressed records area). It is TextStyle in the reference format.
-func Text(w io.Writer, f *Frame, verbose bool) error {
-	return TextStyle(w, f, verbose, text.Style{})
-}
-
-// TextStyle is Text in a style: fitted to a terminal's width, coloured,
-// the grid bounded by st.GridMax.
-func TextStyle(w io.Writer, f *Frame, verbose bool, st text.Style) error {
-	var b strings.Builder
-	b.WriteString(text.Wrap(text.Safe(f.Summary()), st.Width) + "\n")
-	if f.Error != "" {
-		b.WriteString(st.Error(text.Wrap("  error: "+text.Safe(f.Error), st.Width)) + "\n")
-		switch {
-		case len(f.AlsoDecodesAs) > 0:
-			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
-		case f.APIUnknown:
-		case f.API != "" || f.Kind == "response":
-			b.WriteString("  no other version of this API decodes it cleanly\n")
-		}
-	}
-	if f.Warning != "" {
-		b.WriteString("  warning: " + f.Warning + "\n")
-	}
-	if f.Note != "" {
-		b.WriteString("  note: " + f.Note + "\n")
-	}
-	if f.APIUnknown {
-		b.WriteString("  " + candidateText(f) + "\n")
-	}
-	if f.Roundtrip != nil {
-		if *f.Roundtrip {
-			b.WriteString("  roundtrip: re-encoding reproduces the input byte for byte\n")
-		} else if d := f.RoundtripDiff; d != nil {
-			var l strings.Builder
-			fmt.Fprintf(&l, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
-			if d.Field != "" {
-				l.WriteString(", " + d.Field)
-			}
-			fmt.Fprintf(&l, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
-			if d.Reason != "" {
-				l.WriteString("; " + d.Reason)
-			}
-			b.WriteString(st.Error(text.Wrap(text.Safe(l.String()), st.Width)) + "\n")
-		}
-	}
-	if f.Budget != "" {
-		b.WriteString("  budget: " + f.Budget + "\n")
-	}
-	if verbose {
-		// The grid, the tree and the inflated records are bounded by the
-		// frame's output budget; what does not fit is named, not shown.
-		bud := f.renderBudget()
-		bud.AddOutput(b.Len() + 1)
-		b.WriteString("\n")
-		tree := f.boundedPageTree(bud.OutputRoom())
-		limitedGrid(&b, f.Bytes, tree, bud.OutputRoom(), bud, st)
-		if tree != nil {
-			b.WriteString("\nobject tree\n\n")
-			bud.AddOutput(len("\nobject tree\n\n"))
-			limitedTree(&b, tree, bud.OutputRoom(), bud, st)
-			skipped := 0
-			detached(&b, tree, bud, &skipped, st)
-			if skipped > 0 {
-				b.WriteString("\n" + outputSpent(bud, plural(skipped, "decompressed records area")) + "\n")
-			}
-		}
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// boundedPageTree is PageTree, built for a lean frame from only as many
-// span nodes as room can show.
-func (f *Frame) boundedPageTree(room int64) *page.Node {
-	if f.Tree == nil && f.lean && f.Decoded != nil && f.Decoded.Root != nil {
-		root := f.Decoded.Root
-		if keep := room/48 + 1; int64(spanCount(root, keep+1)) > keep {
-			pr, _ := pruneSpan(root, int(keep))
-			t := page.FromSpan(pr)
-			t.Children = append(t.Children, &page.Node{Name: "...", About: outputSpent(f.outputBudget(), "the rest of the object tree")})
-			return t
-		}
-	}
-	return f.PageTree()
-}
-
 // spanCount counts the nodes under n, stopping at limit.
 func spanCount(n *span.Node, limit int64) int64 {
 	c := int64(1)
@@ -693,42 +604,4 @@ func spanCount(n *span.Node, limit int64) int64 {
 		c += spanCount(k, limit-c)
 	}
 	return c
-}
-
-// minDetachedRoom is the least output room a decompressed area's section
-// is started with.
-const minDetachedRoom = 1024
-
-func detached(b *strings.Builder, n *page.Node, bud *budget.Budget, skipped *int, st text.Style) {
-	if n.Detached != nil {
-		if bud.OutputRoom() < minDetachedRoom {
-			*skipped++
-		} else {
-			start := b.Len()
-			fmt.Fprintf(b, "\n%s\n\n", text.Wrap(text.Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", n.Path, n.Value)), st.Width))
-			bud.AddOutput(b.Len() - start)
-			limitedGrid(b, n.Detached.Bytes, n.Detached, bud.OutputRoom()/2, bud, st)
-			b.WriteString("\n")
-			bud.AddOutput(1)
-			limitedTree(b, n.Detached, bud.OutputRoom(), bud, st)
-		}
-	}
-	for _, k := range n.Children {
-		detached(b, k, bud, skipped, st)
-	}
-}
-
-func byteText(v int) string {
-	if v < 0 {
-		return "end of data"
-	}
-	return fmt.Sprintf("0x%02x", v)
-}
-
-func versionList(vs []int16) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = "v" + strconv.Itoa(int(v))
-	}
-	return strings.Join(parts, ", ")
 }

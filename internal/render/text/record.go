@@ -24,7 +24,7 @@ func RecordPage(w io.Writer, p *recpage.Page) error {
 	b.WriteString("\n" + p.Title + "\n\n")
 	Grid(&b, p.Bytes)
 	b.WriteString("\nobject tree\n\n")
-	Tree(&b, p.Tree)
+	Tree(&b, p.Spans)
 	b.WriteString("\nkafka record schema (.json)\n\n")
 	b.WriteString(p.Schema)
 	_, err := io.WriteString(w, b.String())

@@ -114,9 +114,9 @@ func readSeed(t *testing.T, name string) *seed {
 // collapse replaces every run of white space with one space.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func renderTree(n *page.Node) []string {
+func renderTree(t *span.Tree) []string {
 	var b strings.Builder
-	text.Tree(&b, n)
+	text.Tree(&b, t)
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
 
@@ -167,7 +167,7 @@ func TestSeeds(t *testing.T) {
 				if first, _, _ := strings.Cut(grid.String(), "\n"); first != sd.grids[i] {
 					t.Errorf("%s grid heading %q, seed %q", s.Kind, first, sd.grids[i])
 				}
-				got := renderTree(s.Tree)
+				got := renderTree(s.Spans)
 				if c2.exactLines {
 					// The seed's trees are 24 and 17 lines long.
 					if n := len(sd.trees[i]); n != []int{24, 17}[i] {
@@ -198,15 +198,15 @@ func TestSeeds(t *testing.T) {
 func TestTreeFormat(t *testing.T) {
 	long := strings.Repeat("x", 79)
 	exact := strings.Repeat("y", 78)
-	root := &page.Node{Name: "M", Type: "message v1", Offset: 0, Size: 10, Children: []*page.Node{
-		{Name: "A", Type: "int8", Value: "= 1", Offset: 0, Size: 1, About: long},
-		{Name: "Group", Type: "[]S", Value: "= 1 element", Offset: 1, Size: 9, Children: []*page.Node{
-			{Name: "S[0]", Type: "S", Value: "= struct", Offset: 1, Size: 9, Children: []*page.Node{
-				{Name: "B", Type: "int16", Value: "= 2", Offset: 1, Size: 2, About: exact},
+	root := text.BuildTree(text.TNode{Name: "M", Type: "message v1", Off: 0, Len: 10, Kids: []text.TNode{
+		{Name: "A", Type: "int8", Val: span.ValInt, Int: 1, Off: 0, Len: 1, About: long},
+		{Name: "Group", Type: "[]S", Val: span.ValArray, Int: 1, Off: 1, Len: 9, Kids: []text.TNode{
+			{Name: "S", Elem: 1, Type: "S", Val: span.ValStruct, Off: 1, Len: 9, Kids: []text.TNode{
+				{Name: "B", Type: "int16", Val: span.ValInt, Int: 2, Off: 1, Len: 2, About: exact},
 			}},
-			{Name: "z", Type: "uvarint", Value: "= 0", Offset: 3, Size: 1, Flag: "unknown tag", About: "d"},
+			{Name: "z", Type: "uvarint", Val: span.ValInt, Off: 3, Len: 1, Flag: "unknown tag", About: "d"},
 		}},
-	}}
+	}})
 	// name column: longest "    |   +-- B" (13) + 2; type: "message v1"
 	// (10) + 2; value: "= 1 element" (11) + 2; span: "[0x0000, 10B]" (13) + 2.
 	want := []string{

@@ -196,9 +196,9 @@ func PageStyle(w io.Writer, p *page.Page, st Style) error {
 			title = "Response"
 		}
 		b.WriteString("\n" + st.paint(colorHeading, title) + "\n\n" + Wrap(Safe(s.Title), st.Width) + "\n\n")
-		GridStyle(&b, s.Bytes, s.Tree, st)
+		GridStyle(&b, s.Bytes, s.Spans, st)
 		b.WriteString("\n" + st.paint(colorHeading, "object tree") + "\n\n")
-		TreeStyle(&b, s.Tree, st)
+		TreeStyle(&b, s.Spans, st)
 		b.WriteString("\n" + st.paint(colorHeading, "kafka message schema (.json)") + "\n\n")
 		schema := Safe(s.Schema)
 		if st.Width > 0 && !st.Wide {
@@ -229,33 +229,10 @@ func wrapLong(s string, width int) string {
 	return b.String()
 }
 
-// leafCats returns the category of every byte of data, from the leaves
-// of tree (nil when there is no tree or no colour).
-func leafCats(n int, tree *page.Node) []span.Category {
-	if tree == nil {
-		return nil
-	}
-	cats := make([]span.Category, n)
-	var walk func(x *page.Node)
-	walk = func(x *page.Node) {
-		if len(x.Children) == 0 {
-			for i := max(x.Offset, 0); i < x.Offset+x.Size && i < n; i++ {
-				cats[i] = x.Cat
-			}
-			return
-		}
-		for _, k := range x.Children {
-			walk(k)
-		}
-	}
-	walk(tree)
-	return cats
-}
-
 // GridStyle writes the byte layout like Grid, 16 bytes a row whatever the
-// width, each byte coloured by the category of its field when colouring.
-// Offsets widen past 0xffff so that the columns stay aligned.
-func GridStyle(b *strings.Builder, data []byte, tree *page.Node, st Style) {
+// width, each byte coloured by the category of its leaf in t when
+// colouring. Offsets widen past 0xffff so that the columns stay aligned.
+func GridStyle(b *strings.Builder, data []byte, t *span.Tree, st Style) {
 	shown := data
 	if st.GridMax > 0 && len(data) > st.GridMax {
 		shown = data[:st.GridMax]
@@ -266,7 +243,7 @@ func GridStyle(b *strings.Builder, data []byte, tree *page.Node, st Style) {
 	}
 	var cats []span.Category
 	if st.Color {
-		cats = leafCats(len(data), tree)
+		cats = leafCats(len(shown), t)
 	}
 	digits := offsetDigits(len(shown))
 	if len(shown) < len(data) {
@@ -316,62 +293,24 @@ func offsetDigits(n int) int {
 	return d
 }
 
-// styledRow is one tree row before layout.
-type styledRow struct {
-	name, cont          string // the name with its tree prefix; the prefix of lines under it
-	typ, value, span    string
-	about               string
-	cat                 span.Category
-	err                 bool
-	nameCells, typCells int
-	valCells, spanCells int
-}
+// TreeStyle writes the object tree of t in a style (Tree is TreeStyle
+// with the zero Style). With a Width the tree fits it: when the rows are
+// wider, descriptions move to their own indented lines under their rows
+// (in full, wrapped), and when even that is too wide, the value and
+// [offset, size] go on a line under the name.
+func TreeStyle(b *strings.Builder, t *span.Tree, st Style) { treeStyle(b, t, -1, "", st) }
 
-// TreeStyle writes the object tree in a style (Tree is TreeStyle with the
-// zero Style). With a Width the tree fits it: when the rows are wider,
-// descriptions move to their own indented lines under their rows (in
-// full, wrapped), and when even that is too wide, the value and [offset,
-// size] go on a line under the name.
-func TreeStyle(b *strings.Builder, root *page.Node, st Style) {
+// treeStyle is TreeStyle of the first keep nodes of t (keep < 0: all), a
+// row "..." with the description cut standing for the rest.
+func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, st Style) {
 	if st.Reference() {
-		Tree(b, root)
+		tree(b, t, keep, cut)
 		return
 	}
-	if root == nil {
+	if t == nil {
 		return
 	}
-	var rows []styledRow
-	var walk func(n *page.Node, prefix string, last, isRoot bool)
-	walk = func(n *page.Node, prefix string, last, isRoot bool) {
-		name := Safe(n.Name)
-		childPrefix := ""
-		if !isRoot {
-			name = prefix + "+-- " + name
-			if last {
-				childPrefix = prefix + "    "
-			} else {
-				childPrefix = prefix + "|   "
-			}
-		}
-		about := Safe(n.About)
-		if n.Flag != "" {
-			about = strings.TrimSpace("[" + Safe(n.Flag) + "] " + about)
-		}
-		if n.Error != "" {
-			about = "ERROR: " + Safe(n.Error)
-		}
-		if st.Width == 0 && !st.Wide && utf8.RuneCountInString(about) > maxAbout {
-			about = string([]rune(about)[:maxAbout-3]) + "..."
-		}
-		r := styledRow{name: name, cont: childPrefix, typ: Safe(n.Type), value: Safe(n.Value),
-			span: fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about: about, cat: n.Cat, err: n.Error != ""}
-		r.nameCells, r.typCells, r.valCells, r.spanCells = cells(r.name), cells(r.typ), cells(r.value), cells(r.span)
-		rows = append(rows, r)
-		for i, k := range n.Children {
-			walk(k, childPrefix, i == len(n.Children)-1, false)
-		}
-	}
-	walk(root, "", true, true)
+	rows := treeRows(t, keep, cut, Safe, rowOpts{short: st.Width == 0 && !st.Wide})
 	var wn, wt, wv, ws, full int
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)

@@ -17,16 +17,16 @@ var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
 // longTree is a tree with descriptions longer than the reference cut, a
 // deep path and a CJK value.
-func longTree() *page.Node {
+func longTree() TNode {
 	long := "The first sentence of a long description that goes well past the seventy-eight characters the reference pages show; the second sentence ends here."
-	return &page.Node{Name: "ThingRequest", Type: "message v1", Size: 20, Cat: span.CatRequestBody, Children: []*page.Node{
-		{Name: "Frame", Size: 4, Cat: span.CatFrame, About: "length-delimited framing", Children: []*page.Node{
-			{Name: "size", Type: "int32", Value: "= 16", Size: 4, Cat: span.CatFrame, About: long},
+	return TNode{Name: "ThingRequest", Type: "message v1", Len: 20, Cat: span.CatRequestBody, Kids: []TNode{
+		{Name: "Frame", Len: 4, Cat: span.CatFrame, About: "length-delimited framing", Kids: []TNode{
+			{Name: "size", Type: "int32", Val: span.ValInt, Int: 16, Len: 4, Cat: span.CatFrame, About: long},
 		}},
-		{Name: "Topics", Type: "[]Topic", Value: "= 1 element", Offset: 4, Size: 16, Cat: span.CatRequestBody, About: "Each topic.", Children: []*page.Node{
-			{Name: "Topic[0]", Type: "Topic", Value: "= struct", Offset: 4, Size: 16, Cat: span.CatRequestBody, Children: []*page.Node{
-				{Name: "Name", Type: "string", Value: `= "注文トピック" (int16 len=18)`, Offset: 4, Size: 20, Cat: span.CatRequestBody, About: long + " " + long},
-				{Name: "Broken", Type: "int8", Value: "= 1", Offset: 24, Size: 1, Cat: span.CatRequestBody, Error: "crafted \x1b[2Jescape in an error"},
+		{Name: "Topics", Type: "[]Topic", Val: span.ValArray, Int: 1, Off: 4, Len: 16, Cat: span.CatRequestBody, About: "Each topic.", Kids: []TNode{
+			{Name: "Topic", Elem: 1, Type: "Topic", Val: span.ValStruct, Off: 4, Len: 16, Cat: span.CatRequestBody, Kids: []TNode{
+				{Name: "Name", Type: "string", Val: span.ValString, Bytes: []byte("注文トピック"), Enc: span.EncInt16, Prefix: 18, Off: 4, Len: 20, Cat: span.CatRequestBody, About: long + " " + long},
+				{Name: "Broken", Type: "int8", Val: span.ValInt, Int: 1, Off: 24, Len: 1, Cat: span.CatRequestBody, Err: "crafted \x1b[2Jescape in an error"},
 			}},
 		}},
 	}}
@@ -47,22 +47,23 @@ func words(s string) string {
 
 func TestTreeStyleFitsWidth(t *testing.T) {
 	root := longTree()
+	tree := BuildTree(root)
 	var ref strings.Builder
-	Tree(&ref, root)
+	Tree(&ref, tree)
 	if !strings.Contains(ref.String(), "...") {
 		t.Fatalf("the reference tree cuts no description:\n%s", ref.String())
 	}
-	var walk func(n *page.Node, f func(*page.Node))
-	walk = func(n *page.Node, f func(*page.Node)) {
+	var walk func(n TNode, f func(TNode))
+	walk = func(n TNode, f func(TNode)) {
 		f(n)
-		for _, k := range n.Children {
+		for _, k := range n.Kids {
 			walk(k, f)
 		}
 	}
 	for _, width := range []int{300, 120, 80, 60, 40} {
 		for _, color := range []bool{false, true} {
 			var b strings.Builder
-			TreeStyle(&b, root, Style{Width: width, Color: color})
+			TreeStyle(&b, tree, Style{Width: width, Color: color})
 			out := b.String()
 			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 				if w := cells(ansi.ReplaceAllString(l, "")); w > width {
@@ -73,7 +74,7 @@ func TestTreeStyleFitsWidth(t *testing.T) {
 				t.Errorf("width %d: a description was cut:\n%s", width, out)
 			}
 			text := words(out)
-			walk(root, func(n *page.Node) {
+			walk(root, func(n TNode) {
 				if n.About != "" && !strings.Contains(text, strings.Join(strings.Fields(n.About), " ")) {
 					t.Errorf("width %d: description of %s not in full:\n%s", width, n.Name, out)
 				}
@@ -91,11 +92,11 @@ func TestTreeStyleFitsWidth(t *testing.T) {
 	}
 	// Wide: one line per row, descriptions in full whatever the width.
 	var b strings.Builder
-	TreeStyle(&b, root, Style{Width: 40, Wide: true})
+	TreeStyle(&b, tree, Style{Width: 40, Wide: true})
 	if n, want := strings.Count(b.String(), "\n"), 7; n != want {
 		t.Errorf("wide: %d lines, want %d:\n%s", n, want, b.String())
 	}
-	if !strings.Contains(b.String(), root.Children[1].Children[0].Children[0].About) {
+	if !strings.Contains(b.String(), root.Kids[1].Kids[0].Kids[0].About) {
 		t.Errorf("wide: description not in full")
 	}
 }
@@ -103,10 +104,10 @@ func TestTreeStyleFitsWidth(t *testing.T) {
 // TestCJKColumns: a value with wide characters does not shift the columns
 // after it (widths count terminal cells), in the reference tree too.
 func TestCJKColumns(t *testing.T) {
-	root := &page.Node{Name: "M", Type: "message", Children: []*page.Node{
-		{Name: "A", Type: "string", Value: `= "注文"`, Size: 7, About: "wide"},
-		{Name: "B", Type: "string", Value: `= "abcd"`, Offset: 7, Size: 7, About: "narrow"},
-	}}
+	root := BuildTree(TNode{Name: "M", Type: "message", Kids: []TNode{
+		{Name: "A", Type: "string", Val: span.ValString, Bytes: []byte("注文"), Len: 7, About: "wide"},
+		{Name: "B", Type: "string", Val: span.ValString, Bytes: []byte("abcd"), Off: 7, Len: 7, About: "narrow"},
+	}})
 	for _, st := range []Style{{}, {Width: 200}} {
 		var b strings.Builder
 		TreeStyle(&b, root, st)

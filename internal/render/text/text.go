@@ -1,15 +1,17 @@
-// Package text renders pages and span trees for a terminal: the summary,
-// a hex byte grid, and the object tree in the reference pages' exact
-// column format.
+// Package text renders for a terminal, from the one annotated tree
+// (span.Tree): reference pages (the summary, a hex byte grid, and the
+// object tree in the reference pages' exact column format), record pages,
+// and decoded frames (package report's records of them), within the
+// frame's output budget.
 package text
 
 import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // maxAbout is the longest description shown in full; longer ones are cut
@@ -37,7 +39,7 @@ func Page(w io.Writer, p *page.Page) error {
 		b.WriteString("\n" + title + "\n\n" + Escape(s.Title) + "\n\n")
 		Grid(&b, s.Bytes)
 		b.WriteString("\nobject tree\n\n")
-		Tree(&b, s.Tree)
+		Tree(&b, s.Spans)
 		b.WriteString("\nkafka message schema (.json)\n\n")
 		b.WriteString(EscapeBlock(s.Schema))
 	}
@@ -76,52 +78,22 @@ func Grid(b *strings.Builder, data []byte) {
 	}
 }
 
-type row struct {
-	name, typ, value, span, about string
-}
+// Tree writes the object tree of t: columns name, type, value, [offset,
+// size] and description, each as wide as its longest cell plus two, with
+// +-- and |   prefixes, right-trimmed.
+// A reference page's tree (span.Tree.Sample) shows its zeros bare.
+func Tree(b *strings.Builder, t *span.Tree) { tree(b, t, -1, "") }
 
-// Tree writes the object tree: columns name, type, value, [offset, size]
-// and description, each as wide as its longest cell plus two, with +-- and
-// |   prefixes, right-trimmed.
-func Tree(b *strings.Builder, root *page.Node) {
-	if root == nil {
+// tree writes the first keep nodes of t in the reference format (keep <
+// 0: all), a row "..." with the description cut standing for the rest.
+func tree(b *strings.Builder, t *span.Tree, keep int, cut string) {
+	if t == nil {
 		return
 	}
-	var rows []row
-	var walk func(n *page.Node, prefix string, last, isRoot bool)
-	walk = func(n *page.Node, prefix string, last, isRoot bool) {
-		name := n.Name
-		childPrefix := ""
-		if !isRoot {
-			name = prefix + "+-- " + n.Name
-			if last {
-				childPrefix = prefix + "    "
-			} else {
-				childPrefix = prefix + "|   "
-			}
-		}
-		about := Escape(n.About)
-		if n.Flag != "" {
-			about = strings.TrimSpace("[" + n.Flag + "] " + about)
-		}
-		if n.Error != "" {
-			about = "ERROR: " + Escape(n.Error)
-		}
-		if utf8.RuneCountInString(about) > maxAbout {
-			about = string([]rune(about)[:maxAbout-3]) + "..."
-		}
-		rows = append(rows, row{Escape(name), Escape(n.Type), Escape(n.Value), fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), about})
-		for i, k := range n.Children {
-			walk(k, childPrefix, i == len(n.Children)-1, false)
-		}
-	}
-	walk(root, "", true, true)
+	rows := treeRows(t, keep, cut, Escape, rowOpts{short: true})
 	var wn, wt, wv, ws int
 	for _, r := range rows {
-		wn = max(wn, cells(r.name))
-		wt = max(wt, cells(r.typ))
-		wv = max(wv, cells(r.value))
-		ws = max(ws, cells(r.span))
+		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)
 	}
 	for _, r := range rows {
 		line := pad(r.name, wn+2) + pad(r.typ, wt+2) + pad(r.value, wv+2) + pad(r.span, ws+2) + r.about

@@ -1,0 +1,156 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// Frame writes the report of one frame for a terminal in style st (the
+// zero Style is the reference format): the summary, the error, the other
+// versions that decode it, the round-trip verdict, and with verbose the
+// byte grid and the object tree (plus a grid and tree for every
+// decompressed records area), read from the frame's span tree. The grid,
+// the trees and the inflated records are bounded by the frame's output
+// budget; what does not fit is named, not shown.
+func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
+	var b strings.Builder
+	b.WriteString(Wrap(Safe(f.Summary()), st.Width) + "\n")
+	if f.Error != "" {
+		b.WriteString(st.Error(Wrap("  error: "+Safe(f.Error), st.Width)) + "\n")
+		switch {
+		case len(f.AlsoDecodesAs) > 0:
+			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
+		case f.APIUnknown:
+		case f.API != "" || f.Kind == "response":
+			b.WriteString("  no other version of this API decodes it cleanly\n")
+		}
+	}
+	if f.Warning != "" {
+		b.WriteString("  warning: " + f.Warning + "\n")
+	}
+	if f.Note != "" {
+		b.WriteString("  note: " + f.Note + "\n")
+	}
+	if f.APIUnknown {
+		b.WriteString("  " + candidateText(f) + "\n")
+	}
+	if f.Roundtrip != nil {
+		if *f.Roundtrip {
+			b.WriteString("  roundtrip: re-encoding reproduces the input byte for byte\n")
+		} else if d := f.RoundtripDiff; d != nil {
+			var l strings.Builder
+			fmt.Fprintf(&l, "  roundtrip: differs at offset 0x%04x (%d)", d.Offset, d.Offset)
+			if d.Field != "" {
+				l.WriteString(", " + d.Field)
+			}
+			fmt.Fprintf(&l, ": input %s, re-encoded %s (sizes %d and %d)", byteText(d.Input), byteText(d.Encoded), d.InputSize, d.EncodedSize)
+			if d.Reason != "" {
+				l.WriteString("; " + d.Reason)
+			}
+			b.WriteString(st.Error(Wrap(Safe(l.String()), st.Width)) + "\n")
+		}
+	}
+	if f.Budget != "" {
+		b.WriteString("  budget: " + f.Budget + "\n")
+	}
+	if verbose {
+		bud := f.RenderBudget()
+		bud.AddOutput(b.Len() + 1)
+		b.WriteString("\n")
+		t := f.SpanTree()
+		if t != nil && t.Root() == span.None {
+			t = nil
+		}
+		limitedGrid(&b, f.Bytes, t, bud.OutputRoom(), bud, st)
+		if t != nil {
+			b.WriteString("\nobject tree\n\n")
+			bud.AddOutput(len("\nobject tree\n\n"))
+			limitedTree(&b, t, bud.OutputRoom(), bud, st)
+			if skipped := detached(&b, t, bud, st); skipped > 0 {
+				b.WriteString("\n" + report.OutputSpent(bud, plural(skipped, "decompressed records area")) + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// minDetachedRoom is the least output room a decompressed area's section
+// is started with.
+const minDetachedRoom = 1024
+
+// detached writes a heading, a grid and a tree for each decompressed
+// records area hung on a node of t, while the budget has room, and
+// returns how many areas were left out.
+func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style) int {
+	skipped := 0
+	visit(t, t.Root(), func(id span.ID, _ int) bool {
+		d := t.Detached(id)
+		if d == nil {
+			return true
+		}
+		if bud.OutputRoom() < minDetachedRoom {
+			skipped++
+			return true
+		}
+		start := b.Len()
+		fmt.Fprintf(b, "\n%s\n\n", Wrap(Safe(fmt.Sprintf("%s (%s): decompressed records, offsets within the inflated bytes", t.Path(id), t.ValueText(id))), st.Width))
+		bud.AddOutput(b.Len() - start)
+		limitedGrid(b, d.Bytes, d, bud.OutputRoom()/2, bud, st)
+		b.WriteString("\n")
+		bud.AddOutput(1)
+		limitedTree(b, d, bud.OutputRoom(), bud, st)
+		return true
+	})
+	return skipped
+}
+
+// candidateText is the line that names the first candidates of a
+// response whose request was not captured.
+func candidateText(f *report.Frame) string {
+	if len(f.Candidates) == 0 {
+		return "no response schema of this spec decodes it cleanly and re-encodes it"
+	}
+	const show = 5
+	var names []string
+	for _, c := range f.Candidates[:min(show, len(f.Candidates))] {
+		names = append(names, fmt.Sprintf("%s(%d) v%d", c.Name, c.APIKey, c.Version))
+	}
+	s := "candidates (decode cleanly and re-encode byte for byte): " + strings.Join(names, ", ")
+	if n := len(f.Candidates) - show; n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	if f.CandidatesIncomplete {
+		s += " (search stopped at its budget)"
+	}
+	return s
+}
+
+func byteText(v int) string {
+	if v < 0 {
+		return "end of data"
+	}
+	return fmt.Sprintf("0x%02x", v)
+}
+
+func versionList(vs []int16) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = "v" + strconv.Itoa(int(v))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return strconv.Itoa(n) + " " + w + "s"
+}

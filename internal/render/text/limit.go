@@ -1,0 +1,115 @@
+package text
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// gridRowBytes is the size of one row of Grid; coloured rows carry an
+// escape sequence per byte.
+const (
+	gridRowBytes      = 74
+	gridRowBytesColor = 340
+)
+
+// limitedGrid writes the byte grid of data in style st (coloured from the
+// leaves of t), or of as many leading bytes as room allows, followed by a
+// line that says how many were left out.
+func limitedGrid(b *strings.Builder, data []byte, t *span.Tree, room int64, bud *budget.Budget, st Style) {
+	start := b.Len()
+	rowBytes := int64(gridRowBytes)
+	if st.Color {
+		rowBytes = gridRowBytesColor
+	}
+	rows := (room - 2*rowBytes) / rowBytes
+	shown := len(data)
+	if int64(len(data)+15)/16 > rows {
+		shown = int(max(rows, 0)) * 16
+	}
+	GridStyle(b, data[:shown], t, st)
+	if shown < len(data) {
+		b.WriteString(report.OutputSpent(bud, fmt.Sprintf("bytes 0x%x to 0x%x of %d", shown, len(data), len(data))) + "\n")
+	}
+	bud.AddOutput(b.Len() - start)
+}
+
+// limitedTree writes the object tree of t, or of its first nodes (depth
+// first) that fit in room, with a last row that says how many nodes were
+// left out. The rows are counted in t's table; rows are as wide as the
+// widest, so the node count that fits is found by halving.
+func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budget, st Style) {
+	total := countNodes(t, t.Len()+1)
+	if total == 0 {
+		return
+	}
+	keep := total
+	// Rows are padded to the widest: measure the widest row of the first
+	// nodes that could fit, and keep as many as fit at that width (fewer
+	// nodes are never wider).
+	if est := room / 48; int64(keep) > est {
+		keep = int(max(est, 1))
+	}
+	if w := rowWidth(t, keep); int64(keep)*w > room {
+		keep = int(max(room/w, 1))
+	}
+	for {
+		var sb strings.Builder
+		if keep < total {
+			treeStyle(&sb, t, keep, report.OutputSpent(bud, plural(total-keep, "more tree node")), st)
+		} else {
+			treeStyle(&sb, t, -1, "", st)
+		}
+		if int64(sb.Len()) <= room || keep <= 1 {
+			out := sb.String()
+			if int64(len(out)) > room {
+				// Even one row is too wide: cut at a line boundary.
+				cut := strings.LastIndexByte(out[:max(room, 0)], '\n') + 1
+				out = out[:cut] + report.OutputSpent(bud, "the object tree") + "\n"
+			}
+			b.WriteString(out)
+			bud.AddOutput(len(out))
+			return
+		}
+		keep /= 2
+	}
+}
+
+// rowWidth is about the width of Tree's rows for the first keep nodes of
+// t (depth first): the widest cell of each column, padded, plus the
+// widest description.
+func rowWidth(t *span.Tree, keep int) int64 {
+	var wn, wt, wv, ws, wa int
+	left := keep
+	var val []byte
+	visit(t, t.Root(), func(id span.ID, depth int) bool {
+		if left <= 0 {
+			return false
+		}
+		left--
+		r := t.N(id)
+		name := len(t.Name(id))
+		if r.Index >= 0 {
+			name += len(strconv.Itoa(int(r.Index))) + 2
+		}
+		wn = max(wn, 4*depth+name)
+		wt = max(wt, len(t.Type(id)))
+		val = t.AppendValueText(val[:0], id)
+		wv = max(wv, len(val))
+		ws = max(ws, len("[0x, B]")+max(4, hexDigits(int64(r.Off)))+len(strconv.Itoa(int(r.Len))))
+		about := len(t.About(id))
+		if f := t.Flag(id); f != "" {
+			about += len(f) + 3
+		}
+		if err := t.Err(id); err != nil {
+			about = len(err.Error()) + 7
+		}
+		wa = max(wa, min(about, maxAbout))
+		return true
+	})
+	return int64(wn+2+wt+2+wv+2+ws+2+wa) + 1
+}
