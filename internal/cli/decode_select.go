@@ -9,7 +9,6 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/framefacts"
-	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/topicnames"
@@ -203,15 +202,15 @@ func (s *frameSelector) admitReport(r *report.Frame, index int) bool {
 // topics. conn < 0: no connection.
 func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 	s.annotate(r, index)
-	if r.Decoded != nil && r.Kind == "response" && r.Error == "" {
-		s.names.Learn(r.Decoded, int64(index))
+	if r.Decoded != nil && r.Decoded.API != nil && r.Kind == "response" && r.Error == "" {
+		s.names.LearnTree(r.SpanTree(), r.Decoded.API.Response, r.Decoded.Version, int64(index))
 	}
 	if s.flt == nil {
 		return true
 	}
 	fr := filter.Frame{Kind: r.Kind, HasAPI: r.Decoded != nil && r.Decoded.API != nil, APIKey: r.APIKey, API: r.API,
 		Version: r.Version, CorrelationID: r.CorrelationID, ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
-	facts := framefacts.Of(r.Decoded, s.names.Resolver(int64(index)))
+	facts := framefacts.OfTree(r.SpanTree(), s.names.Resolver(int64(index)))
 	fr.Topics, fr.Errors = facts.Topics, facts.Errors
 	if conn >= 0 {
 		s.pair(conn, &fr)
@@ -219,13 +218,11 @@ func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 	return s.count(&fr, r.Error == "")
 }
 
-// annotate names the frame's topic ids learnt before its position.
+// annotate names the frame's topic ids learnt before its position (notes
+// on its tree).
 func (s *frameSelector) annotate(r *report.Frame, index int) {
-	if s != nil && r.Decoded != nil && s.names.Annotate(r.Decoded.Root, int64(index)) > 0 {
-		r.Decoded.RootEdited() // TRANSITIONAL: until topic names edit the span.Tree
-		if r.Tree != nil {
-			r.Tree = page.FromSpan(r.Decoded.Root) // made before the notes were
-		}
+	if s != nil && s.names.Annotate(r.SpanTree(), int64(index)) > 0 {
+		r.SyncLegacy()
 	}
 }
 

@@ -104,3 +104,47 @@ func (w *walker) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 
 // IsTopicID reports whether a field holds a topic id.
 func IsTopicID(f *schema.Field) bool { return f.Type.Kind == schema.KindUUID && f.Name == "TopicId" }
+
+// OfTree returns the facts of a frame read from its tree t (the rows of
+// its body, each known by its field's descriptor), for front ends that
+// decode once, with spans. It finds what [Of] finds in the frame's
+// values.
+func OfTree(t *span.Tree, names TopicName) Facts {
+	var out Facts
+	if t == nil {
+		return out
+	}
+	body := t.Body()
+	if body == span.None {
+		return out
+	}
+	w := walker{names: names, out: &out}
+	t.Walk(body, func(id span.ID, _ int) {
+		f := t.Desc(id).Field
+		n := t.N(id)
+		if f == nil || f.Type == nil || n.First != span.None || n.Null {
+			return
+		}
+		kind := f.Type.Kind
+		if n.Index >= 0 && kind == schema.KindArray && f.Type.Elem != nil {
+			kind = f.Type.Elem.Kind // an element of an array field
+		} else if n.Index >= 0 {
+			return
+		}
+		switch {
+		case n.Val == span.ValInt && kind == schema.KindInt16 && span.IsErrorCode(f.Name):
+			out.Errors = append(out.Errors, int16(n.Int))
+		case n.Val == span.ValString && kind == schema.KindString && f.EntityType == "topicName":
+			if b := t.ValueBytes(id); len(b) > 0 {
+				w.topic(string(b))
+			}
+		case n.Val == span.ValUUID && kind == schema.KindUUID && IsTopicID(f) && names != nil:
+			if b := t.ValueBytes(id); len(b) == 16 {
+				if name, ok := names([16]byte(b)); ok {
+					w.topic(name)
+				}
+			}
+		}
+	})
+	return out
+}

@@ -27,13 +27,14 @@ func TestOf(t *testing.T) {
 	del := kmsg.NewPtrDeleteTopicsRequest()
 	del.Version = 5
 	del.TopicNames = []string{"a", "b", "a"}
-	f, err := c.DecodeRequest(kmsg.NewRequestFormatter().AppendRequest(nil, del, 1), codec.Options{})
+	f, err := c.DecodeRequest(kmsg.NewRequestFormatter().AppendRequest(nil, del, 1), codec.Options{Spans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := Of(f, nil); !cmp.Equal(got, Facts{Topics: []string{"a", "b"}}) {
 		t.Errorf("DeleteTopics v5: %+v", got)
 	}
+	sameFromTree(t, f, nil)
 
 	// Errors at every depth of an OffsetCommit response, names by struct.
 	r := kmsg.NewPtrOffsetCommitResponse()
@@ -53,14 +54,24 @@ func TestOf(t *testing.T) {
 	b = r.AppendTo(b)
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 	api, _ := c.Reg.API(8)
-	rf, err := c.DecodeResponse(b, api, 8, codec.Options{})
+	rf, err := c.DecodeResponse(b, api, 8, codec.Options{Spans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := Of(rf, nil); !cmp.Equal(got, Facts{Topics: []string{"x", "y"}, Errors: []int16{0, 25, 0, 25}}) {
 		t.Errorf("OffsetCommit v8: %+v", got)
 	}
+	sameFromTree(t, rf, nil)
 	if got := Of(nil, nil); len(got.Topics)+len(got.Errors) != 0 {
 		t.Errorf("nil frame: %+v", got)
+	}
+}
+
+// sameFromTree checks that OfTree finds in f's tree what Of finds in its
+// values.
+func sameFromTree(t *testing.T, f *codec.Frame, names TopicName) {
+	t.Helper()
+	if diff := cmp.Diff(Of(f, names), OfTree(f.SpanTree(), names)); diff != "" {
+		t.Errorf("%s: facts from the tree differ from the values' (-values +tree):\n%s", f.API.Name, diff)
 	}
 }

@@ -1,15 +1,15 @@
 package proxy
 
 import (
-	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/topicnames"
 )
 
 // nameTopics shows, beside every topic id of a decoded frame, the name an
 // earlier response of this proxy session (Metadata, DescribeTopicPartitions,
-// CreateTopics) gave it, and learns the names a response gives. It runs on
-// the decoding goroutine, which sees frames in order.
+// CreateTopics) gave it, and learns the names a response gives, both from
+// the frame's tree (the one decode). It runs on the decoding goroutine,
+// which sees frames in order.
 func (p *Proxy) nameTopics(f *report.Frame, response bool) {
 	if f == nil || f.Decoded == nil {
 		return
@@ -18,13 +18,11 @@ func (p *Proxy) nameTopics(f *report.Frame, response bool) {
 		p.names = topicnames.New()
 	}
 	p.namedSeq++
-	if p.names.Annotate(f.Decoded.Root, p.namedSeq) > 0 {
-		f.Decoded.RootEdited() // TRANSITIONAL: until topic names edit the span.Tree
-		if f.Tree != nil {
-			f.Tree = page.FromSpan(f.Decoded.Root) // made before the notes were
-		}
+	t := f.SpanTree()
+	if p.names.Annotate(t, p.namedSeq) > 0 {
+		f.SyncLegacy()
 	}
-	if response && f.Error == "" {
-		p.names.Learn(f.Decoded, p.namedSeq)
+	if response && f.Error == "" && f.Decoded.API != nil {
+		p.names.LearnTree(t, f.Decoded.API.Response, f.Decoded.Version, p.namedSeq)
 	}
 }

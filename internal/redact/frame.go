@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/codec"
-	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -94,8 +93,8 @@ func (s *Stream) Request(c *codec.Codec, b []byte) ([]byte, *Plan) {
 	switch key {
 	case keySaslHandshake:
 		if f, err := c.DecodeRequest(b, codec.Options{Spans: true}); err == nil {
-			if n := field(f.Root, "Mechanism"); n != nil {
-				s.mech = string(n.Bytes)
+			if t, id := bodyField(f, "Mechanism"); id != span.None {
+				s.mech = string(t.ValueBytes(id))
 			}
 			if version == 0 {
 				// Raw tokens follow once the broker accepts the
@@ -130,7 +129,7 @@ func (s *Stream) Response(c *codec.Codec, b []byte, api *schema.API, version int
 		if s.v0Pending {
 			s.v0Pending = false
 			if f, err := c.DecodeResponse(b, api, version, codec.Options{Spans: true}); err == nil {
-				if n := field(f.Root, "ErrorCode"); n != nil && n.Int != 0 {
+				if t, id := bodyField(f, "ErrorCode"); id != span.None && t.N(id).Int != 0 {
 					s.raw = 0
 				}
 			}
@@ -153,11 +152,8 @@ func readsAsRequest(c *codec.Codec, key, version int16) bool {
 // after the header's first 8 bytes is redacted.
 func (s *Stream) authBytes(f *codec.Frame, err error) func(b []byte, fromServer bool) ([]byte, *Plan) {
 	return func(b []byte, fromServer bool) ([]byte, *Plan) {
-		var n *span.Node
-		if f != nil {
-			n = field(f.Root, "AuthBytes")
-		}
-		if n == nil || n.Null || (err != nil && n.Err != nil) {
+		t, id := bodyField(f, "AuthBytes")
+		if id == span.None || t.N(id).Null || (err != nil && t.Err(id) != nil) {
 			if err == nil {
 				return b, nil // no auth bytes (a null or absent field)
 			}
@@ -165,12 +161,13 @@ func (s *Stream) authBytes(f *codec.Frame, err error) func(b []byte, fromServer 
 			out, k := Redact(b[8:], parts)
 			return append(append([]byte(nil), b[:8]...), out...), &Plan{Off: 8, Parts: parts, Redacted: k, summary: "frame did not decode: everything after its header is redacted"}
 		}
-		off := n.Off + n.Len - len(n.Bytes)
-		mech, parts := Parse(s.mech, n.Bytes, fromServer)
-		red, k := Redact(n.Bytes, parts)
+		auth := t.ValueBytes(id)
+		off := t.ValueOff(id)
+		mech, parts := Parse(s.mech, auth, fromServer)
+		red, k := Redact(auth, parts)
 		out := append([]byte(nil), b...)
 		copy(out[off:], red)
-		return out, &Plan{Mechanism: mech, Off: off, Prefix: off - n.Off, Parts: parts, Redacted: k, summary: Summary(mech, red, parts)}
+		return out, &Plan{Mechanism: mech, Off: off, Prefix: off - int(t.N(id).Off), Parts: parts, Redacted: k, summary: Summary(mech, red, parts)}
 	}
 }
 
@@ -197,83 +194,98 @@ func (s *Stream) Raw(b []byte, fromServer bool) ([]byte, *Plan) {
 	return out, &Plan{Mechanism: mech, Off: 4, Parts: parts, Redacted: k, Raw: true, summary: Summary(mech, red, parts)}
 }
 
-// field finds the body's field node of that name.
-func field(root *span.Node, name string) *span.Node {
-	if root == nil {
-		return nil
+// bodyField returns the tree of a decoded frame and the row of its body's
+// top-level field of that name: the field is found by name in the
+// message's spec, and its row by the field's descriptor (span.None when
+// the frame or the field is not there).
+func bodyField(f *codec.Frame, name string) (*span.Tree, span.ID) {
+	if f == nil || f.API == nil {
+		return nil, span.None
 	}
-	for _, k := range root.Kids {
-		if k.Cat == span.CatRequestBody || k.Cat == span.CatResponseBody {
-			for _, f := range k.Kids {
-				if f.Name == name {
-					return f
-				}
-			}
+	t := f.SpanTree()
+	m := f.Message()
+	if t == nil || m == nil || m.Body == nil {
+		return t, span.None
+	}
+	for _, sf := range m.Body.Fields {
+		if sf.Name == name && sf.Versions.Contains(f.Version) {
+			return t, t.KidOf(t.Body(), sf)
 		}
 	}
-	return nil
+	return t, span.None
 }
 
-// Apply gives the auth-bytes node of r (the report of the redacted
-// frame) the parts of its mechanism as children, and a note that says what
-// was redacted.
+// Descriptors of the rows redaction adds.
+var (
+	lengthCompactDesc = span.NewDesc("length", "uvarint", "length prefix of the auth bytes")
+	lengthInt32Desc   = span.NewDesc("length", "int32", "length prefix of the auth bytes")
+	tokenRootDesc     = span.NewDesc("SaslToken", "legacy SASL token", "raw SASL bytes after a SaslHandshake v0: a size prefix, no Kafka header")
+	tokenFrameDesc    = span.NewDesc("Frame", "", "length-delimited framing")
+	tokenSizeDesc     = span.NewDesc("size", "int32", "")
+	tokenDesc         = span.NewDesc("token", "bytes", "")
+)
+
+// Apply gives the auth-bytes row of r (the report of the redacted frame)
+// the parts of its mechanism as children, and a note that says what was
+// redacted.
 func (p *Plan) Apply(r *report.Frame) {
-	if p == nil || r == nil || r.Decoded == nil || r.Decoded.Root == nil || p.Raw {
+	if p == nil || r == nil || p.Raw {
 		return
 	}
-	var n *span.Node
-	r.Decoded.Root.Walk(func(x *span.Node, _ int) {
-		if n == nil && x.Off+x.Len-len(x.Bytes) == p.Off && x.Name == "AuthBytes" {
-			n = x
-		}
-	})
-	if n == nil {
+	t, id := bodyField(r.Decoded, "AuthBytes")
+	if id == span.None || t.ValueOff(id) != p.Off {
 		return
 	}
-	n.Note = p.summary
-	if len(p.Parts) > 0 && p.Off-n.Off == p.Prefix {
-		var kids []*span.Node
+	t.Extra(id, true).Note = p.summary
+	if n := t.N(id); len(p.Parts) > 0 && p.Off-int(n.Off) == p.Prefix {
+		t.CutKids(id)
 		if p.Prefix > 0 {
-			kids = append(kids, &span.Node{Name: "length", Type: lenType(n.Enc), Val: span.ValInt, Int: n.Prefix,
-				Off: n.Off, Len: p.Prefix, Index: -1, Cat: n.Cat, Parent: n, About: "length prefix of the auth bytes"})
+			d := lengthInt32Desc
+			if n.Enc == span.EncCompact {
+				d = lengthCompactDesc
+			}
+			off, prefix, cat := int(n.Off), n.Prefix, n.Cat
+			k := t.Add(id, d, off, cat)
+			kn := t.N(k)
+			kn.Val, kn.Int, kn.Len = span.ValInt, prefix, int32(p.Prefix)
 		}
-		kids = append(kids, partNodes(n, n.Bytes, p)...)
-		n.Kids = kids
+		addParts(t, id, p)
 	}
-	r.Decoded.RootEdited() // TRANSITIONAL: until Apply edits the span.Tree
-	if r.Tree != nil {
-		r.Tree = page.FromSpan(r.Decoded.Root)
-	}
+	r.SyncLegacy()
 }
 
-func lenType(e span.Enc) string {
-	if e == span.EncCompact {
-		return "uvarint"
-	}
-	return "int32"
-}
-
-// partNodes makes a leaf per non-empty part of the auth bytes b, which
-// start at p.Off in the frame.
-func partNodes(parent *span.Node, b []byte, p *Plan) []*span.Node {
-	var out []*span.Node
+// addParts adds a row under parent per non-empty part of the auth bytes,
+// which start at p.Off in the tree's bytes. Part names come from the
+// input (an OAUTHBEARER extension's key), so their descriptors are the
+// tree's own.
+func addParts(t *span.Tree, parent span.ID, p *Plan) {
+	cat := t.N(parent).Cat
+	descs := map[[2]string]*span.Desc{}
 	for _, part := range p.Parts {
-		if part.Len == 0 || part.Off+part.Len > len(b) {
+		if part.Len == 0 || p.Off+part.Off+part.Len > len(t.Bytes) {
 			continue
 		}
-		k := &span.Node{Name: part.Name, Off: p.Off + part.Off, Len: part.Len, Index: -1, Cat: parent.Cat, Parent: parent,
-			Bytes: b[part.Off : part.Off+part.Len]}
+		typ, val := "string", span.ValString
 		switch {
 		case part.Secret:
-			k.Type, k.Val, k.Note = "bytes", span.ValRecords, "redacted"
+			typ, val = "bytes", span.ValRecords
 		case part.Name == "separator":
-			k.Type, k.Val = "separator", span.ValBytes
-		default:
-			k.Type, k.Val = "string", span.ValString
+			typ, val = "separator", span.ValBytes
 		}
-		out = append(out, k)
+		key := [2]string{part.Name, typ}
+		d := descs[key]
+		if d == nil {
+			d = &span.Desc{Name: part.Name, Type: typ}
+			descs[key] = d
+		}
+		off := p.Off + part.Off
+		k := t.AddLocal(parent, d, off, cat)
+		n := t.N(k)
+		n.Val, n.Len, n.VOff, n.VLen = val, int32(part.Len), int32(off), int32(part.Len)
+		if part.Secret {
+			t.Extra(k, true).Note = "redacted"
+		}
 	}
-	return out
 }
 
 // RawReport is the report of a raw token of the legacy SaslHandshake v0
@@ -287,23 +299,29 @@ func RawReport(b []byte, p *Plan, fromServer bool) *report.Frame {
 	}
 	r := &report.Frame{Kind: kind, APIKey: keySaslHandshake, API: "SaslHandshake-v0-token", Size: len(b), Bytes: b}
 	r.Hex = hexString(b)
-	root := &span.Node{Name: "SaslToken", Type: "legacy SASL token", Len: len(b), Index: -1,
-		About: "raw SASL bytes after a SaslHandshake v0: a size prefix, no Kafka header"}
+	t := &span.Tree{Bytes: b}
+	root := t.Add(span.None, tokenRootDesc, 0, span.CatNone)
+	t.N(root).Len = int32(len(b))
 	if len(b) >= 4 {
-		fr := &span.Node{Name: "Frame", Len: 4, Index: -1, Cat: span.CatFrame, Parent: root, About: "length-delimited framing"}
-		fr.Kids = []*span.Node{{Name: "size", Type: "int32", Val: span.ValInt, Int: int64(int32(binary.BigEndian.Uint32(b))), Len: 4, Index: -1, Cat: span.CatFrame, Parent: fr}}
-		root.Kids = append(root.Kids, fr)
-		tok := &span.Node{Name: "token", Type: "bytes", Val: span.ValBytes, Bytes: b[4:], Off: 4, Len: len(b) - 4, Index: -1, Cat: cat, Parent: root}
-		if p != nil {
-			tok.Note = p.summary
-			tok.Kids = partNodes(tok, b[4:], p)
-		}
-		if tok.Len > 0 {
-			root.Kids = append(root.Kids, tok)
+		fr := t.Add(root, tokenFrameDesc, 0, span.CatFrame)
+		t.N(fr).Len = 4
+		size := t.Add(fr, tokenSizeDesc, 0, span.CatFrame)
+		sn := t.N(size)
+		sn.Val, sn.Int, sn.Len = span.ValInt, int64(int32(binary.BigEndian.Uint32(b))), 4
+		if len(b) > 4 {
+			tok := t.Add(root, tokenDesc, 4, cat)
+			tn := t.N(tok)
+			tn.Val, tn.Len, tn.VOff, tn.VLen = span.ValBytes, int32(len(b)-4), 4, int32(len(b)-4)
+			if p != nil {
+				t.Extra(tok, true).Note = p.summary
+				tp := *p
+				tp.Off = 4
+				addParts(t, tok, &tp)
+			}
 		}
 	}
-	r.Tree = page.FromSpan(root)
-	r.Spans = span.FromNode(root, b)
+	r.Spans = t
+	r.SyncLegacy()
 	return r
 }
 

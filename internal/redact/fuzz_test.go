@@ -1,6 +1,14 @@
 package redact
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
 
 // FuzzParse: whatever the bytes and the mechanism, the parts tile the
 // bytes in order, and Redact replaces exactly the secret parts.
@@ -42,6 +50,64 @@ func FuzzParse(f *testing.F) {
 		}
 		if n != k {
 			t.Fatalf("Redact says %d bytes, %d are secret", n, k)
+		}
+	})
+}
+
+// FuzzApply: whatever the auth bytes, mechanism and version, the tree of
+// the redacted SaslAuthenticate frame gives the auth bytes children that
+// tile them, and every secret part's row covers only Fill bytes.
+func FuzzApply(f *testing.F) {
+	for _, s := range []string{"\x00u\x00p", "n,,n=u,r=x", "c=biws,r=x,p=pr", "r=x,s=c2E=,i=1", "v=c2ln", "n,a=u,\x01auth=Bearer t\x01\x01", ""} {
+		for _, m := range []string{"", "PLAIN", "SCRAM-SHA-256", "OAUTHBEARER"} {
+			f.Add(m, []byte(s), int8(2), false)
+			f.Add(m, []byte(s), int8(0), true)
+		}
+	}
+	c := testCodec(f)
+	api, _ := c.Reg.API(keySaslAuthenticate)
+	f.Fuzz(func(t *testing.T, mech string, auth []byte, v int8, fromServer bool) {
+		version := int16(v&0x7f) % 3
+		s := NewStream(false)
+		s.mech = mech
+		var out []byte
+		var p *Plan
+		var r *report.Frame
+		if fromServer {
+			resp := kmsg.NewPtrSASLAuthenticateResponse()
+			resp.Version, resp.SASLAuthBytes = version, auth
+			out, p = s.Response(c, respFrame(resp, 1), api, version)
+			r = report.Decode(c, out, report.Options{Kind: schema.TypeResponse, API: api, Version: version})
+		} else {
+			out, p = s.Request(c, authenticate(auth, version))
+			r = report.Decode(c, out, report.Options{})
+		}
+		p.Apply(r)
+		tr, id := bodyField(r.Decoded, "AuthBytes")
+		if p == nil || len(p.Parts) == 0 || id == span.None {
+			return
+		}
+		kids := tr.Kids(id)
+		if len(kids) == 0 {
+			t.Fatalf("no parts under the auth bytes (plan %+v)", p)
+		}
+		end := tr.N(id).Off
+		for _, k := range kids {
+			n := tr.N(k)
+			if n.Off != end {
+				t.Fatalf("part %s at %d, want %d", tr.Name(k), n.Off, end)
+			}
+			end += n.Len
+			if tr.Note(k) == "redacted" {
+				for _, b := range out[n.Off : n.Off+n.Len] {
+					if b != Fill {
+						t.Fatalf("secret row %s shows %q", tr.Name(k), out[n.Off:n.Off+n.Len])
+					}
+				}
+			}
+		}
+		if end != tr.N(id).Off+tr.N(id).Len {
+			t.Fatalf("parts end at %d, the auth bytes at %d", end, tr.N(id).Off+tr.N(id).Len)
 		}
 	})
 }

@@ -3,6 +3,8 @@ package redact
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -124,17 +127,32 @@ func TestPlainRequest(t *testing.T) {
 				t.Errorf("v%d: output lacks %q:\n%s", v, want, all)
 			}
 		}
-		// The children tile the auth bytes.
-		n := field(r.Decoded.Root, "AuthBytes")
-		end := n.Off
-		for _, k := range n.Kids {
-			if k.Off != end {
-				t.Fatalf("v%d: child %s at %d, want %d", v, k.Name, k.Off, end)
-			}
-			end += k.Len
+		// The children tile the auth bytes, and the secret's row says
+		// it is redacted.
+		tr, n := bodyField(r.Decoded, "AuthBytes")
+		if n == span.None {
+			t.Fatalf("v%d: no AuthBytes row", v)
 		}
-		if end != n.Off+n.Len {
-			t.Fatalf("v%d: children end at %d, node at %d", v, end, n.Off+n.Len)
+		end := tr.N(n).Off
+		var names []string
+		for k := tr.N(n).First; k != span.None; k = tr.N(k).Next {
+			if tr.N(k).Off != end {
+				t.Fatalf("v%d: child %s at %d, want %d", v, tr.Name(k), tr.N(k).Off, end)
+			}
+			end += tr.N(k).Len
+			names = append(names, tr.Name(k))
+			if tr.Name(k) == "password" && (tr.Note(k) != "redacted" || tr.ValueText(k) != "= 17 bytes (redacted)") {
+				t.Errorf("v%d: password row %q, note %q", v, tr.ValueText(k), tr.Note(k))
+			}
+		}
+		if end != tr.N(n).Off+tr.N(n).Len {
+			t.Fatalf("v%d: children end at %d, node at %d", v, end, tr.N(n).Off+tr.N(n).Len)
+		}
+		if want := "length separator authcid separator password"; strings.Join(names, " ") != want {
+			t.Errorf("v%d: children %v, want %s", v, names, want)
+		}
+		if got := tr.Note(n); got != `PLAIN: authzid "", authcid "alice", password redacted (17 bytes)` {
+			t.Errorf("v%d: note %q", v, got)
 		}
 	}
 }
@@ -245,6 +263,28 @@ func TestLegacyRawTokens(t *testing.T) {
 	noSecret(t, all, password)
 	if !bytes.Contains(all, []byte(`authcid`)) || !bytes.Contains(all, []byte(`"bob"`)) {
 		t.Errorf("structure missing:\n%s", all)
+	}
+	// The token's tree: the frame's size, then the token, whose parts
+	// tile its bytes; the password's row is noted as redacted.
+	tr := r.SpanTree()
+	if tr == nil || tr.Name(tr.Root()) != "SaslToken" || tr.N(tr.Root()).Len != int32(len(out)) {
+		t.Fatalf("token tree %v", tr)
+	}
+	kids := tr.Kids(tr.Root())
+	if len(kids) != 2 || tr.Path(tr.Kids(kids[0])[0]) != "Frame.size" || tr.ValueText(tr.Kids(kids[0])[0]) != fmt.Sprintf("= %d", len(tok)) {
+		t.Fatalf("token tree rows %v", kids)
+	}
+	end, parts := int32(4), []string{}
+	for _, k := range tr.Kids(kids[1]) {
+		if tr.N(k).Off != end {
+			t.Fatalf("part %s at %d, want %d", tr.Name(k), tr.N(k).Off, end)
+		}
+		end += tr.N(k).Len
+		parts = append(parts, tr.Name(k)+" "+tr.ValueText(k))
+	}
+	want := []string{`separator = 0x00`, `authcid = "bob"`, `separator = 0x00`, fmt.Sprintf("password = %d bytes (redacted)", len(password))}
+	if end != int32(len(out)) || !slices.Equal(parts, want) {
+		t.Errorf("parts %q end at %d; want %q ending at %d", parts, end, want, len(out))
 	}
 	// The server's (empty) token, then an ordinary request again.
 	if _, p := s.Response(c, []byte{0, 0, 0, 0}, nil, 0); p == nil || !p.Raw {

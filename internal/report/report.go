@@ -155,7 +155,7 @@ func (f *Frame) SpanTree() *span.Tree {
 
 // hasTree reports whether the frame has an annotated tree.
 func (f *Frame) hasTree() bool {
-	return f.Tree != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
+	return f.Tree != nil || f.Spans != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
 }
 
 // Gap locates the bytes a capture lost inside a frame.
@@ -276,7 +276,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	}
 	tree := func() {
 		if !o.Lean {
-			r.Tree = page.FromSpan(f.Root)
+			// From the span tree: its edits and render-time notes.
+			r.Tree = pageTree(f.SpanTree())
 		}
 	}
 	if kind == schema.TypeRequest {
@@ -300,8 +301,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			s := string(f.ClientID)
 			r.ClientID = &s
 		}
-		if err != nil && f.Root != nil {
-			fillUndecoded(f.Root, b)
+		if err != nil && fillUndecoded(f.SpanTree()) {
+			r.SyncLegacy() // the pointer tree shows the undecoded bytes
 		}
 		tree()
 	}
@@ -340,8 +341,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if o.Roundtrip {
 		ok, d := Check(c, f, b)
 		r.Roundtrip, r.RoundtripDiff = &ok, d
-		if d != nil && r.Tree != nil {
-			tree() // Check flagged the leaf
+		if d != nil {
+			r.SyncLegacy() // Check flagged the leaf
 		}
 		if d != nil {
 			f.RootEdited() // TRANSITIONAL: until Check flags the span.Tree
@@ -350,14 +351,28 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	return r
 }
 
-// fillUndecoded gives the "undecoded" leaf that the codec adds after an
-// error its bytes, so that it shows them.
-func fillUndecoded(root *span.Node, b []byte) {
-	for _, k := range root.Kids {
-		if k.Name == "undecoded" && k.Bytes == nil && k.Off >= 0 && k.Off+k.Len <= len(b) {
-			k.Bytes = b[k.Off : k.Off+k.Len]
+// fillUndecoded gives the "undecoded" row that the codec adds under the
+// root after an error (a bytes leaf from no spec field, with the error
+// set) its value range, so that it shows its bytes.
+func fillUndecoded(t *span.Tree) bool {
+	filled := false
+	if t.Root() == span.None {
+		return false
+	}
+	for k := t.N(0).First; k != span.None; k = t.N(k).Next {
+		n := t.N(k)
+		if n.Val != span.ValBytes || n.First != span.None || n.VLen != 0 || t.Desc(k).Field != nil || t.Err(k) == nil {
+			continue
+		}
+		if a := t.Extra(k, false); a != nil && a.HasValue {
+			continue
+		}
+		if n.Off >= 0 && n.Len > 0 && int(n.Off)+int(n.Len) <= len(t.Bytes) {
+			n.VOff, n.VLen = n.Off, n.Len
+			filled = true
 		}
 	}
+	return filled
 }
 
 // apiVersionsKey is the key of ApiVersions, whose requests clients send at
@@ -441,12 +456,12 @@ func Check(c *codec.Codec, f *codec.Frame, in []byte) (bool, *Diff) {
 			d.Offset, d.Input, d.Encoded = j, byteAt(in, j), byteAt(out, j)
 		}
 	}
-	if f.Root != nil {
-		if leaf := LeafAt(f.Root, d.Offset); leaf != nil {
-			d.Field = leaf.Path()
-			d.Reason = explain(leaf, in, out, d.Offset)
-			if leaf.Flag == "" {
-				leaf.Flag = "non-canonical"
+	if t := f.SpanTree(); t != nil {
+		if leaf := LeafAt(t, d.Offset); leaf != span.None {
+			d.Field = t.Path(leaf)
+			d.Reason = explain(t, leaf, in, out, d.Offset)
+			if a := t.Extra(leaf, true); a.Flag == "" {
+				a.Flag = "non-canonical"
 			}
 		}
 	}
@@ -460,42 +475,46 @@ func byteAt(b []byte, i int) int {
 	return -1
 }
 
-// LeafAt returns the leaf of the tree whose bytes cover offset off (nil
-// when none does).
-func LeafAt(root *span.Node, off int) *span.Node {
-	var found *span.Node
-	root.Walk(func(n *span.Node, _ int) {
-		if n.IsLeaf() && off >= n.Off && off < n.Off+n.Len {
-			found = n
-		}
-	})
-	return found
+// LeafAt returns the leaf of the tree whose bytes cover offset off
+// (span.None when none does).
+func LeafAt(t *span.Tree, off int) span.ID {
+	if t.Root() == span.None {
+		return span.None
+	}
+	return t.LeafAt(t.Root(), off)
 }
 
-// explain names a known non-canonical encoding at the leaf.
-func explain(leaf *span.Node, in, out []byte, off int) string {
-	raw := in[leaf.Off:min(leaf.Off+leaf.Len, len(in))]
-	isVarint := strings.Contains(leaf.Type, "varint") || strings.Contains(leaf.Type, "varlong") || leaf.Enc == span.EncCompact
+// explain names a known non-canonical encoding at the leaf. What the
+// leaf is comes from its row and descriptor, never from its type text.
+func explain(t *span.Tree, leaf span.ID, in, out []byte, off int) string {
+	n := t.N(leaf)
+	raw := in[min(int(n.Off), len(in)):min(int(n.Off+n.Len), len(in))]
+	isVarint := t.Varint(leaf)
+	name := t.Name(leaf)
+	parent := n.Parent
 	switch {
 	case isVarint && varintWide(raw):
-		return fmt.Sprintf("varint %s carries bits beyond 32, which Kafka's reader drops", leaf.Name)
+		return fmt.Sprintf("varint %s carries bits beyond 32, which Kafka's reader drops", name)
 	case isVarint && redundantVarint(raw):
-		return fmt.Sprintf("redundant varint bytes: %s is %d bytes where %d suffice", leaf.Name, varintLen(raw), minimalLen(raw))
-	case leaf.Val == span.ValBool && len(raw) == 1 && raw[0] > 1:
+		return fmt.Sprintf("redundant varint bytes: %s is %d bytes where %d suffice", name, varintLen(raw), minimalLen(raw))
+	case n.Val == span.ValBool && len(raw) == 1 && raw[0] > 1:
 		return fmt.Sprintf("bool written as 0x%02x; it reads as true and re-encodes as 0x01", raw[0])
-	case leaf.Val == span.ValPresence && len(raw) == 1 && raw[0] != 0xff && raw[0] != 1:
+	case n.Val == span.ValPresence && len(raw) == 1 && raw[0] != 0xff && raw[0] != 1:
 		return fmt.Sprintf("nullable-struct marker 0x%02x; it reads as %s and re-encodes as 0x%02x", raw[0], map[bool]string{true: "null", false: "present"}[int8(raw[0]) < 0], byteAt(out, off))
-	case leaf.Cat == span.CatTagged || (leaf.Parent != nil && leaf.Parent.Cat == span.CatTagged):
-		if leaf.Name == "count" || leaf.Name == "tagged_fields" || leaf.Name == "tag" || leaf.Name == "size" {
+	case n.Cat == span.CatTagged || (parent != span.None && t.N(parent).Cat == span.CatTagged):
+		if n.Cat == span.CatTagged && t.Desc(leaf).Field == nil && (n.Val == span.ValInt || n.Val == span.ValCount) {
+			// The section's count, or a field's tag or size.
 			return "tagged field that holds its default value (writers omit it), or tagged fields in a different order"
 		}
 		return "tagged section differs"
-	case leaf.Name == "size" && leaf.Parent != nil && leaf.Parent.Name == "Frame":
+	case n.Cat == span.CatFrame && n.Off == 0 && n.Val == span.ValInt:
 		return "the size prefix disagrees with the re-encoded frame"
 	}
-	for p := leaf.Parent; p != nil; p = p.Parent {
-		if p.Cat == span.CatTagged && p.Name != "tagged_fields" {
-			return "tagged field " + p.Name + " holds its default value (writers omit it)"
+	for p := parent; p != span.None; p = t.N(p).Parent {
+		// A tagged field's entry (a group under the section, which holds
+		// the count as its value).
+		if pn := t.N(p); pn.Cat == span.CatTagged && pn.Val != span.ValInt {
+			return "tagged field " + t.Name(p) + " holds its default value (writers omit it)"
 		}
 	}
 	return ""

@@ -3,7 +3,9 @@
 // CreateTopics response (any response struct that holds both a TopicId
 // and a topic name) tells which name an id stands for. A [Map] learns
 // these pairs from the responses of one capture or proxy session, in
-// order, and annotates later frames' TopicId nodes with the name.
+// order ([Map.LearnTree] from a response's span tree, [Map.Learn] from
+// its values), and notes the name on later frames' topic-id rows
+// ([Map.Annotate]).
 //
 // Each pair is learnt at a position (the frame's index in the session),
 // and is used only for frames after that position, so frames decoded out
@@ -187,20 +189,69 @@ func (m *Map) Dropped() int64 {
 	return m.dropped
 }
 
-// Annotate notes the topic name beside every TopicId node of the tree
-// whose id was named before position before: `= <uuid> (topic "orders")`.
-// It returns the number of nodes annotated.
-func (m *Map) Annotate(root *span.Node, before int64) int {
-	if root == nil || m.empty() {
+// LearnTree records the (id, name) pairs of a cleanly decoded response,
+// read from its tree t (frame, message and version as [Map.Learn] takes
+// them from a codec.Frame), at position at: every struct row that holds
+// both a TopicId row and a topic-name row, found by their fields'
+// descriptors. It returns the number of pairs that were new. It reads
+// the tree of the one decode a front end makes, so no frame is decoded a
+// second time for its names.
+func (m *Map) LearnTree(t *span.Tree, msg *schema.Message, v int16, at int64) int {
+	if t == nil || !m.Teaches(msg, v) {
+		return 0
+	}
+	body := t.Body()
+	if body == span.None {
+		return 0
+	}
+	added := 0
+	t.Walk(body, func(id span.ID, _ int) {
+		var uuid, name []byte
+		for k := t.N(id).First; k != span.None; k = t.N(k).Next {
+			f := t.Desc(k).Field
+			if f == nil || t.N(k).Index >= 0 {
+				continue // not a field row, or an element of an array field
+			}
+			switch n := t.N(k); {
+			case n.Val == span.ValUUID && framefacts.IsTopicID(f):
+				uuid = t.ValueBytes(k)
+			case n.Val == span.ValString && isTopicName(f) && !n.Null:
+				name = t.ValueBytes(k)
+			}
+		}
+		if len(uuid) == 16 && len(name) > 0 && [16]byte(uuid) != [16]byte{} && m.add([16]byte(uuid), string(name), at) {
+			added++
+		}
+	})
+	return added
+}
+
+// Annotate notes the topic name beside every topic-id row of the tree
+// (a uuid row of a TopicId field) whose id was named before position
+// before: `= <uuid> (topic "orders")`. It returns the number of rows
+// annotated.
+func (m *Map) Annotate(t *span.Tree, before int64) int {
+	if t == nil || t.Root() == span.None || m.empty() {
 		return 0
 	}
 	n := 0
-	root.Walk(func(x *span.Node, _ int) {
-		if x.Val != span.ValUUID || x.Name != "TopicId" || x.Note != "" || len(x.Bytes) != 16 {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		r := t.N(id)
+		if r.Val != span.ValUUID || r.Null {
 			return
 		}
-		if name, ok := m.Lookup([16]byte(x.Bytes), before); ok {
-			x.Note = "topic " + strconv.Quote(name)
+		if f := t.Desc(id).Field; f == nil || !framefacts.IsTopicID(f) {
+			return
+		}
+		if a := t.Extra(id, false); a != nil && a.Note != "" {
+			return
+		}
+		b := t.ValueBytes(id)
+		if len(b) != 16 {
+			return
+		}
+		if name, ok := m.Lookup([16]byte(b), before); ok {
+			t.Extra(id, true).Note = "topic " + strconv.Quote(name)
 			n++
 		}
 	})

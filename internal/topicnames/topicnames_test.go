@@ -109,27 +109,34 @@ func TestLearnAndAnnotate(t *testing.T) {
 	}
 
 	fetch := decodeResp(t, c, 1, 13, fetchResponse(), true)
-	if n := m.Annotate(fetch.Root, 5); n != 0 {
-		t.Errorf("annotated %d nodes before the Metadata response", n)
+	ft := fetch.SpanTree()
+	if n := m.Annotate(ft, 5); n != 0 {
+		t.Errorf("annotated %d rows before the Metadata response", n)
 	}
-	if n := m.Annotate(fetch.Root, 12); n != 1 {
-		t.Fatalf("annotated %d nodes, want 1", n)
+	if n := m.Annotate(ft, 12); n != 1 {
+		t.Fatalf("annotated %d rows, want 1", n)
 	}
 	var notes []string
-	fetch.Root.Walk(func(n *span.Node, _ int) {
-		if n.Name == "TopicId" {
-			notes = append(notes, n.ValueText())
+	ft.Walk(ft.Root(), func(id span.ID, _ int) {
+		if f := ft.Desc(id).Field; f != nil && f.Name == "TopicId" {
+			notes = append(notes, ft.ValueText(id))
 		}
 	})
 	want := []string{"= aa010203-0405-0607-0809-0a0b0c0d0e0f (topic \"orders\")", "= cc010000-0000-0000-0000-000000000000"}
 	if diff := cmp.Diff(want, notes); diff != "" {
 		t.Errorf("TopicId values (-want +got):\n%s", diff)
 	}
+	if n := m.Annotate(ft, 12); n != 0 {
+		t.Errorf("annotated %d rows again, want 0", n)
+	}
 
 	// Facts of the Fetch response: the id resolved, errors anywhere.
 	facts := framefacts.Of(fetch, m.Resolver(12))
 	if diff := cmp.Diff(framefacts.Facts{Topics: []string{"orders"}, Errors: []int16{0, 6, 6}}, facts); diff != "" {
 		t.Errorf("facts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(facts, framefacts.OfTree(ft, m.Resolver(12))); diff != "" {
+		t.Errorf("facts from the tree (-values +tree):\n%s", diff)
 	}
 	if facts := framefacts.Of(fetch, m.Resolver(3)); len(facts.Topics) != 0 {
 		t.Errorf("topics before the names were learnt: %v", facts.Topics)
@@ -151,16 +158,49 @@ func TestLearnAndAnnotate(t *testing.T) {
 	fetch2 := decodeResp(t, c, 1, 13, fetchResponse(), true)
 	m2 := New()
 	m2.add(idOrders, "a\"b\x1b", 0)
-	m2.Annotate(fetch2.Root, 1)
-	if s := fetch2.Root.Kids[2].Kids[len(fetch2.Root.Kids[2].Kids)-1]; s == nil {
-		t.Fatal("no body")
-	}
+	ft2 := fetch2.SpanTree()
+	m2.Annotate(ft2, 1)
 	found := false
-	fetch2.Root.Walk(func(n *span.Node, _ int) {
-		found = found || strings.Contains(n.ValueText(), `(topic "a\"b\x1b")`)
+	ft2.Walk(ft2.Root(), func(id span.ID, _ int) {
+		found = found || strings.Contains(ft2.ValueText(id), `(topic "a\"b\x1b")`)
 	})
 	if !found {
 		t.Error("the note does not escape the name")
+	}
+}
+
+// TestLearnTree: the pairs learnt from a response's tree are those learnt
+// from its values.
+func TestLearnTree(t *testing.T) {
+	c := testCodec(t)
+	names := map[[16]byte]string{idOrders: "orders", idPayments: "pay\nments"}
+	md := decodeResp(t, c, 3, 12, metadata(names), true)
+	fromValues, fromTree := New(), New()
+	if n := fromValues.Learn(md, 10); n != 2 {
+		t.Fatalf("learnt %d pairs from values", n)
+	}
+	if n := fromTree.LearnTree(md.SpanTree(), md.API.Response, md.Version, 10); n != 2 {
+		t.Fatalf("learnt %d pairs from the tree, want 2", n)
+	}
+	for id, want := range names {
+		if got, ok := fromTree.Lookup(id, 11); !ok || got != want {
+			t.Errorf("%x: %q %v, want %q", id, got, ok, want)
+		}
+	}
+	// A response that cannot name ids teaches nothing, even with ids.
+	fetch := decodeResp(t, c, 1, 13, fetchResponse(), true)
+	if n := New().LearnTree(fetch.SpanTree(), fetch.API.Response, fetch.Version, 0); n != 0 {
+		t.Errorf("learnt %d pairs from a Fetch response", n)
+	}
+	// DescribeTopicPartitions, a nested struct's pair.
+	r := kmsg.NewPtrDescribeTopicPartitionsResponse()
+	tp := kmsg.NewDescribeTopicPartitionsResponseTopic()
+	tp.Topic, tp.TopicID = kmsg.StringPtr("events"), idPayments
+	r.Topics = append(r.Topics, tp)
+	f := decodeResp(t, c, 75, 0, respFrame(r, 4), true)
+	m := New()
+	if n := m.LearnTree(f.SpanTree(), f.API.Response, f.Version, 0); n != 1 {
+		t.Fatalf("learnt %d from DescribeTopicPartitions", n)
 	}
 }
 
