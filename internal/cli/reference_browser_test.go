@@ -86,7 +86,7 @@ func TestBrowserReference(t *testing.T) {
 
 	t.Run("error link", func(t *testing.T) {
 		if err := chromedp.Do(ctx, chromedp.Navigate(base+"/apis/AlterConfigs/"),
-			chromedp.Click(`[id="response:AlterConfigsResponse.Responses.AlterConfigsResourceResponse[0].ErrorCode"] td.val a`),
+			chromedp.Click(`[id="response:AlterConfigsResponse.Responses[0].ErrorCode"] td.val a`),
 			chromedp.WaitVisible(`tr#NONE`)); err != nil {
 			t.Fatal(err)
 		}

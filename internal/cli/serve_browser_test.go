@@ -245,7 +245,7 @@ func TestBrowser(t *testing.T) {
 		// frame. The clipboard is replaced by a recorder (headless Chromium
 		// has no clipboard to read back).
 		eval[chromedp.Void](t, ctx, `window.__copied = []; navigator.clipboard.writeText = t => { window.__copied.push(t); return Promise.resolve(); }; undefined`)
-		if err := chromedp.Do(ctx, chromedp.Click(`[id="request:AlterConfigsRequest.Resources.AlterConfigsResource[0]"] th a`),
+		if err := chromedp.Do(ctx, chromedp.Click(`[id="request:AlterConfigsRequest.Resources[0]"] th a`),
 			chromedp.Click(`#request button[data-copy=field]`), chromedp.Click(`#request button[data-copy=frame]`)); err != nil {
 			t.Fatal(err)
 		}

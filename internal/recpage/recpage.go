@@ -95,6 +95,7 @@ func Build(c *codec.Codec, r *recschema.Record, v int16) (*Page, error) {
 	p.Bytes, p.Size, p.Hex = data, len(data), hex.EncodeToString(data)
 	p.Tree = page.FromSpan(tree)
 	p.Spans = span.FromNode(tree, data)
+	p.Spans.Reg = c.Reg
 	p.Spans.Sample = true // a smallest instance: its zeros read bare
 	p.Title = fmt.Sprintf("%s v%d as a %s, %d bytes", m.Name, v, p.Part, len(data))
 	topic := p.Topic

@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/recpage"
 	"github.com/manifester/manifester/internal/recschema"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -37,6 +38,26 @@ func tiles(n *page.Node, size int) string {
 	}
 	if s := walk(n); s != "" {
 		return s
+	}
+	if at != size {
+		return "leaves end at " + itoa(at) + ", want " + itoa(size)
+	}
+	return ""
+}
+
+// spanTiles checks that the leaves of t cover t's bytes, [0, size), in
+// order.
+func spanTiles(t *span.Tree, size int) string {
+	if t.Root() == span.None || len(t.Bytes) != size {
+		return "the tree is empty or not over the page's bytes"
+	}
+	at := 0
+	for _, id := range t.Leaves(t.Root()) {
+		n := t.N(id)
+		if int(n.Off) != at {
+			return t.Path(id) + " starts at " + itoa(int(n.Off)) + ", want " + itoa(at)
+		}
+		at += int(n.Len)
 	}
 	if at != size {
 		return "leaves end at " + itoa(at) + ", want " + itoa(size)
@@ -75,9 +96,24 @@ func TestEveryRecordTypeAndVersion(t *testing.T) {
 				if s := tiles(p.Tree, p.Size); s != "" {
 					t.Errorf("%s %s v%d: %s", rel, r.Msg.Name, v, s)
 				}
-				var first []string
+				if s := spanTiles(p.Spans, p.Size); s != "" {
+					t.Errorf("%s %s v%d: spans: %s", rel, r.Msg.Name, v, s)
+				}
+				var first, spanFirst []string
 				for _, k := range p.Tree.Children {
 					first = append(first, k.Name)
+				}
+				for _, k := range p.Spans.Kids(p.Spans.Root()) {
+					spanFirst = append(spanFirst, p.Spans.DisplayName(k)+" "+p.Spans.ValueText(k))
+				}
+				if len(spanFirst) != len(p.Tree.Children) {
+					t.Errorf("%s %s v%d: spans' top rows %q, page tree's %v", rel, r.Msg.Name, v, spanFirst, first)
+				} else {
+					for i, k := range p.Tree.Children {
+						if got, want := spanFirst[i], k.Name+" "+k.Value; got != want {
+							t.Errorf("%s %s v%d: spans' top row %q, page tree's %q", rel, r.Msg.Name, v, got, want)
+						}
+					}
 				}
 				if p.Type == "metadata" && p.Tree.Children[1].Value != "= "+strconv.Itoa(int(r.Msg.APIKey))+" ("+r.Msg.Name+")" {
 					t.Errorf("%s %s v%d: api_key %s", rel, r.Msg.Name, v, p.Tree.Children[1].Value)

@@ -127,7 +127,7 @@ func recordPages(b *site.Builder, c *codec.Codec, r *recschema.Record) error {
 			rv.Versions = append(rv.Versions, versionLink{V: w, Href: RecordPath(r, int(w)), Current: w == v})
 		}
 		var frag bytes.Buffer
-		res := &htmlr.DecodeResult{Summary: p.Title, Kind: p.Part, Bytes: p.Bytes, Tree: p.Tree}
+		res := &htmlr.DecodeResult{Summary: p.Title, Kind: p.Part, Bytes: p.Bytes, Tree: p.Spans}
 		if err := b.Renderer().DecodeFragment(&frag, res); err != nil {
 			return err
 		}

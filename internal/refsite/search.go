@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // Entry is one item of the search index. Field names are short because the
@@ -62,16 +63,20 @@ func SearchIndex(reg *schema.Registry) ([]byte, error) {
 var RecordHref = func(m *schema.Message) string { return "" }
 
 // appendFields adds every field of a message, depth-first, each linked to
-// the API page of the newest version it exists in, at its tree row.
+// the API page of the newest version it exists in, at its tree row. The
+// row's id is the field's path in the one path syntax of the object tree
+// (span.Tree.Path): the walk builds a tree shaped like the smallest
+// instance (every array with one element) and asks it for the path.
 func appendFields(out []Entry, api *schema.API, m *schema.Message) []Entry {
 	kind := "request"
 	if m.Type == schema.TypeResponse {
 		kind = "response"
 	}
+	var pt pathTree
 	type item struct {
 		s    *schema.Struct
-		path string // the tree path of the struct's first element
-		show string // the path people read: AlterConfigsRequest.Resources.ResourceName
+		node span.ID // the node whose children are the struct's fields
+		show string  // the path people read: AlterConfigsRequest.Resources.ResourceName
 		d    int
 		vs   schema.Versions // the versions the struct exists in at this path
 		// tagged is set below a tagged field: such fields are never in
@@ -79,7 +84,7 @@ func appendFields(out []Entry, api *schema.API, m *schema.Message) []Entry {
 		tagged bool
 	}
 	seen := map[*schema.Struct]bool{}
-	stack := []item{{s: m.Body, path: m.Name, show: m.Name, vs: m.Valid}}
+	stack := []item{{s: m.Body, node: pt.add(pt.add(span.None, "", -1), m.Name, -1), show: m.Name, vs: m.Valid}}
 	var fields []Entry
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -92,7 +97,8 @@ func appendFields(out []Entry, api *schema.API, m *schema.Message) []Entry {
 			if fv.Empty() {
 				continue
 			}
-			path := it.path + "." + f.Name
+			node := pt.add(it.node, f.Name, -1)
+			path := pt.t.Path(node)
 			show := it.show + "." + f.Name
 			v := fv.Hi
 			href := fmt.Sprintf("/apis/%s/v%d/#%s:%s", api.Name, v, kind, path)
@@ -119,14 +125,29 @@ func appendFields(out []Entry, api *schema.API, m *schema.Message) []Entry {
 				// A common struct used in several places is listed once,
 				// at its first place.
 				seen[st] = true
-				sub := path
+				sub := node
 				if f.Type.Kind == schema.KindArray {
-					sub = path + "." + st.Name + "[0]"
+					pt.t.N(node).Val = span.ValArray
+					sub = pt.add(node, st.Name, 0) // the array's one element
 				}
-				stack = append(stack, item{s: st, path: sub, show: show, d: it.d + 1, vs: fv, tagged: tagged})
+				stack = append(stack, item{s: st, node: sub, show: show, d: it.d + 1, vs: fv, tagged: tagged})
 			}
 		}
 	}
 	sort.SliceStable(fields, func(i, j int) bool { return fields[i].Info < fields[j].Info })
 	return append(out, fields...)
+}
+
+// pathTree is a tree of names only, shaped like a message's object tree,
+// whose paths are the tree's (span.Tree.Path).
+type pathTree struct{ t span.Tree }
+
+// add adds a node named name under parent; index >= 0 makes it an array
+// element.
+func (p *pathTree) add(parent span.ID, name string, index int32) span.ID {
+	id := p.t.Add(parent, &span.Desc{}, 0, span.CatNone)
+	n := p.t.N(id)
+	n.Desc = p.t.LocalDesc(&span.Desc{Name: name})
+	n.Index = index
+	return id
 }

@@ -240,7 +240,7 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 // Result converts a report into what the page renders.
 func Result(f *report.Frame) htmlr.DecodeResult {
 	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
-		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.Tree}
+		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.SpanTree()}
 	if f.Budget != "" {
 		// Said on the page too, not only in the tree's flags.
 		res.Summary += "; budget: " + f.Budget

@@ -323,7 +323,7 @@ func TestAlterConfigsPageTree(t *testing.T) {
 	// whose parent is AlterConfigsResource[0].
 	cell := find(req, func(n *html.Node) bool { return hasClass(n, "b") && attr(n, "data-o") == "16" })[0]
 	leaf := rows[atoi(t, attr(cell, "data-r"))]
-	if attr(leaf, "id") != "request:AlterConfigsRequest.Resources.AlterConfigsResource[0].ResourceType" {
+	if attr(leaf, "id") != "request:AlterConfigsRequest.Resources[0].ResourceType" {
 		t.Errorf("byte 0x10 points at row %q", attr(leaf, "id"))
 	}
 	parent := rows[atoi(t, attr(leaf, "data-p"))]

@@ -9,6 +9,7 @@ import (
 
 	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // PageInput is everything an API page shows.
@@ -62,6 +63,9 @@ type sectionView struct {
 	Tree    []treeRow
 	Tagged  []taggedStruct
 	Untaged []string // structs without tagged fields at this version
+	// row maps a node of the section's tree to its index in Tree (-1:
+	// none).
+	row     []int
 	Flex    bool
 	Version int16
 	Schema  template.HTML
@@ -110,6 +114,7 @@ type treeRow struct {
 type taggedStruct struct {
 	Struct string
 	Fields []taggedField
+	of     *schema.Struct
 }
 
 type taggedField struct {
@@ -205,86 +210,125 @@ func (r *Renderer) section(in *PageInput, s *page.Section) *sectionView {
 		data, _ = hex.DecodeString(s.Hex)
 	}
 	sv.ID = s.Kind
-	fillBytes(sv, data, s.Tree)
+	fillBytes(sv, data, s.Spans)
 	sv.Schema = r.hl.get(s.Schema)
 	if in.API != nil {
 		m, hdr := in.API.Request, in.RequestHeader
 		if s.Kind == "response" {
 			m, hdr = in.API.Response, in.ResponseHeader
 		}
-		noteFields(sv, s.Tree, m, r.ErrorsPath)
+		noteFields(sv, s.Spans, m, r.ErrorsPath)
 		sv.File = clean(m.Name) + ".json"
 		if hdr != nil {
 			addTagged(sv, hdr, s.HeaderVersion)
 		}
 		addTagged(sv, m, p.Version)
-		markTags(sv)
+		markTags(sv, s.Spans, m, hdr)
 	}
 	return sv
 }
 
-// noteFields adds to the tree rows of a message body what the field
-// descriptors say: the versions a field exists in, error-code links.
-func noteFields(sv *sectionView, tree *page.Node, m *schema.Message, errorsPath string) {
-	fields := bodyFields(tree, m)
-	if len(fields) == 0 {
-		return
-	}
-	i := 0
-	var walk func(n *page.Node)
-	walk = func(n *page.Node) {
-		if i >= len(sv.Tree) {
-			return
-		}
-		row := &sv.Tree[i]
-		i++
-		if f := fields[n]; f != nil {
-			fn := notesFor(f, m, n, errorsPath)
-			row.Since, row.ErrHref = fn.since, fn.errHref
-		}
-		for _, k := range n.Children {
-			walk(k)
-		}
-	}
-	walk(tree)
+// isBody reports whether node id is a frame's message body: a child of
+// the root in a body's category.
+func isBody(t *span.Tree, id span.ID) bool {
+	n := t.N(id)
+	return n.Parent == t.Root() && (n.Cat == span.CatRequestBody || n.Cat == span.CatResponseBody)
 }
 
-// markTags notes on every tagged_fields row of the tree which tagged
-// fields its struct could carry (the smallest instance sends none).
-func markTags(sv *sectionView) {
-	if len(sv.Tagged) == 0 {
+// noteFields adds to the tree rows of a message body what the field
+// descriptors say: the versions a field exists in, error-code links. The
+// rows of sv.Tree are t's nodes in walk order (see treeRows). Record
+// batches inside a records field are not fields of m and get no notes.
+func noteFields(sv *sectionView, t *span.Tree, m *schema.Message, errorsPath string) {
+	root := t.Root()
+	if root == span.None || m == nil {
 		return
 	}
-	byStruct := map[string]string{}
+	for _, body := range t.Kids(root) {
+		if !isBody(t, body) {
+			continue
+		}
+		var walk func(id span.ID, depth int)
+		walk = func(id span.ID, depth int) {
+			if depth > maxTreeDepth {
+				return
+			}
+			if i := sv.row[id]; i >= 0 && t.Desc(id).Field != nil {
+				fn := notesFor(t, id, m, errorsPath)
+				sv.Tree[i].Since, sv.Tree[i].ErrHref = fn.since, fn.errHref
+			}
+			if t.N(id).Val == span.ValRecords {
+				return
+			}
+			for k := t.N(id).First; k != span.None; k = t.N(k).Next {
+				walk(k, depth+1)
+			}
+		}
+		walk(body, 0)
+	}
+}
+
+// maxTreeDepth bounds the recursion of the walks over a tree's rows.
+const maxTreeDepth = 256
+
+// structOf returns the struct whose fields are node id's children: the
+// struct of a struct node or array element (its descriptor's Struct),
+// the body of a message node, and, for a frame's header and body nodes,
+// the header message's and the message's body.
+func structOf(t *span.Tree, id span.ID, m, hdr *schema.Message) *schema.Struct {
+	d := t.Desc(id)
+	if d.Struct != nil {
+		return d.Struct
+	}
+	if d.Message != nil {
+		return d.Message.Body
+	}
+	if t.N(id).Parent != t.Root() {
+		return nil
+	}
+	switch {
+	case isBody(t, id) && m != nil:
+		return m.Body
+	case t.N(id).Cat == span.CatHeader && hdr != nil:
+		return hdr.Body
+	}
+	return nil
+}
+
+// markTags notes on every tagged-field section of the tree (a leaf in the
+// tagged_fields category) which tagged fields its struct could carry at
+// this version (the smallest instance sends none). The struct is the
+// section's parent's, from its descriptor.
+func markTags(sv *sectionView, t *span.Tree, m, hdr *schema.Message) {
+	if len(sv.Tagged) == 0 || t.Root() == span.None {
+		return
+	}
+	byStruct := map[*schema.Struct]string{}
 	for _, ts := range sv.Tagged {
 		parts := make([]string, len(ts.Fields))
 		for i, f := range ts.Fields {
 			parts[i] = fmt.Sprintf("%d %s", f.Tag, f.Name)
 		}
-		byStruct[ts.Struct] = strings.Join(parts, ", ")
+		byStruct[ts.of] = strings.Join(parts, ", ")
 	}
-	for i := range sv.Tree {
-		row := &sv.Tree[i]
-		if row.Name != "tagged_fields" || !row.Leaf || row.Parent < 0 {
-			continue
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		n := t.N(id)
+		i := sv.row[id]
+		if i < 0 || n.Cat != span.CatTagged || n.First != span.None || n.Parent == span.None || t.Desc(id).Field != nil {
+			return
 		}
-		parent := sv.Tree[row.Parent]
-		name, _, _ := strings.Cut(parent.Name, "[")
-		for _, cand := range []string{parent.Type, name} {
-			if tags, ok := byStruct[cand]; ok {
-				row.Tags = tags
-				break
-			}
+		if s := structOf(t, n.Parent, m, hdr); s != nil {
+			sv.Tree[i].Tags = byStruct[s]
 		}
-	}
+	})
 }
 
 // fillBytes sets the grid and tree of sv from the frame's bytes and its
 // annotated tree.
-func fillBytes(sv *sectionView, data []byte, tree *page.Node) {
+func fillBytes(sv *sectionView, data []byte, t *span.Tree) {
 	sv.Size = len(data)
 	sv.Hex = hex.EncodeToString(data)
-	sv.Tree = treeRows(sv.ID, tree)
+	sv.Tree, sv.row = treeRows(sv.ID, t)
 	owner := make([]int, len(data))
 	for i := range owner {
 		owner[i] = -1
@@ -321,7 +365,7 @@ func addTagged(sv *sectionView, m *schema.Message, v int16) {
 		if s == nil || !s.Versions.Contains(v) {
 			continue
 		}
-		ts := taggedStruct{Struct: clean(s.Name)}
+		ts := taggedStruct{Struct: clean(s.Name), of: s}
 		for _, f := range s.Tagged {
 			if !f.IsTagged(v) {
 				continue
@@ -337,16 +381,23 @@ func addTagged(sv *sectionView, m *schema.Message, v int16) {
 	}
 }
 
-// treeRows flattens a page tree into table rows with the seeds' +-- and |
-// prefixes.
-func treeRows(kind string, root *page.Node) []treeRow {
-	if root == nil {
-		return nil
+// treeRows flattens a tree into table rows with the seeds' +-- and |
+// prefixes, in walk order, and maps each node to its row (-1 for none).
+// Row ids are kind + ":" + the node's path in the one path syntax
+// (span.Tree.Path); a path that repeats gets "~k", so ids are unique.
+func treeRows(kind string, t *span.Tree) ([]treeRow, []int) {
+	if t.Root() == span.None {
+		return nil, nil
 	}
-	var rows []treeRow
+	rows := make([]treeRow, 0, t.Len())
+	of := make([]int, t.Len())
+	for i := range of {
+		of[i] = -1
+	}
 	ids := map[string]int{}
-	var walk func(n *page.Node, prefix string, last, isRoot bool, parent int)
-	walk = func(n *page.Node, prefix string, last, isRoot bool, parent int) {
+	var path []byte
+	var walk func(id span.ID, prefix string, last, isRoot bool, parent int)
+	walk = func(id span.ID, prefix string, last, isRoot bool, parent int) {
 		pfx, childPrefix := "", ""
 		if !isRoot {
 			pfx = prefix + "+-- "
@@ -356,23 +407,36 @@ func treeRows(kind string, root *page.Node) []treeRow {
 				childPrefix = prefix + "|   "
 			}
 		}
-		id := kind + ":" + clean(n.Path)
-		if k := ids[id]; k > 0 {
-			ids[id] = k + 1
-			id = fmt.Sprintf("%s~%d", id, k)
-		} else {
-			ids[id] = 1
+		path = t.AppendPath(append(path[:0], kind+":"...), id)
+		rid := clean(string(path))
+		if k := ids[rid]; k > 0 {
+			// A repeated path gets the first free "~k", free also of
+			// paths that end in "~k" themselves.
+			cand := fmt.Sprintf("%s~%d", rid, k)
+			for ids[cand] > 0 {
+				k++
+				cand = fmt.Sprintf("%s~%d", rid, k)
+			}
+			ids[rid] = k + 1
+			rid = cand
 		}
-		row := treeRow{ID: id, Prefix: pfx, Name: clean(n.Name), Type: clean(n.Type), Value: clean(n.Value),
-			Span: fmt.Sprintf("[0x%04x, %dB]", n.Offset, n.Size), About: clean(n.About), Flag: clean(n.Flag),
-			Error: clean(n.Error), Class: catClass(n.Category), Off: n.Offset, Size: n.Size, Parent: parent,
-			Leaf: len(n.Children) == 0}
+		ids[rid]++
+		n := t.N(id)
+		row := treeRow{ID: rid, Prefix: pfx, Name: clean(t.DisplayName(id)), Type: clean(t.Type(id)), Value: clean(t.ValueText(id)),
+			Span: fmt.Sprintf("[0x%04x, %dB]", n.Off, n.Len), About: clean(t.About(id)), Flag: clean(t.Flag(id)),
+			Class: catClass(n.Cat), Off: int(n.Off), Size: int(n.Len), Parent: parent, Leaf: n.First == span.None}
+		if err := t.Err(id); err != nil {
+			row.Error = clean(err.Error())
+		}
 		me := len(rows)
+		of[id] = me
 		rows = append(rows, row)
-		for i, k := range n.Children {
-			walk(k, childPrefix, i == len(n.Children)-1, false, me)
+		for k := n.First; k != span.None; {
+			next := t.N(k).Next
+			walk(k, childPrefix, next == span.None, false, me)
+			k = next
 		}
 	}
-	walk(root, "", true, true, -1)
-	return rows
+	walk(t.Root(), "", true, true, -1)
+	return rows, of
 }

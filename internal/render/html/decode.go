@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // MaxGridBytes is the largest frame the decode page draws as a byte grid;
@@ -32,7 +32,10 @@ type DecodeResult struct {
 	ClientID      *string
 	Error         string
 	Bytes         []byte
-	Tree          *page.Node
+	// Tree is the frame's annotated tree over Bytes (report.Frame.SpanTree),
+	// partial when decoding failed; nil when the header did not decode.
+	// Inflated record batches are trees of their own (span.Tree.Detached).
+	Tree *span.Tree
 	// Body is the message body as indented JSON, editable and re-encodable;
 	// empty when the frame did not decode.
 	Body string
@@ -95,23 +98,26 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		return v
 	}
 	fillBytes(&v.sectionView, res.Bytes, res.Tree)
-	var walk func(n *page.Node)
-	walk = func(n *page.Node) {
-		if n.Detached != nil && len(n.Detached.Bytes) <= MaxGridBytes {
-			iv := &inflatedView{Of: clean(n.Path)}
-			iv.ID = fmt.Sprintf("%s-z%d", v.ID, len(v.Inflated))
-			iv.Kind = "inflated records"
-			iv.Error = clean(n.Detached.Error)
-			fillBytes(&iv.sectionView, n.Detached.Bytes, n.Detached)
-			v.Inflated = append(v.Inflated, iv)
-		}
-		for _, k := range n.Children {
-			walk(k)
-		}
+	t := res.Tree
+	if t.Root() == span.None {
+		return v
 	}
-	if res.Tree != nil {
-		walk(res.Tree)
-	}
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		d := t.Detached(id)
+		if d == nil || len(d.Bytes) > MaxGridBytes {
+			return
+		}
+		iv := &inflatedView{Of: clean(t.Path(id))}
+		iv.ID = fmt.Sprintf("%s-z%d", v.ID, len(v.Inflated))
+		iv.Kind = "inflated records"
+		if d.Root() != span.None {
+			if err := d.Err(d.Root()); err != nil {
+				iv.Error = clean(err.Error())
+			}
+		}
+		fillBytes(&iv.sectionView, d.Bytes, d)
+		v.Inflated = append(v.Inflated, iv)
+	})
 	return v
 }
 

@@ -2,9 +2,7 @@ package html
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -17,80 +15,45 @@ type fieldNotes struct {
 	errHref string
 }
 
-// bodyFields maps the tree nodes of a message body to their field
-// descriptors. The page tree names a field's node after the field and an
-// array element's node "<Struct>[i]", so the walk pairs them by name
-// below the body node (the node whose path is the message name).
-func bodyFields(root *page.Node, m *schema.Message) map[*page.Node]*schema.Field {
-	if root == nil || m == nil || m.Body == nil {
-		return nil
-	}
-	out := map[*page.Node]*schema.Field{}
-	for _, n := range root.Children {
-		if n.Path == m.Name {
-			walkFields(n, m.Body, out, 0)
-		}
-	}
-	return out
-}
-
-func walkFields(n *page.Node, s *schema.Struct, out map[*page.Node]*schema.Field, depth int) {
-	if depth > 64 {
-		return
-	}
-	for _, c := range n.Children {
-		f := fieldByName(s, c.Name)
-		if f == nil {
-			continue
-		}
-		out[c] = f
-		st := f.Type.ElemStruct()
-		if st == nil {
-			continue
-		}
-		if f.Type.Kind != schema.KindArray {
-			walkFields(c, st, out, depth+1)
-			continue
-		}
-		for _, e := range c.Children {
-			if strings.HasPrefix(e.Name, st.Name+"[") {
-				walkFields(e, st, out, depth+1)
-			}
-		}
-	}
-}
-
-func fieldByName(s *schema.Struct, name string) *schema.Field {
-	for _, f := range s.Fields {
-		if f.Name == name {
-			return f
-		}
-	}
-	return nil
-}
-
-// notesFor returns the notes of a field of message m shown with value
-// text; error codes link to errorsPath when it is set.
-func notesFor(f *schema.Field, m *schema.Message, n *page.Node, errorsPath string) fieldNotes {
-	var fn fieldNotes
+// sinceNote says in which versions of message m field f exists, when not
+// in all of them: "since v3", "until v5", "v2-v4".
+func sinceNote(f *schema.Field, m *schema.Message) string {
 	fv := f.Versions.Intersect(m.Valid)
 	switch {
 	case fv.Empty() || (fv.Lo <= m.Valid.Lo && fv.Hi >= m.Valid.Hi):
+		return ""
 	case fv.Lo > m.Valid.Lo && fv.Hi >= m.Valid.Hi:
-		fn.since = fmt.Sprintf("since v%d", fv.Lo)
+		return fmt.Sprintf("since v%d", fv.Lo)
 	case fv.Lo <= m.Valid.Lo:
-		fn.since = fmt.Sprintf("until v%d", fv.Hi)
+		return fmt.Sprintf("until v%d", fv.Hi)
 	default:
-		fn.since = fmt.Sprintf("v%d-v%d", fv.Lo, fv.Hi)
+		return fmt.Sprintf("v%d-v%d", fv.Lo, fv.Hi)
 	}
-	if errorsPath != "" && f.Type.Kind == schema.KindInt16 && span.IsErrorCode(f.Name) {
-		var code int16
-		if _, err := fmt.Sscanf(strings.TrimPrefix(n.Value, "= "), "%d", &code); err == nil {
-			fn.errHref = errorsPath + "#" + span.ErrorName(code)
-			if span.ErrorName(code) == "unknown error code" {
-				fn.errHref = errorsPath
-			}
-		}
+}
+
+// errorHref links the value of an error-code node (a descriptor whose
+// note is span.NoteErrorCode) to its entry on the errors page at
+// errorsPath: the entry named after the code, or the page itself for a
+// code Kafka does not define. "" for other nodes or when errorsPath is
+// empty.
+func errorHref(t *span.Tree, id span.ID, errorsPath string) string {
+	n := t.N(id)
+	if errorsPath == "" || n.Val != span.ValInt || t.Desc(id).Note != span.NoteErrorCode {
+		return ""
+	}
+	name := span.ErrorName(int16(n.Int))
+	if name == "unknown error code" {
+		return errorsPath
+	}
+	return errorsPath + "#" + name
+}
+
+// notesFor returns the notes of node id, a field of message m, from its
+// descriptor.
+func notesFor(t *span.Tree, id span.ID, m *schema.Message, errorsPath string) fieldNotes {
+	fn := fieldNotes{errHref: errorHref(t, id, errorsPath)}
+	if f := t.Desc(id).Field; f != nil && t.N(id).Index < 0 {
+		fn.since = sinceNote(f, m)
 	}
 	return fn
 }

@@ -17,8 +17,17 @@
 // Byte cells carry data-r (the index of their leaf's tree row) and tree rows
 // carry data-o, data-n (offset and size) and data-p (the parent row), which
 // the script uses to connect bytes and fields. Row ids are "<kind>:<path>"
-// (request:Frame.size), so a fragment selects a field with or without
-// script.
+// (request:Frame.size, request:AlterConfigsRequest.Resources[0].ResourceName),
+// the path in the one syntax of span.Tree.Path, so a fragment selects a
+// field with or without script.
+//
+// # Input
+//
+// Every page reads the annotated tree, [span.Tree]: names, types, values
+// and their notes from the tree (notes are made at render time, so every
+// front end shows the same for the same bytes), and what a row is — a
+// field of which version range, an error code, a struct's tagged-field
+// section — from its descriptor and category, never from the text shown.
 //
 // # Extension
 //
@@ -33,6 +42,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -168,14 +178,13 @@ func (r *Renderer) NotFound(w io.Writer) error {
 // clean replaces invalid UTF-8 so that no stray byte reaches the output.
 func clean(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// catClass maps a page category label ("rpc header") to its CSS class.
-func catClass(label string) string {
-	for _, c := range span.Categories {
-		if c.String() == label {
-			return "c-" + c.Class()
-		}
+// catClass is the CSS class of a row's category ("c-hdr"); "c-none" for
+// none.
+func catClass(c span.Category) string {
+	if c == span.CatNone || !slices.Contains(span.Categories, c) {
+		return "c-none"
 	}
-	return "c-none"
+	return "c-" + c.Class()
 }
 
 // Legend is one colour-legend entry.

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
 )
 
 const (
@@ -19,19 +20,31 @@ const (
 	badUTF8    = "bad \xff\xfe utf8"
 )
 
+// evilTree is a three-byte tree whose names, types, descriptions, notes
+// and flags are markup and invalid UTF-8.
+func evilTree() *span.Tree {
+	t := &span.Tree{Bytes: []byte("</>")}
+	add := func(parent span.ID, name, typ string, off, size int, cat span.Category) span.ID {
+		id := t.Add(parent, &span.Desc{}, off, cat)
+		r := t.N(id)
+		r.Desc = t.LocalDesc(&span.Desc{Name: name, Type: typ, About: evilScript})
+		r.Len = int32(size)
+		return id
+	}
+	root := add(span.None, evilScript, "message v0", 0, 3, span.CatNone)
+	for i, name := range []string{evilAttr, badUTF8 + `x" onmouseover="alert(3)`, "ok"} {
+		id := add(root, name, evilQuote, i, 1, span.CatRequestBody)
+		t.N(id).Val = span.ValInt
+		a := t.Extra(id, true)
+		a.Note, a.Flag = badUTF8, evilAttr
+	}
+	return t
+}
+
 func evilPage() *page.Page {
-	leaf := func(name, path string, off int) *page.Node {
-		return &page.Node{Name: name, Path: path, Type: evilQuote, Value: "= " + badUTF8, Offset: off, Size: 1,
-			Category: "request body", About: evilScript, Flag: evilAttr}
-	}
-	root := func(kind string) *page.Node {
-		return &page.Node{Name: evilScript, Path: "", Type: "message v0", Offset: 0, Size: 3, Children: []*page.Node{
-			leaf(evilAttr, evilAttr, 0), leaf(badUTF8, `x" onmouseover="alert(3)`, 1), leaf("ok", "ok", 2),
-		}}
-	}
 	sec := func(kind string) *page.Section {
 		return &page.Section{Kind: kind, Message: evilScript, Title: evilScript + badUTF8, Size: 3, Hex: "3c2f3e",
-			Bytes: []byte("</>"), Tree: root(kind), Schema: "{\n  // </pre><script>alert(4)</script> " + badUTF8 + "\n  \"about\": \"" + evilQuote + "\"\n}\n"}
+			Bytes: []byte("</>"), Spans: evilTree(), Schema: "{\n  // </pre><script>alert(4)</script> " + badUTF8 + "\n  \"about\": \"" + evilQuote + "\"\n}\n"}
 	}
 	return &page.Page{API: evilScript, Intro: evilQuote + badUTF8, Version: 0,
 		Summary:  []page.Item{{Label: evilAttr, Value: evilScript}},
@@ -112,7 +125,8 @@ func TestPageEscapes(t *testing.T) {
 	doc := checkSafe(t, out.Bytes())
 	// The text survives as text.
 	all := textOf(doc)
-	for _, want := range []string{evilScript, evilAttr, evilQuote, "bad \uFFFD utf8", "</pre><script>alert(4)</script>"} {
+	for _, want := range []string{evilScript, evilAttr, evilQuote, "bad \uFFFD utf8", "</pre><script>alert(4)</script>",
+		"= 0 (bad \uFFFD utf8)", "[" + evilAttr + "]"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("page text lacks %q", want)
 		}
