@@ -32,4 +32,3 @@ func TestPathOfIndexedRows(t *testing.T) {
 		}
 	}
 }
-
