@@ -239,12 +239,13 @@ func TestCorpus(t *testing.T) {
 				}
 				if spans {
 					end := 0
-					for _, l := range fr.Root.Leaves() {
-						if l.Off != end {
-							t.Errorf("%s: leaf %s at %d, want %d", what, l.Path(), l.Off, end)
+					tr := fr.SpanTree()
+					for _, id := range tr.Leaves(tr.Root()) {
+						if l := tr.N(id); int(l.Off) != end {
+							t.Errorf("%s: leaf %s at %d, want %d", what, tr.Path(id), l.Off, end)
 							break
 						}
-						end += l.Len
+						end += int(tr.N(id).Len)
 					}
 					if end != len(f.Bytes) {
 						t.Errorf("%s: leaves cover %d of %d bytes", what, end, len(f.Bytes))

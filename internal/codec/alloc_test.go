@@ -24,26 +24,28 @@ const (
 // a huge claim: int16 0x7fff, int32 0x7fffffff, or a 5-byte uvarint of
 // 0xffffffff in place of a 1-byte compact one (the size prefix is patched
 // so that only the inner claim lies).
-func lie(root *span.Node, b []byte) [][]byte {
+func lie(t *span.Tree, b []byte) [][]byte {
 	var out [][]byte
-	root.Walk(func(n *span.Node, _ int) {
-		if n.Parent == nil || n.Name == "size" && n.Parent.Name == "Frame" {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		n := t.N(id)
+		name, typ, off := t.Name(id), t.Type(id), int(n.Off)
+		if n.Parent == span.None || name == "size" && t.Name(n.Parent) == "Frame" {
 			return
 		}
-		isPrefix := n.Val == span.ValCount || n.Name == "tagged_fields" || n.Name == "count" ||
-			(n.Enc != span.EncNone && n.Enc != span.EncVarint && len(n.Kids) == 0) ||
-			n.Name == "batchLength" || n.Name == "recordsCount"
-		if !isPrefix || n.Off+n.Len > len(b) {
+		isPrefix := n.Val == span.ValCount || name == "tagged_fields" || name == "count" ||
+			(n.Enc != span.EncNone && n.Enc != span.EncVarint && t.IsLeaf(id)) ||
+			name == "batchLength" || name == "recordsCount"
+		if !isPrefix || off+int(n.Len) > len(b) {
 			return
 		}
 		m := append([]byte(nil), b...)
 		switch {
-		case n.Type == "int16" || n.Enc == span.EncInt16:
-			binary.BigEndian.PutUint16(m[n.Off:], 0x7fff)
-		case n.Type == "int32" || n.Enc == span.EncInt32:
-			binary.BigEndian.PutUint32(m[n.Off:], 0x7fffffff)
-		case b[n.Off] < 0x80: // a 1-byte uvarint
-			m = append(append(append([]byte(nil), b[:n.Off]...), 0xff, 0xff, 0xff, 0xff, 0x0f), b[n.Off+1:]...)
+		case typ == "int16" || n.Enc == span.EncInt16:
+			binary.BigEndian.PutUint16(m[off:], 0x7fff)
+		case typ == "int32" || n.Enc == span.EncInt32:
+			binary.BigEndian.PutUint32(m[off:], 0x7fffffff)
+		case b[off] < 0x80: // a 1-byte uvarint
+			m = append(append(append([]byte(nil), b[:off]...), 0xff, 0xff, 0xff, 0xff, 0x0f), b[off+1:]...)
 			binary.BigEndian.PutUint32(m, uint32(len(m)-4))
 		default:
 			return
@@ -78,19 +80,19 @@ func TestLyingCountsAllocateLittle(t *testing.T) {
 				_, _ = c.DecodeResponse(m, api, v.Version, opts)
 			}
 		}
-		var root *span.Node
+		var root *span.Tree
 		if v.Kind == "request" {
 			f, err := c.DecodeRequest(b, codec.Options{Spans: true})
 			if err != nil {
 				t.Fatalf("%s v%d request: %v", v.Name, v.Version, err)
 			}
-			root = f.Root
+			root = f.SpanTree()
 		} else {
 			f, err := c.DecodeResponse(b, api, v.Version, codec.Options{Spans: true})
 			if err != nil {
 				t.Fatalf("%s v%d response: %v", v.Name, v.Version, err)
 			}
-			root = f.Root
+			root = f.SpanTree()
 		}
 		for _, m := range lie(root, b) {
 			frames++

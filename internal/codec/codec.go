@@ -98,8 +98,7 @@ type Options struct {
 	Spans bool
 	// Tree, when set with Spans, is the tree to build into: it is reset
 	// and refilled, so that a loop over many frames reuses its buffers
-	// (the previous frame's tree is then gone). A decode given a Tree
-	// does not fill the transitional Frame.Root.
+	// (the previous frame's tree is then gone).
 	Tree *span.Tree
 	// NoValues skips building the [Value] tree (Frame.Body, Frame.Header
 	// and DecodeBody's Value stay empty), for callers that read only the
@@ -131,39 +130,15 @@ type Frame struct {
 	// it, or their defaults when it is empty.
 	Header Value
 	Body   Value
-	// Root is the span tree when decoding with Options.Spans.
-	Root *span.Node
 	// Size is the number of bytes of the frame, size prefix included.
 	Size int
-	// in is the decoded input and reg the registry that decoded it, for
-	// SpanTree.
-	in   []byte
-	reg  *schema.Registry
+	// tree is the annotated tree, built when decoding with Options.Spans.
 	tree *span.Tree
 }
 
 // SpanTree returns the frame's annotated tree as a [span.Tree] (nil when
 // decoded without Options.Spans).
-func (f *Frame) SpanTree() *span.Tree {
-	if f.tree == nil && f.Root != nil {
-		f.tree = span.FromNode(f.Root, f.in)
-		f.tree.Reg = f.reg
-	}
-	return f.tree
-}
-
-// RootEdited says that Root was changed after decoding (notes or nodes
-// added by code that does not edit span.Trees yet: redaction, topic
-// names), so that SpanTree shows the changes: the tree is converted from
-// Root again. TRANSITIONAL: it goes with Root.
-func (f *Frame) RootEdited() {
-	if f.Root == nil {
-		return
-	}
-	sample := f.tree != nil && f.tree.Sample
-	f.tree = span.FromNode(f.Root, f.in)
-	f.tree.Reg, f.tree.Sample = f.reg, sample
-}
+func (f *Frame) SpanTree() *span.Tree { return f.tree }
 
 // Message returns the request or response message of the frame.
 func (f *Frame) Message() *schema.Message {

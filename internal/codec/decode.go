@@ -253,23 +253,11 @@ func (d *decoder) setLen(n span.ID, l int) {
 // extra returns row n's extras.
 func (d *decoder) extra(n span.ID) *span.Aux { return d.t.Extra(n, true) }
 
-// DecodeBody decodes a message body (no frame, no header) at version v,
-// with its span tree as pointer nodes when opts.Spans is set. It is
-// [Codec.DecodeBodyTree] for callers not yet reading span.Trees.
-func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Node, error) {
-	val, t, err := c.DecodeBodyTree(m, v, b, opts)
-	var root *span.Node
-	if t != nil {
-		root = t.ToNode()
-	}
-	return val, root, err
-}
-
-// DecodeBodyTree decodes a message body (no frame, no header) at version
+// DecodeBody decodes a message body (no frame, no header) at version
 // v. With opts.Spans it returns the body's span tree, whose root is the
 // body; the path of an error is then the message name and [span.Tree.Path]
 // of the row the error is set on ("M" for the root, "M.Topics[0]" below).
-func (c *Codec) DecodeBodyTree(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Tree, error) {
+func (c *Codec) DecodeBody(m *schema.Message, v int16, b []byte, opts Options) (Value, *span.Tree, error) {
 	p, err := c.plan(m, v)
 	if err != nil {
 		return Value{}, nil, &wire.DecodeError{Offset: 0, Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, err)}

@@ -87,7 +87,7 @@ func TestDecodeDepthLimit(t *testing.T) {
 		if !strings.Contains(err.Error(), "nested more than 64 levels") {
 			t.Errorf("spans %v: %v", spans, err)
 		}
-		if spans && (f == nil || f.Root == nil) {
+		if spans && (f == nil || f.SpanTree() == nil) {
 			t.Errorf("no partial tree")
 		}
 	}

@@ -92,7 +92,7 @@ func hostileFrames(t *testing.T, c *codec.Codec) (reqs [][]byte, resps []respFra
 		if err != nil {
 			t.Fatalf("%s v%d %s: %v", v.Name, v.Version, v.Kind, err)
 		}
-		muts = append(muts, lie(f.Root, b)...)
+		muts = append(muts, lie(f.SpanTree(), b)...)
 		muts = append(muts, flip(b, 8)...)
 		for _, m := range muts {
 			if v.Kind == "request" {
@@ -170,7 +170,7 @@ func TestErrorPathIsRowPath(t *testing.T) {
 		failed++
 		tr := f.SpanTree()
 		errorRow(t, tr, errS, "")
-		if msg := tiles(tr.ToNode(), len(in)); msg != "" {
+		if msg := tiles(tr, len(in)); msg != "" {
 			t.Fatalf("partial tree does not tile (err %v): %s", errS, msg)
 		}
 	}
@@ -204,8 +204,8 @@ func TestBodyErrorPathIsRowPath(t *testing.T) {
 		}
 		body := b[f.Size-bodyLen(f):]
 		for cut := 0; cut < len(body); cut++ {
-			_, tree, errS := r.c.DecodeBodyTree(m, tr.v, body[:cut], codec.Options{Spans: true})
-			_, _, errP := r.c.DecodeBodyTree(m, tr.v, body[:cut], codec.Options{})
+			_, tree, errS := r.c.DecodeBody(m, tr.v, body[:cut], codec.Options{Spans: true})
+			_, _, errP := r.c.DecodeBody(m, tr.v, body[:cut], codec.Options{})
 			if fmt.Sprint(errS) != fmt.Sprint(errP) {
 				t.Fatalf("%s cut %d: spans and plain disagree: %v vs %v", tr, cut, errS, errP)
 			}

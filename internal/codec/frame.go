@@ -28,7 +28,7 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 		cat = span.CatResponseBody
 	}
 	d := c.newDecoder(b, opts, cat)
-	f := &Frame{Kind: kind, API: api, Version: version, in: b, reg: c.Reg}
+	f := &Frame{Kind: kind, API: api, Version: version}
 	root := span.None
 	if d.t != nil {
 		desc := descRequestRoot
@@ -63,11 +63,6 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 			}
 		}
 		f.tree = d.t
-		// TRANSITIONAL (deleted with span.Node): the pointer tree for
-		// the front ends that do not read span.Trees yet.
-		if opts.Tree == nil {
-			f.Root = d.t.ToNode()
-		}
 	}
 	d.free()
 	return f, err

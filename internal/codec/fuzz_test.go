@@ -116,10 +116,10 @@ func checkFrame(t *testing.T, c *codec.Codec, data []byte, dec func(codec.Option
 			errorRow(t, fs.SpanTree(), errS, "")
 		}
 	}
-	if fs == nil || fs.Root == nil {
+	if fs == nil || fs.SpanTree() == nil || fs.SpanTree().Root() == span.None {
 		t.Fatalf("no frame or span tree returned (err %v)", errS)
 	}
-	if msg := tiles(fs.Root, len(data)); msg != "" {
+	if msg := tiles(fs.SpanTree(), len(data)); msg != "" {
 		t.Fatalf("span leaves do not tile the input (err %v): %s", errS, msg)
 	}
 	if errS != nil {
@@ -132,12 +132,12 @@ func checkFrame(t *testing.T, c *codec.Codec, data []byte, dec func(codec.Option
 	if bytes.Equal(re, data) {
 		return
 	}
-	why := nonCanonical(fs.Root, data)
+	why := nonCanonical(fs.SpanTree(), data)
 	f2, err := dec2(c, fs, re)
 	if err != nil {
 		t.Fatalf("re-encoded frame does not decode: %v\n in: %x\nout: %x", err, data, re)
 	}
-	if tagCount(fs.Root) > tagCount(f2.Root) {
+	if tagCount(fs.SpanTree()) > tagCount(f2.SpanTree()) {
 		why = append(why, "a tagged field holding its default value")
 	}
 	if len(why) == 0 {
@@ -189,13 +189,14 @@ func dec2(c *codec.Codec, f *codec.Frame, b []byte) (*codec.Frame, error) {
 }
 
 // tiles checks that the leaves of root cover [0, size) in order.
-func tiles(root *span.Node, size int) string {
+func tiles(t *span.Tree, size int) string {
 	end := 0
-	for _, l := range root.Leaves() {
-		if l.Off != end {
-			return fmt.Sprintf("leaf %s at %d, want %d", l.Path(), l.Off, end)
+	for _, id := range t.Leaves(t.Root()) {
+		l := t.N(id)
+		if int(l.Off) != end {
+			return fmt.Sprintf("leaf %s at %d, want %d", t.Path(id), l.Off, end)
 		}
-		end += l.Len
+		end += int(l.Len)
 	}
 	if end != size {
 		return fmt.Sprintf("leaves end at %d of %d", end, size)
@@ -203,10 +204,10 @@ func tiles(root *span.Node, size int) string {
 	return ""
 }
 
-func tagCount(root *span.Node) int {
+func tagCount(t *span.Tree) int {
 	n := 0
-	root.Walk(func(x *span.Node, _ int) {
-		if strings.HasPrefix(x.Type, "tag ") {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		if strings.HasPrefix(t.Type(id), "tag ") {
 			n++
 		}
 	})
@@ -224,12 +225,21 @@ func tagCount(root *span.Node) int {
 //     reader drops;
 //   - a tagged field that holds its default value (found by the caller: it
 //     is not written again).
-func nonCanonical(root *span.Node, data []byte) []string {
+func nonCanonical(t *span.Tree, data []byte) []string {
 	var why []string
-	root.Walk(func(n *span.Node, _ int) {
-		if len(n.Kids) > 0 || n.Off+n.Len > len(data) {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		r := t.N(id)
+		if !t.IsLeaf(id) || int(r.Off+r.Len) > len(data) {
 			return
 		}
+		n := struct {
+			Off, Len    int
+			Int, Prefix int64
+			Val         span.ValueKind
+			Enc         span.Enc
+			Type        string
+			Bytes       []byte
+		}{int(r.Off), int(r.Len), r.Int, r.Prefix, r.Val, r.Enc, t.Type(id), t.ValueBytes(id)}
 		switch {
 		case n.Val == span.ValBool && n.Len == 1 && data[n.Off] > 1:
 			why = append(why, fmt.Sprintf("bool byte 0x%02x at %d", data[n.Off], n.Off))
@@ -262,9 +272,10 @@ func TestNonCanonicalFormsAreReported(t *testing.T) {
 			t.Fatal(err)
 		}
 		var at = -1
-		f.Root.Walk(func(n *span.Node, _ int) {
-			if at < 0 && n.Enc == span.EncCompact && n.Val == span.ValString && !n.Null && len(n.Kids) == 0 {
-				at = n.Off
+		tr := f.SpanTree()
+		tr.Walk(tr.Root(), func(id span.ID, _ int) {
+			if n := tr.N(id); at < 0 && n.Enc == span.EncCompact && n.Val == span.ValString && !n.Null && tr.IsLeaf(id) {
+				at = int(n.Off)
 			}
 		})
 		if at < 0 || b[at] != 0x01 {
@@ -275,7 +286,7 @@ func TestNonCanonicalFormsAreReported(t *testing.T) {
 		dec := func(opts codec.Options) (*codec.Frame, error) { return c.DecodeRequest(mut, opts) }
 		checkFrame(t, c, mut, dec) // accepted: redundant varint byte
 		got, _ := c.DecodeRequest(mut, codec.Options{Spans: true})
-		if why := nonCanonical(got.Root, mut); len(why) != 1 || !strings.Contains(why[0], "compact length") {
+		if why := nonCanonical(got.SpanTree(), mut); len(why) != 1 || !strings.Contains(why[0], "compact length") {
 			t.Errorf("nonCanonical = %q, want one redundant compact length", why)
 		}
 		return

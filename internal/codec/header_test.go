@@ -123,26 +123,28 @@ func TestHeaderV3Decode(t *testing.T) {
 	if got := f.Header.Kids[etFieldOf(t, h, "Trace").Index].Bytes; string(got) != "tr" {
 		t.Errorf("Trace = %q", got)
 	}
-	if probs := checkTree(f.Root, len(in)); len(probs) > 0 {
+	tr := f.SpanTree()
+	if probs := checkTree(tr, len(in)); len(probs) > 0 {
 		t.Errorf("tree does not tile:\n%s", strings.Join(probs, "\n"))
 	}
-	if probs := checkCategories(f.Root, schema.TypeRequest); len(probs) > 0 {
+	if probs := checkCategories(tr, schema.TypeRequest); len(probs) > 0 {
 		t.Errorf("categories:\n%s", strings.Join(probs, "\n"))
 	}
-	hn := f.Root.Kids[1]
+	hn := tr.Kids(tr.Root())[1]
 	var names []string
-	for _, k := range hn.Kids {
-		names = append(names, k.Name)
+	hk := tr.Kids(hn)
+	for _, k := range hk {
+		names = append(names, tr.Name(k))
 	}
 	if got := strings.Join(names, " "); got != "request_api_key request_api_version correlation_id client_id instance_id tagged_fields" {
-		t.Errorf("header nodes: %s", got)
+		t.Fatalf("header nodes: %s", got)
 	}
-	id := hn.Kids[4]
-	if id.Off != 16 || id.Len != 16 || id.Type != "uuid" || id.Cat != span.CatHeader || id.ValueText() != "= 00112233-4455-6677-8899-aabbccddeeff" {
-		t.Errorf("instance_id node: [%d, %d] %s %v %q", id.Off, id.Len, id.Type, id.Cat, id.ValueText())
+	id := hk[4]
+	if n := tr.N(id); n.Off != 16 || n.Len != 16 || tr.Type(id) != "uuid" || n.Cat != span.CatHeader || tr.ValueText(id) != "= 00112233-4455-6677-8899-aabbccddeeff" {
+		t.Errorf("instance_id node: [%d, %d] %s %v %q", n.Off, n.Len, tr.Type(id), n.Cat, tr.ValueText(id))
 	}
-	if tags := hn.Kids[5]; len(tags.Kids) != 2 || tags.Kids[1].Name != "Trace" {
-		t.Errorf("header tags: %d children", len(tags.Kids))
+	if tags := tr.Kids(hk[5]); len(tags) != 2 || tr.Name(tags[1]) != "Trace" {
+		t.Errorf("header tags: %d children", len(tags))
 	}
 	out, err := c.EncodeRequest(nil, f)
 	if err != nil || !bytes.Equal(out, in) {
@@ -158,7 +160,7 @@ func TestHeaderV3Decode(t *testing.T) {
 	if !errors.As(err, &de) || de.Offset != 16 || de.Path != "RequestHeader.instance_id" {
 		t.Fatalf("truncated instance_id: err = %v", err)
 	}
-	if probs := etTiles(f.Root, len(cut)); len(probs) > 0 {
+	if probs := etTiles(f.SpanTree(), len(cut)); len(probs) > 0 {
 		t.Errorf("partial tree does not tile:\n%s", strings.Join(probs, "\n"))
 	}
 }
@@ -182,7 +184,7 @@ func TestHeaderV3EveryCut(t *testing.T) {
 			t.Errorf("cut at %d: err = %v", cut, err)
 			continue
 		}
-		if probs := etTiles(f.Root, cut); len(probs) > 0 {
+		if probs := etTiles(f.SpanTree(), cut); len(probs) > 0 {
 			t.Errorf("cut at %d: %s", cut, strings.Join(probs, "; "))
 		}
 	}

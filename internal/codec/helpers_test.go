@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -108,3 +109,36 @@ func triples(reg *schema.Registry) []triple {
 	}
 	return out
 }
+
+// row is one row of a span.Tree, for tests that walk down a tree by child
+// index and check names, types and values on the way.
+type row struct {
+	t  *span.Tree
+	id span.ID
+}
+
+// Kids returns the row's children in order.
+func (r row) Kids() []row {
+	var out []row
+	for _, k := range r.t.Kids(r.id) {
+		out = append(out, row{r.t, k})
+	}
+	return out
+}
+
+func (r row) Name() string       { return r.t.Name(r.id) }
+func (r row) Type() string       { return r.t.Type(r.id) }
+func (r row) ValueText() string  { return r.t.ValueText(r.id) }
+func (r row) Path() string       { return r.t.Path(r.id) }
+func (r row) Null() bool         { return r.t.N(r.id).Null }
+func (r row) Off() int           { return int(r.t.N(r.id).Off) }
+func (r row) Len() int           { return int(r.t.N(r.id).Len) }
+func (r row) Int() int64         { return r.t.N(r.id).Int }
+func (r row) Cat() span.Category { return r.t.N(r.id).Cat }
+func (r row) Note() string       { return r.t.Note(r.id) }
+func (r row) Err() error         { return r.t.Err(r.id) }
+func (r row) Bytes() []byte      { return r.t.ValueBytes(r.id) }
+func (r row) Flag() string       { return r.t.Flag(r.id) }
+
+// String shows the row's path and value, for test messages.
+func (r row) String() string { return r.Path() + r.ValueText() }

@@ -182,15 +182,7 @@ func (d *recDecoder) rest(n span.ID, r *blobReader, why string) {
 	}
 }
 
-// RecordPart decodes data as the key (key set) or the value of one record
-// of mod's internal topic, with its framing, as a records field shows it
-// (without the varint length), as pointer nodes: [Codec.RecordPartTree]
-// for callers not yet reading span.Trees.
-func (c *Codec) RecordPart(mod *recschema.Module, key bool, typ int16, data []byte, cat span.Category, opts Options) *span.Node {
-	return c.RecordPartTree(mod, key, typ, data, cat, opts).ToNode()
-}
-
-// RecordPartTree decodes data as the key (key set) or the value of one
+// RecordPart decodes data as the key (key set) or the value of one
 // record of mod's internal topic, with its framing, as a records field
 // shows it (without the varint length): the record type and key message
 // of a coordinator key; the version and value message of a coordinator
@@ -199,7 +191,7 @@ func (c *Codec) RecordPart(mod *recschema.Module, key bool, typ int16, data []by
 // opts.Sample words array counts as a page of smallest instances does.
 // Problems are flagged on the root, whose leaves tile data; offsets count
 // from data's first byte. opts.Tree, when set, is reused.
-func (c *Codec) RecordPartTree(mod *recschema.Module, key bool, typ int16, data []byte, cat span.Category, opts Options) *span.Tree {
+func (c *Codec) RecordPart(mod *recschema.Module, key bool, typ int16, data []byte, cat span.Category, opts Options) *span.Tree {
 	t := opts.Tree
 	if t == nil {
 		t = &span.Tree{}

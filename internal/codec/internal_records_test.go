@@ -94,12 +94,12 @@ func fetchFrame(topic string, batch []byte) []byte {
 	return responseFrame(1, true, 9, resp.AppendTo(nil))
 }
 
-// recordNodes returns the key and value nodes of every record, in order.
-func recordNodes(root *span.Node) (keys, values []*span.Node) {
-	root.Walk(func(n *span.Node, _ int) {
-		if n.Name == "Record" && n.Type == "Record v2" {
-			for _, k := range n.Kids {
-				switch k.Name {
+// recordNodes returns the key and value rows of every record, in order.
+func recordNodes(t *span.Tree) (keys, values []row) {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		if t.Name(id) == "Record" && t.Type(id) == "Record v2" {
+			for _, k := range (row{t, id}).Kids() {
+				switch k.Name() {
 				case "key":
 					keys = append(keys, k)
 				case "value":
@@ -111,21 +111,21 @@ func recordNodes(root *span.Node) (keys, values []*span.Node) {
 	return keys, values
 }
 
-// fieldsOf lists "name=value" of a record struct node's children.
-func fieldsOf(n *span.Node) string {
+// fieldsOf lists "name=value" of a record struct row's children.
+func fieldsOf(n row) string {
 	var parts []string
-	for _, k := range n.Kids {
-		parts = append(parts, k.Name+k.ValueText())
+	for _, k := range n.Kids() {
+		parts = append(parts, k.Name()+k.ValueText())
 	}
 	return strings.Join(parts, " ")
 }
 
 func checkFrameTree(t *testing.T, f *codec.Frame, size int, kind schema.MessageType) {
 	t.Helper()
-	if probs := checkTree(f.Root, size); len(probs) > 0 {
+	if probs := checkTree(f.SpanTree(), size); len(probs) > 0 {
 		t.Errorf("tree does not tile:\n%s", strings.Join(probs, "\n"))
 	}
-	if probs := checkCategories(f.Root, kind); len(probs) > 0 {
+	if probs := checkCategories(f.SpanTree(), kind); len(probs) > 0 {
 		t.Errorf("categories:\n%s", strings.Join(probs, "\n"))
 	}
 }
@@ -164,36 +164,36 @@ func TestConsumerOffsetsRecords(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkFrameTree(t, f, len(tc.frame), tc.kind)
-			keys, vals := recordNodes(f.Root)
+			keys, vals := recordNodes(f.SpanTree())
 			if len(keys) != 2 || len(vals) != 2 {
 				t.Fatalf("%d keys, %d values", len(keys), len(vals))
 			}
 			k := keys[0]
-			if k.Type != "OffsetCommitKey" || len(k.Kids) != 3 || k.Kids[0].Name != "length" || k.Kids[1].Name != "type" ||
-				k.Kids[1].ValueText() != "= 1 (OffsetCommitKey)" || k.Kids[2].Name != "OffsetCommitKey" {
-				t.Fatalf("key node %s with %d children", k.Type, len(k.Kids))
+			if k.Type() != "OffsetCommitKey" || len(k.Kids()) != 3 || k.Kids()[0].Name() != "length" || k.Kids()[1].Name() != "type" ||
+				k.Kids()[1].ValueText() != "= 1 (OffsetCommitKey)" || k.Kids()[2].Name() != "OffsetCommitKey" {
+				t.Fatalf("key node %s with %d children", k.Type(), len(k.Kids()))
 			}
-			if got := fieldsOf(k.Kids[2]); got != `group= "grp" (int16 len=3) topic= "orders" (int16 len=6) partition= 3` {
+			if got := fieldsOf(k.Kids()[2]); got != `group= "grp" (int16 len=3) topic= "orders" (int16 len=6) partition= 3` {
 				t.Errorf("OffsetCommitKey fields: %s", got)
 			}
 			v := vals[0]
-			if v.Type != "OffsetCommitValue" || v.Kids[1].Name != "version" || v.Kids[1].Int != 3 || v.Kids[2].Name != "OffsetCommitValue" {
-				t.Fatalf("value node %s", v.Type)
+			if v.Type() != "OffsetCommitValue" || v.Kids()[1].Name() != "version" || v.Kids()[1].Int() != 3 || v.Kids()[2].Name() != "OffsetCommitValue" {
+				t.Fatalf("value node %s", v.Type())
 			}
-			if got := fieldsOf(v.Kids[2]); !strings.HasPrefix(got, `offset= 42 leaderEpoch= 5 metadata= "m" (int16 len=1) commitTimestamp= 1700000000000`) {
+			if got := fieldsOf(v.Kids()[2]); !strings.HasPrefix(got, `offset= 42 leaderEpoch= 5 metadata= "m" (int16 len=1) commitTimestamp= 1700000000000`) {
 				t.Errorf("OffsetCommitValue v3 fields: %s", got)
 			}
 			bodyCat := span.CatRequestBody
 			if tc.kind == schema.TypeResponse {
 				bodyCat = span.CatResponseBody
 			}
-			for _, n := range v.Kids[2].Kids {
-				if n.Cat != bodyCat {
-					t.Errorf("field %s has category %v, want %v", n.Name, n.Cat, bodyCat)
+			for _, n := range v.Kids()[2].Kids() {
+				if n.Cat() != bodyCat {
+					t.Errorf("field %s has category %v, want %v", n.Name(), n.Cat(), bodyCat)
 				}
 			}
-			if keys[1].Type != "GroupMetadataKey" || vals[1].Note != "tombstone" || !vals[1].Null {
-				t.Errorf("second record: key %s, value note %q", keys[1].Type, vals[1].Note)
+			if keys[1].Type() != "GroupMetadataKey" || vals[1].Note() != "tombstone" || !vals[1].Null() {
+				t.Errorf("second record: key %s, value note %q", keys[1].Type(), vals[1].Note())
 			}
 		})
 	}
@@ -205,16 +205,16 @@ func TestConsumerOffsetsRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keys, _ := recordNodes(f.Root); keys[0].Type != "bytes" || len(keys[0].Kids) != 0 {
-		t.Errorf("orders key decoded as %s", keys[0].Type)
+	if keys, _ := recordNodes(f.SpanTree()); keys[0].Type() != "bytes" || len(keys[0].Kids()) != 0 {
+		t.Errorf("orders key decoded as %s", keys[0].Type())
 	}
 	c.RecordsTopic = "__consumer_offsets"
 	f, err = c.DecodeRequest(frame, codec.Options{Spans: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if keys, _ := recordNodes(f.Root); keys[0].Type != "OffsetCommitKey" {
-		t.Errorf("forced: key decoded as %s", keys[0].Type)
+	if keys, _ := recordNodes(f.SpanTree()); keys[0].Type() != "OffsetCommitKey" {
+		t.Errorf("forced: key decoded as %s", keys[0].Type())
 	}
 	checkFrameTree(t, f, len(frame), schema.TypeRequest)
 }
@@ -233,11 +233,11 @@ func TestTransactionStateRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFrameTree(t, f, len(frame), schema.TypeRequest)
-	keys, vals := recordNodes(f.Root)
-	if keys[0].Type != "TransactionLogKey" || vals[0].Type != "TransactionLogValue" {
-		t.Fatalf("key %s, value %s", keys[0].Type, vals[0].Type)
+	keys, vals := recordNodes(f.SpanTree())
+	if keys[0].Type() != "TransactionLogKey" || vals[0].Type() != "TransactionLogValue" {
+		t.Fatalf("key %s, value %s", keys[0].Type(), vals[0].Type())
 	}
-	got := fieldsOf(vals[0].Kids[2])
+	got := fieldsOf(vals[0].Kids()[2])
 	for _, want := range []string{"ProducerId= 77", "ProducerEpoch= 2", "TransactionTimeoutMs= 60000", "TransactionStatus= 1",
 		"TransactionPartitions= 1 element", "TransactionLastUpdateTimestampMs= 5", "TransactionStartTimestampMs= 4", "tagged_fields= 4"} {
 		if !strings.Contains(got, want) {
@@ -245,9 +245,10 @@ func TestTransactionStateRecords(t *testing.T) {
 		}
 	}
 	var tagged []string
-	vals[0].Walk(func(n *span.Node, _ int) {
-		if strings.HasPrefix(n.Type, "tag ") {
-			tagged = append(tagged, n.Name)
+	vt := vals[0].t
+	vt.Walk(vals[0].id, func(id span.ID, _ int) {
+		if strings.HasPrefix(vt.Type(id), "tag ") {
+			tagged = append(tagged, vt.Name(id))
 		}
 	})
 	if strings.Join(tagged, " ") != "PreviousProducerId NextProducerId ClientTransactionVersion NextProducerEpoch" {
@@ -278,21 +279,21 @@ func TestClusterMetadataRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFrameTree(t, f, len(frame), schema.TypeResponse)
-	keys, vals := recordNodes(f.Root)
-	if len(vals) != 2 || !keys[0].Null {
+	keys, vals := recordNodes(f.SpanTree())
+	if len(vals) != 2 || !keys[0].Null() {
 		t.Fatalf("%d values", len(vals))
 	}
 	v := vals[0]
 	var framing []string
-	for _, k := range v.Kids[:4] {
-		framing = append(framing, k.Name+k.ValueText())
+	for _, k := range v.Kids()[:4] {
+		framing = append(framing, k.Name()+k.ValueText())
 	}
 	if got := strings.Join(framing, " "); got != "length= 22 frame_version= 1 api_key= 2 (TopicRecord) version= 0" {
 		t.Errorf("framing: %s", got)
 	}
-	body := v.Kids[4]
-	if v.Type != "TopicRecord" || body.Name != "TopicRecord" || body.Off != v.Off+4 || body.Len != len(good)-3 {
-		t.Fatalf("body %s [%d, %d]", body.Name, body.Off, body.Len)
+	body := v.Kids()[4]
+	if v.Type() != "TopicRecord" || body.Name() != "TopicRecord" || body.Off() != v.Off()+4 || body.Len() != len(good)-3 {
+		t.Fatalf("body %s [%d, %d]", body.Name(), body.Off(), body.Len())
 	}
 	// The fields in the order, and with the types, the spec gives.
 	var wire []*schema.Field
@@ -301,23 +302,23 @@ func TestClusterMetadataRecords(t *testing.T) {
 			wire = append(wire, fld)
 		}
 	}
-	if len(body.Kids) != len(wire)+1 {
-		t.Fatalf("%d children for %d fields", len(body.Kids), len(wire))
+	if len(body.Kids()) != len(wire)+1 {
+		t.Fatalf("%d children for %d fields", len(body.Kids()), len(wire))
 	}
 	for i, fld := range wire {
-		if body.Kids[i].Name != fld.Name || body.Kids[i].Type != fld.Type.Name {
-			t.Errorf("child %d is %s %s, the spec says %s %s", i, body.Kids[i].Name, body.Kids[i].Type, fld.Name, fld.Type.Name)
+		if body.Kids()[i].Name() != fld.Name || body.Kids()[i].Type() != fld.Type.Name {
+			t.Errorf("child %d is %s %s, the spec says %s %s", i, body.Kids()[i].Name(), body.Kids()[i].Type(), fld.Name, fld.Type.Name)
 		}
 	}
 	if got := fieldsOf(body); got != `Name= "t" (compact, len+1=2) TopicId= 00010203-0405-0607-0809-0a0b0c0d0e0f tagged_fields= 0` {
 		t.Errorf("TopicRecord fields: %s", got)
 	}
 	bad := vals[1]
-	if bad.Flag == "" || !strings.Contains(bad.Flag, "not a valid TopicRecord v0") {
-		t.Errorf("cut record flag: %q", bad.Flag)
+	if bad.Flag() == "" || !strings.Contains(bad.Flag(), "not a valid TopicRecord v0") {
+		t.Errorf("cut record flag: %q", bad.Flag())
 	}
-	if last := bad.Kids[len(bad.Kids)-1]; last.Name != "undecoded" && last.Name != "TopicRecord" {
-		t.Errorf("cut record ends with %s", last.Name)
+	if last := bad.Kids()[len(bad.Kids())-1]; last.Name() != "undecoded" && last.Name() != "TopicRecord" {
+		t.Errorf("cut record ends with %s", last.Name())
 	}
 }
 
@@ -337,7 +338,7 @@ func FuzzInternalRecords(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the frame is well-formed: %v", err)
 		}
-		if probs := checkTree(fr.Root, len(frame)); len(probs) > 0 {
+		if probs := checkTree(fr.SpanTree(), len(frame)); len(probs) > 0 {
 			t.Fatalf("tree does not tile:\n%s", strings.Join(probs, "\n"))
 		}
 	})
@@ -368,12 +369,12 @@ func TestControlRecords(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFrameTree(t, f, len(frame), schema.TypeResponse)
-		keys, vals := recordNodes(f.Root)
-		if keys[0].Type != "ControlRecordTypeSchema" || !strings.Contains(fieldsOf(keys[0].Kids[2]), "Type= ") {
-			t.Errorf("%s: control key %s", tc.topic, keys[0].Type)
+		keys, vals := recordNodes(f.SpanTree())
+		if keys[0].Type() != "ControlRecordTypeSchema" || !strings.Contains(fieldsOf(keys[0].Kids()[2]), "Type= ") {
+			t.Errorf("%s: control key %s", tc.topic, keys[0].Type())
 		}
-		if got := fieldsOf(vals[0].Kids[2]); !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: control value %s: %s", tc.topic, vals[0].Type, got)
+		if got := fieldsOf(vals[0].Kids()[2]); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s: control value %s: %s", tc.topic, vals[0].Type(), got)
 		}
 	}
 }
@@ -395,19 +396,19 @@ func TestShareGroupStateRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFrameTree(t, f, len(frame), schema.TypeRequest)
-	keys, vals := recordNodes(f.Root)
-	if got := fieldsOf(keys[0].Kids[2]); keys[0].Type != "ShareUpdateKey" || got != `GroupId= "g" (int16 len=1) TopicId= 00112233-4455-6677-8899-aabbccddeeff Partition= 5` {
-		t.Errorf("key %s: %s", keys[0].Type, got)
+	keys, vals := recordNodes(f.SpanTree())
+	if got := fieldsOf(keys[0].Kids()[2]); keys[0].Type() != "ShareUpdateKey" || got != `GroupId= "g" (int16 len=1) TopicId= 00112233-4455-6677-8899-aabbccddeeff Partition= 5` {
+		t.Errorf("key %s: %s", keys[0].Type(), got)
 	}
-	body := vals[0].Kids[2]
-	if got := fieldsOf(body); vals[0].Type != "ShareUpdateValue" || got != "SnapshotEpoch= 1 LeaderEpoch= 2 StartOffset= 16 StateBatches= 1 element tagged_fields= 1" {
-		t.Errorf("value %s: %s", vals[0].Type, got)
+	body := vals[0].Kids()[2]
+	if got := fieldsOf(body); vals[0].Type() != "ShareUpdateValue" || got != "SnapshotEpoch= 1 LeaderEpoch= 2 StartOffset= 16 StateBatches= 1 element tagged_fields= 1" {
+		t.Errorf("value %s: %s", vals[0].Type(), got)
 	}
-	batch := body.Kids[3].Kids[1]
+	batch := body.Kids()[3].Kids()[1]
 	if got := fieldsOf(batch); got != "FirstOffset= 16 LastOffset= 19 DeliveryState= 1 DeliveryCount= 2 tagged_fields= 0" {
 		t.Errorf("state batch: %s", got)
 	}
-	if tag := body.Kids[4].Kids[1]; tag.Name != "DeliveryCompleteCount" || !strings.Contains(fieldsOf(tag), "DeliveryCompleteCount= 9") {
-		t.Errorf("tagged field %s: %s", tag.Name, fieldsOf(tag))
+	if tag := body.Kids()[4].Kids()[1]; tag.Name() != "DeliveryCompleteCount" || !strings.Contains(fieldsOf(tag), "DeliveryCompleteCount= 9") {
+		t.Errorf("tagged field %s: %s", tag.Name(), fieldsOf(tag))
 	}
 }

@@ -74,7 +74,7 @@ func TestKfakeResponseHeaders(t *testing.T) {
 			if got.CorrelationID != f.CorrelationID {
 				t.Errorf("%s: correlation id %d, sent %d", tr, got.CorrelationID, f.CorrelationID)
 			}
-			for _, p := range checkTree(got.Root, len(resp)) {
+			for _, p := range checkTree(got.SpanTree(), len(resp)) {
 				t.Errorf("%s: spans: %s", tr, p)
 			}
 			back, err := rel.c.EncodeResponse(nil, got)

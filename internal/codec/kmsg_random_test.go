@@ -503,8 +503,8 @@ func randomOne(t *testing.T, rel *release, tr triple, msg kmsgMsg, gv reflect.Va
 			t.Errorf("%s seed %d: client id %q (null %v), kmsg wrote %v", tr, seed, f.ClientID, f.ClientIDNull, clientID)
 		}
 	}
-	if f.Root != nil {
-		for _, p := range checkTree(f.Root, len(frame)) {
+	if f.SpanTree() != nil {
+		for _, p := range checkTree(f.SpanTree(), len(frame)) {
 			t.Errorf("%s seed %d: spans: %s", tr, seed, p)
 		}
 	}
@@ -603,15 +603,15 @@ func compareBatch(t *testing.T, raw []byte, kb *kmsg.RecordBatch, recs []kmsg.Re
 		return []string{fmt.Sprintf("decode: %v", err)}
 	}
 	tr.N(0).Len = int32(len(raw))
-	root := tr.ToNode()
+	root := row{tr, tr.Root()}
 	var out []string
-	if p := checkLeaves(root, len(raw)); len(p) > 0 {
+	if p := checkLeaves(tr, len(raw)); len(p) > 0 {
 		out = append(out, p...)
 	}
-	if len(root.Kids) != 1 || d.Batches != 1 {
+	if len(root.Kids()) != 1 || d.Batches != 1 {
 		return append(out, fmt.Sprintf("%d batches decoded, want 1", d.Batches))
 	}
-	bn := root.Kids[0]
+	bn := root.Kids()[0]
 	ints := map[string]int64{
 		"baseOffset": kb.FirstOffset, "batchLength": int64(kb.Length), "partitionLeaderEpoch": int64(kb.PartitionLeaderEpoch),
 		"magic": int64(kb.Magic), "crc": int64(uint32(kb.CRC)), "attributes": int64(kb.Attributes),
@@ -620,13 +620,13 @@ func compareBatch(t *testing.T, raw []byte, kb *kmsg.RecordBatch, recs []kmsg.Re
 		"recordsCount": int64(kb.NumRecords),
 	}
 	for name, want := range ints {
-		if n := child(bn, name); n == nil || n.Int != want {
+		if n := child(bn, name); n == nil || n.Int() != want {
 			out = append(out, fmt.Sprintf("batch %s: got %v, kmsg %d", name, n, want))
 		}
 	}
-	var rnodes []*span.Node
-	for _, k := range bn.Kids {
-		if k.Name == "Record" {
+	var rnodes []row
+	for _, k := range bn.Kids() {
+		if k.Name() == "Record" {
 			rnodes = append(rnodes, k)
 		}
 	}
@@ -637,15 +637,15 @@ func compareBatch(t *testing.T, raw []byte, kb *kmsg.RecordBatch, recs []kmsg.Re
 		rn := rnodes[i]
 		for name, want := range map[string]int64{"length": int64(r.Length), "attributes": int64(r.Attributes),
 			"timestampDelta": r.TimestampDelta64, "offsetDelta": int64(r.OffsetDelta), "headerCount": int64(len(r.Headers))} {
-			if n := child(rn, name); n == nil || n.Int != want {
+			if n := child(rn, name); n == nil || n.Int() != want {
 				out = append(out, fmt.Sprintf("record %d %s: got %v, kmsg %d", i, name, n, want))
 			}
 		}
 		out = append(out, compareBlob(child(rn, "key"), r.Key, fmt.Sprintf("record %d key", i))...)
 		out = append(out, compareBlob(child(rn, "value"), r.Value, fmt.Sprintf("record %d value", i))...)
-		var hnodes []*span.Node
-		for _, k := range rn.Kids {
-			if k.Name == "Header" {
+		var hnodes []row
+		for _, k := range rn.Kids() {
+			if k.Name() == "Header" {
 				hnodes = append(hnodes, k)
 			}
 		}
@@ -663,34 +663,36 @@ func compareBatch(t *testing.T, raw []byte, kb *kmsg.RecordBatch, recs []kmsg.Re
 
 // compareBlob compares a decoded varint-prefixed blob with kmsg's bytes
 // (nil = null).
-func compareBlob(n *span.Node, want []byte, what string) []string {
+func compareBlob(n *row, want []byte, what string) []string {
 	switch {
 	case n == nil:
 		return []string{what + ": not decoded"}
-	case n.Null != (want == nil) || !bytes.Equal(n.Bytes, want):
-		return []string{fmt.Sprintf("%s: got %x (null %v), kmsg %x (nil %v)", what, n.Bytes, n.Null, want, want == nil)}
+	case n.Null() != (want == nil) || !bytes.Equal(n.Bytes(), want):
+		return []string{fmt.Sprintf("%s: got %x (null %v), kmsg %x (nil %v)", what, n.Bytes(), n.Null(), want, want == nil)}
 	}
 	return nil
 }
 
-func child(n *span.Node, name string) *span.Node {
-	for _, k := range n.Kids {
-		if k.Name == name {
-			return k
+// child returns n's child named name, nil when it has none.
+func child(n row, name string) *row {
+	for _, k := range n.Kids() {
+		if k.Name() == name {
+			return &k
 		}
 	}
 	return nil
 }
 
-// checkLeaves checks that the leaves under root tile [0, size).
-func checkLeaves(root *span.Node, size int) []string {
+// checkLeaves checks that the leaves of t tile [0, size).
+func checkLeaves(t *span.Tree, size int) []string {
 	at := 0
 	var out []string
-	for _, l := range root.Leaves() {
-		if l.Off != at {
-			out = append(out, fmt.Sprintf("leaf %s at %d, expected %d", l.Path(), l.Off, at))
+	for _, id := range t.Leaves(t.Root()) {
+		l := t.N(id)
+		if int(l.Off) != at {
+			out = append(out, fmt.Sprintf("leaf %s at %d, expected %d", t.Path(id), l.Off, at))
 		}
-		at = l.Off + l.Len
+		at = int(l.Off + l.Len)
 	}
 	if at != size {
 		out = append(out, fmt.Sprintf("leaves end at %d of %d", at, size))
@@ -754,13 +756,12 @@ func TestKmsgLegacyMessageSet(t *testing.T) {
 			t.Fatalf("iteration %d: %v\n% x", it, err, payload)
 		}
 		tr.N(0).Len = int32(len(payload))
-		root := tr.ToNode()
-		for _, p := range checkLeaves(root, len(payload)) {
+		for _, p := range checkLeaves(tr, len(payload)) {
 			t.Errorf("iteration %d: %s", it, p)
 		}
-		var msgs []*span.Node
-		for _, k := range root.Kids {
-			if k.Name == "Message" {
+		var msgs []row
+		for _, k := range (row{tr, tr.Root()}).Kids() {
+			if k.Name() == "Message" {
 				msgs = append(msgs, k)
 			}
 		}
@@ -774,7 +775,7 @@ func TestKmsgLegacyMessageSet(t *testing.T) {
 				ints["timestamp"] = w.ts
 			}
 			for name, v := range ints {
-				if n := child(mn, name); n == nil || n.Int != v {
+				if n := child(mn, name); n == nil || n.Int() != v {
 					t.Errorf("iteration %d message %d %s: got %v, kmsg %d", it, i, name, n, v)
 				}
 			}

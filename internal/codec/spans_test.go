@@ -33,14 +33,14 @@ func TestSpansTileEveryFrame(t *testing.T) {
 					t.Errorf("%s: decode: %v", tr, err)
 					continue
 				}
-				for _, problem := range checkTree(f.Root, len(frame)) {
+				for _, problem := range checkTree(f.SpanTree(), len(frame)) {
 					t.Errorf("%s: %s", tr, problem)
 				}
-				for _, problem := range checkCategories(f.Root, tr.kind) {
+				for _, problem := range checkCategories(f.SpanTree(), tr.kind) {
 					t.Errorf("%s: %s", tr, problem)
 				}
 				if want := recordsFields(tr.msg().Body, tr.v, 0); want > 0 {
-					if got := countBatches(f.Root); got != want {
+					if got := countBatches(f.SpanTree()); got != want {
 						t.Errorf("%s: %d RecordBatch nodes of %d bytes, want %d (one per records field)", tr, got, records.BatchHeaderSize, want)
 					}
 				}
@@ -69,51 +69,56 @@ func TestSpansTileEveryFrame(t *testing.T) {
 }
 
 // checkTree returns what is wrong with a span tree over size bytes.
-func checkTree(root *span.Node, size int) []string {
+func checkTree(t *span.Tree, size int) []string {
 	var out []string
-	if root == nil {
+	if t == nil || t.Root() == span.None {
 		return []string{"no span tree"}
 	}
-	if root.Off != 0 || root.Len != size {
-		out = append(out, fmt.Sprintf("root covers [%d, %d), want [0, %d)", root.Off, root.Off+root.Len, size))
+	root := t.Root()
+	if r := t.N(root); r.Off != 0 || int(r.Len) != size {
+		out = append(out, fmt.Sprintf("root covers [%d, %d), want [0, %d)", r.Off, r.Off+r.Len, size))
 	}
 	// Leaves tile [0, size) in order.
 	at := 0
-	for _, l := range root.Leaves() {
-		if l.Off != at {
-			out = append(out, fmt.Sprintf("leaf %s at [0x%04x, %dB]: expected offset 0x%04x (gap or overlap)", l.Path(), l.Off, l.Len, at))
+	for _, id := range t.Leaves(root) {
+		l := t.N(id)
+		off, n := int(l.Off), int(l.Len)
+		if off != at {
+			out = append(out, fmt.Sprintf("leaf %s at [0x%04x, %dB]: expected offset 0x%04x (gap or overlap)", t.Path(id), off, n, at))
 		}
 		// Only a struct with no fields on the wire (the ApiVersions v0-2
 		// request body) and the empty raw data of an unknown tag of size 0
 		// (its size prefix is a separate leaf) may own no bytes.
-		empty := l.Type == "struct" || l.Val == span.ValStruct || l.Val == span.ValBytes && l.Enc == span.EncNone && len(l.Bytes) == 0
-		if l.Len < 0 || l.Len == 0 && !empty {
-			out = append(out, fmt.Sprintf("leaf %s at 0x%04x has length %d", l.Path(), l.Off, l.Len))
+		empty := t.Type(id) == "struct" || l.Val == span.ValStruct || l.Val == span.ValBytes && l.Enc == span.EncNone && len(t.ValueBytes(id)) == 0
+		if n < 0 || n == 0 && !empty {
+			out = append(out, fmt.Sprintf("leaf %s at 0x%04x has length %d", t.Path(id), off, n))
 		}
-		at = l.Off + l.Len
+		at = off + n
 	}
 	if at != size {
 		out = append(out, fmt.Sprintf("leaves end at %d, frame has %d bytes", at, size))
 	}
 	// Groups are the union of their children, which are contiguous.
-	root.Walk(func(n *span.Node, _ int) {
-		if n.IsLeaf() {
+	t.Walk(root, func(id span.ID, _ int) {
+		if t.IsLeaf(id) {
 			return
 		}
-		first, last := n.Kids[0], n.Kids[len(n.Kids)-1]
+		n := t.N(id)
+		first, last := t.N(n.First), t.N(n.Last)
 		if first.Off != n.Off || last.Off+last.Len != n.Off+n.Len {
-			out = append(out, fmt.Sprintf("group %q covers [%d, %d), its children [%d, %d)", n.Path(), n.Off, n.Off+n.Len, first.Off, last.Off+last.Len))
+			out = append(out, fmt.Sprintf("group %q covers [%d, %d), its children [%d, %d)", t.Path(id), n.Off, n.Off+n.Len, first.Off, last.Off+last.Len))
 		}
-		for i, k := range n.Kids {
-			if k.Parent != n {
-				out = append(out, fmt.Sprintf("node %q: wrong parent", k.Path()))
+		prev := span.None
+		for k := n.First; k != span.None; k = t.N(k).Next {
+			if t.N(k).Parent != id {
+				out = append(out, fmt.Sprintf("node %q: wrong parent", t.Path(k)))
 			}
-			if i > 0 {
-				prev := n.Kids[i-1]
-				if k.Off != prev.Off+prev.Len {
-					out = append(out, fmt.Sprintf("children %q and %q of %q are not contiguous", prev.DisplayName(), k.DisplayName(), n.Path()))
+			if prev != span.None {
+				if p := t.N(prev); t.N(k).Off != p.Off+p.Len {
+					out = append(out, fmt.Sprintf("children %q and %q of %q are not contiguous", t.DisplayName(prev), t.DisplayName(k), t.Path(id)))
 				}
 			}
+			prev = k
 		}
 	})
 	if len(out) > 10 {
@@ -126,34 +131,35 @@ func checkTree(root *span.Node, size int) []string {
 // that it fits its place: the Frame subtree is "frame", the header subtree
 // "rpc header" (or tagged_fields), the body the body category of the kind
 // (or tagged_fields, RecordBatch, Record).
-func checkCategories(root *span.Node, kind schema.MessageType) []string {
+func checkCategories(t *span.Tree, kind schema.MessageType) []string {
 	var out []string
 	bodyCat := span.CatRequestBody
 	if kind == schema.TypeResponse {
 		bodyCat = span.CatResponseBody
 	}
-	if len(root.Kids) != 3 {
-		return []string{fmt.Sprintf("root has %d children, want frame, header and body", len(root.Kids))}
+	kids := t.Kids(t.Root())
+	if len(kids) != 3 {
+		return []string{fmt.Sprintf("root has %d children, want frame, header and body", len(kids))}
 	}
 	allowed := []map[span.Category]bool{
 		{span.CatFrame: true},
 		{span.CatHeader: true, span.CatTagged: true},
 		{bodyCat: true, span.CatTagged: true, span.CatRecordBatch: true, span.CatRecord: true},
 	}
-	for i, top := range root.Kids {
-		top.Walk(func(n *span.Node, _ int) {
-			if n.Cat == span.CatNone {
-				out = append(out, fmt.Sprintf("node %q has no category", n.Path()))
-			} else if !allowed[i][n.Cat] {
-				out = append(out, fmt.Sprintf("node %q has category %q under %q", n.Path(), n.Cat, top.Name))
+	for i, top := range kids {
+		t.Walk(top, func(id span.ID, _ int) {
+			if c := t.N(id).Cat; c == span.CatNone {
+				out = append(out, fmt.Sprintf("node %q has no category", t.Path(id)))
+			} else if !allowed[i][c] {
+				out = append(out, fmt.Sprintf("node %q has category %q under %q", t.Path(id), c, t.Name(top)))
 			}
 		})
 	}
-	if c := root.Kids[0].Cat; c != span.CatFrame {
-		out = append(out, fmt.Sprintf("first child %q is %q, want frame", root.Kids[0].Name, c))
+	if c := t.N(kids[0]).Cat; c != span.CatFrame {
+		out = append(out, fmt.Sprintf("first child %q is %q, want frame", t.Name(kids[0]), c))
 	}
-	if c := root.Kids[2].Cat; c != bodyCat {
-		out = append(out, fmt.Sprintf("body %q is %q, want %q", root.Kids[2].Name, c, bodyCat))
+	if c := t.N(kids[2]).Cat; c != bodyCat {
+		out = append(out, fmt.Sprintf("body %q is %q, want %q", t.Name(kids[2]), c, bodyCat))
 	}
 	return out
 }
@@ -180,11 +186,12 @@ func recordsFields(s *schema.Struct, v int16, depth int) int {
 }
 
 // countBatches counts RecordBatch group nodes of exactly one empty batch.
-func countBatches(root *span.Node) int {
+func countBatches(t *span.Tree) int {
 	n := 0
-	root.Walk(func(x *span.Node, _ int) {
-		if x.Cat == span.CatRecordBatch && !x.IsLeaf() && x.Len == records.BatchHeaderSize &&
-			(x.Parent == nil || x.Parent.Cat != span.CatRecordBatch) {
+	t.Walk(t.Root(), func(id span.ID, _ int) {
+		x := t.N(id)
+		if x.Cat == span.CatRecordBatch && !t.IsLeaf(id) && x.Len == records.BatchHeaderSize &&
+			(x.Parent == span.None || t.N(x.Parent).Cat != span.CatRecordBatch) {
 			n++
 		}
 	})
@@ -199,13 +206,13 @@ func TestSpanChecksCatchBrokenTrees(t *testing.T) {
 	if !ok {
 		t.Fatal("no AlterConfigs in 4.3")
 	}
-	damage := map[string]func(root *span.Node){
-		"leaf shifted":     func(root *span.Node) { root.Leaves()[3].Off++ },
-		"leaf shortened":   func(root *span.Node) { root.Leaves()[5].Len-- },
-		"group too long":   func(root *span.Node) { root.Kids[2].Len++ },
-		"root too short":   func(root *span.Node) { root.Len-- },
-		"category missing": func(root *span.Node) { root.Leaves()[7].Cat = span.CatNone },
-		"wrong category":   func(root *span.Node) { root.Kids[1].Kids[0].Cat = span.CatRequestBody },
+	damage := map[string]func(t *span.Tree){
+		"leaf shifted":     func(t *span.Tree) { t.N(t.Leaves(t.Root())[3]).Off++ },
+		"leaf shortened":   func(t *span.Tree) { t.N(t.Leaves(t.Root())[5]).Len-- },
+		"group too long":   func(t *span.Tree) { t.N(t.Kids(t.Root())[2]).Len++ },
+		"root too short":   func(t *span.Tree) { t.N(t.Root()).Len-- },
+		"category missing": func(t *span.Tree) { t.N(t.Leaves(t.Root())[7]).Cat = span.CatNone },
+		"wrong category":   func(t *span.Tree) { t.N(t.Kids(t.Kids(t.Root())[1])[0]).Cat = span.CatRequestBody },
 	}
 	for name, hurt := range damage {
 		frame, err := sample.Encode(rel.c, api, schema.TypeRequest, 2)
@@ -216,11 +223,12 @@ func TestSpanChecksCatchBrokenTrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := append(checkTree(f.Root, len(frame)), checkCategories(f.Root, schema.TypeRequest)...); len(p) != 0 {
+		tr := f.SpanTree()
+		if p := append(checkTree(tr, len(frame)), checkCategories(tr, schema.TypeRequest)...); len(p) != 0 {
 			t.Fatalf("undamaged tree reported: %v", p)
 		}
-		hurt(f.Root)
-		if p := append(checkTree(f.Root, len(frame)), checkCategories(f.Root, schema.TypeRequest)...); len(p) == 0 {
+		hurt(tr)
+		if p := append(checkTree(tr, len(frame)), checkCategories(tr, schema.TypeRequest)...); len(p) == 0 {
 			t.Errorf("%s: not reported", name)
 		}
 	}

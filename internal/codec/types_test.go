@@ -315,15 +315,16 @@ func TestEveryTypeDecode(t *testing.T) {
 					t.Errorf("TagNullStruct is not null")
 				}
 			}
-			if len(root.Kids) != len(segs) {
-				t.Fatalf("root has %d children, vector has %d fields", len(root.Kids), len(segs))
+			kids := (row{root, root.Root()}).Kids()
+			if len(kids) != len(segs) {
+				t.Fatalf("root has %d children, vector has %d fields", len(kids), len(segs))
 			}
 			off := 0
 			for i, s := range segs {
 				n := len(etHex(t, s.hex))
-				k := root.Kids[i]
-				if k.Name != s.name || k.Off != off || k.Len != n {
-					t.Errorf("child %d = %s [%d,%d], want %s [%d,%d]", i, k.Name, k.Off, k.Len, s.name, off, n)
+				k := kids[i]
+				if k.Name() != s.name || k.Off() != off || k.Len() != n {
+					t.Errorf("child %d = %s [%d,%d], want %s [%d,%d]", i, k.Name(), k.Off(), k.Len(), s.name, off, n)
 				}
 				off += n
 			}
@@ -354,7 +355,7 @@ func TestEveryTypeSpanValues(t *testing.T) {
 		"Bytes":         "= 0xab (compact, len+1=2)",
 		"Int32s":        "= 2 elements",
 		"Int32s.length": "= 3 (compact, n+1)",
-		"Items.Item[0]": "= struct",
+		"Items[0]":      "= struct",
 		"NullableInts":  "= null",
 		"Opt.presence":  "= 1 (present)",
 		"ClassicStr":    `= "ab" (int16 len=2)`,
@@ -362,7 +363,7 @@ func TestEveryTypeSpanValues(t *testing.T) {
 		"tagged_fields.TagNullStruct.TagNullStruct.presence": "= 1 (present)",
 	}
 	got := map[string]string{}
-	root.Walk(func(n *span.Node, _ int) { got[n.Path()] = n.ValueText() })
+	root.Walk(root.Root(), func(id span.ID, _ int) { got[root.Path(id)] = root.ValueText(id) })
 	for path, w := range want {
 		if g, ok := got[path]; !ok {
 			t.Errorf("no node %s", path)
@@ -434,10 +435,10 @@ func TestTaggedNullStruct(t *testing.T) {
 		t.Errorf("TagNullStruct is not null")
 	}
 	found := false
-	root.Walk(func(n *span.Node, _ int) {
-		if n.Name == "presence" && n.Parent.Name == "TagNullStruct" {
+	root.Walk(root.Root(), func(id span.ID, _ int) {
+		if p := root.N(id).Parent; root.Name(id) == "presence" && p != span.None && root.Name(p) == "TagNullStruct" {
 			found = true
-			if got := n.ValueText(); got != "= 0 (null)" {
+			if got := root.ValueText(id); got != "= 0 (null)" {
 				t.Errorf("marker shows %q, want %q", got, "= 0 (null)")
 			}
 		}
@@ -476,10 +477,10 @@ func TestEveryTypeRecords(t *testing.T) {
 			t.Errorf("v%d: decoded value differs", v)
 		}
 		var batches int
-		root.Walk(func(n *span.Node, _ int) {
-			if n.Cat == span.CatRecordBatch && n.Name == "RecordBatch" {
+		root.Walk(root.Root(), func(id span.ID, _ int) {
+			if n := root.N(id); n.Cat == span.CatRecordBatch && root.Name(id) == "RecordBatch" {
 				batches++
-				if n.Off != etOff(t, segs, "Records")+len(etHex(t, prefix)) || n.Len != 61 {
+				if int(n.Off) != etOff(t, segs, "Records")+len(etHex(t, prefix)) || n.Len != 61 {
 					t.Errorf("v%d: batch node at [%d,%d]", v, n.Off, n.Len)
 				}
 			}
@@ -599,7 +600,7 @@ func TestFrames(t *testing.T) {
 			if back.Size != len(want) {
 				t.Errorf("Size = %d, want %d", back.Size, len(want))
 			}
-			if problems := etTiles(back.Root, len(want)); len(problems) > 0 {
+			if problems := etTiles(back.SpanTree(), len(want)); len(problems) > 0 {
 				t.Errorf("span tree: %s", strings.Join(problems, "; "))
 			}
 		})
@@ -689,9 +690,9 @@ func TestUnknownTags(t *testing.T) {
 		t.Errorf("re-encoded %x, want %x", out, in)
 	}
 	var flagged []string
-	root.Walk(func(n *span.Node, _ int) {
-		if n.Flag != "" {
-			flagged = append(flagged, n.Path()+": "+n.Flag)
+	root.Walk(root.Root(), func(id span.ID, _ int) {
+		if fl := root.Flag(id); fl != "" {
+			flagged = append(flagged, root.Path(id)+": "+fl)
 		}
 	})
 	if len(flagged) != 2 {
@@ -852,7 +853,7 @@ func TestTruncationEveryField(t *testing.T) {
 }
 
 // etCheckDecodeError checks a decode error and the partial tree.
-func etCheckDecodeError(t *testing.T, err error, root *span.Node, size, off int, path string, is error) {
+func etCheckDecodeError(t *testing.T, err error, root *span.Tree, size, off int, path string, is error) {
 	t.Helper()
 	var de *wire.DecodeError
 	if !errors.As(err, &de) {
@@ -864,12 +865,12 @@ func etCheckDecodeError(t *testing.T, err error, root *span.Node, size, off int,
 	if !errors.Is(err, is) {
 		t.Errorf("errors.Is(%v, %v) is false", err, is)
 	}
-	if root == nil {
+	if root == nil || root.Root() == span.None {
 		t.Fatal("no partial span tree")
 	}
 	marked := false
-	root.Walk(func(n *span.Node, _ int) {
-		if n.Err != nil && errors.Is(n.Err, is) {
+	root.Walk(root.Root(), func(id span.ID, _ int) {
+		if e := root.Err(id); e != nil && errors.Is(e, is) {
 			marked = true
 		}
 	})
@@ -881,27 +882,28 @@ func etCheckDecodeError(t *testing.T, err error, root *span.Node, size, off int,
 	}
 }
 
-// etTiles checks that the leaves of root cover [0, size) in order with no
+// etTiles checks that the leaves of t cover [0, size) in order with no
 // gap or overlap, and that the root spans it all.
-func etTiles(root *span.Node, size int) []string {
+func etTiles(t *span.Tree, size int) []string {
 	var out []string
-	if root == nil {
+	if t == nil || t.Root() == span.None {
 		return []string{"no tree"}
 	}
-	if root.Off != 0 || root.Len != size {
-		out = append(out, fmt.Sprintf("root covers [%d,+%d], want [0,+%d]", root.Off, root.Len, size))
+	root := t.Root()
+	if r := t.N(root); r.Off != 0 || int(r.Len) != size {
+		out = append(out, fmt.Sprintf("root covers [%d,+%d], want [0,+%d]", r.Off, r.Len, size))
 	}
 	at := 0
-	for _, l := range root.Leaves() {
-		if l == root {
+	for _, id := range t.Leaves(root) {
+		if id == root {
 			break
 		}
-		if l.Off != at {
-			out = append(out, fmt.Sprintf("leaf %s at %d, expected %d", l.Path(), l.Off, at))
+		if l := t.N(id); int(l.Off) != at {
+			out = append(out, fmt.Sprintf("leaf %s at %d, expected %d", t.Path(id), l.Off, at))
 		}
-		at = l.Off + l.Len
+		at = int(t.N(id).Off + t.N(id).Len)
 	}
-	if at != size && len(root.Kids) > 0 {
+	if at != size && !t.IsLeaf(root) {
 		out = append(out, fmt.Sprintf("leaves end at %d, want %d", at, size))
 	}
 	return out

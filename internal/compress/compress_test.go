@@ -177,16 +177,18 @@ func inflatedValues(t *testing.T, c *codec.Codec, frame []byte) []string {
 		t.Fatal(err)
 	}
 	var vals []string
-	f.Root.Walk(func(n *span.Node, _ int) {
-		if n.Detached == nil {
+	tr := f.SpanTree()
+	tr.Walk(tr.Root(), func(id span.ID, _ int) {
+		d := tr.Detached(id)
+		if d == nil {
 			return
 		}
-		if n.Detached.Err != nil {
-			t.Errorf("inflated records: %v", n.Detached.Err)
+		if err := d.Err(d.Root()); err != nil {
+			t.Errorf("inflated records: %v", err)
 		}
-		n.Detached.Walk(func(x *span.Node, _ int) {
-			if x.Name == "value" {
-				vals = append(vals, string(x.Bytes))
+		d.Walk(d.Root(), func(x span.ID, _ int) {
+			if d.Name(x) == "value" {
+				vals = append(vals, string(d.ValueBytes(x)))
 			}
 		})
 	})
@@ -258,8 +260,9 @@ func TestBatchesFromKgo(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				f.Root.Walk(func(n *span.Node, _ int) {
-					if n.Name == "attributes" && n.Cat == span.CatRecordBatch && n.Int&7 == int64(codecOf(name)) {
+				tr := f.SpanTree()
+				tr.Walk(tr.Root(), func(id span.ID, _ int) {
+					if n := tr.N(id); tr.Name(id) == "attributes" && n.Cat == span.CatRecordBatch && n.Int&7 == int64(codecOf(name)) {
 						compressed = true
 					}
 				})

@@ -52,16 +52,18 @@ func TestLegacyWrapper(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		var vals []string
-		f.Root.Walk(func(n *span.Node, _ int) {
-			if n.Detached == nil {
+		tr := f.SpanTree()
+		tr.Walk(tr.Root(), func(id span.ID, _ int) {
+			d := tr.Detached(id)
+			if d == nil {
 				return
 			}
-			if n.Detached.Err != nil {
-				t.Errorf("%s: %v", name, n.Detached.Err)
+			if err := d.Err(d.Root()); err != nil {
+				t.Errorf("%s: %v", name, err)
 			}
-			n.Detached.Walk(func(x *span.Node, _ int) {
-				if x.Name == "value" {
-					vals = append(vals, string(x.Bytes))
+			d.Walk(d.Root(), func(x span.ID, _ int) {
+				if d.Name(x) == "value" {
+					vals = append(vals, string(d.ValueBytes(x)))
 				}
 			})
 		})

@@ -23,7 +23,7 @@ func prefixed(p string) string {
 }
 
 // decode runs the records decoder over b, with spans when spans is set.
-func decode(b []byte, spans bool) (*span.Node, error) {
+func decode(b []byte, spans bool) (*span.Tree, error) {
 	d := records.Decoder{R: &wire.Reader{B: b}, Path: "Records"}
 	if !spans {
 		return nil, d.Decode(span.None)
@@ -42,7 +42,7 @@ func decode(b []byte, spans bool) (*span.Node, error) {
 			}
 		}
 	}
-	return tr.ToNode(), err
+	return tr, err
 }
 
 // FuzzRecordBatch decodes arbitrary bytes as a records payload, seeded with
@@ -88,16 +88,16 @@ func checkRecords(t *testing.T, data []byte) {
 		return
 	}
 	end := 0
-	for _, l := range root.Leaves() {
-		if l == root {
+	for _, id := range root.Leaves(root.Root()) {
+		if id == root.Root() {
 			break
 		}
-		if l.Off != end {
-			t.Fatalf("leaf %s at %d, want %d", l.Path(), l.Off, end)
+		if l := root.N(id); int(l.Off) != end {
+			t.Fatalf("leaf %s at %d, want %d", root.Path(id), l.Off, end)
 		}
-		end += l.Len
+		end += int(root.N(id).Len)
 	}
-	if len(root.Kids) > 0 && end != len(data) {
+	if !root.IsLeaf(root.Root()) && end != len(data) {
 		t.Fatalf("leaves end at %d of %d", end, len(data))
 	}
 }
@@ -113,18 +113,19 @@ func TestRecordBatchLiesAllocateLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cases [][]byte
-	root.Walk(func(n *span.Node, _ int) {
-		switch n.Name {
+	root.Walk(root.Root(), func(id span.ID, _ int) {
+		off := int(root.N(id).Off)
+		switch root.Name(id) {
 		case "recordsCount":
 			m := append([]byte(nil), b...)
-			m[n.Off], m[n.Off+1], m[n.Off+2], m[n.Off+3] = 0x7f, 0xff, 0xff, 0xff
+			m[off], m[off+1], m[off+2], m[off+3] = 0x7f, 0xff, 0xff, 0xff
 			cases = append(cases, fixCRC(m))
 		case "length", "headerCount", "keyLength", "key", "value":
-			if n.Type == "varint" || n.Enc == span.EncVarint {
+			if root.Type(id) == "varint" || root.N(id).Enc == span.EncVarint {
 				// 0xfe 0xff 0xff 0xff 0x07: zig-zag 2^31-1, in place of the
 				// varint (same-size replacement is not needed: the batch
 				// length and CRC are fixed up).
-				m := append(append(append([]byte(nil), b[:n.Off]...), 0xfe, 0xff, 0xff, 0xff, 0x07), b[n.Off+varintLen(b[n.Off:]):]...)
+				m := append(append(append([]byte(nil), b[:off]...), 0xfe, 0xff, 0xff, 0xff, 0x07), b[off+varintLen(b[off:]):]...)
 				cases = append(cases, fixCRC(fixLength(m)))
 			}
 		}

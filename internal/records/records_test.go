@@ -21,13 +21,12 @@ func TestTrailingPartialEntry(t *testing.T) {
 		tr.N(tr.Add(span.None, descRecordsRoot, 0, span.CatRecordBatch)).Val = span.ValRecords
 		d := Decoder{R: &wire.Reader{B: payload}, Tree: tr, AllowPartial: allow}
 		err := d.Decode(0)
-		root := tr.ToNode()
 		if d.Batches != 1 {
 			t.Errorf("allow=%v: %d whole batches, want 1", allow, d.Batches)
 		}
-		last := root.Kids[len(root.Kids)-1]
-		if last.Flag != "partial" || last.Off != len(whole) || last.Len != 30 {
-			t.Errorf("allow=%v: last node %s [%d,%d] flag %q, want the partial entry at [%d,30]", allow, last.Name, last.Off, last.Len, last.Flag, len(whole))
+		last := tr.N(0).Last
+		if n := tr.N(last); tr.Flag(last) != "partial" || int(n.Off) != len(whole) || n.Len != 30 {
+			t.Errorf("allow=%v: last node %s [%d,%d] flag %q, want the partial entry at [%d,30]", allow, tr.Name(last), n.Off, n.Len, tr.Flag(last), len(whole))
 		}
 		if allow {
 			if err != nil {
@@ -39,7 +38,7 @@ func TestTrailingPartialEntry(t *testing.T) {
 		if !errors.As(err, &de) || !errors.Is(err, ErrBatchLength) || de.Offset != len(whole) || de.Path != "[1]" {
 			t.Errorf("allow=false: got %v, want ErrBatchLength at offset %d path [1]", err, len(whole))
 		}
-		if last.Err == nil {
+		if tr.Err(last) == nil {
 			t.Errorf("allow=false: the partial node carries no error")
 		}
 	}

@@ -34,13 +34,12 @@ type Page struct {
 	Summary  []page.Item `json:"summary"`
 	// Part says where the bytes go: "record key", "record value" or
 	// "message" (a data type, which no record frames).
-	Part   string     `json:"part"`
-	Title  string     `json:"title"`
-	Size   int        `json:"size"`
-	Hex    string     `json:"hex"`
-	Tree   *page.Node `json:"tree"`
-	Schema string     `json:"schema"`
-	Bytes  []byte     `json:"-"`
+	Part   string `json:"part"`
+	Title  string `json:"title"`
+	Size   int    `json:"size"`
+	Hex    string `json:"hex"`
+	Schema string `json:"schema"`
+	Bytes  []byte `json:"-"`
 	// Spans is the annotated tree of Bytes, the one renderers read.
 	Spans *span.Tree `json:"-"`
 }
@@ -65,7 +64,7 @@ func Build(c *codec.Codec, r *recschema.Record, v int16) (*Page, error) {
 	p := &Page{Release: r.Module.Reg.Label, Module: r.Module.Name, Topic: r.Module.Topic, Name: m.Name, Type: m.Type.String(),
 		APIKey: m.APIKey, Version: v, Versions: m.Valid.String(), Flexible: m.Flexible.String(), Schema: page.SchemaText(m.Source)}
 	var data []byte
-	var tree *span.Node
+	var tree *span.Tree
 	switch m.Type {
 	case schema.TypeCoordinatorKey:
 		p.Part = "record key"
@@ -89,12 +88,11 @@ func Build(c *codec.Codec, r *recschema.Record, v int16) (*Page, error) {
 			return nil, fmt.Errorf("%s v%d: decoding our own encoding: %w", m.Name, v, err)
 		}
 	}
-	if tree.Flag != "" {
-		return nil, fmt.Errorf("%s v%d: decoding our own encoding: %s", m.Name, v, tree.Flag)
+	if fl := tree.Flag(tree.Root()); fl != "" {
+		return nil, fmt.Errorf("%s v%d: decoding our own encoding: %s", m.Name, v, fl)
 	}
 	p.Bytes, p.Size, p.Hex = data, len(data), hex.EncodeToString(data)
-	p.Tree = page.FromSpan(tree)
-	p.Spans = span.FromNode(tree, data)
+	p.Spans = tree
 	p.Spans.Reg = c.Reg
 	p.Spans.Sample = true // a smallest instance: its zeros read bare
 	p.Title = fmt.Sprintf("%s v%d as a %s, %d bytes", m.Name, v, p.Part, len(data))
