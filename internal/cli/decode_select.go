@@ -221,8 +221,8 @@ func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 // annotate names the frame's topic ids learnt before its position (notes
 // on its tree).
 func (s *frameSelector) annotate(r *report.Frame, index int) {
-	if s != nil && s.names.Annotate(r.SpanTree(), int64(index)) > 0 {
-		r.SyncLegacy()
+	if s != nil {
+		s.names.Annotate(r.SpanTree(), int64(index))
 	}
 }
 

@@ -193,7 +193,7 @@ func TestDecodeErrors(t *testing.T) {
 			if r.ErrorOffset == nil || *r.ErrorOffset != tc.off || !strings.Contains(r.ErrorPath, tc.path) {
 				t.Errorf("error at %v %q, want offset %d, path containing %q: %v", deref(r.ErrorOffset), r.ErrorPath, tc.off, tc.path, r.Err)
 			}
-			if r.Tree == nil && !errors.Is(tc.cause, wire.ErrFrameSize) {
+			if r.SpanTree() == nil && !errors.Is(tc.cause, wire.ErrFrameSize) {
 				t.Errorf("no partial tree")
 			}
 			args := append([]string{"decode", "--spec", decSpec, "--hex", hex.EncodeToString(tc.in)}, tc.args...)

@@ -61,7 +61,6 @@ type Section struct {
 	HeaderFromSpec bool   `json:"header_from_spec,omitempty"`
 	Size           int    `json:"size"`
 	Hex            string `json:"hex"`
-	Tree           *Node  `json:"tree"`
 	Schema         string `json:"schema"`
 	Error          string `json:"error,omitempty"`
 	// Bytes is the encoded frame (not serialized; Hex carries it).
@@ -191,7 +190,6 @@ func section(c *codec.Codec, api *schema.API, kind schema.MessageType, v int16) 
 	s.Hex = hex.EncodeToString(b)
 	s.HeaderFromSpec = m.HeaderFromSpec(v)
 	s.Title = fmt.Sprintf("%s v%d, %s header v%d%s, %d bytes on the wire", m.Name, v, s.Kind, f.HeaderVersion, fromSpec(s.HeaderFromSpec), len(b))
-	s.Tree = FromSpan(f.Root)
 	s.Spans = f.SpanTree()
 	s.Schema = SchemaText(m.Source)
 	return s, nil

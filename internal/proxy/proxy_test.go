@@ -435,10 +435,10 @@ func TestSummaryMode(t *testing.T) {
 		}
 		corrupt := e.Dir == "request" && f.CorrelationID == 12
 		switch {
-		case corrupt && (f.Error == "" || f.Tree == nil):
-			t.Errorf("corrupt request: error %q, tree %v", f.Error, f.Tree != nil)
-		case !corrupt && (f.Error != "" || f.Tree != nil || f.Roundtrip == nil || !*f.Roundtrip):
-			t.Errorf("frame %d: error %q, tree %v, roundtrip %v; want a clean summary without tree", i, f.Error, f.Tree != nil, f.Roundtrip)
+		case corrupt && (f.Error == "" || f.SpanTree() == nil):
+			t.Errorf("corrupt request: error %q, tree %v", f.Error, f.SpanTree() != nil)
+		case !corrupt && (f.Error != "" || f.SpanTree() != nil || f.Roundtrip == nil || !*f.Roundtrip):
+			t.Errorf("frame %d: error %q, tree %v, roundtrip %v; want a clean summary without tree", i, f.Error, f.SpanTree() != nil, f.Roundtrip)
 		}
 	}
 }

@@ -19,9 +19,7 @@ func (p *Proxy) nameTopics(f *report.Frame, response bool) {
 	}
 	p.namedSeq++
 	t := f.SpanTree()
-	if p.names.Annotate(t, p.namedSeq) > 0 {
-		f.SyncLegacy()
-	}
+	p.names.Annotate(t, p.namedSeq)
 	if response && f.Error == "" && f.Decoded.API != nil {
 		p.names.LearnTree(t, f.Decoded.API.Response, f.Decoded.Version, p.namedSeq)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/page"
+	"github.com/manifester/manifester/internal/span"
 )
 
 // TestTopicIDNames: a Fetch by topic id before and after a Metadata
@@ -65,17 +65,13 @@ func TestTopicIDNames(t *testing.T) {
 	const note = `(topic "orders")`
 	for i, e := range frames {
 		var sb strings.Builder
-		var walk func(n *page.Node)
-		walk = func(n *page.Node) {
-			sb.WriteString(n.Value + "\n")
-			for _, k := range n.Children {
-				walk(k)
-			}
-		}
-		if e.Frame.Tree == nil {
+		tr := e.Frame.SpanTree()
+		if tr == nil || tr.Root() == span.None {
 			t.Fatalf("frame %d has no tree", i)
 		}
-		walk(e.Frame.Tree)
+		tr.Walk(tr.Root(), func(id span.ID, _ int) {
+			sb.WriteString(tr.ValueText(id) + "\n")
+		})
 		named := strings.Contains(sb.String(), note)
 		if named != (i >= 4) {
 			t.Errorf("frame %d (%s): named %v", i, e.Frame.Summary(), named)

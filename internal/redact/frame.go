@@ -251,7 +251,6 @@ func (p *Plan) Apply(r *report.Frame) {
 		}
 		addParts(t, id, p)
 	}
-	r.SyncLegacy()
 }
 
 // addParts adds a row under parent per non-empty part of the auth bytes,
@@ -321,7 +320,6 @@ func RawReport(b []byte, p *Plan, fromServer bool) *report.Frame {
 		}
 	}
 	r.Spans = t
-	r.SyncLegacy()
 	return r
 }
 

@@ -122,7 +122,7 @@ func TestCut(t *testing.T) {
 	g := Gap{Offset: 100, Size: 1448, FrameSize: int64(len(b)), Captured: 20}
 	f := Cut(c, b[:20], schema.TypeRequest, nil, 0, g, Options{})
 	if !f.OK() || f.Gap == nil || *f.Gap != g || f.API != "CreateTopics" || f.CorrelationID != 5 || f.Size != len(b) ||
-		!strings.Contains(f.Warning, "1448 bytes not captured at stream offset 100") || f.Tree == nil || f.Body != nil {
+		!strings.Contains(f.Warning, "1448 bytes not captured at stream offset 100") || f.SpanTree() == nil || f.Body != nil {
 		t.Fatalf("%+v", f)
 	}
 }

@@ -47,7 +47,7 @@ func checkFrame(t *testing.T, c *codec.Codec, b []byte, decode func(opts codec.O
 		t.Fatalf("decoding %d bytes allocated %d", len(b), d)
 	}
 	if err != nil {
-		if fr == nil || fr.Root == nil {
+		if fr == nil || fr.SpanTree() == nil {
 			t.Fatalf("no partial tree with error %v", err)
 		}
 		return

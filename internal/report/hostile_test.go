@@ -77,21 +77,23 @@ func TestInflationBudgetAcrossBatches(t *testing.T) {
 	f := Decode(c, b, Options{Limits: budget.Limits{Inflate: int64(3*raw + raw/2 + 3), Nodes: 1 << 20}})
 	var whole, partly, left []int
 	var flags []string
-	var cut *span.Node
-	f.Decoded.Root.Walk(func(n *span.Node, _ int) {
-		if n.Name != "records" || n.Parent == nil || n.Parent.Name != "RecordBatch" {
+	var cut *span.Tree
+	tr := f.SpanTree()
+	tr.Walk(tr.Root(), func(id span.ID, _ int) {
+		p := tr.N(id).Parent
+		if tr.Name(id) != "records" || p == span.None || tr.Name(p) != "RecordBatch" {
 			return
 		}
 		switch {
-		case n.Detached == nil:
-			left = append(left, int(n.Parent.Index))
-		case strings.HasPrefix(n.Flag, "partly inflated"):
-			partly = append(partly, int(n.Parent.Index))
-			cut = n.Detached
+		case tr.Detached(id) == nil:
+			left = append(left, int(tr.N(p).Index))
+		case strings.HasPrefix(tr.Flag(id), "partly inflated"):
+			partly = append(partly, int(tr.N(p).Index))
+			cut = tr.Detached(id)
 		default:
-			whole = append(whole, int(n.Parent.Index))
+			whole = append(whole, int(tr.N(p).Index))
 		}
-		flags = append(flags, n.Flag)
+		flags = append(flags, tr.Flag(id))
 	})
 	if len(whole) != 3 || len(partly) != 1 || partly[0] != 3 || len(left) != 1 || left[0] != 4 {
 		t.Fatalf("inflated batches %v, partly %v, left compressed %v; want 0-2, 3 and 4", whole, partly, left)
@@ -104,14 +106,16 @@ func TestInflationBudgetAcrossBatches(t *testing.T) {
 	}
 	// The cut batch: about half its records, whole, then one leaf.
 	recs := 0
-	for _, k := range cut.Kids {
-		if k.Name == "Record" {
+	kids := cut.Kids(cut.Root())
+	for _, k := range kids {
+		if cut.Name(k) == "Record" {
 			recs++
 		}
 	}
-	last := cut.Kids[len(cut.Kids)-1]
-	if recs < 3000 || recs > 4500 || last.Name != "not decoded" || !strings.Contains(last.Flag, "at record ") || last.Off+last.Len != len(cut.Bytes) || len(cut.Bytes) != raw/2+3 {
-		t.Errorf("cut batch: %d records, then %q [%d, %d] of %d inflated bytes", recs, last.Name, last.Off, last.Len, len(cut.Bytes))
+	last := kids[len(kids)-1]
+	lr := cut.N(last)
+	if recs < 3000 || recs > 4500 || cut.Name(last) != "not decoded" || !strings.Contains(cut.Flag(last), "at record ") || int(lr.Off+lr.Len) != len(cut.Bytes) || len(cut.Bytes) != raw/2+3 {
+		t.Errorf("cut batch: %d records, then %q [%d, %d] of %d inflated bytes", recs, cut.Name(last), lr.Off, lr.Len, len(cut.Bytes))
 	}
 	if !strings.Contains(f.Budget, "Records[3]") || !strings.Contains(f.Budget, "1 compressed area") {
 		t.Errorf("Budget = %q", f.Budget)
@@ -128,35 +132,38 @@ func TestNodeBudgetKeepsWholeRecords(t *testing.T) {
 	c := inflating(t)
 	b := hostile.Produce(hostile.Batch(hostile.Zstd, hostile.DenseRecords(1000), 1000))
 	f := Decode(c, b, Options{Limits: budget.Limits{Nodes: 800}})
-	var root *span.Node
-	f.Decoded.Root.Walk(func(n *span.Node, _ int) {
-		if n.Detached != nil {
-			root = n.Detached
+	var root *span.Tree
+	tr := f.SpanTree()
+	tr.Walk(tr.Root(), func(id span.ID, _ int) {
+		if d := tr.Detached(id); d != nil {
+			root = d
 		}
 	})
 	if root == nil {
 		t.Fatal("no inflated tree")
 	}
 	recs := 0
-	for _, k := range root.Kids {
-		if k.Name == "Record" {
+	kids := root.Kids(root.Root())
+	for _, k := range kids {
+		if root.Name(k) == "Record" {
 			recs++
-			if k.Len == 0 || len(k.Kids) != 7 {
-				t.Errorf("Record[%d] is cut: %d bytes, %d fields", k.Index, k.Len, len(k.Kids))
+			if r := root.N(k); r.Len == 0 || len(root.Kids(k)) != 7 {
+				t.Errorf("Record[%d] is cut: %d bytes, %d fields", r.Index, r.Len, len(root.Kids(k)))
 			}
 		}
 	}
-	last := root.Kids[len(root.Kids)-1]
-	if recs < 50 || recs >= 1000 || last.Name != "not decoded" || last.Off+last.Len != len(root.Bytes) || !strings.Contains(last.Flag, "span-node budget of 800 nodes") {
-		t.Errorf("%d records, then %q [%d, %d] of %d bytes: %q", recs, last.Name, last.Off, last.Len, len(root.Bytes), last.Flag)
+	last := kids[len(kids)-1]
+	lr := root.N(last)
+	if recs < 50 || recs >= 1000 || root.Name(last) != "not decoded" || int(lr.Off+lr.Len) != len(root.Bytes) || !strings.Contains(root.Flag(last), "span-node budget of 800 nodes") {
+		t.Errorf("%d records, then %q [%d, %d] of %d bytes: %q", recs, root.Name(last), lr.Off, lr.Len, len(root.Bytes), root.Flag(last))
 	}
 	// The leaves of the inflated tree still tile its bytes.
 	end := 0
-	for _, l := range root.Leaves() {
-		if l.Off != end {
-			t.Fatalf("leaf %s at %d, want %d", l.Path(), l.Off, end)
+	for _, l := range root.Leaves(root.Root()) {
+		if r := root.N(l); int(r.Off) != end {
+			t.Fatalf("leaf %s at %d, want %d", root.Path(l), r.Off, end)
 		}
-		end = l.Off + l.Len
+		end = int(root.N(l).Off + root.N(l).Len)
 	}
 	if end != len(root.Bytes) {
 		t.Errorf("leaves end at %d of %d", end, len(root.Bytes))

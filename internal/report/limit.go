@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
-	"github.com/manifester/manifester/internal/page"
 )
 
 // budgetNote is the Budget text of a frame: the limits reached while it
@@ -50,12 +49,4 @@ func (f *Frame) renderBudget() *budget.Budget {
 // outputSpent is the line that says the output budget cut the rendering.
 func outputSpent(b *budget.Budget, what string) string {
 	return fmt.Sprintf("output budget of %s for this frame spent: %s not shown (raise it with --max-output)", budget.Size(b.MaxOutput), what)
-}
-
-func countPage(n *page.Node) int {
-	c := 1
-	for _, k := range n.Children {
-		c += countPage(k)
-	}
-	return c
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/jsonvalue"
-	"github.com/manifester/manifester/internal/page"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
@@ -110,9 +109,6 @@ type Frame struct {
 	Body json.RawMessage `json:"body,omitempty"`
 	// Hex is the frame's bytes.
 	Hex string `json:"hex"`
-	// Tree is the annotated tree, partial when decoding failed.
-	Tree *page.Node `json:"tree"`
-
 	// Bytes is the frame as read.
 	Bytes []byte `json:"-"`
 	// Decoded is the codec's frame (nil when the header did not decode).
@@ -123,22 +119,12 @@ type Frame struct {
 	// (Decoded nil: a raw SASL token); [Frame.SpanTree] returns it.
 	Spans *span.Tree `json:"-"`
 
-	// lean is set by Decode with Options.Lean: Tree and Hex were left
-	// empty, to be made from Decoded.Root and Bytes when written;
-	// leanBody says the body is to be written from Decoded.Body.
+	// lean is set by Decode with Options.Lean: Hex was left empty, to be
+	// written from Bytes; leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
 	// bounds its renderings (RenderBudget: render/text and render/jsonr).
 	bud *budget.Budget
-}
-
-// PageTree returns the annotated tree as page nodes: Tree, or, for a frame
-// decoded with Options.Lean, a tree built from the span tree now.
-func (f *Frame) PageTree() *page.Node {
-	if f.Tree == nil && f.lean && f.Decoded != nil {
-		return page.FromSpan(f.Decoded.Root)
-	}
-	return f.Tree
 }
 
 // SpanTree returns the frame's annotated tree, the one every renderer
@@ -155,7 +141,8 @@ func (f *Frame) SpanTree() *span.Tree {
 
 // hasTree reports whether the frame has an annotated tree.
 func (f *Frame) hasTree() bool {
-	return f.Tree != nil || f.Spans != nil || (f.lean && f.Decoded != nil && f.Decoded.Root != nil)
+	t := f.SpanTree()
+	return t != nil && t.Root() != span.None
 }
 
 // Gap locates the bytes a capture lost inside a frame.
@@ -228,11 +215,10 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
-	// Lean leaves Frame.Tree, Frame.Hex and Frame.Body empty: the JSON writer (package jsonr)
-	// writes them straight from the span tree, the bytes and the decoded
-	// body, and render/text reads the span tree ([Frame.SpanTree]). For front ends that print
-	// each frame once (decode --pcap); it saves a page.Node per span node
-	// and a hex copy of every frame.
+	// Lean leaves Frame.Hex and Frame.Body empty: the JSON writer (package
+	// jsonr) writes them straight from the bytes and the decoded body. For
+	// front ends that print each frame once (decode --pcap); it saves a hex
+	// copy and a JSON body of every frame.
 	Lean bool
 	// Limits set the frame's budget (zero fields: the defaults, which
 	// are proportional to the frame's size); Ctx, when set, cancels the
@@ -274,12 +260,6 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if !o.Lean {
 		r.Hex = hex.EncodeToString(b)
 	}
-	tree := func() {
-		if !o.Lean {
-			// From the span tree: its edits and render-time notes.
-			r.Tree = pageTree(f.SpanTree())
-		}
-	}
 	if kind == schema.TypeRequest {
 		if key, v, corr, ok := codec.PeekRequest(b); ok {
 			r.APIKey, r.Version, r.CorrelationID = key, v, corr
@@ -301,10 +281,6 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			s := string(f.ClientID)
 			r.ClientID = &s
 		}
-		if err != nil && fillUndecoded(f.SpanTree()) {
-			r.SyncLegacy() // the pointer tree shows the undecoded bytes
-		}
-		tree()
 	}
 	if err != nil {
 		r.Error = err.Error()
@@ -341,38 +317,8 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if o.Roundtrip {
 		ok, d := Check(c, f, b)
 		r.Roundtrip, r.RoundtripDiff = &ok, d
-		if d != nil {
-			r.SyncLegacy() // Check flagged the leaf
-		}
-		if d != nil {
-			f.RootEdited() // TRANSITIONAL: until Check flags the span.Tree
-		}
 	}
 	return r
-}
-
-// fillUndecoded gives the "undecoded" row that the codec adds under the
-// root after an error (a bytes leaf from no spec field, with the error
-// set) its value range, so that it shows its bytes.
-func fillUndecoded(t *span.Tree) bool {
-	filled := false
-	if t.Root() == span.None {
-		return false
-	}
-	for k := t.N(0).First; k != span.None; k = t.N(k).Next {
-		n := t.N(k)
-		if n.Val != span.ValBytes || n.First != span.None || n.VLen != 0 || t.Desc(k).Field != nil || t.Err(k) == nil {
-			continue
-		}
-		if a := t.Extra(k, false); a != nil && a.HasValue {
-			continue
-		}
-		if n.Off >= 0 && n.Len > 0 && int(n.Off)+int(n.Len) <= len(t.Bytes) {
-			n.VOff, n.VLen = n.Off, n.Len
-			filled = true
-		}
-	}
-	return filled
 }
 
 // apiVersionsKey is the key of ApiVersions, whose requests clients send at
@@ -592,16 +538,4 @@ func (f *Frame) Summary() string {
 		fmt.Fprintf(&b, ", latency %s", time.Duration(*f.LatencyMicros)*time.Microsecond)
 	}
 	return b.String()
-}
-
-// spanCount counts the nodes under n, stopping at limit.
-func spanCount(n *span.Node, limit int64) int64 {
-	c := int64(1)
-	for _, k := range n.Kids {
-		if c >= limit {
-			break
-		}
-		c += spanCount(k, limit-c)
-	}
-	return c
 }

@@ -331,7 +331,7 @@ func summaries(fs []*report.Frame) []AnswerFrame {
 	out := make([]AnswerFrame, len(fs))
 	for i, f := range fs {
 		c := *f
-		c.Tree, c.Body, c.Hex = nil, nil, ""
+		c.Body, c.Hex = nil, ""
 		c.Decoded, c.Spans = nil, nil // no tree in the JSON either
 		out[i] = AnswerFrame{Frame: &c}
 	}

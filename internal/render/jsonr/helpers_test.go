@@ -120,8 +120,8 @@ func refLine(t testing.TB, f *report.Frame, about bool) []byte {
 			t.Fatal(err)
 		}
 	}
-	// The outer Tree shadows report.Frame's own, and comes last, where
-	// "tree" is in the format.
+	// Tree comes last, after report.Frame's fields, where "tree" is in
+	// the format.
 	v := struct {
 		*report.Frame
 		Tree json.RawMessage `json:"tree"`
