@@ -8,7 +8,6 @@ package page
 import (
 	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -67,36 +66,6 @@ type Section struct {
 	Bytes []byte `json:"-"`
 	// Spans is the frame's annotated tree, the one renderers read.
 	Spans *span.Tree `json:"-"`
-}
-
-// Node is one row of the object tree.
-type Node struct {
-	Name string `json:"name"`
-	Path string `json:"path"`
-	Type string `json:"type,omitempty"`
-	// Value is the value as the tree shows it ("= 33 (AlterConfigs)"),
-	// "text" in JSON.
-	Value string `json:"text,omitempty"`
-	// Typed is the value as typed JSON for tools (see
-	// span.Node.AppendValueJSON): 33, "orders", true, null, "dead" (hex
-	// for bytes); absent for groups.
-	Typed json.RawMessage `json:"value,omitempty"`
-	// Hex is set for bytes that read as text (span.ValText: record keys,
-	// values, header values), whose Typed value is the text: their bytes
-	// as hex, kept beside it.
-	Hex      string  `json:"hex,omitempty"`
-	Offset   int     `json:"offset"`
-	Size     int     `json:"size"`
-	Category string  `json:"category,omitempty"`
-	About    string  `json:"about,omitempty"`
-	Flag     string  `json:"flag,omitempty"`
-	Error    string  `json:"error,omitempty"`
-	Children []*Node `json:"children,omitempty"`
-	// Cat is the category as a value, for renderers.
-	Cat span.Category `json:"-"`
-	// Detached is a separate tree over derived bytes (inflated records).
-	Detached *Node  `json:"detached,omitempty"`
-	Bytes    []byte `json:"-"`
 }
 
 // Build builds the page of api at version v (the highest valid version when
@@ -193,37 +162,6 @@ func section(c *codec.Codec, api *schema.API, kind schema.MessageType, v int16) 
 	s.Spans = f.SpanTree()
 	s.Schema = SchemaText(m.Source)
 	return s, nil
-}
-
-// FromSpan converts a span tree into page nodes.
-func FromSpan(n *span.Node) *Node {
-	if n == nil {
-		return nil
-	}
-	out := &Node{
-		Name: n.DisplayName(), Path: n.Path(), Type: n.Type, Value: n.ValueText(),
-		Offset: n.Off, Size: n.Len, Cat: n.Cat, Category: n.Cat.String(), About: n.About, Flag: n.Flag,
-	}
-	if v, ok := n.AppendValueJSON(nil); ok {
-		out.Typed = v
-	}
-	if n.Err != nil {
-		out.Error = n.Err.Error()
-	}
-	if n.Val == span.ValText && len(n.Bytes) > 0 {
-		out.Hex = hex.EncodeToString(n.Bytes)
-	}
-	if n.Detached != nil {
-		out.Detached = FromSpan(n.Detached)
-		out.Detached.Bytes = n.Detached.Bytes
-	}
-	if len(n.Kids) > 0 {
-		out.Children = make([]*Node, len(n.Kids))
-		for i, k := range n.Kids {
-			out.Children[i] = FromSpan(k)
-		}
-	}
-	return out
 }
 
 // SchemaText is the spec file as shown on a page: from the opening brace

@@ -2,7 +2,6 @@ package page_test
 
 import (
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -113,45 +112,6 @@ func TestSchemaText(t *testing.T) {
 		if got := page.SchemaText([]byte(c.in)); got != c.want {
 			t.Errorf("SchemaText(%q) = %q, want %q", c.in, got, c.want)
 		}
-	}
-}
-
-func TestFromSpan(t *testing.T) {
-	var b span.Builder
-	root := b.New(nil, "M", "message v1", 0, span.CatNone)
-	root.Len = 6
-	arr := b.New(root, "Items", "[]Item", 0, span.CatRequestBody)
-	arr.Val, arr.Int, arr.Len, arr.About = span.ValArray, 1, 6, "the items"
-	el := b.New(arr, "Item", "Item", 1, span.CatRequestBody)
-	el.Index, el.Val, el.Len = 0, span.ValStruct, 5
-	leaf := b.New(el, "Code", "int16", 1, span.CatRequestBody)
-	leaf.Val, leaf.Int, leaf.Len, leaf.Note, leaf.Flag = span.ValInt, 3, 2, "UNKNOWN_TOPIC", "odd"
-	leaf.Err = errors.New("boom")
-	el.Detached = &span.Node{Name: "inflated", Index: -1, Bytes: []byte{1, 2}, Len: 2}
-
-	n := page.FromSpan(root)
-	code := n.Children[0].Children[0].Children[0]
-	if code.Path != "Items.Item[0].Code" || code.Name != "Code" || code.Value != "= 3 (UNKNOWN_TOPIC)" || code.Offset != 1 || code.Size != 2 ||
-		code.Category != "request body" || code.Cat != span.CatRequestBody || code.Flag != "odd" || code.Error != "boom" {
-		t.Errorf("leaf = %+v", code)
-	}
-	item := n.Children[0].Children[0]
-	if item.Name != "Item[0]" || item.Value != "= struct" || item.Detached == nil || string(item.Detached.Bytes) != "\x01\x02" {
-		t.Errorf("element = %+v", item)
-	}
-	if n.Children[0].Value != "= 1 element" || n.Children[0].About != "the items" || n.Path != "" {
-		t.Errorf("array = %+v, root path %q", n.Children[0], n.Path)
-	}
-	if page.FromSpan(nil) != nil {
-		t.Error("FromSpan(nil) is not nil")
-	}
-	// JSON: empty optional fields are left out; bytes are not serialized.
-	js, err := json.Marshal(code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(js); got != `{"name":"Code","path":"Items.Item[0].Code","type":"int16","text":"= 3 (UNKNOWN_TOPIC)","value":3,"offset":1,"size":2,"category":"request body","flag":"odd","error":"boom"}` {
-		t.Errorf("node JSON = %s", got)
 	}
 }
 
