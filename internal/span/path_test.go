@@ -7,60 +7,68 @@ import (
 	"testing"
 )
 
-// refPath is the obvious definition of Path: display names from the root's
-// child down, joined with dots.
-func refPath(n *Node) string {
+// refPath is the obvious definition of Path: names from the root's child
+// down, joined with dots, an element of an array or records field written
+// as its parent's path and "[i]", another indexed row as "name[i]".
+func refPath(t *Tree, id ID) string {
 	var parts []string
-	for x := n; x != nil && x.Parent != nil; x = x.Parent {
-		name := x.Name
-		if x.Index >= 0 {
-			name += "[" + strconv.Itoa(int(x.Index)) + "]"
+	for x := id; x != None && t.N(x).Parent != None; x = t.N(x).Parent {
+		n := t.N(x)
+		switch {
+		case n.Index >= 0 && inArray(t.N(n.Parent).Val):
+			parts = append([]string{"[" + strconv.Itoa(int(n.Index)) + "]"}, parts...)
+		case n.Index >= 0:
+			parts = append([]string{"." + t.Name(x) + "[" + strconv.Itoa(int(n.Index)) + "]"}, parts...)
+		default:
+			parts = append([]string{"." + t.Name(x)}, parts...)
 		}
-		parts = append([]string{name}, parts...)
 	}
-	return strings.Join(parts, ".")
+	return strings.TrimPrefix(strings.Join(parts, ""), ".")
 }
 
 func TestPathMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	names := []string{"", "Topics", "Partitions", "x", "tagged_fields", "Record"}
-	var b Builder
-	root := b.New(nil, "Root", "", 0, CatNone)
-	nodes := []*Node{root}
+	var descs []*Desc
+	for _, name := range []string{"Topics", "Partitions", "x", "tagged_fields", "Record"} {
+		descs = append(descs, NewDesc(name, "", ""))
+	}
+	tr := &Tree{}
+	root := tr.Add(None, NewDesc("Root", "", ""), 0, CatNone)
+	ids := []ID{root}
 	for i := 0; i < 2000; i++ {
-		parent := nodes[rng.IntN(len(nodes))]
-		n := b.New(parent, names[rng.IntN(len(names))], "", 0, CatNone)
-		switch rng.IntN(3) {
+		parent := ids[rng.IntN(len(ids))]
+		id := tr.Add(parent, descs[rng.IntN(len(descs))], 0, CatNone)
+		n := tr.N(id)
+		switch rng.IntN(4) {
 		case 0:
 			n.Index = int32(rng.IntN(12))
 		case 1:
 			n.Index = int32(rng.IntN(1_000_000))
+		case 2:
+			n.Val = ValArray
 		}
-		nodes = append(nodes, n)
+		ids = append(ids, id)
 	}
-	for _, n := range nodes {
-		if got, want := n.Path(), refPath(n); got != want {
-			t.Fatalf("Path() = %q, want %q", got, want)
+	for _, id := range ids {
+		if got, want := tr.Path(id), refPath(tr, id); got != want {
+			t.Fatalf("Path(%d) = %q, want %q", id, got, want)
 		}
 	}
-	if got := root.Path(); got != "" {
+	if got := tr.Path(root); got != "" {
 		t.Errorf("root Path() = %q, want empty", got)
-	}
-	leaf := &Node{Name: "Resources", Index: 0, Parent: &Node{Name: "AlterConfigsRequest", Index: -1, Parent: root}}
-	if got := leaf.Path(); got != "AlterConfigsRequest.Resources[0]" {
-		t.Errorf("Path() = %q", got)
 	}
 }
 
 func BenchmarkPath(b *testing.B) {
-	var bl Builder
-	n := bl.New(nil, "Root", "", 0, CatNone)
+	tr := &Tree{}
+	id := tr.Add(None, NewDesc("Root", "", ""), 0, CatNone)
 	for _, name := range []string{"MetadataResponse", "Topics", "Partitions", "ReplicaNodes"} {
-		n = bl.New(n, name, "", 0, CatNone)
-		n.Index = 17
+		id = tr.Add(id, NewDesc(name, "", ""), 0, CatNone)
+		tr.N(id).Index = 17
 	}
 	b.ReportAllocs()
+	buf := make([]byte, 0, 128)
 	for b.Loop() {
-		_ = n.Path()
+		buf = tr.AppendPath(buf[:0], id)
 	}
 }

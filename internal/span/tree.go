@@ -523,8 +523,8 @@ func (t *Tree) ValueText(id ID) string {
 // AppendValueText appends [Tree.ValueText] to dst.
 func (t *Tree) AppendValueText(dst []byte, id ID) []byte { return t.view(id).appendText(dst) }
 
-// AppendValueJSON appends the node's value as typed JSON (see
-// [Node.AppendValueJSON]); ok is false for nodes with no value of their
+// AppendValueJSON appends the node's value as typed JSON (numbers, booleans,
+// strings, hex for bytes, uuids, null; notes are left to the text); ok is false for nodes with no value of their
 // own.
 func (t *Tree) AppendValueJSON(dst []byte, id ID) (_ []byte, ok bool) {
 	return t.view(id).appendJSON(dst)

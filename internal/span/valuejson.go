@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// AppendValueJSON appends the node's value as typed JSON, for tools: a
+// appendJSON appends the value as typed JSON, for tools: a
 // number for integers, counts, array lengths and presence markers, true
 // or false, a number for floats (a string for NaN and the infinities,
 // which JSON has not), a string for strings and for bytes that read as
@@ -18,8 +18,6 @@ import (
 // areas, whose children carry the values). Strings are escaped as
 // encoding/json escapes them, so the result is also what encoding/json
 // writes for it as a json.RawMessage.
-func (n *Node) AppendValueJSON(dst []byte) (_ []byte, ok bool) { return n.view().appendJSON(dst) }
-
 func (n valueView) appendJSON(dst []byte) (_ []byte, ok bool) {
 	switch n.Val {
 	case ValInt, ValCount, ValPresence:

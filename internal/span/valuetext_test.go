@@ -8,7 +8,7 @@ import (
 
 // valueTextRef is ValueText as first written, with string concatenation:
 // the definition that AppendValueText must reproduce.
-func valueTextRef(n *Node) string {
+func valueTextRef(n valueView) string {
 	lenNote := func(e Enc, prefix int64) string {
 		switch e {
 		case EncInt16:
@@ -108,14 +108,14 @@ func TestAppendValueText(t *testing.T) {
 	}
 	values := [][]byte{nil, {}, []byte("orders"), []byte("tab\there \"q\" é"), {0xff, 0xfe, 'x'}, long,
 		[]byte("\u2028<script>&"), make([]byte, 16), {1, 2, 3}}
-	var nodes []*Node
+	var nodes []valueView
 	for _, val := range []ValueKind{ValNone, ValInt, ValBool, ValFloat, ValString, ValBytes, ValUUID, ValCount, ValArray, ValStruct, ValRecords, ValPresence} {
 		for _, enc := range []Enc{EncNone, EncInt16, EncInt32, EncCompact, EncVarint} {
 			for _, null := range []bool{false, true} {
 				for _, i := range []int64{-1, 0, 1, 2, 1 << 40} {
 					for _, note := range []string{"", "AlterConfigs"} {
 						for _, b := range values {
-							nodes = append(nodes, &Node{Val: val, Enc: enc, Null: null, Int: i, Float: float64(i) / 3, Bytes: b, Prefix: i + 1, Note: note})
+							nodes = append(nodes, valueView{Val: val, Enc: enc, Null: null, Int: i, Float: float64(i) / 3, Bytes: b, Prefix: i + 1, Note: note})
 						}
 					}
 				}
@@ -124,10 +124,10 @@ func TestAppendValueText(t *testing.T) {
 	}
 	for _, n := range nodes {
 		want := valueTextRef(n)
-		if got := n.ValueText(); got != want {
+		if got := string(n.appendText(nil)); got != want {
 			t.Fatalf("%+v: ValueText %q, want %q", n, got, want)
 		}
-		if got := string(n.AppendValueText([]byte("x"))); got != "x"+want {
+		if got := string(n.appendText([]byte("x"))); got != "x"+want {
 			t.Fatalf("%+v: AppendValueText %q, want %q", n, got, "x"+want)
 		}
 	}
@@ -135,10 +135,10 @@ func TestAppendValueText(t *testing.T) {
 
 // BenchmarkValueText measures formatting a typical leaf.
 func BenchmarkValueText(b *testing.B) {
-	n := &Node{Val: ValString, Enc: EncCompact, Bytes: []byte("topic-with-a-longish-name"), Prefix: 26}
+	n := valueView{Val: ValString, Enc: EncCompact, Bytes: []byte("topic-with-a-longish-name"), Prefix: 26}
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		buf = n.AppendValueText(buf[:0])
+		buf = n.appendText(buf[:0])
 	}
 }
