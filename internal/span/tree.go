@@ -497,15 +497,23 @@ func (t *Tree) AppendPath(dst []byte, id ID) []byte {
 // as bare indexes in paths: those of arrays and records fields.
 func inArray(v ValueKind) bool { return v == ValArray || v == ValRecords }
 
-func (t *Tree) view(id ID) valueView {
+// value is the row's value for formatting, without its note (a typed
+// JSON value carries none); view adds the note for the text.
+func (t *Tree) value(id ID) valueView {
 	n := &t.Nodes[id]
-	v := valueView{Int: n.Int, Prefix: n.Prefix, Val: n.Val, Enc: n.Enc, Null: n.Null, Note: t.Note(id)}
+	v := valueView{Int: n.Int, Prefix: n.Prefix, Val: n.Val, Enc: n.Enc, Null: n.Null}
 	switch n.Val {
 	case ValFloat:
 		v.Float = math.Float64frombits(uint64(n.Int))
 	case ValString, ValBytes, ValUUID, ValRecords, ValText:
 		v.Bytes = t.ValueBytes(id)
 	}
+	return v
+}
+
+func (t *Tree) view(id ID) valueView {
+	v := t.value(id)
+	v.Note = t.Note(id)
 	return v
 }
 
@@ -527,7 +535,7 @@ func (t *Tree) AppendValueText(dst []byte, id ID) []byte { return t.view(id).app
 // strings, hex for bytes, uuids, null; notes are left to the text); ok is false for nodes with no value of their
 // own.
 func (t *Tree) AppendValueJSON(dst []byte, id ID) (_ []byte, ok bool) {
-	return t.view(id).appendJSON(dst)
+	return t.value(id).appendJSON(dst)
 }
 
 // SetFloat stores f as the node's value.

@@ -92,7 +92,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			// A value that would pass the output budget (the hex of
 			// inflated megabytes) is left out; "text" shows its start.
 			w.cutValues++
-		} else if nb, ok := t.AppendValueJSONBare(append(b, `,"value":`...), id); ok {
+		} else if nb, ok := t.AppendValueJSON(append(b, `,"value":`...), id); ok {
 			b = nb
 		} else {
 			b = b[:at]
