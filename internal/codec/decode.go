@@ -326,22 +326,75 @@ func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value
 func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
 	out.Kids = fields
 	if !d.noValues {
-		for _, fp := range p.defaults {
-			out.Kids[fp.index] = fp.def
+		for _, fp := range p.setDefaults {
+			fields[fp.index] = fp.def
 		}
 	}
-	for _, fp := range p.wire {
-		if parent == span.None && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
+	wire := p.wire
+	for i := 0; i < len(wire); {
+		if r := p.runs[i]; r.n != 0 && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
+			i += r.n
 			continue
 		}
-		if err := d.field(fp, &out.Kids[fp.index], parent); err != nil {
+		fp := wire[i]
+		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
+		i++
 	}
 	if p.flexible {
 		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
+}
+
+// intRun reads a run of fixed-width integer and bool fields (size bytes
+// in all) into their slots of fields, with a row each under parent, when
+// all their bytes are there; otherwise it returns false and the caller
+// takes the general path (which also builds the error).
+func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span.ID) bool {
+	off := d.r.Off
+	b := d.r.B[off:]
+	if len(b) < size {
+		return false
+	}
+	var rows []span.Row
+	if d.t != nil {
+		first := d.t.AddKids(parent, len(run), d.bodyCat)
+		rows = d.t.Nodes[first : int(first)+len(run)]
+	}
+	for j, fp := range run {
+		var v int64
+		val := span.ValInt
+		switch fp.kind {
+		case schema.KindBool:
+			if b[0] != 0 {
+				v = 1
+			}
+			val = span.ValBool
+		case schema.KindInt8:
+			v = int64(int8(b[0]))
+		case schema.KindInt16:
+			v = int64(int16(binary.BigEndian.Uint16(b)))
+		case schema.KindUint16:
+			v = int64(binary.BigEndian.Uint16(b))
+		case schema.KindInt32:
+			v = int64(int32(binary.BigEndian.Uint32(b)))
+		case schema.KindUint32:
+			v = int64(binary.BigEndian.Uint32(b))
+		case schema.KindInt64:
+			v = int64(binary.BigEndian.Uint64(b))
+		}
+		fields[fp.index].Int = v
+		if rows != nil {
+			row := &rows[j]
+			row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(d.base+off), int32(fp.intSize), val, v
+		}
+		off += fp.intSize
+		b = b[fp.intSize:]
+	}
+	d.r.Off = off
+	return true
 }
 
 func (d *decoder) field(fp *fieldPlan, out *Value, parent span.ID) error {
@@ -647,33 +700,46 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	if !d.noValues {
 		out.Kids = d.values(count)
 	}
+	if count == 0 {
+		return true
+	}
 	k := fp.elemKind
 	off := d.base + d.r.Off
-	for i := 0; i < count; i++ {
-		var v int64
-		switch k {
-		case schema.KindInt8:
-			v = int64(int8(b[i]))
-		case schema.KindInt16:
-			v = int64(int16(binary.BigEndian.Uint16(b[2*i:])))
-		case schema.KindUint16:
-			v = int64(binary.BigEndian.Uint16(b[2*i:]))
-		case schema.KindInt32:
-			v = int64(int32(binary.BigEndian.Uint32(b[4*i:])))
-		case schema.KindUint32:
-			v = int64(binary.BigEndian.Uint32(b[4*i:]))
-		case schema.KindInt64:
-			v = int64(binary.BigEndian.Uint64(b[8*i:]))
-		}
-		en := d.t.Add(n, fp.elemDesc, off+i*size, d.bodyCat)
-		row := &d.t.Nodes[en]
-		row.Index, row.Val, row.Int, row.Len = int32(i), span.ValInt, v, int32(size)
-		if !d.noValues {
-			out.Kids[i].Int = v
+	first := d.t.AddKids(n, count, d.bodyCat)
+	rows := d.t.Nodes[first : int(first)+count]
+	desc := fp.elemDesc.ID()
+	var kids []Value
+	if !d.noValues {
+		kids = out.Kids[:count]
+	}
+	for i := range rows {
+		v := intAt(k, b, i)
+		row := &rows[i]
+		row.Desc, row.Off, row.Len, row.Index, row.Val, row.Int = desc, int32(off+i*size), int32(size), int32(i), span.ValInt, v
+		if kids != nil {
+			kids[i].Int = v
 		}
 	}
 	d.r.Off += count * size
 	return true
+}
+
+// intAt returns integer i of an array of fixed-width integers of kind k
+// (the caller checked the bytes are there).
+func intAt(k schema.Kind, b []byte, i int) int64 {
+	switch k {
+	case schema.KindInt8:
+		return int64(int8(b[i]))
+	case schema.KindInt16:
+		return int64(int16(binary.BigEndian.Uint16(b[2*i:])))
+	case schema.KindUint16:
+		return int64(binary.BigEndian.Uint16(b[2*i:]))
+	case schema.KindInt32:
+		return int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+	case schema.KindUint32:
+		return int64(binary.BigEndian.Uint32(b[4*i:]))
+	}
+	return int64(binary.BigEndian.Uint64(b[8*i:]))
 }
 
 // elemsNoValues decodes count array elements into rows only: every
