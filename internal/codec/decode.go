@@ -617,13 +617,15 @@ func (d *decoder) checkBudget(n span.ID, off int) error {
 func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	start := d.r.Off
 	count, raw, enc, err := d.readLength(fp.compact, false)
-	ln := d.node(n, descLength[enc], start, d.bodyCat)
-	if ln != span.None {
+	if n != span.None {
+		desc := countDesc(enc, count, d.sample)
+		if desc == nil {
+			desc = descLength[enc]
+		}
+		ln := d.t.AddLeaf(n, desc, d.base+start, d.r.Off-start, d.bodyCat, span.ValCount, raw)
 		row := &d.t.Nodes[ln]
-		row.Val, row.Int, row.Enc, row.Len = span.ValCount, raw, enc, int32(d.r.Off-start)
-		if desc := countDesc(enc, count, d.sample); desc != nil {
-			d.t.SetDesc(ln, desc)
-		} else {
+		row.Enc = enc
+		if desc == descLength[enc] {
 			d.extra(ln).About = d.countAbout(count)
 		}
 		row = &d.t.Nodes[n]
@@ -645,7 +647,7 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		}
 		return nil
 	}
-	if count > int64(d.r.Remaining()/fp.elemMin) {
+	if count*int64(fp.elemMin) > int64(d.r.Remaining()) { // count > Remaining/elemMin, without a division
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
 	if n != span.None && d.intElemRows(fp, int(count), n, out) {
@@ -705,19 +707,17 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	}
 	k := fp.elemKind
 	off := d.base + d.r.Off
-	first := d.t.AddKids(n, count, d.bodyCat)
+	first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
 	rows := d.t.Nodes[first : int(first)+count]
-	desc := fp.elemDesc.ID()
-	var kids []Value
-	if !d.noValues {
-		kids = out.Kids[:count]
-	}
-	for i := range rows {
-		v := intAt(k, b, i)
-		row := &rows[i]
-		row.Desc, row.Off, row.Len, row.Index, row.Val, row.Int = desc, int32(off+i*size), int32(size), int32(i), span.ValInt, v
-		if kids != nil {
-			kids[i].Int = v
+	if d.noValues {
+		for i := range rows {
+			rows[i].Int = intAt(k, b, i)
+		}
+	} else {
+		kids := out.Kids[:count]
+		for i := range rows {
+			v := intAt(k, b, i)
+			rows[i].Int, kids[i].Int = v, v
 		}
 	}
 	d.r.Off += count * size

@@ -300,18 +300,49 @@ func (t *Tree) AddKids(parent ID, n int, cat Category) ID {
 		r.Desc, r.Index, r.Aux = 0, -1, 0
 		r.Val, r.Enc, r.Cat, r.Null = ValNone, EncNone, cat, false
 	}
-	last := first + ID(n) - 1
 	rows[n-1].Next = None
-	if parent != None {
-		p := &t.Nodes[parent]
-		if p.Last == None {
-			p.First = first
-		} else {
-			t.Nodes[p.Last].Next = first
-		}
-		p.Last = last
-	}
+	t.link(parent, first, first+ID(n)-1)
 	return first
+}
+
+// AddElems appends n leaves (n > 0) as the last children of parent: the
+// elements 0..n-1 of an array of fixed-width values, size bytes each
+// from offset off, with Desc d and value kind val. It returns the first
+// one's ID (the others follow it); the caller sets their values.
+func (t *Tree) AddElems(parent ID, d *Desc, off, size, n int, cat Category, val ValueKind) ID {
+	first := ID(len(t.Nodes))
+	if cap(t.Nodes)-len(t.Nodes) < n {
+		t.Nodes = slices.Grow(t.Nodes, n)
+	}
+	t.Nodes = t.Nodes[:int(first)+n]
+	rows := t.Nodes[first:]
+	desc := d.id
+	for i := range rows {
+		r := &rows[i]
+		r.Int, r.Prefix = 0, 0
+		r.Off, r.Len, r.VOff, r.VLen = int32(off+i*size), int32(size), 0, 0
+		r.Parent, r.First, r.Last, r.Next = parent, None, None, first+ID(i)+1
+		r.Desc, r.Index, r.Aux = desc, int32(i), 0
+		r.Val, r.Enc, r.Cat, r.Null = val, EncNone, cat, false
+	}
+	rows[n-1].Next = None
+	t.link(parent, first, first+ID(n)-1)
+	return first
+}
+
+// link makes first..last (siblings already linked) the last children of
+// parent.
+func (t *Tree) link(parent, first, last ID) {
+	if parent == None {
+		return
+	}
+	p := &t.Nodes[parent]
+	if p.Last == None {
+		p.First = first
+	} else {
+		t.Nodes[p.Last].Next = first
+	}
+	p.Last = last
 }
 
 // grow makes room for more rows (out of line, so that Add stays small).
