@@ -337,6 +337,15 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 			continue
 		}
 		fp := wire[i]
+		if fp.kind == schema.KindArray && d.t != nil {
+			if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
+				if err != nil {
+					return within(err, fp.f.Name, -1)
+				}
+				i++
+				continue
+			}
+		}
 		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
@@ -650,6 +659,56 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	if count*int64(fp.elemMin) > int64(d.r.Remaining()) { // count > Remaining/elemMin, without a division
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
+	return d.arrayElems(fp, count, out, n)
+}
+
+// arrayField decodes an array field with its rows when its length prefix
+// is there in its short form (one-byte uvarint, or int32) and its count
+// is plausible and has a descriptor: the rows field, value and array
+// would add, added in one call. Otherwise (null, too large, truncated)
+// it returns false, having read and added nothing, and the caller takes
+// the general path (which builds the error).
+func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, error) {
+	start := d.r.Off
+	b := d.r.B[start:]
+	var count, raw int64
+	hl, enc := 4, span.EncInt32
+	if fp.compact {
+		if len(b) == 0 || b[0] >= 0x80 {
+			return false, nil
+		}
+		raw, hl, enc = int64(b[0]), 1, span.EncCompact
+		count = raw - 1
+	} else {
+		if len(b) < 4 {
+			return false, nil
+		}
+		raw = int64(int32(binary.BigEndian.Uint32(b)))
+		count = raw
+	}
+	if count < 0 || count*int64(fp.elemMin) > int64(len(b)-hl) {
+		return false, nil
+	}
+	desc := countDesc(enc, count, d.sample)
+	if desc == nil {
+		return false, nil
+	}
+	t := d.t
+	off := d.base + start
+	n := t.Add(parent, fp.desc, off, d.bodyCat)
+	ln := t.AddLeaf(n, desc, off, hl, d.bodyCat, span.ValCount, raw)
+	t.Nodes[ln].Enc = enc
+	row := &t.Nodes[n]
+	row.Val, row.Int = span.ValArray, count
+	d.r.Off = start + hl
+	err := d.arrayElems(fp, count, out, n)
+	t.Nodes[n].Len = int32(d.r.Off - start)
+	return true, err
+}
+
+// arrayElems decodes the count elements of an array whose count was read
+// and checked, under the array's row n.
+func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) error {
 	if n != span.None && d.intElemRows(fp, int(count), n, out) {
 		return nil
 	}
