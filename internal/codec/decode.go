@@ -367,43 +367,53 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 	if len(b) < size {
 		return false
 	}
-	var rows []span.Row
-	if d.t != nil {
-		first := d.t.AddKids(parent, len(run), d.bodyCat)
-		rows = d.t.Nodes[first : int(first)+len(run)]
+	d.r.Off = off + size
+	if d.t == nil {
+		for _, fp := range run {
+			fields[fp.index].Int = fixedAt(fp.kind, b)
+			b = b[fp.intSize:]
+		}
+		return true
 	}
+	first := d.t.AddKids(parent, len(run), d.bodyCat)
+	rows := d.t.Nodes[first : int(first)+len(run)]
+	off += d.base
 	for j, fp := range run {
-		var v int64
+		v := fixedAt(fp.kind, b)
 		val := span.ValInt
-		switch fp.kind {
-		case schema.KindBool:
-			if b[0] != 0 {
-				v = 1
-			}
+		if fp.kind == schema.KindBool {
 			val = span.ValBool
-		case schema.KindInt8:
-			v = int64(int8(b[0]))
-		case schema.KindInt16:
-			v = int64(int16(binary.BigEndian.Uint16(b)))
-		case schema.KindUint16:
-			v = int64(binary.BigEndian.Uint16(b))
-		case schema.KindInt32:
-			v = int64(int32(binary.BigEndian.Uint32(b)))
-		case schema.KindUint32:
-			v = int64(binary.BigEndian.Uint32(b))
-		case schema.KindInt64:
-			v = int64(binary.BigEndian.Uint64(b))
 		}
 		fields[fp.index].Int = v
-		if rows != nil {
-			row := &rows[j]
-			row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(d.base+off), int32(fp.intSize), val, v
-		}
+		row := &rows[j]
+		row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(off), int32(fp.intSize), val, v
 		off += fp.intSize
 		b = b[fp.intSize:]
 	}
-	d.r.Off = off
 	return true
+}
+
+// fixedAt returns the fixed-width integer or bool of kind k at the start
+// of b (the caller checked its bytes are there); a bool is 0 or 1.
+func fixedAt(k schema.Kind, b []byte) int64 {
+	switch k {
+	case schema.KindBool:
+		if b[0] != 0 {
+			return 1
+		}
+		return 0
+	case schema.KindInt8:
+		return int64(int8(b[0]))
+	case schema.KindInt16:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case schema.KindUint16:
+		return int64(binary.BigEndian.Uint16(b))
+	case schema.KindInt32:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case schema.KindUint32:
+		return int64(binary.BigEndian.Uint32(b))
+	}
+	return int64(binary.BigEndian.Uint64(b))
 }
 
 func (d *decoder) field(fp *fieldPlan, out *Value, parent span.ID) error {
