@@ -82,6 +82,11 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	return d
 }
 
+// generalOnly makes the decoder take the general path for every field
+// (tests set it, to check that the fast paths build the same trees and
+// values).
+var generalOnly bool
+
 // decoderPool keeps decoders (and their scratch Values) for the next
 // decode, so that a loop over many small frames does not allocate one
 // each.
@@ -332,12 +337,12 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 	}
 	wire := p.wire
 	for i := 0; i < len(wire); {
-		if r := p.runs[i]; r.n != 0 && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
+		if r := p.runs[i]; r.n != 0 && !generalOnly && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
 			i += r.n
 			continue
 		}
 		fp := wire[i]
-		if fp.kind == schema.KindArray && d.t != nil {
+		if fp.kind == schema.KindArray && d.t != nil && !generalOnly {
 			if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
 				if err != nil {
 					return within(err, fp.f.Name, -1)
@@ -719,7 +724,7 @@ func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, e
 // arrayElems decodes the count elements of an array whose count was read
 // and checked, under the array's row n.
 func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) error {
-	if n != span.None && d.intElemRows(fp, int(count), n, out) {
+	if n != span.None && !generalOnly && d.intElemRows(fp, int(count), n, out) {
 		return nil
 	}
 	if d.noValues {
