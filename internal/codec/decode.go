@@ -351,6 +351,10 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 				continue
 			}
 		}
+		if (fp.kind == schema.KindString || fp.kind == schema.KindBytes) && !generalOnly && d.bytesField(fp, &fields[fp.index], parent) {
+			i++
+			continue
+		}
 		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
@@ -675,6 +679,60 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
 	return d.arrayElems(fp, count, out, n)
+}
+
+// bytesField decodes a string or bytes field (and its row) that is not
+// null, when its length prefix is there in its short form (one-byte
+// uvarint, int16 or int32) and so are its bytes: what field and
+// lengthPrefixed do, in one call. Otherwise it returns false, having read
+// and added nothing, and the caller takes the general path (which builds
+// the error).
+func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
+	start := d.r.Off
+	b := d.r.B[start:]
+	var l, raw int64
+	var hl int
+	var enc span.Enc
+	switch {
+	case fp.compact:
+		if len(b) == 0 || b[0] >= 0x80 {
+			return false
+		}
+		raw, hl, enc = int64(b[0]), 1, span.EncCompact
+		l = raw - 1
+	case fp.kind == schema.KindString:
+		if len(b) < 2 {
+			return false
+		}
+		raw, hl, enc = int64(int16(binary.BigEndian.Uint16(b))), 2, span.EncInt16
+		l = raw
+	default:
+		if len(b) < 4 {
+			return false
+		}
+		raw, hl, enc = int64(int32(binary.BigEndian.Uint32(b))), 4, span.EncInt32
+		l = raw
+	}
+	if l < 0 || l > int64(len(b)-hl) {
+		return false
+	}
+	vs := start + hl
+	end := vs + int(l)
+	out.Bytes = d.r.B[vs:end:end]
+	if fp.topicName {
+		d.topic = out.Bytes
+	}
+	d.r.Off = end
+	if d.t != nil {
+		n := d.t.Add(parent, fp.desc, d.base+start, d.bodyCat)
+		row := &d.t.Nodes[n]
+		row.Val, row.Enc, row.Prefix = span.ValBytes, enc, raw
+		if fp.kind == schema.KindString {
+			row.Val = span.ValString
+		}
+		row.VOff, row.VLen, row.Len = int32(d.base+vs), int32(l), int32(end-start)
+	}
+	return true
 }
 
 // arrayField decodes an array field with its rows when its length prefix
