@@ -361,6 +361,14 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 		i++
 	}
 	if p.flexible {
+		// Most structs have no tagged fields: a count of 0 is one row.
+		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 && !generalOnly {
+			d.r.Off++
+			if d.t != nil {
+				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
+			}
+			return nil
+		}
 		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
