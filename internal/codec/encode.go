@@ -153,11 +153,12 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 }
 
 func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
-	if len(v.Kids) != len(p.all) {
-		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
+	kids := v.Kids
+	if len(kids) != len(p.all) {
+		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(kids)))
 	}
-	for _, fp := range p.defaults {
-		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.index], &fp.def) {
+	for _, fp := range p.enc.mustDefault {
+		if !Equal(&kids[fp.index], &fp.def) {
 			e.push(fp.f.Name, -1)
 			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
 			e.pop()
@@ -165,26 +166,127 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 	}
 	var err error
-	kids := v.Kids
-	for _, fp := range p.wire {
-		x := &kids[fp.index]
-		if fp.intSize != 0 && x.Int >= fp.lo && x.Int <= fp.hi {
-			// Fixed-width integers and bools in range: the common case,
-			// written inline (e.value also reports out-of-range values).
-			switch fp.intSize {
-			case 1:
+	ops := p.enc.ops
+	for i := range ops {
+		op := &ops[i]
+		x := &kids[op.index]
+		// Each case writes the common valid value and continues; the rest
+		// (breaking out of the switch) goes to the general path below,
+		// which writes the same bytes or reports the error.
+		switch op.code {
+		case encBool:
+			if uint64(x.Int) <= 1 {
 				dst = append(dst, byte(x.Int))
-			case 2:
-				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
-			case 4:
-				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
-			default:
-				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+				continue
 			}
+		case encInt8:
+			if x.Int == int64(int8(x.Int)) {
+				dst = append(dst, byte(x.Int))
+				continue
+			}
+		case encInt16:
+			if x.Int == int64(int16(x.Int)) {
+				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+				continue
+			}
+		case encUint16:
+			if uint64(x.Int) <= math.MaxUint16 {
+				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+				continue
+			}
+		case encInt32:
+			if x.Int == int64(int32(x.Int)) {
+				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+				continue
+			}
+		case encUint32:
+			if uint64(x.Int) <= math.MaxUint32 {
+				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+				continue
+			}
+		case encInt64, encFloat64:
+			dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
 			continue
+		case encUUID:
+			if len(x.Bytes) == 16 {
+				dst = append(dst, x.Bytes...)
+				continue
+			}
+		case encString:
+			if x.IsNull() {
+				if op.nullable {
+					dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
+					continue
+				}
+			} else if len(x.Bytes) <= maxStringLen {
+				dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+				dst = append(dst, x.Bytes...)
+				continue
+			}
+		case encCompactString:
+			if x.IsNull() {
+				if op.nullable {
+					dst = append(dst, 0)
+					continue
+				}
+			} else if len(x.Bytes) <= maxStringLen {
+				dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+				dst = append(dst, x.Bytes...)
+				continue
+			}
+		case encBytes:
+			if x.IsNull() {
+				if op.nullable {
+					dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
+					continue
+				}
+			} else if len(x.Bytes) <= maxBytesOrArrLen {
+				dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes)))
+				dst = append(dst, x.Bytes...)
+				continue
+			}
+		case encCompactBytes:
+			if x.IsNull() {
+				if op.nullable {
+					dst = append(dst, 0)
+					continue
+				}
+			} else if len(x.Bytes) <= maxBytesOrArrLen {
+				dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+				dst = append(dst, x.Bytes...)
+				continue
+			}
+		case encIntArray:
+			if !x.IsNull() {
+				mark := len(dst)
+				dst = appendCount(dst, op.compact, len(x.Kids))
+				var ok bool
+				if dst, ok = appendInts(dst, op.elem, x.Kids); ok {
+					continue
+				}
+				dst = dst[:mark]
+			}
+		case encStructArray:
+			if !x.IsNull() {
+				dst = appendCount(dst, op.compact, len(x.Kids))
+				elems := x.Kids
+				for j := range elems {
+					if dst, err = e.structBody(dst, op.sub, &elems[j]); err != nil {
+						return dst, withinEnc(withinEnc(err, "", int32(j)), op.fp.f.Name, -1)
+					}
+				}
+				continue
+			}
+		case encStruct:
+			if !x.IsNull() {
+				if dst, err = e.structBody(dst, op.sub, x); err != nil {
+					return dst, withinEnc(err, op.fp.f.Name, -1)
+				}
+				continue
+			}
 		}
-		dst, err = e.value(dst, fp, fp.kind, fp.nullable, x)
-		if err != nil {
+		fp := op.fp
+		if dst, err = e.value(dst, fp, fp.kind, fp.nullable, x); err != nil {
 			return dst, withinEnc(err, fp.f.Name, -1)
 		}
 	}
@@ -192,18 +294,137 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 		if len(v.Unknown()) > 0 {
 			return dst, e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
 		}
-		for _, f := range p.s.Tagged {
-			fp := p.all[f.Index]
-			if fp.present && !Equal(&v.Kids[f.Index], &fp.def) {
-				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, f.Name, p.version))
+		for _, fp := range p.enc.notFlexTagged {
+			if !Equal(&kids[fp.index], &fp.def) {
+				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, fp.f.Name, p.version))
 			}
 		}
 		return dst, nil
 	}
+	if len(p.tagged) == 0 && len(v.Unknown()) == 0 {
+		return append(dst, 0), nil
+	}
 	return e.tags(dst, p, v)
 }
 
+// appendCount appends an array count (or -1 for null), compact or not.
+func appendCount(dst []byte, compact bool, n int) []byte {
+	if compact {
+		return wire.AppendUvarint(dst, uint32(n+1))
+	}
+	return binary.BigEndian.AppendUint32(dst, uint32(n))
+}
+
+// appendInts appends fixed-width integers of op code c in one loop. It
+// returns false at the first value out of range (the general path then
+// reports it); what it appended must then be dropped.
+func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
+	switch c {
+	case encInt8:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int8(x)) {
+				return dst, false
+			}
+			dst = append(dst, byte(x))
+		}
+	case encInt16:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int16(x)) {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint16(dst, uint16(x))
+		}
+	case encUint16:
+		for i := range elems {
+			x := elems[i].Int
+			if uint64(x) > math.MaxUint16 {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint16(dst, uint16(x))
+		}
+	case encInt32:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int32(x)) {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(x))
+		}
+	case encUint32:
+		for i := range elems {
+			x := elems[i].Int
+			if uint64(x) > math.MaxUint32 {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(x))
+		}
+	case encInt64:
+		for i := range elems {
+			dst = binary.BigEndian.AppendUint64(dst, uint64(elems[i].Int))
+		}
+	default:
+		return dst, false
+	}
+	return dst, true
+}
+
+// tags appends the tagged fields of a flexible struct: the count, then
+// each field that is not at its default and each unknown tag, in tag order,
+// as tag, size, value.
 func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
+	if len(v.Unknown()) > 0 {
+		return e.tagsWithUnknown(dst, p, v)
+	}
+	n := 0
+	for _, fp := range p.tagged {
+		if !Equal(&v.Kids[fp.index], &fp.def) {
+			n++
+		}
+	}
+	dst = wire.AppendUvarint(dst, uint32(n))
+	for _, fp := range p.tagged {
+		x := &v.Kids[fp.index]
+		if Equal(x, &fp.def) {
+			continue
+		}
+		var err error
+		dst = wire.AppendUvarint(dst, uint32(fp.f.Tag))
+		if dst, err = e.taggedValue(dst, fp, x); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// taggedValue appends the size and value of a tagged field. The value is
+// written in place after one byte kept for its size, and moved up in the
+// rare case the size takes more than one byte. On an error dst is
+// returned as it was.
+func (e *encoder) taggedValue(dst []byte, fp *fieldPlan, x *Value) ([]byte, error) {
+	mark := len(dst)
+	dst = append(dst, 0)
+	out, err := e.value(dst, fp, fp.kind, fp.nullable, x)
+	if err != nil {
+		return dst[:mark], withinEnc(err, fp.f.Name, -1)
+	}
+	dst = out
+	n := len(dst) - mark - 1
+	if n < 0x80 {
+		dst[mark] = byte(n)
+		return dst, nil
+	}
+	w := wire.UvarintLen(uint32(n))
+	dst = append(dst, make([]byte, w-1)...)
+	copy(dst[mark+w:], dst[mark+1:mark+1+n])
+	wire.AppendUvarint(dst[:mark], uint32(n))
+	return dst, nil
+}
+
+// tagsWithUnknown is tags for a struct that carries unknown tagged fields,
+// merged with the known ones in tag order.
+func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error) {
 	type entry struct {
 		tag uint32
 		fp  *fieldPlan
@@ -221,9 +442,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 		entries = append(entries, entry{tag: u.Tag, raw: u.Data})
 	}
-	if len(v.Unknown()) > 0 {
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
-	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
 	dst = wire.AppendUvarint(dst, uint32(len(entries)))
 	for _, en := range entries {
 		dst = wire.AppendUvarint(dst, en.tag)
@@ -232,12 +451,10 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			dst = append(dst, en.raw...)
 			continue
 		}
-		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.index])
-		if err != nil {
-			return dst, withinEnc(err, en.fp.f.Name, -1)
+		var err error
+		if dst, err = e.taggedValue(dst, en.fp, &v.Kids[en.fp.index]); err != nil {
+			return dst, err
 		}
-		dst = wire.AppendUvarint(dst, uint32(len(val)))
-		dst = append(dst, val...)
 	}
 	return dst, nil
 }

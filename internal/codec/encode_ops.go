@@ -1,0 +1,148 @@
+package codec
+
+import (
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// The encoder's program
+//
+// Each plan carries, besides its field plans, a flat list of encoding
+// steps made once when the plan is built (encProgram): one small encOp per
+// field on the wire, with the field's kind, encoding and nullability
+// folded into one op code, so that the hot loop dispatches once per field
+// and reads one contiguous array instead of chasing a fieldPlan pointer per
+// field. Every op handles the common valid case inline; anything else (an
+// out-of-range integer, a null where the fast path does not handle it, an
+// over-long string, a kind without an op of its own) is handed to the
+// general path, encoder.value, which writes the same bytes or reports the
+// error. The program therefore changes no output byte and no error.
+
+// encCode is the kind of one encoding step.
+type encCode uint8
+
+const (
+	encValue encCode = iota // the general path (encoder.value)
+	encBool
+	encInt8
+	encInt16
+	encUint16
+	encInt32
+	encUint32
+	encInt64
+	encFloat64
+	encUUID
+	encString        // int16 length
+	encCompactString // uvarint length+1
+	encBytes         // int32 length (bytes, records)
+	encCompactBytes  // uvarint length+1 (bytes, records)
+	encIntArray      // array of fixed-width integers; elem holds their code
+	encStructArray   // array of structs (sub)
+	encStruct        // a struct that is neither nullable nor tagged
+)
+
+// encOp is one step of a plan's encoding program: one field on the wire.
+type encOp struct {
+	code     encCode
+	elem     encCode // element code of encIntArray
+	compact  bool    // compact length or count
+	nullable bool
+	index    int32 // the field's index in the struct value's Kids
+	fp       *fieldPlan
+	sub      *plan // struct, or the elements' struct
+}
+
+// encProgram is what the encoder needs of a plan, precomputed.
+type encProgram struct {
+	ops []encOp
+	// mustDefault are the fields absent at this version that are not
+	// ignorable: their values must be the defaults.
+	mustDefault []*fieldPlan
+	// notFlexTagged are, in a plan that is not flexible, the present
+	// fields that can be tagged (at other versions): they must hold their
+	// defaults, since no tagged field can be written.
+	notFlexTagged []*fieldPlan
+	// defKids are the field defaults, by index, of a header plan (the
+	// header written when a frame carries no header value).
+	defKids []Value
+}
+
+// intCode is the op code of a fixed-width integer or bool kind, or
+// encValue.
+func intCode(k schema.Kind) encCode {
+	switch k {
+	case schema.KindBool:
+		return encBool
+	case schema.KindInt8:
+		return encInt8
+	case schema.KindInt16:
+		return encInt16
+	case schema.KindUint16:
+		return encUint16
+	case schema.KindInt32:
+		return encInt32
+	case schema.KindUint32:
+		return encUint32
+	case schema.KindInt64:
+		return encInt64
+	}
+	return encValue
+}
+
+// newEncProgram compiles the encoding program of p, whose field plans are
+// built (sub-plans may still be under construction: ops keep pointers to
+// them).
+func newEncProgram(p *plan) encProgram {
+	var prog encProgram
+	prog.ops = make([]encOp, 0, len(p.wire))
+	for _, fp := range p.wire {
+		op := encOp{code: encValue, compact: fp.compact, nullable: fp.nullable, index: int32(fp.index), fp: fp, sub: fp.sub}
+		switch fp.kind {
+		case schema.KindFloat64:
+			op.code = encFloat64
+		case schema.KindUUID:
+			op.code = encUUID
+		case schema.KindString:
+			op.code = encString
+			if fp.compact {
+				op.code = encCompactString
+			}
+		case schema.KindBytes, schema.KindRecords:
+			op.code = encBytes
+			if fp.compact {
+				op.code = encCompactBytes
+			}
+		case schema.KindArray:
+			if c := intCode(fp.elemKind); c != encValue && c != encBool {
+				op.code, op.elem = encIntArray, c
+			} else if fp.elemKind == schema.KindStruct && fp.sub != nil {
+				op.code = encStructArray
+			}
+		case schema.KindStruct:
+			if !fp.nullable && !fp.tagged && fp.sub != nil {
+				op.code = encStruct
+			}
+		default:
+			op.code = intCode(fp.kind)
+		}
+		prog.ops = append(prog.ops, op)
+	}
+	for _, fp := range p.defaults {
+		if !fp.present && !fp.f.Ignorable {
+			prog.mustDefault = append(prog.mustDefault, fp)
+		}
+	}
+	if !p.flexible {
+		for _, f := range p.s.Tagged {
+			if fp := p.all[f.Index]; fp.present {
+				prog.notFlexTagged = append(prog.notFlexTagged, fp)
+			}
+		}
+	}
+	if p.header {
+		prog.defKids = make([]Value, len(p.all))
+		for i, fp := range p.all {
+			prog.defKids[i] = fp.def
+		}
+	}
+	return prog
+}
