@@ -155,14 +155,11 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 	kids := v.Kids
 	if len(kids) != len(p.all) {
-		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(kids)))
+		return dst, e.shapeError(p, len(kids))
 	}
 	for _, fp := range p.enc.mustDefault {
-		if !Equal(&kids[fp.index], &fp.def) {
-			e.push(fp.f.Name, -1)
-			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
-			e.pop()
-			return dst, err
+		if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
+			return dst, e.nonDefaultError(p, fp)
 		}
 	}
 	var err error
@@ -269,11 +266,8 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 		case encStructArray:
 			if !x.IsNull() {
 				dst = appendCount(dst, op.compact, len(x.Kids))
-				elems := x.Kids
-				for j := range elems {
-					if dst, err = e.structBody(dst, op.sub, &elems[j]); err != nil {
-						return dst, withinEnc(withinEnc(err, "", int32(j)), op.fp.f.Name, -1)
-					}
+				if dst, err = e.structElems(dst, op.sub, x.Kids); err != nil {
+					return dst, withinEnc(err, op.fp.f.Name, -1)
 				}
 				continue
 			}
@@ -292,11 +286,11 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	if !p.flexible {
 		if len(v.Unknown()) > 0 {
-			return dst, e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
+			return dst, e.tagsNotFlexError(p, nil)
 		}
 		for _, fp := range p.enc.notFlexTagged {
-			if !Equal(&kids[fp.index], &fp.def) {
-				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, fp.f.Name, p.version))
+			if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
+				return dst, e.tagsNotFlexError(p, fp)
 			}
 		}
 		return dst, nil
@@ -305,6 +299,58 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 		return append(dst, 0), nil
 	}
 	return e.tags(dst, p, v)
+}
+
+// sameScalar reports whether x and d are the same integer with no bytes,
+// elements or tags: a sufficient condition for Equal, decided inline for
+// the common case of an integer at its default.
+func sameScalar(x, d *Value) bool {
+	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes)|len(d.Bytes)|len(x.Kids)|len(d.Kids) == 0
+}
+
+// The errors of structFields, out of line to keep its frame small.
+
+//go:noinline
+func (e *encoder) shapeError(p *plan, n int) error {
+	return e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), n))
+}
+
+//go:noinline
+func (e *encoder) nonDefaultError(p *plan, fp *fieldPlan) error {
+	e.push(fp.f.Name, -1)
+	err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
+	e.pop()
+	return err
+}
+
+//go:noinline
+func (e *encoder) tagsNotFlexError(p *plan, fp *fieldPlan) error {
+	if fp == nil {
+		return e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
+	}
+	return e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, fp.f.Name, p.version))
+}
+
+// structElems appends the elements of an array of structs of plan p (all
+// one level deeper, so the depth is checked once).
+func (e *encoder) structElems(dst []byte, p *plan, elems []Value) ([]byte, error) {
+	if len(elems) == 0 {
+		return dst, nil
+	}
+	if e.depth >= budget.Depth {
+		_, err := e.structBody(dst, p, &elems[0])
+		return dst, withinEnc(err, "", 0)
+	}
+	e.depth++
+	var err error
+	for j := range elems {
+		if dst, err = e.structFields(dst, p, &elems[j]); err != nil {
+			err = withinEnc(err, "", int32(j))
+			break
+		}
+	}
+	e.depth--
+	return dst, err
 }
 
 // appendCount appends an array count (or -1 for null), compact or not.
@@ -379,14 +425,14 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	n := 0
 	for _, fp := range p.tagged {
-		if !Equal(&v.Kids[fp.index], &fp.def) {
+		if !sameScalar(&v.Kids[fp.index], &fp.def) && !Equal(&v.Kids[fp.index], &fp.def) {
 			n++
 		}
 	}
 	dst = wire.AppendUvarint(dst, uint32(n))
 	for _, fp := range p.tagged {
 		x := &v.Kids[fp.index]
-		if Equal(x, &fp.def) {
+		if sameScalar(x, &fp.def) || Equal(x, &fp.def) {
 			continue
 		}
 		var err error
