@@ -71,17 +71,25 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	if !m.Valid.Contains(f.Version) {
 		return dst, &EncodeError{Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, versionError(m, f.Version))}
 	}
-	hv := m.HeaderVersion(f.Version)
+	fp := c.framePlanOf(m, 0, f.Version)
+	var hv int16
+	var hp *plan
+	if fp != nil {
+		hv, hp = fp.hv, fp.hdr
+	} else {
+		hv = m.HeaderVersion(f.Version)
+		hp = c.headerPlan(schema.TypeRequest, hv)
+	}
 	start := len(dst)
 	dst = wire.AppendInt32(dst, 0)
 	dst = wire.AppendInt16(dst, f.API.Key)
 	dst = wire.AppendInt16(dst, f.Version)
-	if p := c.headerPlan(schema.TypeRequest, hv); p != nil {
+	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, p, f, 2); err != nil {
+		if dst, err = appendSpecHeader(dst, hp, f, 2); err != nil {
 			return dst, err
 		}
-		return c.finishFrame(dst, start, m, f)
+		return c.finishFrame(dst, start, m, f, fp)
 	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
 	if hv >= 1 {
@@ -93,7 +101,7 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	if hv >= 2 {
 		dst = appendRawTags(wire.AppendUvarint(dst, uint32(len(f.HeaderTags))), f.HeaderTags)
 	}
-	return c.finishFrame(dst, start, m, f)
+	return c.finishFrame(dst, start, m, f, fp)
 }
 
 // EncodeResponse appends a whole response frame: size, header, body.
@@ -105,24 +113,43 @@ func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	if !m.Valid.Contains(f.Version) {
 		return dst, &EncodeError{Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, versionError(m, f.Version))}
 	}
+	fp := c.framePlanOf(m, 1, f.Version)
+	var hv int16
+	var hp *plan
+	if fp != nil {
+		hv, hp = fp.hv, fp.hdr
+	} else {
+		hv = m.HeaderVersion(f.Version)
+		hp = c.headerPlan(schema.TypeResponse, hv)
+	}
 	start := len(dst)
 	dst = wire.AppendInt32(dst, 0)
-	if p := c.headerPlan(schema.TypeResponse, m.HeaderVersion(f.Version)); p != nil {
+	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, p, f, 0); err != nil {
+		if dst, err = appendSpecHeader(dst, hp, f, 0); err != nil {
 			return dst, err
 		}
-		return c.finishFrame(dst, start, m, f)
+		return c.finishFrame(dst, start, m, f, fp)
 	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
-	if m.HeaderVersion(f.Version) >= 1 {
+	if hv >= 1 {
 		dst = appendRawTags(wire.AppendUvarint(dst, uint32(len(f.HeaderTags))), f.HeaderTags)
 	}
-	return c.finishFrame(dst, start, m, f)
+	return c.finishFrame(dst, start, m, f, fp)
 }
 
-func (c *Codec) finishFrame(dst []byte, start int, m *schema.Message, f *Frame) ([]byte, error) {
-	dst, err := c.EncodeBody(dst, m, f.Version, &f.Body)
+// finishFrame appends the body (from the frame plan fp when there is one)
+// and sets the size prefix.
+func (c *Codec) finishFrame(dst []byte, start int, m *schema.Message, f *Frame, fp *framePlan) ([]byte, error) {
+	var err error
+	if fp != nil {
+		e := encoder{}
+		if dst, err = e.structBody(dst, fp.body, &f.Body); err != nil {
+			err = withinEnc(err, m.Name, -1)
+		}
+	} else {
+		dst, err = c.EncodeBody(dst, m, f.Version, &f.Body)
+	}
 	if err != nil {
 		return dst, err
 	}
