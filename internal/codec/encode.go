@@ -293,14 +293,14 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 		case encStructArray:
 			if !x.IsNull() {
 				dst = appendCount(dst, op.compact, len(x.Kids))
-				if dst, err = e.structElems(dst, op.sub, x.Kids); err != nil {
+				if dst, err = e.structElems(dst, op.fp.sub, x.Kids); err != nil {
 					return dst, withinEnc(err, op.fp.f.Name, -1)
 				}
 				continue
 			}
 		case encStruct:
 			if !x.IsNull() {
-				if dst, err = e.structBody(dst, op.sub, x); err != nil {
+				if dst, err = e.structBody(dst, op.fp.sub, x); err != nil {
 					return dst, withinEnc(err, op.fp.f.Name, -1)
 				}
 				continue
@@ -450,16 +450,28 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	if len(v.Unknown()) > 0 {
 		return e.tagsWithUnknown(dst, p, v)
 	}
+	// One comparison with the default per field: which are set is kept
+	// in a bit set for the first 64 tagged fields (Kafka's structs have a
+	// handful), compared again for any after those.
+	var set uint64
 	n := 0
-	for _, fp := range p.tagged {
-		if !sameScalar(&v.Kids[fp.index], &fp.def) && !Equal(&v.Kids[fp.index], &fp.def) {
+	for i, fp := range p.tagged {
+		x := &v.Kids[fp.index]
+		if !sameScalar(x, &fp.def) && !Equal(x, &fp.def) {
 			n++
+			if i < 64 {
+				set |= 1 << i
+			}
 		}
 	}
 	dst = wire.AppendUvarint(dst, uint32(n))
-	for _, fp := range p.tagged {
+	for i, fp := range p.tagged {
 		x := &v.Kids[fp.index]
-		if sameScalar(x, &fp.def) || Equal(x, &fp.def) {
+		if i < 64 {
+			if set&(1<<i) == 0 {
+				continue
+			}
+		} else if sameScalar(x, &fp.def) || Equal(x, &fp.def) {
 			continue
 		}
 		var err error

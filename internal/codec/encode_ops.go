@@ -48,7 +48,6 @@ type encOp struct {
 	nullable bool
 	index    int32 // the field's index in the struct value's Kids
 	fp       *fieldPlan
-	sub      *plan // struct, or the elements' struct
 }
 
 // encProgram is what the encoder needs of a plan, precomputed.
@@ -95,7 +94,7 @@ func newEncProgram(p *plan) encProgram {
 	var prog encProgram
 	prog.ops = make([]encOp, 0, len(p.wire))
 	for _, fp := range p.wire {
-		op := encOp{code: encValue, compact: fp.compact, nullable: fp.nullable, index: int32(fp.index), fp: fp, sub: fp.sub}
+		op := encOp{code: encValue, compact: fp.compact, nullable: fp.nullable, index: int32(fp.index), fp: fp}
 		switch fp.kind {
 		case schema.KindFloat64:
 			op.code = encFloat64
