@@ -180,152 +180,180 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 }
 
 func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
-	kids := v.Kids
-	if len(kids) != len(p.all) {
-		return dst, e.shapeError(p, len(kids))
-	}
-	for _, fp := range p.enc.mustDefault {
-		if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
-			return dst, e.nonDefaultError(p, fp)
-		}
-	}
+	return e.structsFields(dst, p, nil, v)
+}
+
+// structsFields appends the fields of the struct value one, or else of
+// each element of vals, all of plan p, in one loop (the elements of an
+// array of structs cost no call each; their errors name their index).
+func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) ([]byte, error) {
 	var err error
 	ops := p.enc.ops
-	for i := range ops {
-		op := &ops[i]
-		x := &kids[op.index]
-		// Each case writes the common valid value and continues; the rest
-		// (breaking out of the switch) goes to the general path below,
-		// which writes the same bytes or reports the error.
-		switch op.code {
-		case encBool:
-			if uint64(x.Int) <= 1 {
-				dst = append(dst, byte(x.Int))
-				continue
-			}
-		case encInt8:
-			if x.Int == int64(int8(x.Int)) {
-				dst = append(dst, byte(x.Int))
-				continue
-			}
-		case encInt16:
-			if x.Int == int64(int16(x.Int)) {
-				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
-				continue
-			}
-		case encUint16:
-			if uint64(x.Int) <= math.MaxUint16 {
-				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
-				continue
-			}
-		case encInt32:
-			if x.Int == int64(int32(x.Int)) {
-				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
-				continue
-			}
-		case encUint32:
-			if uint64(x.Int) <= math.MaxUint32 {
-				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
-				continue
-			}
-		case encInt64, encFloat64:
-			dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
-			continue
-		case encUUID:
-			if len(x.Bytes) == 16 {
-				dst = append(dst, x.Bytes...)
-				continue
-			}
-		case encString:
-			if x.IsNull() {
-				if op.nullable {
-					dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
-					continue
-				}
-			} else if len(x.Bytes) <= maxStringLen {
-				dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
-				dst = append(dst, x.Bytes...)
-				continue
-			}
-		case encCompactString:
-			if x.IsNull() {
-				if op.nullable {
-					dst = append(dst, 0)
-					continue
-				}
-			} else if len(x.Bytes) <= maxStringLen {
-				dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
-				dst = append(dst, x.Bytes...)
-				continue
-			}
-		case encBytes:
-			if x.IsNull() {
-				if op.nullable {
-					dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
-					continue
-				}
-			} else if len(x.Bytes) <= maxBytesOrArrLen {
-				dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes)))
-				dst = append(dst, x.Bytes...)
-				continue
-			}
-		case encCompactBytes:
-			if x.IsNull() {
-				if op.nullable {
-					dst = append(dst, 0)
-					continue
-				}
-			} else if len(x.Bytes) <= maxBytesOrArrLen {
-				dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
-				dst = append(dst, x.Bytes...)
-				continue
-			}
-		case encIntArray:
-			if !x.IsNull() {
-				mark := len(dst)
-				dst = appendCount(dst, op.compact, len(x.Kids))
-				var ok bool
-				if dst, ok = appendInts(dst, op.elem, x.Kids); ok {
-					continue
-				}
-				dst = dst[:mark]
-			}
-		case encStructArray:
-			if !x.IsNull() {
-				dst = appendCount(dst, op.compact, len(x.Kids))
-				if dst, err = e.structElems(dst, op.fp.sub, x.Kids); err != nil {
-					return dst, withinEnc(err, op.fp.f.Name, -1)
-				}
-				continue
-			}
-		case encStruct:
-			if !x.IsNull() {
-				if dst, err = e.structBody(dst, op.fp.sub, x); err != nil {
-					return dst, withinEnc(err, op.fp.f.Name, -1)
-				}
-				continue
-			}
-		}
-		fp := op.fp
-		if dst, err = e.value(dst, fp, fp.kind, fp.nullable, x); err != nil {
-			return dst, withinEnc(err, fp.f.Name, -1)
-		}
+	n, indexed := len(vals), one == nil
+	if !indexed {
+		n = 1
 	}
-	if !p.flexible {
-		if len(v.Unknown()) > 0 {
-			return dst, e.tagsNotFlexError(p, nil)
+	for vi := 0; vi < n; vi++ {
+		v := one
+		if indexed {
+			v = &vals[vi]
 		}
-		for _, fp := range p.enc.notFlexTagged {
+		kids := v.Kids
+		if len(kids) != len(p.all) {
+			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
+		}
+		for _, fp := range p.enc.mustDefault {
 			if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
-				return dst, e.tagsNotFlexError(p, fp)
+				return dst, elemErr(e.nonDefaultError(p, fp), indexed, vi)
 			}
 		}
-		return dst, nil
+		for i := range ops {
+			op := &ops[i]
+			x := &kids[op.index]
+			// Each case writes the common valid value and continues; the rest
+			// (breaking out of the switch) goes to the general path below,
+			// which writes the same bytes or reports the error.
+			switch op.code {
+			case encBool:
+				if uint64(x.Int) <= 1 {
+					dst = append(dst, byte(x.Int))
+					continue
+				}
+			case encInt8:
+				if x.Int == int64(int8(x.Int)) {
+					dst = append(dst, byte(x.Int))
+					continue
+				}
+			case encInt16:
+				if x.Int == int64(int16(x.Int)) {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					continue
+				}
+			case encUint16:
+				if uint64(x.Int) <= math.MaxUint16 {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					continue
+				}
+			case encInt32:
+				if x.Int == int64(int32(x.Int)) {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					continue
+				}
+			case encUint32:
+				if uint64(x.Int) <= math.MaxUint32 {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					continue
+				}
+			case encInt64, encFloat64:
+				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+				continue
+			case encUUID:
+				if len(x.Bytes) == 16 {
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encString:
+				if x.IsNull() {
+					if op.nullable {
+						dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
+						continue
+					}
+				} else if len(x.Bytes) <= maxStringLen {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encCompactString:
+				if x.IsNull() {
+					if op.nullable {
+						dst = append(dst, 0)
+						continue
+					}
+				} else if len(x.Bytes) <= maxStringLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encBytes:
+				if x.IsNull() {
+					if op.nullable {
+						dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
+						continue
+					}
+				} else if len(x.Bytes) <= maxBytesOrArrLen {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes)))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encCompactBytes:
+				if x.IsNull() {
+					if op.nullable {
+						dst = append(dst, 0)
+						continue
+					}
+				} else if len(x.Bytes) <= maxBytesOrArrLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encIntArray:
+				if !x.IsNull() {
+					mark := len(dst)
+					dst = appendCount(dst, op.compact, len(x.Kids))
+					var ok bool
+					if dst, ok = appendInts(dst, op.elem, x.Kids); ok {
+						continue
+					}
+					dst = dst[:mark]
+				}
+			case encStructArray:
+				if !x.IsNull() {
+					dst = appendCount(dst, op.compact, len(x.Kids))
+					if dst, err = e.structElems(dst, op.fp.sub, x.Kids); err != nil {
+						return dst, elemErr(withinEnc(err, op.fp.f.Name, -1), indexed, vi)
+					}
+					continue
+				}
+			case encStruct:
+				if !x.IsNull() {
+					if dst, err = e.structBody(dst, op.fp.sub, x); err != nil {
+						return dst, elemErr(withinEnc(err, op.fp.f.Name, -1), indexed, vi)
+					}
+					continue
+				}
+			}
+			fp := op.fp
+			if dst, err = e.value(dst, fp, fp.kind, fp.nullable, x); err != nil {
+				return dst, elemErr(withinEnc(err, fp.f.Name, -1), indexed, vi)
+			}
+		}
+		switch {
+		case !p.flexible:
+			if len(v.Unknown()) > 0 {
+				return dst, elemErr(e.tagsNotFlexError(p, nil), indexed, vi)
+			}
+			for _, fp := range p.enc.notFlexTagged {
+				if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
+					return dst, elemErr(e.tagsNotFlexError(p, fp), indexed, vi)
+				}
+			}
+		case len(p.tagged) == 0 && len(v.Unknown()) == 0:
+			dst = append(dst, 0)
+		default:
+			if dst, err = e.tags(dst, p, v); err != nil {
+				return dst, elemErr(err, indexed, vi)
+			}
+		}
 	}
-	if len(p.tagged) == 0 && len(v.Unknown()) == 0 {
-		return append(dst, 0), nil
+	return dst, nil
+}
+
+// elemErr prefixes the index of array element i to err when indexed.
+func elemErr(err error, indexed bool, i int) error {
+	if indexed {
+		return withinEnc(err, "", int32(i))
 	}
-	return e.tags(dst, p, v)
+	return err
 }
 
 // sameScalar reports whether x and d are the same integer with no bytes,
@@ -369,13 +397,7 @@ func (e *encoder) structElems(dst []byte, p *plan, elems []Value) ([]byte, error
 		return dst, withinEnc(err, "", 0)
 	}
 	e.depth++
-	var err error
-	for j := range elems {
-		if dst, err = e.structFields(dst, p, &elems[j]); err != nil {
-			err = withinEnc(err, "", int32(j))
-			break
-		}
-	}
+	dst, err := e.structsFields(dst, p, elems, nil)
 	e.depth--
 	return dst, err
 }
