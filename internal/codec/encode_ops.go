@@ -61,9 +61,21 @@ type encProgram struct {
 	// defaults, since no tagged field can be written.
 	notFlexTagged []*fieldPlan
 	// defKids are the field defaults, by index, of a header plan (the
-	// header written when a frame carries no header value).
-	defKids []Value
+	// header written when a frame carries no header value); hdrRoles say,
+	// by position in wire, which fields of a header plan come from the
+	// frame's own fields.
+	defKids  []Value
+	hdrRoles []hdrRole
 }
+
+// hdrRole is where the encoder takes a header field from.
+type hdrRole uint8
+
+const (
+	hdrValue         hdrRole = iota // the header value (Frame.Header)
+	hdrCorrelationID                // Frame.CorrelationID
+	hdrClientID                     // Frame.ClientID and ClientIDNull
+)
 
 // intCode is the op code of a fixed-width integer or bool kind, or
 // encValue.
@@ -141,6 +153,15 @@ func newEncProgram(p *plan) encProgram {
 		prog.defKids = make([]Value, len(p.all))
 		for i, fp := range p.all {
 			prog.defKids[i] = fp.def
+		}
+		prog.hdrRoles = make([]hdrRole, len(p.wire))
+		for i, fp := range p.wire {
+			switch {
+			case isCorrelationID(fp):
+				prog.hdrRoles[i] = hdrCorrelationID
+			case isClientID(fp):
+				prog.hdrRoles[i] = hdrClientID
+			}
 		}
 	}
 	return prog

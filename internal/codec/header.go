@@ -147,11 +147,11 @@ func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 		return dst, &EncodeError{Path: "header", Err: fmt.Errorf("%w: header v%d has %d fields, value has %d", ErrShape, p.version, len(p.all), len(f.Header.Kids))}
 	}
 	var err error
-	for _, fp := range p.wire[skip:] {
-		switch {
-		case isCorrelationID(fp):
+	for i, fp := range p.wire[skip:] {
+		switch p.enc.hdrRoles[skip+i] {
+		case hdrCorrelationID:
 			dst = wire.AppendInt32(dst, f.CorrelationID)
-		case isClientID(fp):
+		case hdrClientID:
 			if dst, err = appendClientID(dst, f); err != nil {
 				return dst, err
 			}
