@@ -188,7 +188,8 @@ func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
 // array of structs cost no call each; their errors name their index).
 func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) ([]byte, error) {
 	var err error
-	ops := p.enc.ops
+	prog := &p.enc
+	ops := prog.ops
 	n, indexed := len(vals), one == nil
 	if !indexed {
 		n = 1
@@ -199,10 +200,10 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			v = &vals[vi]
 		}
 		kids := v.Kids
-		if len(kids) != len(p.all) {
+		if len(kids) != prog.nKids {
 			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
 		}
-		for _, fp := range p.enc.mustDefault {
+		for _, fp := range prog.mustDefault {
 			if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
 				return dst, elemErr(e.nonDefaultError(p, fp), indexed, vi)
 			}
@@ -328,16 +329,16 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			}
 		}
 		switch {
-		case !p.flexible:
+		case prog.tail == tailNotFlex:
 			if len(v.Unknown()) > 0 {
 				return dst, elemErr(e.tagsNotFlexError(p, nil), indexed, vi)
 			}
-			for _, fp := range p.enc.notFlexTagged {
+			for _, fp := range prog.notFlexTagged {
 				if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
 					return dst, elemErr(e.tagsNotFlexError(p, fp), indexed, vi)
 				}
 			}
-		case len(p.tagged) == 0 && len(v.Unknown()) == 0:
+		case prog.tail == tailNoTags && len(v.Unknown()) == 0:
 			dst = append(dst, 0)
 		default:
 			if dst, err = e.tags(dst, p, v); err != nil {

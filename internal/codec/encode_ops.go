@@ -52,10 +52,13 @@ type encOp struct {
 
 // encProgram is what the encoder needs of a plan, precomputed.
 type encProgram struct {
+	// What every struct reads comes first, in one cache line of the plan.
 	ops []encOp
 	// mustDefault are the fields absent at this version that are not
 	// ignorable: their values must be the defaults.
 	mustDefault []*fieldPlan
+	nKids       int     // len(plan.all): the fields a struct value has
+	tail        encTail // what follows the fields
 	// notFlexTagged are, in a plan that is not flexible, the present
 	// fields that can be tagged (at other versions): they must hold their
 	// defaults, since no tagged field can be written.
@@ -67,6 +70,15 @@ type encProgram struct {
 	defKids  []Value
 	hdrRoles []hdrRole
 }
+
+// encTail is what a plan writes after its fields on the wire.
+type encTail uint8
+
+const (
+	tailNotFlex encTail = iota // nothing (a value must carry no tags)
+	tailNoTags                 // a tag count: 0 unless unknown tags
+	tailTags                   // the tagged fields set, and unknown tags
+)
 
 // hdrRole is where the encoder takes a header field from.
 type hdrRole uint8
@@ -105,6 +117,15 @@ func intCode(k schema.Kind) encCode {
 func newEncProgram(p *plan) encProgram {
 	var prog encProgram
 	prog.ops = make([]encOp, 0, len(p.wire))
+	prog.nKids = len(p.all)
+	switch {
+	case !p.flexible:
+		prog.tail = tailNotFlex
+	case len(p.tagged) == 0:
+		prog.tail = tailNoTags
+	default:
+		prog.tail = tailTags
+	}
 	for _, fp := range p.wire {
 		op := encOp{code: encValue, compact: fp.compact, nullable: fp.nullable, index: int32(fp.index), fp: fp}
 		switch fp.kind {
