@@ -307,6 +307,16 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 					}
 					dst = dst[:mark]
 				}
+			case encStringArray:
+				if !x.IsNull() {
+					mark := len(dst)
+					dst = appendCount(dst, op.compact, len(x.Kids))
+					var ok bool
+					if dst, ok = appendStrings(dst, op.compact, x.Kids); ok {
+						continue
+					}
+					dst = dst[:mark]
+				}
 			case encStructArray:
 				if !x.IsNull() {
 					dst = appendCount(dst, op.compact, len(x.Kids))
@@ -409,6 +419,25 @@ func appendCount(dst []byte, compact bool, n int) []byte {
 		return wire.AppendUvarint(dst, uint32(n+1))
 	}
 	return binary.BigEndian.AppendUint32(dst, uint32(n))
+}
+
+// appendStrings appends the elements of an array of strings (not
+// nullable). It returns false at the first null or over-long one (the
+// general path then reports it); what it appended must then be dropped.
+func appendStrings(dst []byte, compact bool, elems []Value) ([]byte, bool) {
+	for i := range elems {
+		x := &elems[i]
+		if x.IsNull() || len(x.Bytes) > maxStringLen {
+			return dst, false
+		}
+		if compact {
+			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+		} else {
+			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+		}
+		dst = append(dst, x.Bytes...)
+	}
+	return dst, true
 }
 
 // appendInts appends fixed-width integers of op code c in one loop. It

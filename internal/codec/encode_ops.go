@@ -37,6 +37,7 @@ const (
 	encCompactBytes  // uvarint length+1 (bytes, records)
 	encIntArray      // array of fixed-width integers; elem holds their code
 	encStructArray   // array of structs (sub)
+	encStringArray   // array of strings
 	encStruct        // a struct that is neither nullable nor tagged
 )
 
@@ -148,6 +149,8 @@ func newEncProgram(p *plan) encProgram {
 				op.code, op.elem = encIntArray, c
 			} else if fp.elemKind == schema.KindStruct && fp.sub != nil {
 				op.code = encStructArray
+			} else if fp.elemKind == schema.KindString {
+				op.code = encStringArray
 			}
 		case schema.KindStruct:
 			if !fp.nullable && !fp.tagged && fp.sub != nil {
