@@ -60,6 +60,9 @@ type encProgram struct {
 	mustDefault []*fieldPlan
 	nKids       int     // len(plan.all): the fields a struct value has
 	tail        encTail // what follows the fields
+	// inl holds the ops of a plan with few, so that they sit next to
+	// the fields above (a struct then touches fewer cache lines).
+	inl [4]encOp
 	// notFlexTagged are, in a plan that is not flexible, the present
 	// fields that can be tagged (at other versions): they must hold their
 	// defaults, since no tagged field can be written.
@@ -112,12 +115,15 @@ func intCode(k schema.Kind) encCode {
 	return encValue
 }
 
-// newEncProgram compiles the encoding program of p, whose field plans are
-// built (sub-plans may still be under construction: ops keep pointers to
-// them).
-func newEncProgram(p *plan) encProgram {
-	var prog encProgram
-	prog.ops = make([]encOp, 0, len(p.wire))
+// init compiles into prog (the program of p) the encoding program of p,
+// whose field plans are built (sub-plans may still be under construction:
+// ops keep pointers to them).
+func (prog *encProgram) init(p *plan) {
+	*prog = encProgram{}
+	prog.ops = prog.inl[:0]
+	if len(p.wire) > len(prog.inl) {
+		prog.ops = make([]encOp, 0, len(p.wire))
+	}
 	prog.nKids = len(p.all)
 	switch {
 	case !p.flexible:
@@ -188,5 +194,4 @@ func newEncProgram(p *plan) encProgram {
 			}
 		}
 	}
-	return prog
 }

@@ -153,7 +153,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	if flexible {
 		p.minSize++
 	}
-	p.enc = newEncProgram(p)
+	p.enc.init(p)
 	return p
 }
 
