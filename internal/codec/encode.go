@@ -203,9 +203,9 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 		if len(kids) != prog.nKids {
 			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
 		}
-		for _, fp := range prog.mustDefault {
-			if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
-				return dst, elemErr(e.nonDefaultError(p, fp), indexed, vi)
+		for j := range prog.mustDefault {
+			if d := &prog.mustDefault[j]; !d.isDefault(&kids[d.index]) {
+				return dst, elemErr(e.nonDefaultError(p, d.fp), indexed, vi)
 			}
 		}
 		for i := range ops {

@@ -57,7 +57,7 @@ type encProgram struct {
 	ops []encOp
 	// mustDefault are the fields absent at this version that are not
 	// ignorable: their values must be the defaults.
-	mustDefault []*fieldPlan
+	mustDefault []mustDefault
 	nKids       int     // len(plan.all): the fields a struct value has
 	tail        encTail // what follows the fields
 	// inl holds the ops of a plan with few, so that they sit next to
@@ -73,6 +73,24 @@ type encProgram struct {
 	// frame's own fields.
 	defKids  []Value
 	hdrRoles []hdrRole
+}
+
+// mustDefault is a field whose value must be its default, with what
+// the common check needs kept inline: an integer default (no bytes,
+// elements or tags) is compared without reading the field plan.
+type mustDefault struct {
+	index  int32
+	intDef bool  // the default is an integer alone (def.Int, not null)
+	def    int64 // its value
+	fp     *fieldPlan
+}
+
+// isDefault reports whether x equals the field's default.
+func (d *mustDefault) isDefault(x *Value) bool {
+	if d.intDef && x.Int == d.def && x.unknown == nil && len(x.Bytes)|len(x.Kids) == 0 {
+		return true
+	}
+	return Equal(x, &d.fp.def)
 }
 
 // encTail is what a plan writes after its fields on the wire.
@@ -169,7 +187,9 @@ func (prog *encProgram) init(p *plan) {
 	}
 	for _, fp := range p.defaults {
 		if !fp.present && !fp.f.Ignorable {
-			prog.mustDefault = append(prog.mustDefault, fp)
+			d := &fp.def
+			intDef := d.unknown == nil && len(d.Bytes)|len(d.Kids) == 0
+			prog.mustDefault = append(prog.mustDefault, mustDefault{index: int32(fp.index), intDef: intDef, def: d.Int, fp: fp})
 		}
 	}
 	if !p.flexible {

@@ -138,8 +138,8 @@ func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 	hv := Value{Kids: p.enc.defKids}
 	if len(f.Header.Kids) == len(p.all) {
 		hv.Kids = f.Header.Kids
-		for _, fp := range p.enc.mustDefault {
-			if !Equal(&hv.Kids[fp.index], &fp.def) {
+		for _, d := range p.enc.mustDefault {
+			if fp := d.fp; !Equal(&hv.Kids[fp.index], &fp.def) {
 				return dst, &EncodeError{Path: "header." + HeaderFieldName(fp.f), Err: fmt.Errorf("%w: header v%d has no %s", ErrNonDefault, p.version, fp.f.Name)}
 			}
 		}
