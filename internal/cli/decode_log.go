@@ -207,7 +207,7 @@ func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine, lim budget.Limits)
 		fr = redact.RawReport(data, plan, fromServer)
 	} else {
 		data, plan := sec.frame(l.Conn, c, b, ro)
-		fr = decodeRedacted(c, data, ro, plan)
+		fr = redact.DecodeRedacted(c, data, ro, plan)
 	}
 	fr.Index, fr.Offset, fr.Time, fr.Src, fr.Dst, fr.LatencyMicros = l.Index, l.Offset, l.Time, l.Src, l.Dst, l.Latency
 	e := &proxy.Event{Kind: proxy.EventFrame, Conn: l.Conn, Client: l.Client, Listener: l.Listener, Upstream: l.Upstream,
