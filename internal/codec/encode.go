@@ -300,10 +300,25 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			case encIntArray:
 				if !x.IsNull() {
 					mark := len(dst)
-					dst = appendCount(dst, op.compact, len(x.Kids))
-					var ok bool
-					if dst, ok = appendInts(dst, op.elem, x.Kids); ok {
-						continue
+					elems := x.Kids
+					if op.compact && len(elems) < 0x7f {
+						dst = append(dst, byte(len(elems)+1))
+					} else {
+						dst = appendCount(dst, op.compact, len(elems))
+					}
+					if op.elem == encInt32 { // the common case, inline
+						j := 0
+						for ; j < len(elems) && elems[j].Int == int64(int32(elems[j].Int)); j++ {
+							dst = binary.BigEndian.AppendUint32(dst, uint32(elems[j].Int))
+						}
+						if j == len(elems) {
+							continue
+						}
+					} else {
+						var ok bool
+						if dst, ok = appendInts(dst, op.elem, elems); ok {
+							continue
+						}
 					}
 					dst = dst[:mark]
 				}
