@@ -301,11 +301,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 				if !x.IsNull() {
 					mark := len(dst)
 					elems := x.Kids
-					if op.compact && len(elems) < 0x7f {
-						dst = append(dst, byte(len(elems)+1))
-					} else {
-						dst = appendCount(dst, op.compact, len(elems))
-					}
+					dst = appendCount(dst, op.compact, len(elems))
 					if op.elem == encInt32 { // the common case, inline
 						j := 0
 						for ; j < len(elems) && elems[j].Int == int64(int32(elems[j].Int)); j++ {
@@ -430,6 +426,14 @@ func (e *encoder) structElems(dst []byte, p *plan, elems []Value) ([]byte, error
 
 // appendCount appends an array count (or -1 for null), compact or not.
 func appendCount(dst []byte, compact bool, n int) []byte {
+	if compact && n < 0x7f {
+		return append(dst, byte(n+1))
+	}
+	return appendLongCount(dst, compact, n)
+}
+
+// appendLongCount is appendCount for the other cases.
+func appendLongCount(dst []byte, compact bool, n int) []byte {
 	if compact {
 		return wire.AppendUvarint(dst, uint32(n+1))
 	}
