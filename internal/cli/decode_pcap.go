@@ -76,6 +76,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 
 	defer tuneGC(env)()
+	defer startPcapProfile(env)()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
 	sel := newFrameSelector(c, o.Filter)

@@ -43,6 +43,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -220,7 +221,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 		} else {
-			w.b = append(hex.AppendEncode(append(w.b, '"'), val.Bytes), '"')
+			w.b = append(hexout.AppendEncode(append(w.b, '"'), val.Bytes), '"')
 		}
 	case schema.KindArray:
 		if val.IsNull() {

@@ -15,7 +15,6 @@ package jsonr
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
@@ -213,7 +213,7 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	}
 	b = append(b, `,"hex":"`...)
 	if f.Lean() && f.Hex == "" {
-		b = hex.AppendEncode(b, f.Bytes)
+		b = hexout.AppendEncode(b, f.Bytes)
 	} else {
 		b = appendStringBody(b, f.Hex)
 	}

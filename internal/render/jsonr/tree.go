@@ -1,9 +1,9 @@
 package jsonr
 
 import (
-	"encoding/hex"
 	"strconv"
 
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/span"
 )
 
@@ -92,6 +92,9 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			// A value that would pass the output budget (the hex of
 			// inflated megabytes) is left out; "text" shows its start.
 			w.cutValues++
+		} else if n.Val == span.ValBytes && !n.Null {
+			// What AppendValueJSON writes for bytes, with the faster hex.
+			b = append(hexout.AppendEncode(append(b, `,"value":"`...), t.ValueBytes(id)), '"')
 		} else if nb, ok := t.AppendValueJSON(append(b, `,"value":`...), id); ok {
 			b = nb
 		} else {
@@ -100,7 +103,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		if n.Val == span.ValText {
 			// the text is the value; its bytes are kept as hex
 			if vb := t.ValueBytes(id); len(vb) > 0 {
-				b = append(hex.AppendEncode(append(b, `,"hex":"`...), vb), '"')
+				b = append(hexout.AppendEncode(append(b, `,"hex":"`...), vb), '"')
 			}
 		}
 	}
