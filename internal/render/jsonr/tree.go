@@ -43,8 +43,9 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	n := t.N(id)
 	d := t.Desc(id)
 	a := t.Extra(id, false)
+	frag := fragOf(d)
 	name, typ, about := d.Name, d.Type, d.About
-	var flag string
+	var flag, note string
 	var err error
 	var det *span.Tree
 	if a != nil {
@@ -57,12 +58,18 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		if a.About != "" {
 			about = a.About
 		}
-		flag, err, det = a.Flag, a.Err, a.Detached
+		flag, err, det, note = a.Flag, a.Err, a.Detached, a.Note
+		if a.Name != "" || a.Type != "" || a.About != "" {
+			frag = nil
+		}
 	}
 	b := append(w.b, `{"name":"`...)
-	if nameAt >= 0 {
+	switch {
+	case nameAt >= 0:
 		b = append(b, w.path[nameAt:]...)
-	} else {
+	case frag != nil:
+		b = append(b, frag.name...)
+	default:
 		b = appendStringBody(b, name)
 	}
 	if n.Index >= 0 {
@@ -70,10 +77,38 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	}
 	b = append(b, `","path":"`...)
 	b = append(append(b, w.path[base:]...), '"')
-	if typ != "" {
+	switch {
+	case frag != nil:
+		b = append(b, frag.typ...)
+	case typ != "":
 		b = appendString(append(b, `,"type":`...), typ)
 	}
-	if n.Val != span.ValNone {
+	if n.Val == span.ValInt && note == "" && d.Note == span.NoteNone {
+		// The commonest node, written directly: the text is "= N" and
+		// the value N (what AppendValueText and AppendValueJSON write for
+		// an integer without a note).
+		var digits [24]byte
+		v := strconv.AppendInt(digits[:0], n.Int, 10)
+		b = append(append(append(b, `,"text":"= `...), v...), `","value":`...)
+		b = append(b, v...)
+	} else if n.Val == span.ValBytes && !n.Null && note == "" {
+		// Bytes: the text is "= 0x" and the first bytes' hex, the value
+		// all of the hex (as AppendValueText and AppendValueJSON write
+		// them, the hex faster).
+		vb := t.ValueBytes(id)
+		b = append(b, `,"text":"= 0x`...)
+		if len(vb) > shownHex {
+			b = append(hexout.AppendEncode(b, vb[:shownHex]), "..."...)
+		} else {
+			b = hexout.AppendEncode(b, vb)
+		}
+		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		if w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+			w.cutValues++
+		} else {
+			b = append(hexout.AppendEncode(append(b, `,"value":"`...), vb), '"')
+		}
+	} else if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
 		b = t.AppendValueText(append(b, `,"text":"`...), id)
@@ -112,8 +147,13 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	if n.Cat != span.CatNone {
 		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
 	}
-	if w.about && about != "" {
-		b = appendString(append(b, `,"about":`...), about)
+	if w.about {
+		switch {
+		case frag != nil:
+			b = append(b, frag.about...)
+		case about != "":
+			b = appendString(append(b, `,"about":`...), about)
+		}
 	}
 	if flag != "" {
 		b = appendString(append(b, `,"flag":`...), flag)
@@ -151,7 +191,11 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					w.path = append(w.path, '.')
 				}
 				nameAt = len(w.path)
-				w.path = appendStringBody(w.path, t.Name(k))
+				if f := fragOf(t.Desc(k)); f != nil && !hasName(t, k) {
+					w.path = append(w.path, f.name...)
+				} else {
+					w.path = appendStringBody(w.path, t.Name(k))
+				}
 				if kn.Index >= 0 { // a Record of a batch: named, then indexed (as span.Tree.Path)
 					w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
 					nameAt = -1
@@ -191,4 +235,34 @@ func appendString[T []byte | string](dst []byte, s T) []byte {
 // without the quotes.
 func appendStringBody[T []byte | string](dst []byte, s T) []byte {
 	return span.AppendJSONStringBody(dst, s)
+}
+
+// hasName reports whether node id has a name of its own (in its extras),
+// not its Desc's.
+func hasName(t *span.Tree, id span.ID) bool {
+	a := t.Extra(id, false)
+	return a != nil && a.Name != ""
+}
+
+// shownHex is how many bytes of a bytes value its text shows in hex (as
+// span's value text does).
+const shownHex = 24
+
+// appendLenNote appends the note on a length prefix that a value text
+// ends with, as span's value text writes it.
+func appendLenNote(dst []byte, e span.Enc, prefix int64) []byte {
+	switch e {
+	case span.EncInt16:
+		return append(strconv.AppendInt(append(dst, " (int16 len="...), prefix, 10), ')')
+	case span.EncInt32:
+		return append(strconv.AppendInt(append(dst, " (int32 len="...), prefix, 10), ')')
+	case span.EncCompact:
+		if prefix == 0 {
+			return append(dst, " (compact, 0)"...)
+		}
+		return append(strconv.AppendInt(append(dst, " (compact, len+1="...), prefix, 10), ')')
+	case span.EncVarint:
+		return append(strconv.AppendInt(append(dst, " (varint len="...), prefix, 10), ')')
+	}
+	return dst
 }
