@@ -212,7 +212,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"hex":"`...)
+	hexAt := -1
 	if f.Lean() && f.Hex == "" {
+		hexAt = len(b)
 		b = hexout.AppendEncode(b, f.Bytes)
 	} else {
 		b = appendStringBody(b, f.Hex)
@@ -224,6 +226,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	w := treeWriter{b: b, about: o.About}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
 	if t := f.SpanTree(); t != nil && t.Root() != span.None {
+		if hexAt >= 0 && sameBytes(t.Bytes, f.Bytes) {
+			w.hexTree, w.hexAt = t, hexAt
+		}
 		w.tree(t, t.Root())
 	} else {
 		w.b = append(w.b, "null"...)
@@ -325,4 +330,9 @@ func rawIsClean(raw []byte) bool {
 		i = j
 	}
 	return true
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

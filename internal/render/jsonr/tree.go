@@ -19,6 +19,25 @@ type treeWriter struct {
 	// no limit); cutNodes, cutTrees and cutValues count what was left out.
 	limit                         int
 	cutNodes, cutTrees, cutValues int
+	// hexTree, when set, is the tree whose Bytes are written as hex in b
+	// from hexAt on (a frame line's "hex"): its values' hex is copied
+	// from there rather than made again.
+	hexTree *span.Tree
+	hexAt   int
+}
+
+// appendHex appends the hex of vb, the value bytes of node id of t.
+func (w *treeWriter) appendHex(b []byte, t *span.Tree, id span.ID, vb []byte) []byte {
+	if t == w.hexTree && len(vb) > 0 {
+		if a := t.Extra(id, false); a == nil || !a.HasValue {
+			// vb is t.Bytes[off:off+len(vb)]
+			if off := t.ValueOff(id); off >= 0 && off+len(vb) <= len(t.Bytes) {
+				at := w.hexAt + 2*off
+				return append(b, b[at:at+2*len(vb)]...)
+			}
+		}
+	}
+	return hexout.AppendEncode(b, vb)
 }
 
 // full reports whether the output budget is spent.
@@ -98,15 +117,15 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		vb := t.ValueBytes(id)
 		b = append(b, `,"text":"= 0x`...)
 		if len(vb) > shownHex {
-			b = append(hexout.AppendEncode(b, vb[:shownHex]), "..."...)
+			b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
 		} else {
-			b = hexout.AppendEncode(b, vb)
+			b = w.appendHex(b, t, id, vb)
 		}
 		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
 		if w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
 			w.cutValues++
 		} else {
-			b = append(hexout.AppendEncode(append(b, `,"value":"`...), vb), '"')
+			b = append(w.appendHex(append(b, `,"value":"`...), t, id, vb), '"')
 		}
 	} else if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
@@ -138,7 +157,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		if n.Val == span.ValText {
 			// the text is the value; its bytes are kept as hex
 			if vb := t.ValueBytes(id); len(vb) > 0 {
-				b = append(hexout.AppendEncode(append(b, `,"hex":"`...), vb), '"')
+				b = append(w.appendHex(append(b, `,"hex":"`...), t, id, vb), '"')
 			}
 		}
 	}
