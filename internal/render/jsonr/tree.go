@@ -127,6 +127,54 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		} else {
 			b = append(w.appendHex(append(b, `,"value":"`...), t, id, vb), '"')
 		}
+	} else if (n.Val == span.ValText || n.Val == span.ValString && !n.Null) && note == "" && plainShown(t.ValueBytes(id)) {
+		// Text whose shown start is printable ASCII: strconv.Quote
+		// leaves it as it is, so the text is written without quoting
+		// and escaping it twice.
+		vb := t.ValueBytes(id)
+		shown := vb[:min(len(vb), shownText)]
+		b = append(appendStringBody(append(b, `,"text":"= \"`...), shown), `\"`...)
+		if len(vb) > shownText {
+			b = append(b, "..."...)
+		}
+		if n.Val == span.ValText {
+			b = append(b, " 0x"...)
+			if len(vb) > shownHex {
+				b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
+			} else {
+				b = w.appendHex(b, t, id, vb)
+			}
+		}
+		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		if n.Val == span.ValString && w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+			w.cutValues++
+		} else {
+			b = span.AppendJSONString(append(b, `,"value":`...), vb)
+		}
+		if n.Val == span.ValText && len(vb) > 0 {
+			b = append(w.appendHex(append(b, `,"hex":"`...), t, id, vb), '"')
+		}
+	} else if (n.Val == span.ValCount || n.Val == span.ValArray && !n.Null) && note == "" {
+		// Counts and array lengths: "= N" and a note, the value N.
+		var digits [24]byte
+		v := strconv.AppendInt(digits[:0], n.Int, 10)
+		b = append(append(b, `,"text":"= `...), v...)
+		if n.Val == span.ValArray {
+			b = append(b, " element"...)
+			if n.Int != 1 {
+				b = append(b, 's')
+			}
+		} else {
+			switch {
+			case n.Enc == span.EncCompact && n.Int == 0:
+				b = append(b, " (compact, null)"...)
+			case n.Enc == span.EncCompact:
+				b = append(b, " (compact, n+1)"...)
+			case n.Int == -1:
+				b = append(b, " (null)"...)
+			}
+		}
+		b = append(append(b, `","value":`...), v...)
 	} else if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
@@ -284,4 +332,20 @@ func appendLenNote(dst []byte, e span.Enc, prefix int64) []byte {
 		return append(strconv.AppendInt(append(dst, " (varint len="...), prefix, 10), ')')
 	}
 	return dst
+}
+
+// shownText is how many bytes of a string its text shows (as span's value
+// text does).
+const shownText = 48
+
+// plainShown reports whether the start of a string that its text shows
+// is printable ASCII other than the quote and the backslash, which
+// strconv.Quote leaves as they are.
+func plainShown(b []byte) bool {
+	for _, c := range b[:min(len(b), shownText)] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
