@@ -199,9 +199,17 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	if f.Budget != "" {
 		b = appendString(append(b, `,"budget":`...), f.Budget)
 	}
+	leanHex := f.Lean() && f.Hex == ""
+	var bh *bodyHex
 	if f.BodyPending() {
+		appendHex := hexout.AppendEncode
+		if t := f.SpanTree(); leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
+			bh = newBodyHex(t)
+			defer bh.release()
+			appendHex = bh.appendHex
+		}
 		// jsonvalue writes compact JSON with encoding/json's escaping.
-		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
+		if nb, err := jsonvalue.AppendMarshalHex(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body, appendHex); err == nil {
 			b = nb
 		}
 	} else if len(f.Body) > 0 {
@@ -213,10 +221,14 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	}
 	b = append(b, `,"hex":"`...)
 	hexAt := -1
-	if f.Lean() && f.Hex == "" {
+	switch {
+	case bh != nil:
+		hexAt = len(b)
+		b = append(b, *bh.hex...)
+	case leanHex:
 		hexAt = len(b)
 		b = hexout.AppendEncode(b, f.Bytes)
-	} else {
+	default:
 		b = appendStringBody(b, f.Hex)
 	}
 	b = append(b, `","tree":`...)
