@@ -14,7 +14,7 @@ import (
 type bodyHex struct {
 	data []byte  // the frame
 	hex  *[]byte // its hex
-	// offs are where the values of the tree's bytes and records rows
+	// offs are where the values of the tree's bytes and records fields
 	// start in data, in the table's (wire) order, the order in which
 	// the body meets them; next is the first not yet met.
 	offs []int32
@@ -33,8 +33,8 @@ func newBodyHex(t *span.Tree) *bodyHex {
 	h := &bodyHex{data: t.Bytes, hex: hexPool.Get().(*[]byte)}
 	*h.hex = hexout.AppendEncode((*h.hex)[:0], t.Bytes)
 	for id := span.ID(0); int(id) < t.Len(); id++ {
-		if v := t.N(id).Val; v != span.ValBytes && v != span.ValRecords {
-			continue
+		if v := t.N(id).Val; v != span.ValBytes && v != span.ValRecords || t.Desc(id).Field == nil {
+			continue // not a field of the body (a record's key or value)
 		}
 		if a := t.Extra(id, false); a != nil && a.HasValue {
 			continue // not in t.Bytes
