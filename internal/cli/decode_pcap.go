@@ -21,6 +21,7 @@ import (
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/term"
 )
@@ -90,7 +91,22 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	var out pcapOutput
 	st := pipeline.Stages[*pcapJob]{
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
-		Emit: func(j *pcapJob) error { return out.write(w, j, bufs) },
+		Emit: func(j *pcapJob) error {
+			if sel.learnsInEmit() && !j.skip {
+				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen {
+					// Names were learnt from frames before this one after
+					// it was annotated: decode, annotate and write it
+					// again, now that every frame before it has taught.
+					bufs.put(j.tree, j.out)
+					j.out, j.tree = nil, nil
+					j.run(c, sel, o, bufs)
+				}
+				if j.teach != nil {
+					sel.learnEmitted(j.tree, j.teach, j.teachV, j.Index)
+				}
+			}
+			return out.write(w, j, bufs)
+		},
 	}
 	if streaming {
 		st.Idle = w.Flush
@@ -213,15 +229,22 @@ var errWriting = errors.New("writing the output failed")
 // pcapJob is one frame to decode and render.
 type pcapJob struct {
 	*capdecode.Frame
-	prefix   string       // text lines printed before the frame
-	plan     *redact.Plan // what secrets.frame redacted
-	skip     bool         // not shown (--filter)
-	out      []byte       // the rendered frame
-	tree     *span.Tree   // the tree the frame was decoded into
-	ok       bool
-	errText  string
-	warnText string
-	err      error
+	prefix string       // text lines printed before the frame
+	plan   *redact.Plan // what secrets.frame redacted
+	skip   bool         // not shown (--filter)
+	out    []byte       // the rendered frame
+	tree   *span.Tree   // the tree the frame was decoded into
+	// learntSeen and topicRows are what the annotation saw (see
+	// frameSelector.annotateEarly); teach and teachV the response
+	// message and version whose names the frame teaches (nil: none).
+	learntSeen int64
+	topicRows  int
+	teach      *schema.Message
+	teachV     int16
+	ok         bool
+	errText    string
+	warnText   string
+	err        error
 }
 
 // run decodes and renders the frame (on any goroutine).
@@ -233,7 +256,12 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 	j.tree = bufs.tree()
 	j.Options.Tree = j.tree
 	r := j.Decode(c, j.plan)
-	sel.annotate(r, j.Index)
+	if sel.learnsInEmit() {
+		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
+		j.teach, j.teachV = sel.teaching(r)
+	} else {
+		sel.annotate(r, j.Index)
+	}
 	j.ok = r.OK()
 	if !j.ok {
 		j.errText = r.Summary() + ": " + r.Error
