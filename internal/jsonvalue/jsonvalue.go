@@ -182,11 +182,20 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	return nil
 }
 
+// plainByte marks the bytes encoding/json writes in a string as they
+// are: printable ASCII but for the quote, the backslash and <, > and &.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // str appends s as encoding/json writes it: plain ASCII as is, anything
 // else through encoding/json (which escapes HTML characters too).
 func (w *writer) str(s string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainByte[s[i]] {
 			b, _ := json.Marshal(s) // strings always marshal
 			w.b = append(w.b, b...)
 			return

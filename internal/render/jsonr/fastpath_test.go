@@ -3,6 +3,7 @@ package jsonr
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -127,6 +128,21 @@ func TestNodeFastPathsMatchReference(t *testing.T) {
 				t.Errorf("about %v, hex copied %v: differs from the reference:\n%s", about, copied,
 					cmp.Diff(strings.ReplaceAll(string(want), `},{`, "},\n{"), strings.ReplaceAll(string(got), `},{`, "},\n{")))
 			}
+		}
+	}
+}
+
+// TestAppendInt compares appendInt with strconv around every boundary of
+// its table.
+func TestAppendInt(t *testing.T) {
+	for _, v := range []int64{-1001, -1000, -999, -100, -10, -9, -1, 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 123456789, 1<<63 - 1, -1 << 63} {
+		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %q, want %q", v, got, want)
+		}
+	}
+	for v := int64(0); v < 2000; v++ {
+		if got, want := string(appendInt(nil, v)), strconv.FormatInt(v, 10); got != want {
+			t.Fatalf("appendInt(%d) = %q, want %q", v, got, want)
 		}
 	}
 }

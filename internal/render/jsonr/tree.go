@@ -92,7 +92,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		b = appendStringBody(b, name)
 	}
 	if n.Index >= 0 {
-		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+		b = append(appendInt(append(b, '['), int64(n.Index)), ']')
 	}
 	b = append(b, `","path":"`...)
 	b = append(append(b, w.path[base:]...), '"')
@@ -107,7 +107,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		// the value N (what AppendValueText and AppendValueJSON write for
 		// an integer without a note).
 		var digits [24]byte
-		v := strconv.AppendInt(digits[:0], n.Int, 10)
+		v := appendInt(digits[:0], n.Int)
 		b = append(append(append(b, `,"text":"= `...), v...), `","value":`...)
 		b = append(b, v...)
 	} else if n.Val == span.ValBytes && !n.Null && note == "" {
@@ -157,7 +157,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	} else if (n.Val == span.ValCount || n.Val == span.ValArray && !n.Null) && note == "" {
 		// Counts and array lengths: "= N" and a note, the value N.
 		var digits [24]byte
-		v := strconv.AppendInt(digits[:0], n.Int, 10)
+		v := appendInt(digits[:0], n.Int)
 		b = append(append(b, `,"text":"= `...), v...)
 		if n.Val == span.ValArray {
 			b = append(b, " element"...)
@@ -209,8 +209,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			}
 		}
 	}
-	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
-	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
+	b = appendInt(append(b, `,"offset":`...), int64(n.Off))
+	b = appendInt(append(b, `,"size":`...), int64(n.Len))
 	if n.Cat != span.CatNone {
 		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
 	}
@@ -252,7 +252,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			w.path = w.path[:end]
 			nameAt := -1
 			if kn.Index >= 0 && (n.Val == span.ValArray || n.Val == span.ValRecords) {
-				w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+				w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 			} else {
 				if !root {
 					w.path = append(w.path, '.')
@@ -264,7 +264,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					w.path = appendStringBody(w.path, t.Name(k))
 				}
 				if kn.Index >= 0 { // a Record of a batch: named, then indexed (as span.Tree.Path)
-					w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+					w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 					nameAt = -1
 				}
 			}
@@ -320,16 +320,16 @@ const shownHex = 24
 func appendLenNote(dst []byte, e span.Enc, prefix int64) []byte {
 	switch e {
 	case span.EncInt16:
-		return append(strconv.AppendInt(append(dst, " (int16 len="...), prefix, 10), ')')
+		return append(appendInt(append(dst, " (int16 len="...), prefix), ')')
 	case span.EncInt32:
-		return append(strconv.AppendInt(append(dst, " (int32 len="...), prefix, 10), ')')
+		return append(appendInt(append(dst, " (int32 len="...), prefix), ')')
 	case span.EncCompact:
 		if prefix == 0 {
 			return append(dst, " (compact, 0)"...)
 		}
-		return append(strconv.AppendInt(append(dst, " (compact, len+1="...), prefix, 10), ')')
+		return append(appendInt(append(dst, " (compact, len+1="...), prefix), ')')
 	case span.EncVarint:
-		return append(strconv.AppendInt(append(dst, " (varint len="...), prefix, 10), ')')
+		return append(appendInt(append(dst, " (varint len="...), prefix), ')')
 	}
 	return dst
 }
@@ -348,4 +348,27 @@ func plainShown(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// smallInts holds "0" to "999" (three bytes each, the digits at the
+// end): most offsets, sizes and indexes in a line are small.
+var smallInts = func() (t [1000][3]byte) {
+	for i := range t {
+		t[i] = [3]byte{'0' + byte(i/100), '0' + byte(i/10%10), '0' + byte(i%10)}
+	}
+	return t
+}()
+
+// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does,
+// small non-negative values from a table.
+func appendInt(dst []byte, v int64) []byte {
+	switch {
+	case v < 0 || v >= 1000:
+		return strconv.AppendInt(dst, v, 10)
+	case v >= 100:
+		return append(dst, smallInts[v][:]...)
+	case v >= 10:
+		return append(dst, smallInts[v][1:]...)
+	}
+	return append(dst, '0'+byte(v))
 }
