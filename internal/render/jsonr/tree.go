@@ -2,6 +2,7 @@ package jsonr
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/span"
@@ -212,7 +213,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	b = appendInt(append(b, `,"offset":`...), int64(n.Off))
 	b = appendInt(append(b, `,"size":`...), int64(n.Len))
 	if n.Cat != span.CatNone {
-		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
+		b = append(b, catFrag(n.Cat)...)
 	}
 	if w.about {
 		switch {
@@ -371,4 +372,17 @@ func appendInt(dst []byte, v int64) []byte {
 		return append(dst, smallInts[v][1:]...)
 	}
 	return append(dst, '0'+byte(v))
+}
+
+// catFrags holds `,"category":"…"` per category, made once each.
+var catFrags [256]atomic.Pointer[[]byte]
+
+// catFrag returns `,"category":"…"` for c (not CatNone).
+func catFrag(c span.Category) []byte {
+	if f := catFrags[c].Load(); f != nil {
+		return *f
+	}
+	f := append(append([]byte(`,"category":"`), c.String()...), '"')
+	catFrags[c].Store(&f)
+	return f
 }
