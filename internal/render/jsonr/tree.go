@@ -31,8 +31,8 @@ type treeWriter struct {
 func (w *treeWriter) appendHex(b []byte, t *span.Tree, id span.ID, vb []byte) []byte {
 	if t == w.hexTree && len(vb) > 0 {
 		if a := t.Extra(id, false); a == nil || !a.HasValue {
-			// vb is t.Bytes[off:off+len(vb)]
-			if off := t.ValueOff(id); off >= 0 && off+len(vb) <= len(t.Bytes) {
+			// vb is t.Bytes[off:off+len(vb)] (checked: the same memory)
+			if off := t.ValueOff(id); off >= 0 && off+len(vb) <= len(t.Bytes) && &t.Bytes[off] == &vb[0] {
 				at := w.hexAt + 2*off
 				return append(b, b[at:at+2*len(vb)]...)
 			}
