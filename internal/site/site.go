@@ -33,7 +33,6 @@ import (
 	"io"
 	"io/fs"
 	"mime"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -734,51 +733,3 @@ func URLPath(file string) string {
 	}
 	return p
 }
-
-// WriteDir writes every file of the site under dir (created if needed).
-// Only the uncompressed bodies are written. The directories are made
-// first, in path order, then the files are written by a few workers; the
-// first error in path order is returned.
-func (s *Site) WriteDir(dir string) error {
-	made := map[string]bool{}
-	files := make([]string, len(s.paths))
-	for i, p := range s.paths {
-		files[i] = filepath.Join(dir, FilePath(p))
-		d := filepath.Dir(files[i])
-		if made[d] {
-			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("site: %w", err)
-		}
-		made[d] = true
-	}
-	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(writeWorkers, len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = os.WriteFile(files[i], s.assets[s.paths[i]].Body, 0o644)
-			}
-		}()
-	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("site: %w", err)
-		}
-	}
-	return nil
-}
-
-// writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
-// is mostly waiting on the file system, so a few at once (more made no
-// difference on 2 cores).
-const writeWorkers = 4
