@@ -310,11 +310,7 @@ func (b *Builder) Has(urlPath string) bool {
 
 // AddDoc adds an HTML page whose body is wrapped in the site layout.
 func (b *Builder) AddDoc(urlPath, title string, body template.HTML) error {
-	var buf bytes.Buffer
-	if err := b.r.Doc(&buf, title, body); err != nil {
-		return err
-	}
-	return b.Add(urlPath, TypeHTML, buf.Bytes())
+	return b.Add(urlPath, TypeHTML, b.r.DocHTML(title, body))
 }
 
 // Build renders every page of the newest release.
@@ -532,22 +528,22 @@ func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.
 			in.Extras.Switcher = x.Switcher
 		}
 	}
-	var hb bytes.Buffer
-	if err := b.r.Page(&hb, in); err != nil {
+	hb, err := b.r.PageHTML(in)
+	if err != nil {
 		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
 	}
 	js, err := PageJSON(p)
 	if err != nil {
 		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
 	}
-	if err := b.Add(htmlr.APIPath(j.api.Name, int(j.v)), TypeHTML, hb.Bytes()); err != nil {
+	if err := b.Add(htmlr.APIPath(j.api.Name, int(j.v)), TypeHTML, hb); err != nil {
 		return nil, err
 	}
 	if err := b.Add(htmlr.JSONPath(j.api.Name, int(j.v)), TypeJSON, js); err != nil {
 		return nil, err
 	}
 	if j.v == j.api.Request.Valid.Hi {
-		if err := b.Add(htmlr.APIPath(j.api.Name, -1), TypeHTML, hb.Bytes()); err != nil {
+		if err := b.Add(htmlr.APIPath(j.api.Name, -1), TypeHTML, hb); err != nil {
 			return nil, err
 		}
 	}
