@@ -10,20 +10,23 @@ import (
 )
 
 // WriteDir writes every file of the site under dir (created if needed).
-// Only the uncompressed bodies are written. A few workers write the files
-// in path order, each making the directories its file needs first (every
-// directory once, with one mkdir: its parent is made before it); the
-// first error in path order is returned. Files that exist are truncated
-// and rewritten, as os.WriteFile does.
+// Only the uncompressed bodies are written. The directories are made
+// first, in path order, each with one mkdir (its parent is made before
+// it); then a few workers write the files, each with one open, write and
+// close. The first error in path order is returned. Files that exist are
+// truncated and rewritten, as os.WriteFile does.
 func (s *Site) WriteDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("site: %w", err)
 	}
 	files := make([]string, len(s.paths))
+	made := map[string]bool{filepath.Clean(dir): true}
 	for i, p := range s.paths {
 		files[i] = filepath.Join(dir, FilePath(p))
+		if err := makeDir(made, filepath.Dir(files[i])); err != nil {
+			return fmt.Errorf("site: %w", err)
+		}
 	}
-	dirs := &dirMaker{made: map[string]*dirState{filepath.Clean(dir): doneDir}}
 	errs := make([]error, len(files))
 	next := make(chan int, writeWorkers)
 	var wg sync.WaitGroup
@@ -32,10 +35,6 @@ func (s *Site) WriteDir(dir string) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := dirs.make(filepath.Dir(files[i])); err != nil {
-					errs[i] = err
-					continue
-				}
 				errs[i] = writeFile(files[i], s.assets[s.paths[i]].Body)
 			}
 		}()
@@ -54,54 +53,28 @@ func (s *Site) WriteDir(dir string) error {
 }
 
 // writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
-// is mostly the kernel's work (creating the directory entries and
-// inodes), which runs on every core at once.
+// is mostly the kernel's work, so a few at once. (Making the directories
+// from the writers as well, overlapping the two, was slower: mkdirs in
+// the same parent directory wait for each other.)
 const writeWorkers = 4
 
-// dirMaker makes each directory under a root once, from several
-// goroutines.
-type dirMaker struct {
-	mu   sync.Mutex
-	made map[string]*dirState
-}
-
-// dirState is one directory being made: done is closed when err is set.
-type dirState struct {
-	done chan struct{}
-	err  error
-}
-
-var doneDir = func() *dirState {
-	d := &dirState{done: make(chan struct{})}
-	close(d.done)
-	return d
-}()
-
-// make makes directory d and its missing parents up to the root. A
-// directory that already exists is fine; anything else at its path is an
-// error.
-func (m *dirMaker) make(d string) error {
-	m.mu.Lock()
-	st, ok := m.made[d]
-	if !ok {
-		st = &dirState{done: make(chan struct{})}
-		m.made[d] = st
+// makeDir makes directory d and its parents up to one in made, once each.
+// A directory that already exists is fine; anything else at its path is
+// an error.
+func makeDir(made map[string]bool, d string) error {
+	if made[d] {
+		return nil
 	}
-	m.mu.Unlock()
-	if ok {
-		<-st.done
-		return st.err
-	}
-	defer close(st.done)
 	if parent := filepath.Dir(d); parent != d {
-		if st.err = m.make(parent); st.err != nil {
-			return st.err
+		if err := makeDir(made, parent); err != nil {
+			return err
 		}
 	}
 	if err := os.Mkdir(d, 0o755); err != nil {
 		if fi, serr := os.Stat(d); !errors.Is(err, fs.ErrExist) || serr != nil || !fi.IsDir() {
-			st.err = err
+			return err
 		}
 	}
-	return st.err
+	made[d] = true
+	return nil
 }
