@@ -104,8 +104,9 @@ type Options struct {
 	// NoCompress leaves every [Asset.Gzip] nil, for a site that is only
 	// written to a directory ([Site.WriteDir] writes the bodies only):
 	// compressing every file at the best level is most of a build's
-	// work. [Stats] then has no gzip sizes, and its largest page is the
-	// largest body.
+	// work. The assets then have no ETags and no header values either
+	// (nothing serves them). [Stats] has no gzip sizes, and its largest
+	// page is the largest body.
 	NoCompress bool
 }
 
@@ -592,8 +593,9 @@ func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int1
 	return b.Add("/", TypeHTML, buf.Bytes())
 }
 
-// finish compresses every asset (unless compress is false), computes
-// ETags, header values and stats.
+// finish rewrites the links of every page under the base path and, with
+// compress, compresses every asset and computes ETags and header values;
+// then the stats.
 func finish(s *Site, workers int, compress bool) error {
 	ch := make(chan *Asset)
 	var wg sync.WaitGroup
@@ -616,6 +618,9 @@ func finish(s *Site, workers int, compress bool) error {
 						from = "" // served at any depth: absolute links
 					}
 					a.Body = RewriteLinks(a.Body, s.Base, from)
+				}
+				if !compress {
+					continue // written to a directory only: no tags, no headers
 				}
 				if err := prepare(a, zw); err != nil {
 					mu.Lock()
