@@ -258,3 +258,39 @@ func acceptedHTML(av *acceptedView) template.HTML {
 	b.WriteString("</tbody>\n</table>\n")
 	return template.HTML(b.String())
 }
+
+// pickerGo is the "picker" template (the compare form), in Go as
+// diffPageHTML is.
+func pickerGo(pv *pickerView) template.HTML {
+	if len(pv.Versions) <= 1 {
+		return ""
+	}
+	var b strings.Builder
+	ip := DiffIndexPath(pv.API)
+	b.WriteString(`<form class="diffpick" method="get" action="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString(`" data-base="`)
+	htmlr.WriteEscaped(&b, ip)
+	b.WriteString(`"><label for="diff-from">Compare</label> <select id="diff-from" name="from">`)
+	options := func(sel int16) {
+		for _, v := range pv.Versions {
+			n := strconv.Itoa(int(v))
+			b.WriteString(`<option value="`)
+			b.WriteString(n)
+			b.WriteString(`"`)
+			if v == sel {
+				b.WriteString(` selected`)
+			}
+			b.WriteString(`>v`)
+			b.WriteString(n)
+			b.WriteString(`</option>`)
+		}
+	}
+	options(pv.From)
+	b.WriteString(`</select> <label for="diff-to">with</label> <select id="diff-to" name="to">`)
+	options(pv.To)
+	b.WriteString(`</select> <button type="submit">Compare</button> <a href="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString("\">every pair of versions</a></form>\n")
+	return template.HTML(b.String())
+}

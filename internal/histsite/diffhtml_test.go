@@ -115,6 +115,14 @@ func TestSectionsHTMLMatchTemplates(t *testing.T) {
 			}
 			same("changes "+s, changesHTML(cv), want)
 		}
+		for _, pv := range []*pickerView{{API: s, Versions: []int16{0, 1, 2}, From: 1, To: 2}, {API: u, Versions: []int16{3}, From: 3, To: 3},
+			{API: s}, {API: u, Versions: []int16{4, 5}, From: 9, To: 4}} {
+			want, err := execHTML("picker", pv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("picker "+s, pickerGo(pv), want)
+		}
 		for _, av := range []*acceptedView{
 			{API: s, Version: 1, Single: true, Newest: u},
 			{API: s, Version: 1, Labels: []string{s, u}, Newest: u, Release: s, Rows: []acceptedRow{

@@ -435,7 +435,8 @@ func (d *data) pickerHTML(api *schema.API, v int16) (template.HTML, error) {
 	if ok {
 		return h, nil
 	}
-	h, err := execHTML("picker", picker(api, v))
+	pv := picker(api, v)
+	h, err := d.render("picker", pv, func() template.HTML { return pickerGo(pv) })
 	if err != nil {
 		return "", err
 	}
