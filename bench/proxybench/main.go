@@ -69,7 +69,7 @@ func main() {
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	defer stopProxy(cmd)
 	if err := waitListening(*listen, 10*time.Second); err != nil {
 		log.Fatal(err)
 	}
@@ -121,6 +121,20 @@ func median(v []float64) float64 {
 func (res *results) print(name string) {
 	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f produced=%d consumed=%d runs=%d\n",
 		name, median(res.mbps), median(res.p50), median(res.p99), res.produced, res.consumed, len(res.mbps))
+}
+
+// stopProxy stops the proxy as Ctrl-C does (so that it flushes what it
+// writes), and kills it if it has not ended within 10 seconds.
+func stopProxy(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(os.Interrupt)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
 }
 
 func waitListening(addr string, d time.Duration) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
@@ -307,7 +308,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	for i, p := range pieces {
 		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
 			b, plan := sec.frame(0, o.Release.Codec, b, ro)
-			return decodeRedacted(o.Release.Codec, b, ro, plan)
+			return redact.DecodeRedacted(o.Release.Codec, b, ro, plan)
 		})
 		if !sel.admitReport(r, i) {
 			continue

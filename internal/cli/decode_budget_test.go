@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -65,5 +66,38 @@ func TestDecodeBudgetFlags(t *testing.T) {
 		if code, _, errs := decRun(t, nil, append([]string{"decode", "--spec", decSpec}, append(bad, dense)...)...); code != 2 || !strings.Contains(errs, bad[0]) {
 			t.Errorf("%v: exit %d, %q", bad, code, errs)
 		}
+	}
+}
+
+// TestDecodeLogBudgetFlags decodes a proxy log (JSON lines) whose frame is
+// a hostile one: decode's --max-* flags bound it as they bound a file of
+// raw bytes, in text and in JSON.
+func TestDecodeLogBudgetFlags(t *testing.T) {
+	frame := hostile.DenseExample(64 << 10)
+	line, err := json.Marshal(map[string]any{"event": "frame", "conn": 1, "kind": "request", "index": 0, "hex": hex.EncodeToString(frame)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(t.TempDir(), "proxy.jsonl")
+	if err := os.WriteFile(log, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "json"} {
+		code, out, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", format, "--max-nodes", "1000", "--max-output", "64K", log)
+		if code != 0 || !strings.Contains(errs, "1 frames") {
+			t.Errorf("%s: exit %d, stderr %q", format, code, errs)
+		}
+		if !strings.Contains(out, "span-node budget of 1000 nodes") {
+			t.Errorf("%s: --max-nodes 1000 is not the node budget of a log's frame; output %.300q", format, out)
+		}
+		// JSON carries the frame's hex, and the body its records' bytes
+		// in hex, besides the tree (as decode of the raw bytes does).
+		if bound := 64<<10 + 8<<10 + 4*len(frame); len(out) > bound {
+			t.Errorf("%s: %d bytes of output, over --max-output 64K (+ the frame's hex: %d)", format, len(out), bound)
+		}
+	}
+	// The defaults allow more nodes than 1000.
+	if _, out, _ := decRun(t, nil, "decode", "--spec", decSpec, log); strings.Contains(out, "span-node budget of 1000 nodes") {
+		t.Errorf("without flags the node budget is still 1000")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/redact"
@@ -127,7 +128,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				}
 			} else {
 				frames++
-				fr, e, derr := decodeLogFrame(c, sec, &l)
+				fr, e, derr := decodeLogFrame(c, sec, &l, o.Limits)
 				if derr != nil {
 					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
 				}
@@ -174,8 +175,9 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 }
 
 // decodeLogFrame decodes the hex of a frame line again, with the line's
-// API and version for a response, SASL secrets redacted.
-func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine) (*report.Frame, *proxy.Event, error) {
+// API and version for a response, SASL secrets redacted, within the
+// budget lim (decode's --max-* flags; zero fields take the defaults).
+func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine, lim budget.Limits) (*report.Frame, *proxy.Event, error) {
 	b, err := hex.DecodeString(*l.Hex)
 	if err != nil {
 		return nil, nil, fmt.Errorf("hex: %w", err)
@@ -186,7 +188,7 @@ func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine) (*report.Frame, *p
 			return nil, nil, fmt.Errorf("original_hex: %w", err)
 		}
 	}
-	ro := report.Options{Roundtrip: false}
+	ro := report.Options{Roundtrip: false, Limits: lim}
 	fromServer := l.Kind == "response"
 	if fromServer {
 		ro.Kind = schema.TypeResponse
@@ -205,7 +207,7 @@ func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine) (*report.Frame, *p
 		fr = redact.RawReport(data, plan, fromServer)
 	} else {
 		data, plan := sec.frame(l.Conn, c, b, ro)
-		fr = decodeRedacted(c, data, ro, plan)
+		fr = redact.DecodeRedacted(c, data, ro, plan)
 	}
 	fr.Index, fr.Offset, fr.Time, fr.Src, fr.Dst, fr.LatencyMicros = l.Index, l.Offset, l.Time, l.Src, l.Dst, l.Latency
 	e := &proxy.Event{Kind: proxy.EventFrame, Conn: l.Conn, Client: l.Client, Listener: l.Listener, Upstream: l.Upstream,

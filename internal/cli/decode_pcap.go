@@ -12,7 +12,6 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
@@ -22,6 +21,8 @@ import (
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/term"
 )
 
@@ -76,6 +77,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 
 	defer tuneGC(env)()
+	defer startPcapProfile(env)()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
 	sel := newFrameSelector(c, o.Filter)
@@ -83,15 +85,33 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	// Lean: the JSON line is written from the span tree, and text builds
 	// the tree only with -v.
 	frames := capdecode.NewReader(o.Release.Reg, report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits})
+	workers := runtime.GOMAXPROCS(0)
+	window := pcapWindowPerWorker * workers
+	bufs := newPcapBuffers(window + workers)
 	var out pcapOutput
 	st := pipeline.Stages[*pcapJob]{
-		Work: func(j *pcapJob) error { j.run(c, sel, o); return nil },
-		Emit: func(j *pcapJob) error { return out.write(w, j) },
+		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
+		Emit: func(j *pcapJob) error {
+			if sel.learnsInEmit() && !j.skip {
+				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen {
+					// Names were learnt from frames before this one after
+					// it was annotated: decode, annotate and write it
+					// again, now that every frame before it has taught.
+					bufs.put(j.tree, j.out)
+					j.out, j.tree = nil, nil
+					j.run(c, sel, o, bufs)
+				}
+				if j.teach != nil {
+					sel.learnEmitted(j.tree, j.teach, j.teachV, j.Index)
+				}
+			}
+			return out.write(w, j, bufs)
+		},
 	}
 	if streaming {
 		st.Idle = w.Flush
 	}
-	pl := pipeline.New(context.Background(), pipeline.Config{Workers: runtime.GOMAXPROCS(0)}, st)
+	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.skip = !sel.admitEvent(ev, j.Index)
@@ -197,6 +217,11 @@ func tuneGC(env *Env) func() {
 	}
 }
 
+// pcapWindowPerWorker is the frames in flight (decoded or being decoded,
+// not yet written) per worker: what bounds the memory a capture's decode
+// holds.
+const pcapWindowPerWorker = 4
+
 // errWriting stops the capture reader when the pipeline has stopped (on
 // an output error, which pipeline.Close returns).
 var errWriting = errors.New("writing the output failed")
@@ -204,25 +229,39 @@ var errWriting = errors.New("writing the output failed")
 // pcapJob is one frame to decode and render.
 type pcapJob struct {
 	*capdecode.Frame
-	prefix   string       // text lines printed before the frame
-	plan     *redact.Plan // what secrets.frame redacted
-	skip     bool         // not shown (--filter)
-	out      []byte       // the rendered frame
-	outp     *[]byte      // the pooled buffer out was written into
-	ok       bool
-	errText  string
-	warnText string
-	err      error
+	prefix string       // text lines printed before the frame
+	plan   *redact.Plan // what secrets.frame redacted
+	skip   bool         // not shown (--filter)
+	out    []byte       // the rendered frame
+	tree   *span.Tree   // the tree the frame was decoded into
+	// learntSeen and topicRows are what the annotation saw (see
+	// frameSelector.annotateEarly); teach and teachV the response
+	// message and version whose names the frame teaches (nil: none).
+	learntSeen int64
+	topicRows  int
+	teach      *schema.Message
+	teachV     int16
+	ok         bool
+	errText    string
+	warnText   string
+	err        error
 }
 
 // run decodes and renders the frame (on any goroutine).
-func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions) {
+func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs *pcapBuffers) {
 	if j.skip {
 		j.ok = true
 		return
 	}
+	j.tree = bufs.tree()
+	j.Options.Tree = j.tree
 	r := j.Decode(c, j.plan)
-	sel.annotate(r, j.Index)
+	if sel.learnsInEmit() {
+		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
+		j.teach, j.teachV = sel.teaching(r)
+	} else {
+		sel.annotate(r, j.Index)
+	}
 	j.ok = r.OK()
 	if !j.ok {
 		j.errText = r.Summary() + ": " + r.Error
@@ -233,17 +272,12 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions) {
 	if r.Warning != "" {
 		j.warnText = r.Summary() + ": " + r.Warning
 	}
-	j.outp = outPool.Get().(*[]byte)
-	// The output is about ten times the frame: a buffer that large from
-	// the start saves growing it (and copying) while writing.
-	if need := min(outPerByte*len(j.Data)+4096, maxPooled); cap(*j.outp) < need {
-		*j.outp = make([]byte, 0, need)
-	}
+	out := bufs.out(len(j.Data))
 	if o.Format == "json" {
-		j.out, j.err = jsonr.AppendLine((*j.outp)[:0], r, jsonr.Options{About: o.About})
+		j.out, j.err = jsonr.AppendLine(out, r, jsonr.Options{About: o.About})
 		return
 	}
-	buf := bytes.NewBuffer((*j.outp)[:0])
+	buf := bytes.NewBuffer(out)
 	buf.WriteString(j.prefix)
 	if j.err = text.Frame(buf, r, o.Verbose, o.Style); j.err == nil && o.Verbose {
 		buf.WriteString("\n")
@@ -251,25 +285,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions) {
 	j.out = buf.Bytes()
 }
 
-// outPool holds output buffers for reuse: the writer returns a job's
-// buffer once it has written it (see release).
-var outPool = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooled bounds the buffers kept for reuse, so that one huge frame
-// does not pin its buffer.
-const maxPooled = 8 << 20
-
-// outPerByte is about the bytes of output (JSON lines, or text with -v)
-// per byte of frame: a frame's output buffer starts that large.
-const outPerByte = 16
-
-// release hands the job's output buffer back for reuse.
-func (j *pcapJob) release() {
-	if j.outp != nil && cap(j.out) <= maxPooled {
-		*j.outp = j.out[:0]
-		outPool.Put(j.outp)
-	}
-	j.out, j.outp = nil, nil
+// release hands the job's tree and output buffer back for reuse, once
+// its line is written.
+func (j *pcapJob) release(bufs *pcapBuffers) {
+	bufs.put(j.tree, j.out)
+	j.out, j.tree = nil, nil
 }
 
 // pcapOutput writes the rendered frames in capture order and counts the
@@ -282,8 +302,8 @@ type pcapOutput struct {
 	firstWarn string
 }
 
-func (p *pcapOutput) write(w io.Writer, h *pcapJob) error {
-	defer h.release()
+func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *pcapBuffers) error {
+	defer h.release(bufs)
 	if !h.ok {
 		p.failed++
 		if p.firstErr == "" {

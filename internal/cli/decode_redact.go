@@ -43,14 +43,3 @@ func (s *secrets) frame(conn int, c *codec.Codec, b []byte, ro report.Options) (
 	}
 	return st.Request(c, b)
 }
-
-// decodeRedacted decodes a frame returned by secrets.frame and gives the
-// report the structure of what was redacted.
-func decodeRedacted(c *codec.Codec, b []byte, ro report.Options, plan *redact.Plan) *report.Frame {
-	if plan != nil && plan.Raw {
-		return redact.RawReport(b, plan, ro.Kind == schema.TypeResponse)
-	}
-	r := report.Decode(c, b, ro)
-	plan.Apply(r)
-	return r
-}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
@@ -11,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/framefacts"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/topicnames"
 )
 
@@ -27,6 +29,9 @@ type frameSelector struct {
 	// total frames looked at; shown of them matched; hiddenFailed of the
 	// others did not decode.
 	total, shown, hiddenFailed int
+	// learnt counts the frames whose names changed names, when they are
+	// learnt in the emit stage of decode --pcap (see learnEmitted).
+	learnt atomic.Int64
 }
 
 // reqFacts is what a response takes from its request.
@@ -68,17 +73,18 @@ func compileFilter(expr string, reg *schema.Registry) (*filter.Filter, error) {
 }
 
 // admitEvent looks at one captured frame (index: its position in the
-// output): it learns topic names from responses that carry them and, with
-// a filter, says whether the frame is to be shown.
+// output): with a filter, it learns topic names from responses that carry
+// them and says whether the frame is to be shown. Without one, names are
+// learnt from each frame's one decode, in the pipeline's ordered emit
+// stage (learnEmitted), and every frame is shown.
 func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
+	if s.flt == nil {
+		return true
+	}
 	resp := ev.Dir == capture.ServerToClient
 	var api *schema.API
 	if resp && ev.Request != nil {
 		api, _ = s.codec.Reg.API(ev.Request.APIKey)
-	}
-	teaches := api != nil && s.names.Teaches(api.Response, ev.Request.Version)
-	if s.flt == nil && !teaches {
-		return true
 	}
 	var f *codec.Frame
 	var err error
@@ -223,6 +229,42 @@ func (s *frameSelector) admitReportOn(r *report.Frame, index, conn int) bool {
 func (s *frameSelector) annotate(r *report.Frame, index int) {
 	if s != nil {
 		s.names.Annotate(r.SpanTree(), int64(index))
+	}
+}
+
+// annotateEarly is annotate for a frame decoded on a worker of decode
+// --pcap while frames before it may still be teaching names (in the emit
+// stage, learnEmitted): it returns the learnt count the annotation saw
+// and the frame's number of topic-id rows, so that the emit stage can
+// tell whether the frame must be annotated (and written) again.
+func (s *frameSelector) annotateEarly(r *report.Frame, index int) (seen int64, rows int) {
+	seen = s.learnt.Load()
+	_, rows = s.names.AnnotateRows(r.SpanTree(), int64(index))
+	return seen, rows
+}
+
+// learnsInEmit reports whether topic names are learnt in the emit stage
+// (learnEmitted) rather than by admitEvent.
+func (s *frameSelector) learnsInEmit() bool { return s.flt == nil }
+
+// teaching returns the response message and version whose names a
+// cleanly decoded frame teaches (nil when it teaches none).
+func (s *frameSelector) teaching(r *report.Frame) (*schema.Message, int16) {
+	if r.Kind != "response" || r.Error != "" || r.Decoded == nil || r.Decoded.API == nil {
+		return nil, 0
+	}
+	msg, v := r.Decoded.API.Response, r.Decoded.Version
+	if !s.names.Teaches(msg, v) {
+		return nil, 0
+	}
+	return msg, v
+}
+
+// learnEmitted learns the names a frame's tree teaches, at its position,
+// in capture order (from the emit stage).
+func (s *frameSelector) learnEmitted(t *span.Tree, msg *schema.Message, v int16, index int) {
+	if s.names.LearnTree(t, msg, v, int64(index)) > 0 {
+		s.learnt.Add(1)
 	}
 }
 

@@ -178,6 +178,7 @@ func runProxy(env *Env, args []string) error {
 	if err := checkListenFree("--listen", *listen); err != nil {
 		return err
 	}
+	proxy.AddDecoderP() // the decoding goroutine's thread gets a P of its own
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,

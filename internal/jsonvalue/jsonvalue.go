@@ -43,6 +43,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -88,10 +89,18 @@ func Marshal(m *schema.Message, v int16, val *codec.Value) ([]byte, error) {
 // AppendMarshal appends [Marshal]'s JSON to dst (dst unchanged on error),
 // for writers that put bodies straight into a larger buffer.
 func AppendMarshal(dst []byte, m *schema.Message, v int16, val *codec.Value) ([]byte, error) {
+	return AppendMarshalHex(dst, m, v, val, hexout.AppendEncode)
+}
+
+// AppendMarshalHex is [AppendMarshal] with the hex of bytes and records
+// values appended by appendHex, which must append what
+// [encoding/hex.AppendEncode] does: a writer that has the frame's hex
+// already copies it from there.
+func AppendMarshalHex(dst []byte, m *schema.Message, v int16, val *codec.Value, appendHex func(dst, b []byte) []byte) ([]byte, error) {
 	if m.Body == nil {
 		return dst, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
 	}
-	w := &writer{b: dst, v: v, path: []pathSeg{{name: m.Name, index: -1}}}
+	w := &writer{b: dst, v: v, path: []pathSeg{{name: m.Name, index: -1}}, hex: appendHex}
 	if err := w.structValue(m.Body, val, 0); err != nil {
 		return dst, err
 	}
@@ -104,6 +113,7 @@ type writer struct {
 	b    []byte
 	v    int16
 	path []pathSeg
+	hex  func(dst, b []byte) []byte // appends the hex of bytes and records
 }
 
 // pathSeg is a field name (index < 0) or an array index.
@@ -172,11 +182,20 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	return nil
 }
 
+// plainByte marks the bytes encoding/json writes in a string as they
+// are: printable ASCII but for the quote, the backslash and <, > and &.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // str appends s as encoding/json writes it: plain ASCII as is, anything
 // else through encoding/json (which escapes HTML characters too).
 func (w *writer) str(s string) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !plainByte[s[i]] {
 			b, _ := json.Marshal(s) // strings always marshal
 			w.b = append(w.b, b...)
 			return
@@ -220,7 +239,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 		} else {
-			w.b = append(hex.AppendEncode(append(w.b, '"'), val.Bytes), '"')
+			w.b = append(w.hex(append(w.b, '"'), val.Bytes), '"')
 		}
 	case schema.KindArray:
 		if val.IsNull() {

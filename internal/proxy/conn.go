@@ -141,21 +141,19 @@ func (c *conn) event(e Event) {
 // queue space is reserved as its bytes arrive (never from its size
 // prefix); when there is no room the frame is given up (its space given
 // back, a skip counted) and forwarded undecoded.
-func (c *conn) collect(on *bool, body *[]byte, reserved *int, size int, chunk []byte) {
+func (c *conn) collect(on *bool, body *frameBody, reserved *int, size int, chunk []byte) {
 	if !*on {
 		return
 	}
 	if !c.p.q.grow(c.q, len(chunk)) {
 		c.p.q.release(c.q, *reserved)
 		c.p.q.skip(c.q)
-		*on, *body, *reserved = false, nil, 0
+		body.drop()
+		*on, *reserved = false, 0
 		return
 	}
 	*reserved += len(chunk)
-	if *body == nil {
-		*body = make([]byte, 0, min(size, initialBuf))
-	}
-	*body = append(*body, chunk...)
+	body.add(size, chunk)
 }
 
 func (c *conn) fault(dir, format string, args ...any) {
@@ -262,14 +260,14 @@ func quiet(err error) bool {
 // frame's first 12 bytes (size, key, version, correlation id).
 type framer struct {
 	hdr     [12]byte
-	hn      int    // header bytes seen of the current frame
-	size    int    // bytes of the current frame, size prefix included (0: not known yet)
-	seen    int    // bytes of the current frame seen
-	body    []byte // the frame being collected for decoding, nil when not
-	collect bool   // the current frame is being collected
-	resv    int    // decode queue bytes reserved for body
-	lost    bool   // framing lost: bytes pass without framing
-	raw     bool   // the frame is a raw SASL token (legacy SaslHandshake v0)
+	hn      int       // header bytes seen of the current frame
+	size    int       // bytes of the current frame, size prefix included (0: not known yet)
+	seen    int       // bytes of the current frame seen
+	body    frameBody // the frame being collected for decoding
+	collect bool      // the current frame is being collected
+	resv    int       // decode queue bytes reserved for body
+	lost    bool      // framing lost: bytes pass without framing
+	raw     bool      // the frame is a raw SASL token (legacy SaslHandshake v0)
 	// legacyHandshake marks a SaslHandshake v0 request, whose first bytes
 	// are kept in handshake to read its mechanism.
 	legacyHandshake bool
@@ -408,7 +406,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 				c.legacyLeft, c.legacyUnknown = legacyRounds(f.handshake)
 			}
 			if f.collect {
-				c.p.q.frame(c.q, &item{conn: c, kind: kind, data: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
+				c.p.q.frame(c.q, &item{conn: c, kind: kind, body: f.body, at: time.Now(), index: c.reqIdx, offset: c.reqOff, reserved: f.resv})
 			} else if f.raw {
 				c.event(Event{Kind: EventSkipped, Dir: "request", Count: 1,
 					Detail: fmt.Sprintf("SASL token of %d bytes is larger than the buffer cap (%d bytes): forwarded, not decoded", f.size, c.p.cfg.MaxBuffer)})
@@ -535,8 +533,8 @@ type respState struct {
 	req     pairing.Request
 	paired  bool
 	api     string
-	hold    []byte // the whole frame, held for rewriting
-	body    []byte // copy for decoding
+	hold    []byte    // the whole frame, held for rewriting
+	body    frameBody // copy for decoding
 	collect bool
 	resv    int // decode queue bytes reserved for body
 	lost    bool
@@ -671,7 +669,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			if r.raw {
 				kind = kindRawResponse
 			}
-			c.p.q.frame(c.q, &item{conn: c, kind: kind, data: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
+			c.p.q.frame(c.q, &item{conn: c, kind: kind, body: r.body, req: r.req, paired: r.paired, at: now, index: c.respIdx, offset: c.respOff, reserved: r.resv})
 		}
 		if r.hold == nil {
 			c.respIdx++

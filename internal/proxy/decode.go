@@ -25,9 +25,10 @@ const (
 type item struct {
 	kind      itemKind
 	conn      *conn
-	ev        *Event // kindEvent
-	data      []byte // the frame as forwarded
-	original  []byte // before rewriting
+	ev        *Event    // kindEvent
+	data      []byte    // the frame as forwarded
+	body      frameBody // or its copy, while queued (data is nil then)
+	original  []byte    // before rewriting
 	rewritten bool
 	req       pairing.Request // for a response: its request
 	paired    bool
@@ -60,6 +61,9 @@ func (p *Proxy) decodeLoop() {
 		if it.kind == kindEvent {
 			p.deliver(it.ev)
 			continue
+		}
+		if it.data == nil {
+			it.data = it.body.take()
 		}
 		p.deliver(p.decodeItem(it))
 		p.q.release(cq, it.reserved)

@@ -111,6 +111,9 @@ type LineWriter struct {
 	w   io.Writer
 	err error
 	buf []byte // WriteEvent's line, reused
+	// small counts the lines in a row that used less than a quarter of a
+	// buffer larger than maxKeptLine.
+	small int
 }
 
 // NewLineWriter returns a LineWriter on w.
@@ -124,9 +127,34 @@ func (l *LineWriter) WriteLine(b []byte) error {
 	return l.writeLocked(b)
 }
 
-// maxKeptLine bounds the line buffer a LineWriter keeps for the next
-// event.
-const maxKeptLine = 1 << 20
+// A LineWriter keeps its line buffer for the next event: always when it
+// is at most maxKeptLine, and a larger one (up to maxHeldLine) until
+// releaseAfter lines in a row have each used less than a quarter of it.
+// Regrowing the buffer for every large line (doubling up to it, the
+// copies dropped at once) was most of the proxy's allocation, and so of
+// its garbage collections, when frames decode to lines of megabytes.
+const (
+	maxKeptLine  = 1 << 20
+	maxHeldLine  = 128 << 20
+	releaseAfter = 1024
+)
+
+// keep decides whether the buffer of line b is kept for the next one.
+func (l *LineWriter) keep(b []byte) {
+	switch {
+	case cap(b) <= maxKeptLine:
+		l.buf, l.small = b, 0
+	case cap(b) > maxHeldLine:
+		l.buf, l.small = nil, 0
+	case len(b) >= cap(b)/4:
+		l.buf, l.small = b, 0
+	case l.small+1 >= releaseAfter:
+		l.buf, l.small = nil, 0
+	default:
+		l.buf = b
+		l.small++
+	}
+}
 
 func (l *LineWriter) writeLocked(b []byte) error {
 	if l.err != nil {
@@ -145,11 +173,7 @@ func (l *LineWriter) WriteEvent(e *Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	b, err := AppendJSON(l.buf[:0], e)
-	if cap(b) <= maxKeptLine {
-		l.buf = b
-	} else {
-		l.buf = nil
-	}
+	l.keep(b)
 	if err != nil {
 		return err
 	}

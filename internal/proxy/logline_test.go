@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // TestLogLines: every line has conn, event and the endpoints; frames have
@@ -155,5 +157,69 @@ func TestLineWriterStopsAfterAShortWrite(t *testing.T) {
 	}
 	if err := lw.WriteLine([]byte("two\n")); err == nil || fw.n != 1 {
 		t.Fatalf("wrote on after a short write: err %v, %d writes", err, fw.n)
+	}
+}
+
+// TestLineWriterKeepsLargeBuffers: a line buffer of up to maxKeptLine is
+// always kept; a larger one while the lines use a quarter of it, and
+// released after releaseAfter lines in a row that do not; one beyond
+// maxHeldLine never.
+func TestLineWriterKeepsLargeBuffers(t *testing.T) {
+	l := NewLineWriter(io.Discard)
+	small := make([]byte, 10, maxKeptLine)
+	l.keep(small)
+	if cap(l.buf) != maxKeptLine {
+		t.Fatalf("a buffer of %d bytes was not kept", maxKeptLine)
+	}
+	big := make([]byte, 4<<20, 8<<20)
+	l.keep(big)
+	if cap(l.buf) != 8<<20 {
+		t.Fatalf("a buffer of 8 MiB half used was not kept")
+	}
+	for i := 1; i < releaseAfter; i++ {
+		l.keep(l.buf[:100])
+		if cap(l.buf) != 8<<20 {
+			t.Fatalf("the 8 MiB buffer was released after %d small lines, want %d", i, releaseAfter)
+		}
+	}
+	l.keep(l.buf[:2<<20]) // a quarter: counts as used, starts again
+	for i := 1; i < releaseAfter; i++ {
+		l.keep(l.buf[:100])
+	}
+	if cap(l.buf) != 8<<20 {
+		t.Fatalf("a line of a quarter did not reset the count")
+	}
+	l.keep(l.buf[:100])
+	if l.buf != nil {
+		t.Fatalf("the 8 MiB buffer is still kept after %d small lines", releaseAfter)
+	}
+	l.keep(make([]byte, maxHeldLine, maxHeldLine+1))
+	if l.buf != nil {
+		t.Fatalf("a buffer larger than %d bytes was kept", maxHeldLine)
+	}
+}
+
+// TestLineWriterReusesItsBuffer: a long line followed by shorter ones
+// writes each exactly (nothing of the longer one shows through).
+func TestLineWriterReusesItsBuffer(t *testing.T) {
+	var out bytes.Buffer
+	l := NewLineWriter(&out)
+	var want bytes.Buffer
+	for _, n := range []int{3 << 20, 10, 2 << 20, 5} {
+		e := &Event{Kind: EventFault, Time: time.Unix(0, 0).UTC(), Detail: strings.Repeat("x", n)}
+		if err := l.WriteEvent(e); err != nil {
+			t.Fatal(err)
+		}
+		b, err := AppendJSON(nil, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want.Write(b)
+	}
+	if !bytes.Equal(out.Bytes(), want.Bytes()) {
+		t.Fatalf("the lines written differ from AppendJSON's (%d vs %d bytes)", out.Len(), want.Len())
+	}
+	if cap(l.buf) < 3<<20 {
+		t.Fatalf("the line buffer (%d bytes) was not kept", cap(l.buf))
 	}
 }

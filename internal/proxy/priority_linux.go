@@ -15,6 +15,10 @@ import (
 // forwarded undecoded and counted).
 const decodeNice = 5
 
+// decoderOwnsThread: lowerPriority locks the decoding goroutine to its
+// thread (see AddDecoderP).
+const decoderOwnsThread = true
+
 // lowerPriority gives the calling goroutine a thread of its own at a
 // lower scheduling priority, for as long as it runs: the thread is never
 // handed back to other goroutines (it ends with the goroutine).

@@ -3,6 +3,8 @@
 package proxy
 
 import (
+	"os"
+	"runtime"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -48,5 +50,21 @@ func TestLowerPriority(t *testing.T) {
 	want := min(19, r.before+decodeNice)
 	if r.after != want || r.later != want || !r.same {
 		t.Errorf("nice %d before, %d after lowerPriority, %d later (same thread: %v); want %d", r.before, r.after, r.later, r.same, want)
+	}
+}
+
+// TestAddDecoderP: GOMAXPROCS goes up by one, once however often it is
+// called, unless the environment sets it.
+func TestAddDecoderP(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(before)
+	AddDecoderP()
+	AddDecoderP()
+	want := before + 1
+	if os.Getenv("GOMAXPROCS") != "" {
+		want = before
+	}
+	if got := runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("GOMAXPROCS %d after AddDecoderP twice, was %d; want %d", got, before, want)
 	}
 }

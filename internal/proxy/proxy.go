@@ -20,6 +20,13 @@
 // decoded (forwarding never waits for decoding) and an [Event] of kind
 // [EventSkipped] says how many were skipped.
 //
+// The forwarding goroutines allocate as little as they can, so that the
+// garbage collector, which the decoding goroutine keeps busy, does not
+// make them help it: copies of large frames go into pooled chunks that the
+// decoding goroutine copies out and gives back. On Linux the decoding
+// goroutine runs on an OS thread of its own at a lower priority;
+// [AddDecoderP] gives that thread a P of its own.
+//
 // # Listeners, TLS and secrets
 //
 // Per-broker listeners are opened on a fresh port, or on the address a

@@ -145,6 +145,7 @@ func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
 		cq.reserved -= int64(it.reserved)
 		cq.skipped++
 		q.mu.Unlock()
+		it.body.drop()
 		return false
 	}
 	cq.frames++

@@ -331,3 +331,32 @@ func hexString(b []byte) string {
 	}
 	return string(out)
 }
+
+// Decode redacts and decodes one frame of s's connection (frames in the
+// order they were sent; a nil s shows secrets): the report of the
+// redacted bytes, with the structure of what was redacted (see
+// DecodeRedacted).
+func (s *Stream) Decode(c *codec.Codec, b []byte, ro report.Options) *report.Frame {
+	if s == nil {
+		return report.Decode(c, b, ro)
+	}
+	var plan *Plan
+	if ro.Kind == schema.TypeResponse {
+		b, plan = s.Response(c, b, ro.API, ro.Version)
+	} else {
+		b, plan = s.Request(c, b)
+	}
+	return DecodeRedacted(c, b, ro, plan)
+}
+
+// DecodeRedacted decodes the bytes that Request, Response or Raw returned
+// and gives the report the structure of what plan says was redacted (a
+// raw token's report, see RawReport; nil plan: nothing was).
+func DecodeRedacted(c *codec.Codec, b []byte, ro report.Options, plan *Plan) *report.Frame {
+	if plan != nil && plan.Raw {
+		return RawReport(b, plan, ro.Kind == schema.TypeResponse)
+	}
+	r := report.Decode(c, b, ro)
+	plan.Apply(r)
+	return r
+}

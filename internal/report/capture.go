@@ -101,7 +101,8 @@ func Response(c *codec.Codec, b []byte, api *schema.API, v int16, o Options) *Fr
 	}
 	r := Decode(c, b, o)
 	if r.Error != "" && api.Key == apiVersionsKey && v != 0 {
-		o.Version, o.NoAlternatives = 0, true
+		// A tree of its own: r keeps o.Tree when r0 does not stand.
+		o.Version, o.NoAlternatives, o.Tree = 0, true, nil
 		if r0 := Decode(c, b, o); r0.Error == "" {
 			r0.Note = fmt.Sprintf("does not decode as ApiVersions v%d, its request's version, but does as v0: the broker's UNSUPPORTED_VERSION answer, read as v0 as Kafka's clients read it", v)
 			return r0

@@ -227,6 +227,11 @@ type Options struct {
 	Limits budget.Limits
 	Ctx    context.Context
 	Budget *budget.Budget
+	// Tree, when set, is the span tree to decode into
+	// (codec.Options.Tree): a caller decoding many frames reuses its
+	// buffers. The frame's SpanTree is then Tree, good until Tree is used
+	// for another frame.
+	Tree *span.Tree
 }
 
 // Decode decodes one frame (size prefix included) and reports on it. It
@@ -241,7 +246,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		bud = o.Limits.For(o.Ctx, len(b))
 	}
 	spentBefore, notInflatedBefore := len(bud.Spent()), bud.NotInflated
-	opts := codec.Options{Spans: true, Budget: bud}
+	opts := codec.Options{Spans: true, Budget: bud, Tree: o.Tree}
 	var (
 		f   *codec.Frame
 		err error

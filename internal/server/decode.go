@@ -19,6 +19,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/redact"
 	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -98,6 +99,9 @@ type DecodeRequest struct {
 	Kind    string `json:"kind"`              // "request" (default) or "response"
 	API     string `json:"api,omitempty"`     // name or key; responses only
 	Version *int   `json:"version,omitempty"` // responses only
+	// ShowSecrets leaves SASL auth bytes as they are; by default they are
+	// redacted, as decode redacts them (see package redact).
+	ShowSecrets bool `json:"show_secrets,omitempty"`
 }
 
 // EncodeRequest is the JSON body of POST /api/encode.
@@ -187,7 +191,10 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	}
 	opts.Ctx, opts.Budget = ctx, d.limits().For(ctx, len(b))
 	var out []*report.Frame
-	decode := func(b []byte) *report.Frame { return report.Decode(d.Codec, b, opts) }
+	// The frames are one connection's, in order: a SaslHandshake names the
+	// mechanism of the SaslAuthenticate frames after it.
+	sec := redact.NewStream(in.ShowSecrets)
+	decode := func(b []byte) *report.Frame { return sec.Decode(d.Codec, b, opts) }
 	i := -1
 	for piece := range frameflow.All(b) { // frames past the limit are never framed
 		i++

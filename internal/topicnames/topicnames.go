@@ -231,29 +231,45 @@ func (m *Map) LearnTree(t *span.Tree, msg *schema.Message, v int16, at int64) in
 // before: `= <uuid> (topic "orders")`. It returns the number of rows
 // annotated.
 func (m *Map) Annotate(t *span.Tree, before int64) int {
-	if t == nil || t.Root() == span.None || m.empty() {
+	if m.empty() {
 		return 0
 	}
-	n := 0
-	t.Walk(t.Root(), func(id span.ID, _ int) {
+	n, _ := m.AnnotateRows(t, before)
+	return n
+}
+
+// AnnotateRows is [Map.Annotate] that also counts the tree's topic-id
+// rows, annotated or not (even when the map is empty; rows unlinked by
+// span.Tree.CutKids count too, and get the note unseen): a caller that
+// annotated a tree before every name of the positions before it was
+// learnt (decode --pcap's workers) knows whether annotating it again
+// could change it.
+func (m *Map) AnnotateRows(t *span.Tree, before int64) (annotated, rows int) {
+	if t == nil || t.Root() == span.None {
+		return 0, 0
+	}
+	// The rows in table order rather than a walk: a row no longer in the
+	// tree (unlinked by CutKids) is annotated unseen, and counted.
+	for id := span.ID(0); int(id) < t.Len(); id++ {
 		r := t.N(id)
 		if r.Val != span.ValUUID || r.Null {
-			return
+			continue
 		}
 		if f := t.Desc(id).Field; f == nil || !framefacts.IsTopicID(f) {
-			return
-		}
-		if a := t.Extra(id, false); a != nil && a.Note != "" {
-			return
+			continue
 		}
 		b := t.ValueBytes(id)
 		if len(b) != 16 {
-			return
+			continue
+		}
+		rows++
+		if a := t.Extra(id, false); a != nil && a.Note != "" {
+			continue
 		}
 		if name, ok := m.Lookup([16]byte(b), before); ok {
 			t.Extra(id, true).Note = "topic " + strconv.Quote(name)
-			n++
+			annotated++
 		}
-	})
-	return n
+	}
+	return annotated, rows
 }

@@ -15,7 +15,6 @@ package jsonr
 
 import (
 	"bytes"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -24,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
@@ -199,9 +199,17 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	if f.Budget != "" {
 		b = appendString(append(b, `,"budget":`...), f.Budget)
 	}
+	leanHex := f.Lean() && f.Hex == ""
+	var bh *bodyHex
 	if f.BodyPending() {
+		appendHex := hexout.AppendEncode
+		if t := f.SpanTree(); leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
+			bh = newBodyHex(t)
+			defer bh.release()
+			appendHex = bh.appendHex
+		}
 		// jsonvalue writes compact JSON with encoding/json's escaping.
-		if nb, err := jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body); err == nil {
+		if nb, err := jsonvalue.AppendMarshalHex(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body, appendHex); err == nil {
 			b = nb
 		}
 	} else if len(f.Body) > 0 {
@@ -212,9 +220,15 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"hex":"`...)
-	if f.Lean() && f.Hex == "" {
-		b = hex.AppendEncode(b, f.Bytes)
-	} else {
+	hexAt := -1
+	switch {
+	case bh != nil:
+		hexAt = len(b)
+		b = append(b, *bh.hex...)
+	case leanHex:
+		hexAt = len(b)
+		b = hexout.AppendEncode(b, f.Bytes)
+	default:
 		b = appendStringBody(b, f.Hex)
 	}
 	b = append(b, `","tree":`...)
@@ -224,6 +238,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	w := treeWriter{b: b, about: o.About}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
 	if t := f.SpanTree(); t != nil && t.Root() != span.None {
+		if hexAt >= 0 && sameBytes(t.Bytes, f.Bytes) {
+			w.hexTree, w.hexAt = t, hexAt
+		}
 		w.tree(t, t.Root())
 	} else {
 		w.b = append(w.b, "null"...)
@@ -325,4 +342,9 @@ func rawIsClean(raw []byte) bool {
 		i = j
 	}
 	return true
+}
+
+// sameBytes reports whether a and b are the same bytes in memory.
+func sameBytes(a, b []byte) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }

@@ -1,9 +1,10 @@
 package jsonr
 
 import (
-	"encoding/hex"
 	"strconv"
+	"sync/atomic"
 
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/span"
 )
 
@@ -19,6 +20,25 @@ type treeWriter struct {
 	// no limit); cutNodes, cutTrees and cutValues count what was left out.
 	limit                         int
 	cutNodes, cutTrees, cutValues int
+	// hexTree, when set, is the tree whose Bytes are written as hex in b
+	// from hexAt on (a frame line's "hex"): its values' hex is copied
+	// from there rather than made again.
+	hexTree *span.Tree
+	hexAt   int
+}
+
+// appendHex appends the hex of vb, the value bytes of node id of t.
+func (w *treeWriter) appendHex(b []byte, t *span.Tree, id span.ID, vb []byte) []byte {
+	if t == w.hexTree && len(vb) > 0 {
+		if a := t.Extra(id, false); a == nil || !a.HasValue {
+			// vb is t.Bytes[off:off+len(vb)] (checked: the same memory)
+			if off := t.ValueOff(id); off >= 0 && off+len(vb) <= len(t.Bytes) && &t.Bytes[off] == &vb[0] {
+				at := w.hexAt + 2*off
+				return append(b, b[at:at+2*len(vb)]...)
+			}
+		}
+	}
+	return hexout.AppendEncode(b, vb)
 }
 
 // full reports whether the output budget is spent.
@@ -43,8 +63,9 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 	n := t.N(id)
 	d := t.Desc(id)
 	a := t.Extra(id, false)
+	frag := fragOf(d)
 	name, typ, about := d.Name, d.Type, d.About
-	var flag string
+	var flag, note string
 	var err error
 	var det *span.Tree
 	if a != nil {
@@ -57,23 +78,105 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		if a.About != "" {
 			about = a.About
 		}
-		flag, err, det = a.Flag, a.Err, a.Detached
+		flag, err, det, note = a.Flag, a.Err, a.Detached, a.Note
+		if a.Name != "" || a.Type != "" || a.About != "" {
+			frag = nil
+		}
 	}
 	b := append(w.b, `{"name":"`...)
-	if nameAt >= 0 {
+	switch {
+	case nameAt >= 0:
 		b = append(b, w.path[nameAt:]...)
-	} else {
+	case frag != nil:
+		b = append(b, frag.name...)
+	default:
 		b = appendStringBody(b, name)
 	}
 	if n.Index >= 0 {
-		b = append(strconv.AppendInt(append(b, '['), int64(n.Index), 10), ']')
+		b = append(appendInt(append(b, '['), int64(n.Index)), ']')
 	}
 	b = append(b, `","path":"`...)
 	b = append(append(b, w.path[base:]...), '"')
-	if typ != "" {
+	switch {
+	case frag != nil:
+		b = append(b, frag.typ...)
+	case typ != "":
 		b = appendString(append(b, `,"type":`...), typ)
 	}
-	if n.Val != span.ValNone {
+	if n.Val == span.ValInt && note == "" && d.Note == span.NoteNone {
+		// The commonest node, written directly: the text is "= N" and
+		// the value N (what AppendValueText and AppendValueJSON write for
+		// an integer without a note).
+		var digits [24]byte
+		v := appendInt(digits[:0], n.Int)
+		b = append(append(append(b, `,"text":"= `...), v...), `","value":`...)
+		b = append(b, v...)
+	} else if n.Val == span.ValBytes && !n.Null && note == "" {
+		// Bytes: the text is "= 0x" and the first bytes' hex, the value
+		// all of the hex (as AppendValueText and AppendValueJSON write
+		// them, the hex faster).
+		vb := t.ValueBytes(id)
+		b = append(b, `,"text":"= 0x`...)
+		if len(vb) > shownHex {
+			b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
+		} else {
+			b = w.appendHex(b, t, id, vb)
+		}
+		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		if w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+			w.cutValues++
+		} else {
+			b = append(w.appendHex(append(b, `,"value":"`...), t, id, vb), '"')
+		}
+	} else if (n.Val == span.ValText || n.Val == span.ValString && !n.Null) && note == "" && plainShown(t.ValueBytes(id)) {
+		// Text whose shown start is printable ASCII: strconv.Quote
+		// leaves it as it is, so the text is written without quoting
+		// and escaping it twice.
+		vb := t.ValueBytes(id)
+		shown := vb[:min(len(vb), shownText)]
+		b = append(appendStringBody(append(b, `,"text":"= \"`...), shown), `\"`...)
+		if len(vb) > shownText {
+			b = append(b, "..."...)
+		}
+		if n.Val == span.ValText {
+			b = append(b, " 0x"...)
+			if len(vb) > shownHex {
+				b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
+			} else {
+				b = w.appendHex(b, t, id, vb)
+			}
+		}
+		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		if n.Val == span.ValString && w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+			w.cutValues++
+		} else {
+			b = span.AppendJSONString(append(b, `,"value":`...), vb)
+		}
+		if n.Val == span.ValText && len(vb) > 0 {
+			b = append(w.appendHex(append(b, `,"hex":"`...), t, id, vb), '"')
+		}
+	} else if (n.Val == span.ValCount || n.Val == span.ValArray && !n.Null) && note == "" {
+		// Counts and array lengths: "= N" and a note, the value N.
+		var digits [24]byte
+		v := appendInt(digits[:0], n.Int)
+		b = append(append(b, `,"text":"= `...), v...)
+		if n.Val == span.ValArray {
+			b = append(b, " element"...)
+			if n.Int != 1 {
+				b = append(b, 's')
+			}
+		} else {
+			switch {
+			case n.Enc == span.EncCompact && n.Int == 0:
+				b = append(b, " (compact, null)"...)
+			case n.Enc == span.EncCompact:
+				b = append(b, " (compact, n+1)"...)
+			case n.Int == -1:
+				b = append(b, " (null)"...)
+			}
+		}
+		b = append(append(b, `","value":`...), v...)
+	} else if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
 		b = t.AppendValueText(append(b, `,"text":"`...), id)
@@ -92,6 +195,9 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			// A value that would pass the output budget (the hex of
 			// inflated megabytes) is left out; "text" shows its start.
 			w.cutValues++
+		} else if n.Val == span.ValBytes && !n.Null {
+			// What AppendValueJSON writes for bytes, with the faster hex.
+			b = append(hexout.AppendEncode(append(b, `,"value":"`...), t.ValueBytes(id)), '"')
 		} else if nb, ok := t.AppendValueJSON(append(b, `,"value":`...), id); ok {
 			b = nb
 		} else {
@@ -100,17 +206,22 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		if n.Val == span.ValText {
 			// the text is the value; its bytes are kept as hex
 			if vb := t.ValueBytes(id); len(vb) > 0 {
-				b = append(hex.AppendEncode(append(b, `,"hex":"`...), vb), '"')
+				b = append(w.appendHex(append(b, `,"hex":"`...), t, id, vb), '"')
 			}
 		}
 	}
-	b = strconv.AppendInt(append(b, `,"offset":`...), int64(n.Off), 10)
-	b = strconv.AppendInt(append(b, `,"size":`...), int64(n.Len), 10)
+	b = appendInt(append(b, `,"offset":`...), int64(n.Off))
+	b = appendInt(append(b, `,"size":`...), int64(n.Len))
 	if n.Cat != span.CatNone {
-		b = append(append(append(b, `,"category":"`...), n.Cat.String()...), '"')
+		b = append(b, catFrag(n.Cat)...)
 	}
-	if w.about && about != "" {
-		b = appendString(append(b, `,"about":`...), about)
+	if w.about {
+		switch {
+		case frag != nil:
+			b = append(b, frag.about...)
+		case about != "":
+			b = appendString(append(b, `,"about":`...), about)
+		}
 	}
 	if flag != "" {
 		b = appendString(append(b, `,"flag":`...), flag)
@@ -142,15 +253,19 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			w.path = w.path[:end]
 			nameAt := -1
 			if kn.Index >= 0 && (n.Val == span.ValArray || n.Val == span.ValRecords) {
-				w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+				w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 			} else {
 				if !root {
 					w.path = append(w.path, '.')
 				}
 				nameAt = len(w.path)
-				w.path = appendStringBody(w.path, t.Name(k))
+				if f := fragOf(t.Desc(k)); f != nil && !hasName(t, k) {
+					w.path = append(w.path, f.name...)
+				} else {
+					w.path = appendStringBody(w.path, t.Name(k))
+				}
 				if kn.Index >= 0 { // a Record of a batch: named, then indexed (as span.Tree.Path)
-					w.path = append(strconv.AppendInt(append(w.path, '['), int64(kn.Index), 10), ']')
+					w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 					nameAt = -1
 				}
 			}
@@ -188,4 +303,86 @@ func appendString[T []byte | string](dst []byte, s T) []byte {
 // without the quotes.
 func appendStringBody[T []byte | string](dst []byte, s T) []byte {
 	return span.AppendJSONStringBody(dst, s)
+}
+
+// hasName reports whether node id has a name of its own (in its extras),
+// not its Desc's.
+func hasName(t *span.Tree, id span.ID) bool {
+	a := t.Extra(id, false)
+	return a != nil && a.Name != ""
+}
+
+// shownHex is how many bytes of a bytes value its text shows in hex (as
+// span's value text does).
+const shownHex = 24
+
+// appendLenNote appends the note on a length prefix that a value text
+// ends with, as span's value text writes it.
+func appendLenNote(dst []byte, e span.Enc, prefix int64) []byte {
+	switch e {
+	case span.EncInt16:
+		return append(appendInt(append(dst, " (int16 len="...), prefix), ')')
+	case span.EncInt32:
+		return append(appendInt(append(dst, " (int32 len="...), prefix), ')')
+	case span.EncCompact:
+		if prefix == 0 {
+			return append(dst, " (compact, 0)"...)
+		}
+		return append(appendInt(append(dst, " (compact, len+1="...), prefix), ')')
+	case span.EncVarint:
+		return append(appendInt(append(dst, " (varint len="...), prefix), ')')
+	}
+	return dst
+}
+
+// shownText is how many bytes of a string its text shows (as span's value
+// text does).
+const shownText = 48
+
+// plainShown reports whether the start of a string that its text shows
+// is printable ASCII other than the quote and the backslash, which
+// strconv.Quote leaves as they are.
+func plainShown(b []byte) bool {
+	for _, c := range b[:min(len(b), shownText)] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// smallInts holds "0" to "999" (three bytes each, the digits at the
+// end): most offsets, sizes and indexes in a line are small.
+var smallInts = func() (t [1000][3]byte) {
+	for i := range t {
+		t[i] = [3]byte{'0' + byte(i/100), '0' + byte(i/10%10), '0' + byte(i%10)}
+	}
+	return t
+}()
+
+// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does,
+// small non-negative values from a table.
+func appendInt(dst []byte, v int64) []byte {
+	switch {
+	case v < 0 || v >= 1000:
+		return strconv.AppendInt(dst, v, 10)
+	case v >= 100:
+		return append(dst, smallInts[v][:]...)
+	case v >= 10:
+		return append(dst, smallInts[v][1:]...)
+	}
+	return append(dst, '0'+byte(v))
+}
+
+// catFrags holds `,"category":"…"` per category, made once each.
+var catFrags [256]atomic.Pointer[[]byte]
+
+// catFrag returns `,"category":"…"` for c (not CatNone).
+func catFrag(c span.Category) []byte {
+	if f := catFrags[c].Load(); f != nil {
+		return *f
+	}
+	f := append(append([]byte(`,"category":"`), c.String()...), '"')
+	catFrags[c].Store(&f)
+	return f
 }

@@ -1,0 +1,69 @@
+package hexout
+
+import (
+	"bytes"
+	"encoding/hex"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestAppendEncode compares with encoding/hex for every byte value at
+// every position of the 8-byte loop, every length up to 40, and an
+// existing prefix in dst.
+func TestAppendEncode(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for shift := range 8 {
+		src := append(all[shift:], all[:shift]...)
+		if got, want := AppendEncode(nil, src), hex.AppendEncode(nil, src); !bytes.Equal(got, want) {
+			t.Fatalf("shift %d: got %s, want %s", shift, got, want)
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for n := range 41 {
+		src := make([]byte, n)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		got := AppendEncode([]byte("prefix:"), src)
+		want := hex.AppendEncode([]byte("prefix:"), src)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("len %d: got %s, want %s", n, got, want)
+		}
+	}
+}
+
+func FuzzAppendEncode(f *testing.F) {
+	f.Add([]byte{}, []byte{0, 0x9a, 0xff, 0x10, 1, 2, 3, 4, 5, 6, 7})
+	f.Fuzz(func(t *testing.T, dst, src []byte) {
+		// The fuzzer's slices may share memory; appending to dst must not
+		// write over src.
+		dst, src = bytes.Clone(dst), bytes.Clone(src)
+		want := hex.AppendEncode(bytes.Clone(dst), src)
+		if got := AppendEncode(dst, src); !bytes.Equal(got, want) {
+			t.Fatalf("got %s, want %s", got, want)
+		}
+	})
+}
+
+func BenchmarkAppendEncode(b *testing.B) {
+	src := make([]byte, 1024)
+	for i := range src {
+		src[i] = byte(i * 7)
+	}
+	dst := make([]byte, 0, 2*len(src))
+	b.Run("hexout", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			dst = AppendEncode(dst[:0], src)
+		}
+	})
+	b.Run("encoding-hex", func(b *testing.B) {
+		b.SetBytes(int64(len(src)))
+		for b.Loop() {
+			dst = hex.AppendEncode(dst[:0], src)
+		}
+	})
+}

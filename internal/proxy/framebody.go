@@ -1,0 +1,81 @@
+package proxy
+
+import "sync"
+
+// smallFrame is the largest frame collected for decoding in one slice
+// allocated by the forwarding goroutine; a larger one goes into pooled
+// chunks of chunkSize bytes.
+const (
+	smallFrame = 16 << 10
+	chunkSize  = 16 << 10
+)
+
+// chunkPool holds the chunks of large frames given back by the decoding
+// goroutine.
+var chunkPool = sync.Pool{New: func() any { return new([chunkSize]byte) }}
+
+// frameBody collects a copy of a frame's bytes for the decoding goroutine
+// as they pass. A large frame is kept in chunks taken from a pool, and
+// the decoding goroutine copies it out into a slice of its own and gives
+// the chunks back (take): so the forwarding goroutines allocate nothing
+// for it once the pool is warm, and are never made to assist the garbage
+// collector for the decoding's copies (an allocating goroutine pays for
+// marking in proportion to what it allocates, and may be parked until
+// the collector has work for it: milliseconds). The decoding goroutine,
+// which allocates the copy, pays instead.
+//
+// Like the slice it replaces, a frameBody grows with the bytes that
+// arrive, never with what a size prefix claims.
+type frameBody struct {
+	small  []byte
+	chunks []*[chunkSize]byte
+	n      int // bytes in chunks
+}
+
+// add appends b, a part of a frame whose size prefix says size bytes.
+func (fb *frameBody) add(size int, b []byte) {
+	if fb.small != nil || (fb.chunks == nil && size <= smallFrame) {
+		if fb.small == nil {
+			fb.small = make([]byte, 0, min(size, initialBuf))
+		}
+		fb.small = append(fb.small, b...)
+		return
+	}
+	for len(b) > 0 {
+		at := fb.n % chunkSize
+		if at == 0 {
+			fb.chunks = append(fb.chunks, chunkPool.Get().(*[chunkSize]byte))
+		}
+		k := copy(fb.chunks[len(fb.chunks)-1][at:], b)
+		fb.n += k
+		b = b[k:]
+	}
+}
+
+// len is the number of bytes collected.
+func (fb *frameBody) len() int { return len(fb.small) + fb.n }
+
+// take returns the frame's bytes, in a slice of the caller's, gives the
+// chunks back to the pool and empties fb.
+func (fb *frameBody) take() []byte {
+	if fb.chunks == nil {
+		b := fb.small
+		*fb = frameBody{}
+		return b
+	}
+	b := make([]byte, fb.n)
+	for i, c := range fb.chunks {
+		copy(b[i*chunkSize:], c[:])
+		chunkPool.Put(c)
+	}
+	*fb = frameBody{}
+	return b
+}
+
+// drop gives the chunks back without copying (a frame given up).
+func (fb *frameBody) drop() {
+	for _, c := range fb.chunks {
+		chunkPool.Put(c)
+	}
+	*fb = frameBody{}
+}

@@ -1,0 +1,68 @@
+package proxy
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestFrameBody: a frame collected in pieces of any size comes back byte
+// for byte, small ones in one slice and large ones through pooled chunks,
+// whatever the size prefix claims.
+func TestFrameBody(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{4, 100, smallFrame, smallFrame + 1, chunkSize * 3, chunkSize*5 + 17, 1 << 20} {
+		for _, claim := range []int{n, n * 2, 8} {
+			want := make([]byte, n)
+			for i := range want {
+				want[i] = byte(rng.Uint32())
+			}
+			var fb frameBody
+			for rest := want; len(rest) > 0; {
+				k := min(len(rest), 1+rng.IntN(3*chunkSize))
+				fb.add(claim, rest[:k])
+				rest = rest[k:]
+			}
+			if fb.len() != n {
+				t.Fatalf("%d bytes (claimed %d): len %d", n, claim, fb.len())
+			}
+			chunked := fb.chunks != nil
+			if chunked != (claim > smallFrame) {
+				t.Errorf("%d bytes claimed %d: chunked %v", n, claim, chunked)
+			}
+			got := fb.take()
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%d bytes (claimed %d): the bytes differ", n, claim)
+			}
+			if fb.len() != 0 || fb.chunks != nil || fb.small != nil {
+				t.Fatalf("take left %d bytes", fb.len())
+			}
+		}
+	}
+}
+
+// TestFrameBodyAllocations: once the pool is warm, collecting a large
+// frame allocates only the list of its chunks on the forwarding side.
+func TestFrameBodyAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops chunks at random under the race detector")
+	}
+	piece := make([]byte, 64<<10)
+	var fb frameBody
+	collect := func() {
+		for range 16 { // 1 MiB
+			fb.add(1<<20, piece)
+		}
+	}
+	collect()
+	fb.drop()
+	allocs := testing.AllocsPerRun(20, func() {
+		collect()
+		fb.drop()
+	})
+	// The chunk list grows by doubling to 64 entries: 7 allocations
+	// (the pool may also lose chunks to a collection in between).
+	if allocs > 10 {
+		t.Errorf("collecting 1 MiB allocates %.0f times, want at most 10", allocs)
+	}
+}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// TestDecodeAPIRedactsSecrets pastes a SaslHandshake (PLAIN) and the
+// SaslAuthenticate after it, both encoded by kmsg: the answer carries no
+// piece of the password, in its bytes, tree, body or markup, unless
+// show_secrets asks for it, as decode does.
+func TestDecodeAPIRedactsSecrets(t *testing.T) {
+	const password = "Tr0ub4dor&3-horse"
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, "PLAIN"
+	auth := kmsg.NewPtrSASLAuthenticateRequest()
+	auth.Version, auth.SASLAuthBytes = 2, []byte("\x00alice\x00"+password)
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("cli"))
+	frames := append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...)
+	srv := decodeServer(t)
+
+	w, a := postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frames)})
+	if w.Code != 200 || len(a.Frames) != 2 || a.Frames[1].API != "SaslAuthenticate" {
+		t.Fatalf("decode: %d, %d frames, error %q: %.600s", w.Code, len(a.Frames), a.Error, w.Body.String())
+	}
+	out := w.Body.String()
+	hexPass := hex.EncodeToString([]byte(password))
+	for i := 0; i+4 <= len(password); i++ {
+		if strings.Contains(out, password[i:i+4]) {
+			t.Fatalf("the answer holds %q, a piece of the password", password[i:i+4])
+		}
+	}
+	for i := 0; i+8 <= len(hexPass); i += 2 {
+		if strings.Contains(out, hexPass[i:i+8]) {
+			t.Fatalf("the answer holds the hex %q of a piece of the password", hexPass[i:i+8])
+		}
+	}
+	if !strings.Contains(out, "redacted") {
+		t.Errorf("the answer does not say what was redacted")
+	}
+	if !strings.Contains(out, "alice") {
+		t.Errorf("the PLAIN user name, no secret, is not shown")
+	}
+
+	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frames), "show_secrets": true})
+	if w.Code != 200 || len(a.Frames) != 2 || !strings.Contains(a.Frames[1].Hex, hexPass) {
+		t.Errorf("show_secrets: %d, %d frames; the frame's hex does not hold the password", w.Code, len(a.Frames))
+	}
+}
