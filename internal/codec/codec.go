@@ -47,6 +47,9 @@ type Codec struct {
 	recs *recschema.Set
 	// descs are the node descriptors of every field planned.
 	descs map[*schema.Field]*fieldDescs
+	// frames are the encoder's frame plans of requests [0] and responses
+	// [1], by API key (encode_frame.go).
+	frames [2][]msgFramePlans
 }
 
 // New resolves the plans of every message of reg.
@@ -55,6 +58,7 @@ func New(reg *schema.Registry) *Codec {
 	for _, m := range reg.Messages {
 		c.plans[m] = c.buildPlans(m)
 	}
+	c.buildFramePlans()
 	return c
 }
 

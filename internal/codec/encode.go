@@ -71,17 +71,25 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	if !m.Valid.Contains(f.Version) {
 		return dst, &EncodeError{Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, versionError(m, f.Version))}
 	}
-	hv := m.HeaderVersion(f.Version)
+	fp := c.framePlanOf(m, 0, f.Version)
+	var hv int16
+	var hp *plan
+	if fp != nil {
+		hv, hp = fp.hv, fp.hdr
+	} else {
+		hv = m.HeaderVersion(f.Version)
+		hp = c.headerPlan(schema.TypeRequest, hv)
+	}
 	start := len(dst)
 	dst = wire.AppendInt32(dst, 0)
 	dst = wire.AppendInt16(dst, f.API.Key)
 	dst = wire.AppendInt16(dst, f.Version)
-	if p := c.headerPlan(schema.TypeRequest, hv); p != nil {
+	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, p, f, 2); err != nil {
+		if dst, err = appendSpecHeader(dst, hp, f, 2); err != nil {
 			return dst, err
 		}
-		return c.finishFrame(dst, start, m, f)
+		return c.finishFrame(dst, start, m, f, fp)
 	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
 	if hv >= 1 {
@@ -93,7 +101,7 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	if hv >= 2 {
 		dst = appendRawTags(wire.AppendUvarint(dst, uint32(len(f.HeaderTags))), f.HeaderTags)
 	}
-	return c.finishFrame(dst, start, m, f)
+	return c.finishFrame(dst, start, m, f, fp)
 }
 
 // EncodeResponse appends a whole response frame: size, header, body.
@@ -105,24 +113,43 @@ func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	if !m.Valid.Contains(f.Version) {
 		return dst, &EncodeError{Path: m.Name, Err: fmt.Errorf("%w: %v", wire.ErrVersion, versionError(m, f.Version))}
 	}
+	fp := c.framePlanOf(m, 1, f.Version)
+	var hv int16
+	var hp *plan
+	if fp != nil {
+		hv, hp = fp.hv, fp.hdr
+	} else {
+		hv = m.HeaderVersion(f.Version)
+		hp = c.headerPlan(schema.TypeResponse, hv)
+	}
 	start := len(dst)
 	dst = wire.AppendInt32(dst, 0)
-	if p := c.headerPlan(schema.TypeResponse, m.HeaderVersion(f.Version)); p != nil {
+	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, p, f, 0); err != nil {
+		if dst, err = appendSpecHeader(dst, hp, f, 0); err != nil {
 			return dst, err
 		}
-		return c.finishFrame(dst, start, m, f)
+		return c.finishFrame(dst, start, m, f, fp)
 	}
 	dst = wire.AppendInt32(dst, f.CorrelationID)
-	if m.HeaderVersion(f.Version) >= 1 {
+	if hv >= 1 {
 		dst = appendRawTags(wire.AppendUvarint(dst, uint32(len(f.HeaderTags))), f.HeaderTags)
 	}
-	return c.finishFrame(dst, start, m, f)
+	return c.finishFrame(dst, start, m, f, fp)
 }
 
-func (c *Codec) finishFrame(dst []byte, start int, m *schema.Message, f *Frame) ([]byte, error) {
-	dst, err := c.EncodeBody(dst, m, f.Version, &f.Body)
+// finishFrame appends the body (from the frame plan fp when there is one)
+// and sets the size prefix.
+func (c *Codec) finishFrame(dst []byte, start int, m *schema.Message, f *Frame, fp *framePlan) ([]byte, error) {
+	var err error
+	if fp != nil {
+		e := encoder{}
+		if dst, err = e.structBody(dst, fp.body, &f.Body); err != nil {
+			err = withinEnc(err, m.Name, -1)
+		}
+	} else {
+		dst, err = c.EncodeBody(dst, m, f.Version, &f.Body)
+	}
 	if err != nil {
 		return dst, err
 	}
@@ -153,57 +180,407 @@ func (e *encoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 }
 
 func (e *encoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
-	if len(v.Kids) != len(p.all) {
-		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
+	return e.structsFields(dst, p, nil, v)
+}
+
+// structsFields appends the fields of the struct value one, or else of
+// each element of vals, all of plan p, in one loop (the elements of an
+// array of structs cost no call each; their errors name their index).
+func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) ([]byte, error) {
+	var err error
+	prog := &p.enc
+	ops := prog.ops
+	n, indexed := len(vals), one == nil
+	if !indexed {
+		n = 1
 	}
-	for _, fp := range p.defaults {
-		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.index], &fp.def) {
-			e.push(fp.f.Name, -1)
-			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
-			e.pop()
+	for vi := 0; vi < n; vi++ {
+		v := one
+		if indexed {
+			v = &vals[vi]
+		}
+		kids := v.Kids
+		if len(kids) != prog.nKids {
+			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
+		}
+		for j := range prog.mustDefault {
+			if d := &prog.mustDefault[j]; !d.isDefault(&kids[d.index]) {
+				return dst, elemErr(e.nonDefaultError(p, d.fp), indexed, vi)
+			}
+		}
+		for i := range ops {
+			op := &ops[i]
+			x := &kids[op.index]
+			// Each case writes the common valid value and continues; the rest
+			// (breaking out of the switch) goes to the general path below,
+			// which writes the same bytes or reports the error.
+			switch op.code {
+			case encBool:
+				if uint64(x.Int) <= 1 {
+					dst = append(dst, byte(x.Int))
+					continue
+				}
+			case encInt8:
+				if x.Int == int64(int8(x.Int)) {
+					dst = append(dst, byte(x.Int))
+					continue
+				}
+			case encInt16:
+				if x.Int == int64(int16(x.Int)) {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					continue
+				}
+			case encUint16:
+				if uint64(x.Int) <= math.MaxUint16 {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					continue
+				}
+			case encInt32:
+				if x.Int == int64(int32(x.Int)) {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					continue
+				}
+			case encUint32:
+				if uint64(x.Int) <= math.MaxUint32 {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					continue
+				}
+			case encInt64, encFloat64:
+				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+				continue
+			case encUUID:
+				if len(x.Bytes) == 16 {
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encString:
+				if x.IsNull() {
+					if op.nullable {
+						dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
+						continue
+					}
+				} else if len(x.Bytes) <= maxStringLen {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encCompactString:
+				if x.IsNull() {
+					if op.nullable {
+						dst = append(dst, 0)
+						continue
+					}
+				} else if len(x.Bytes) <= maxStringLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encBytes:
+				if x.IsNull() {
+					if op.nullable {
+						dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
+						continue
+					}
+				} else if len(x.Bytes) <= maxBytesOrArrLen {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes)))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encCompactBytes:
+				if x.IsNull() {
+					if op.nullable {
+						dst = append(dst, 0)
+						continue
+					}
+				} else if len(x.Bytes) <= maxBytesOrArrLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+					dst = append(dst, x.Bytes...)
+					continue
+				}
+			case encIntArray:
+				if !x.IsNull() {
+					mark := len(dst)
+					elems := x.Kids
+					dst = appendCount(dst, op.compact, len(elems))
+					if op.elem == encInt32 { // the common case, inline
+						j := 0
+						for ; j < len(elems) && elems[j].Int == int64(int32(elems[j].Int)); j++ {
+							dst = binary.BigEndian.AppendUint32(dst, uint32(elems[j].Int))
+						}
+						if j == len(elems) {
+							continue
+						}
+					} else {
+						var ok bool
+						if dst, ok = appendInts(dst, op.elem, elems); ok {
+							continue
+						}
+					}
+					dst = dst[:mark]
+				}
+			case encStringArray:
+				if !x.IsNull() {
+					mark := len(dst)
+					dst = appendCount(dst, op.compact, len(x.Kids))
+					var ok bool
+					if dst, ok = appendStrings(dst, op.compact, x.Kids); ok {
+						continue
+					}
+					dst = dst[:mark]
+				}
+			case encStructArray:
+				if !x.IsNull() {
+					dst = appendCount(dst, op.compact, len(x.Kids))
+					if dst, err = e.structElems(dst, op.fp.sub, x.Kids); err != nil {
+						return dst, elemErr(withinEnc(err, op.fp.f.Name, -1), indexed, vi)
+					}
+					continue
+				}
+			case encStruct:
+				if !x.IsNull() {
+					if dst, err = e.structBody(dst, op.fp.sub, x); err != nil {
+						return dst, elemErr(withinEnc(err, op.fp.f.Name, -1), indexed, vi)
+					}
+					continue
+				}
+			}
+			fp := op.fp
+			if dst, err = e.value(dst, fp, fp.kind, fp.nullable, x); err != nil {
+				return dst, elemErr(withinEnc(err, fp.f.Name, -1), indexed, vi)
+			}
+		}
+		switch {
+		case prog.tail == tailNotFlex:
+			if len(v.Unknown()) > 0 {
+				return dst, elemErr(e.tagsNotFlexError(p, nil), indexed, vi)
+			}
+			for _, fp := range prog.notFlexTagged {
+				if !sameScalar(&kids[fp.index], &fp.def) && !Equal(&kids[fp.index], &fp.def) {
+					return dst, elemErr(e.tagsNotFlexError(p, fp), indexed, vi)
+				}
+			}
+		case prog.tail == tailNoTags && len(v.Unknown()) == 0:
+			dst = append(dst, 0)
+		default:
+			if dst, err = e.tags(dst, p, v); err != nil {
+				return dst, elemErr(err, indexed, vi)
+			}
+		}
+	}
+	return dst, nil
+}
+
+// elemErr prefixes the index of array element i to err when indexed.
+func elemErr(err error, indexed bool, i int) error {
+	if indexed {
+		return withinEnc(err, "", int32(i))
+	}
+	return err
+}
+
+// sameScalar reports whether x and d are the same integer with no bytes,
+// elements or tags: a sufficient condition for Equal, decided inline for
+// the common case of an integer at its default.
+func sameScalar(x, d *Value) bool {
+	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes)|len(d.Bytes)|len(x.Kids)|len(d.Kids) == 0
+}
+
+// The errors of structFields, out of line to keep its frame small.
+
+//go:noinline
+func (e *encoder) shapeError(p *plan, n int) error {
+	return e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), n))
+}
+
+//go:noinline
+func (e *encoder) nonDefaultError(p *plan, fp *fieldPlan) error {
+	e.push(fp.f.Name, -1)
+	err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
+	e.pop()
+	return err
+}
+
+//go:noinline
+func (e *encoder) tagsNotFlexError(p *plan, fp *fieldPlan) error {
+	if fp == nil {
+		return e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
+	}
+	return e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, fp.f.Name, p.version))
+}
+
+// structElems appends the elements of an array of structs of plan p (all
+// one level deeper, so the depth is checked once).
+func (e *encoder) structElems(dst []byte, p *plan, elems []Value) ([]byte, error) {
+	if len(elems) == 0 {
+		return dst, nil
+	}
+	if e.depth >= budget.Depth {
+		_, err := e.structBody(dst, p, &elems[0])
+		return dst, withinEnc(err, "", 0)
+	}
+	e.depth++
+	dst, err := e.structsFields(dst, p, elems, nil)
+	e.depth--
+	return dst, err
+}
+
+// appendCount appends an array count (or -1 for null), compact or not.
+func appendCount(dst []byte, compact bool, n int) []byte {
+	if compact && n < 0x7f {
+		return append(dst, byte(n+1))
+	}
+	return appendLongCount(dst, compact, n)
+}
+
+// appendLongCount is appendCount for the other cases.
+func appendLongCount(dst []byte, compact bool, n int) []byte {
+	if compact {
+		return wire.AppendUvarint(dst, uint32(n+1))
+	}
+	return binary.BigEndian.AppendUint32(dst, uint32(n))
+}
+
+// appendStrings appends the elements of an array of strings (not
+// nullable). It returns false at the first null or over-long one (the
+// general path then reports it); what it appended must then be dropped.
+func appendStrings(dst []byte, compact bool, elems []Value) ([]byte, bool) {
+	for i := range elems {
+		x := &elems[i]
+		if x.IsNull() || len(x.Bytes) > maxStringLen {
+			return dst, false
+		}
+		if compact {
+			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+		} else {
+			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+		}
+		dst = append(dst, x.Bytes...)
+	}
+	return dst, true
+}
+
+// appendInts appends fixed-width integers of op code c in one loop. It
+// returns false at the first value out of range (the general path then
+// reports it); what it appended must then be dropped.
+func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
+	switch c {
+	case encInt8:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int8(x)) {
+				return dst, false
+			}
+			dst = append(dst, byte(x))
+		}
+	case encInt16:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int16(x)) {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint16(dst, uint16(x))
+		}
+	case encUint16:
+		for i := range elems {
+			x := elems[i].Int
+			if uint64(x) > math.MaxUint16 {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint16(dst, uint16(x))
+		}
+	case encInt32:
+		for i := range elems {
+			x := elems[i].Int
+			if x != int64(int32(x)) {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(x))
+		}
+	case encUint32:
+		for i := range elems {
+			x := elems[i].Int
+			if uint64(x) > math.MaxUint32 {
+				return dst, false
+			}
+			dst = binary.BigEndian.AppendUint32(dst, uint32(x))
+		}
+	case encInt64:
+		for i := range elems {
+			dst = binary.BigEndian.AppendUint64(dst, uint64(elems[i].Int))
+		}
+	default:
+		return dst, false
+	}
+	return dst, true
+}
+
+// tags appends the tagged fields of a flexible struct: the count, then
+// each field that is not at its default and each unknown tag, in tag order,
+// as tag, size, value.
+func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
+	if len(v.Unknown()) > 0 {
+		return e.tagsWithUnknown(dst, p, v)
+	}
+	// One comparison with the default per field: which are set is kept
+	// in a bit set for the first 64 tagged fields (Kafka's structs have a
+	// handful), compared again for any after those.
+	var set uint64
+	n := 0
+	for i, fp := range p.tagged {
+		x := &v.Kids[fp.index]
+		if !sameScalar(x, &fp.def) && !Equal(x, &fp.def) {
+			n++
+			if i < 64 {
+				set |= 1 << i
+			}
+		}
+	}
+	dst = wire.AppendUvarint(dst, uint32(n))
+	for i, fp := range p.tagged {
+		x := &v.Kids[fp.index]
+		if i < 64 {
+			if set&(1<<i) == 0 {
+				continue
+			}
+		} else if sameScalar(x, &fp.def) || Equal(x, &fp.def) {
+			continue
+		}
+		var err error
+		dst = wire.AppendUvarint(dst, uint32(fp.f.Tag))
+		if dst, err = e.taggedValue(dst, fp, x); err != nil {
 			return dst, err
 		}
 	}
-	var err error
-	kids := v.Kids
-	for _, fp := range p.wire {
-		x := &kids[fp.index]
-		if fp.intSize != 0 && x.Int >= fp.lo && x.Int <= fp.hi {
-			// Fixed-width integers and bools in range: the common case,
-			// written inline (e.value also reports out-of-range values).
-			switch fp.intSize {
-			case 1:
-				dst = append(dst, byte(x.Int))
-			case 2:
-				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
-			case 4:
-				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
-			default:
-				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
-			}
-			continue
-		}
-		dst, err = e.value(dst, fp, fp.kind, fp.nullable, x)
-		if err != nil {
-			return dst, withinEnc(err, fp.f.Name, -1)
-		}
-	}
-	if !p.flexible {
-		if len(v.Unknown()) > 0 {
-			return dst, e.fail(fmt.Errorf("%w (version %d)", ErrTagsNotFlex, p.version))
-		}
-		for _, f := range p.s.Tagged {
-			fp := p.all[f.Index]
-			if fp.present && !Equal(&v.Kids[f.Index], &fp.def) {
-				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, f.Name, p.version))
-			}
-		}
-		return dst, nil
-	}
-	return e.tags(dst, p, v)
+	return dst, nil
 }
 
-func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
+// taggedValue appends the size and value of a tagged field. The value is
+// written in place after one byte kept for its size, and moved up in the
+// rare case the size takes more than one byte. On an error dst is
+// returned as it was.
+func (e *encoder) taggedValue(dst []byte, fp *fieldPlan, x *Value) ([]byte, error) {
+	mark := len(dst)
+	dst = append(dst, 0)
+	out, err := e.value(dst, fp, fp.kind, fp.nullable, x)
+	if err != nil {
+		return dst[:mark], withinEnc(err, fp.f.Name, -1)
+	}
+	dst = out
+	n := len(dst) - mark - 1
+	if n < 0x80 {
+		dst[mark] = byte(n)
+		return dst, nil
+	}
+	w := wire.UvarintLen(uint32(n))
+	dst = append(dst, make([]byte, w-1)...)
+	copy(dst[mark+w:], dst[mark+1:mark+1+n])
+	wire.AppendUvarint(dst[:mark], uint32(n))
+	return dst, nil
+}
+
+// tagsWithUnknown is tags for a struct that carries unknown tagged fields,
+// merged with the known ones in tag order.
+func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error) {
 	type entry struct {
 		tag uint32
 		fp  *fieldPlan
@@ -221,9 +598,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 		}
 		entries = append(entries, entry{tag: u.Tag, raw: u.Data})
 	}
-	if len(v.Unknown()) > 0 {
-		sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
-	}
+	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
 	dst = wire.AppendUvarint(dst, uint32(len(entries)))
 	for _, en := range entries {
 		dst = wire.AppendUvarint(dst, en.tag)
@@ -232,12 +607,10 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 			dst = append(dst, en.raw...)
 			continue
 		}
-		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.index])
-		if err != nil {
-			return dst, withinEnc(err, en.fp.f.Name, -1)
+		var err error
+		if dst, err = e.taggedValue(dst, en.fp, &v.Kids[en.fp.index]); err != nil {
+			return dst, err
 		}
-		dst = wire.AppendUvarint(dst, uint32(len(val)))
-		dst = append(dst, val...)
 	}
 	return dst, nil
 }

@@ -134,14 +134,12 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 // f.Header (their defaults when f.Header is empty).
 func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 	e := &encoder{}
-	hv := Value{Kids: make([]Value, len(p.all))}
-	for i, fp := range p.all {
-		hv.Kids[i] = fp.def
-	}
+	// The header's fields: the frame's, or the defaults (read only).
+	hv := Value{Kids: p.enc.defKids}
 	if len(f.Header.Kids) == len(p.all) {
-		copy(hv.Kids, f.Header.Kids)
-		for _, fp := range p.defaults {
-			if !fp.present && !fp.f.Ignorable && !Equal(&hv.Kids[fp.index], &fp.def) {
+		hv.Kids = f.Header.Kids
+		for _, d := range p.enc.mustDefault {
+			if fp := d.fp; !Equal(&hv.Kids[fp.index], &fp.def) {
 				return dst, &EncodeError{Path: "header." + HeaderFieldName(fp.f), Err: fmt.Errorf("%w: header v%d has no %s", ErrNonDefault, p.version, fp.f.Name)}
 			}
 		}
@@ -149,11 +147,11 @@ func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 		return dst, &EncodeError{Path: "header", Err: fmt.Errorf("%w: header v%d has %d fields, value has %d", ErrShape, p.version, len(p.all), len(f.Header.Kids))}
 	}
 	var err error
-	for _, fp := range p.wire[skip:] {
-		switch {
-		case isCorrelationID(fp):
+	for i, fp := range p.wire[skip:] {
+		switch p.enc.hdrRoles[skip+i] {
+		case hdrCorrelationID:
 			dst = wire.AppendInt32(dst, f.CorrelationID)
-		case isClientID(fp):
+		case hdrClientID:
 			if dst, err = appendClientID(dst, f); err != nil {
 				return dst, err
 			}
@@ -169,7 +167,9 @@ func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 		}
 		return dst, nil
 	}
-	hv.SetUnknown(f.HeaderTags)
+	if len(f.HeaderTags) > 0 {
+		hv.SetUnknown(f.HeaderTags)
+	}
 	dst, err = e.tags(dst, p, &hv)
 	if err != nil {
 		err = withinEnc(err, "header", -1)

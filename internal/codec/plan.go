@@ -22,6 +22,8 @@ type plan struct {
 	byTag    map[uint32]*fieldPlan
 	minSize  int  // smallest possible encoding, for count checks
 	header   bool // a plan of RequestHeader or ResponseHeader
+	// enc is the encoder's program of this plan (encode_ops.go).
+	enc encProgram
 }
 
 type fieldPlan struct {
@@ -151,6 +153,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	if flexible {
 		p.minSize++
 	}
+	p.enc.init(p)
 	return p
 }
 

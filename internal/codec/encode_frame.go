@@ -1,0 +1,76 @@
+package codec
+
+import "github.com/manifester/manifester/internal/schema"
+
+// Frame plans: what encoding a request or response frame looks up, found
+// by API key and version in a table made once by New, so that a frame
+// costs no map lookup (a small frame costs little else). A message the
+// table does not hold (another registry's, or a key above maxTableKey)
+// takes the general lookups, with the same result.
+
+// maxTableKey bounds the API keys held by the frame-plan table (Kafka's
+// run below 100; a crafted spec may use any int16).
+const maxTableKey = 1023
+
+// framePlan is what encoding one frame of a message at one version needs.
+type framePlan struct {
+	body *plan // the body's plan
+	hdr  *plan // the header's plan, nil for the built-in header layout
+	hv   int16 // the header version
+}
+
+// msgFramePlans are the frame plans of one message, by version from lo.
+type msgFramePlans struct {
+	m  *schema.Message
+	lo int16
+	by []framePlan
+}
+
+// buildFramePlans fills c.frames from the plans already built.
+func (c *Codec) buildFramePlans() {
+	for _, m := range c.Reg.Messages {
+		t := frameTable(m.Type)
+		if t < 0 || m.APIKey < 0 || m.APIKey > maxTableKey {
+			continue
+		}
+		mp := c.plans[m]
+		if len(mp.plans) == 0 {
+			continue
+		}
+		if int(m.APIKey) >= len(c.frames[t]) {
+			c.frames[t] = append(c.frames[t], make([]msgFramePlans, int(m.APIKey)+1-len(c.frames[t]))...)
+		}
+		mf := msgFramePlans{m: m, lo: mp.lo, by: make([]framePlan, len(mp.plans))}
+		for i, p := range mp.plans {
+			hv := m.HeaderVersion(mp.lo + int16(i))
+			mf.by[i] = framePlan{body: p, hdr: c.headerPlan(m.Type, hv), hv: hv}
+		}
+		c.frames[t][m.APIKey] = mf
+	}
+}
+
+// frameTable is the index in c.frames of requests or responses, or -1.
+func frameTable(t schema.MessageType) int {
+	switch t {
+	case schema.TypeRequest:
+		return 0
+	case schema.TypeResponse:
+		return 1
+	}
+	return -1
+}
+
+// framePlanOf returns the frame plan of m at version v, or nil when the
+// table does not hold it.
+func (c *Codec) framePlanOf(m *schema.Message, t int, v int16) *framePlan {
+	tab := c.frames[t]
+	if m.APIKey < 0 || int(m.APIKey) >= len(tab) {
+		return nil
+	}
+	mf := &tab[m.APIKey]
+	i := int(v) - int(mf.lo)
+	if mf.m != m || i < 0 || i >= len(mf.by) {
+		return nil
+	}
+	return &mf.by[i]
+}
