@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/manifester/manifester/internal/recsite"
 	"github.com/manifester/manifester/internal/refsite"
@@ -24,6 +25,10 @@ func init() {
 func siteExtensions() []site.Extension {
 	return []site.Extension{siteHistory.Extension(), refsite.Extension()}
 }
+
+// buildGCPercent is the garbage collector's target percentage during a
+// build (the default is 100).
+const buildGCPercent = 400
 
 // basePathUsage is the help of build's and serve's --base-path.
 const basePathUsage = "serve the site under `PATH` (/prefix/); every link is relative to its page, so the export also works from file://"
@@ -92,6 +97,13 @@ func runBuild(env *Env, args []string) error {
 		if dec, err = compileWasm(env); err != nil {
 			return err
 		}
+	}
+	// A build holds every page in memory until it is written and
+	// allocates about five times as much on the way: collecting garbage
+	// less often saves a sixth of its CPU for about 40 MB more at peak
+	// (GOGC, when set, still decides).
+	if env.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(buildGCPercent))
 	}
 	// Only the bodies are written: nothing is compressed.
 	s, err := buildSiteOpts(env, specs, *recs, site.Options{BasePath: site.CleanBase(*base), StaticDecoder: dec, NoCompress: true})

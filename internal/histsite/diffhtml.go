@@ -53,7 +53,15 @@ func diffPageHTML(v *diffPageView) template.HTML {
 	b.WriteString(`</a> in Kafka `)
 	esc(v.Release)
 	b.WriteString(", in the request and in the response: the flexible encoding, the header version, the size of the smallest frame, the fields removed (−), added (+) and changed (~) in each struct, and the spec's own comments about the versions in between.</p>\n")
-	for _, m := range v.Diff.Messages {
+	writeDiff(&b, v.Diff)
+	b.WriteString(string(v.Picker))
+	return template.HTML(b.String())
+}
+
+// writeDiff is the "diff" template.
+func writeDiff(b *strings.Builder, dv *diffView) {
+	esc := func(s string) { htmlr.WriteEscaped(b, s) }
+	for _, m := range dv.Messages {
 		b.WriteString("<h3>")
 		esc(m.Kind)
 		b.WriteString(": ")
@@ -83,7 +91,7 @@ func diffPageHTML(v *diffPageView) template.HTML {
 				esc(s.Name)
 				b.WriteString("</h4>\n<ul class=\"fields\">")
 				for i := range s.Fields {
-					writeField(&b, &s.Fields[i])
+					writeField(b, &s.Fields[i])
 				}
 				for _, c := range s.Changed {
 					b.WriteString(`<li class="chg-mod">~ `)
@@ -109,8 +117,6 @@ func diffPageHTML(v *diffPageView) template.HTML {
 			b.WriteString("</div>\n")
 		}
 	}
-	b.WriteString(string(v.Picker))
-	return template.HTML(b.String())
 }
 
 // writeField is the "field" template.
@@ -135,4 +141,156 @@ func writeField(b *strings.Builder, f *fieldView) {
 		b.WriteString("</ul>")
 	}
 	b.WriteString("</li>")
+}
+
+// changesHTML is the "changes" template (an API page's "changes"
+// section), in Go as diffPageHTML is.
+func changesHTML(cv *changesView) template.HTML {
+	var b strings.Builder
+	esc := func(s string) { htmlr.WriteEscaped(&b, s) }
+	num := func(n int16) { b.WriteString(strconv.Itoa(int(n))) }
+	if cv.Diff != nil {
+		b.WriteString("<p>What v")
+		num(cv.Version)
+		b.WriteString(" of ")
+		esc(cv.API)
+		b.WriteString(" changed from v")
+		num(cv.Diff.From)
+		b.WriteString(" in Kafka ")
+		esc(cv.Release)
+		b.WriteString(".")
+		if !cv.NoLink {
+			b.WriteString(` <a class="fulldiff" href="`)
+			htmlr.WriteEscapedURL(&b, DiffPath(cv.API, cv.Diff.From, cv.Diff.To))
+			b.WriteString(`">Full diff v`)
+			num(cv.Diff.From)
+			b.WriteString(" → v")
+			num(cv.Diff.To)
+			b.WriteString("</a>")
+		}
+		b.WriteString("</p>\n")
+		writeDiff(&b, cv.Diff)
+	} else {
+		b.WriteString(`<p class="nochanges">v`)
+		num(cv.Version)
+		b.WriteString(" is the lowest version of ")
+		esc(cv.API)
+		b.WriteString(" in Kafka ")
+		esc(cv.Release)
+		b.WriteString(": there is no previous version to compare it with.")
+		if cv.Older != "" {
+			b.WriteString(" Older loaded releases also define ")
+			esc(cv.Older)
+			b.WriteString("; see “Accepted by Kafka” below.")
+		}
+		b.WriteString("</p>\n")
+	}
+	b.WriteString(string(cv.Picker))
+	return template.HTML(b.String())
+}
+
+// acceptedHTML is the "accepted" template (an API page's "Accepted by
+// Kafka" section), in Go as diffPageHTML is.
+func acceptedHTML(av *acceptedView) template.HTML {
+	var b strings.Builder
+	esc := func(s string) { htmlr.WriteEscaped(&b, s) }
+	orDash := func(s string) {
+		if s == "" {
+			s = "-"
+		}
+		esc(s)
+	}
+	if av.Single {
+		b.WriteString(`<p class="nohistory">Only Kafka `)
+		esc(av.Newest)
+		b.WriteString(" is loaded, so there is no release history: load older releases too (<code>--spec 3.9=PATH --spec ")
+		esc(av.Newest)
+		b.WriteString("=PATH</code>) to see which releases accept each version.</p>\n")
+		return template.HTML(b.String())
+	}
+	b.WriteString("<p>The loaded releases (")
+	for i, l := range av.Labels {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		esc(l)
+	}
+	b.WriteString(") that accept each version of ")
+	esc(av.API)
+	b.WriteString(": the first and the last whose spec lists the version as valid (an unstable latest version, which brokers only accept with unstable API versions enabled, does not count).</p>\n<table class=\"accepted\">\n<thead><tr><th scope=\"col\">version</th><th scope=\"col\">request: first</th><th scope=\"col\">request: last</th><th scope=\"col\">response: first</th><th scope=\"col\">response: last</th><th scope=\"col\">unstable in</th></tr></thead>\n<tbody>\n")
+	for i := range av.Rows {
+		r := &av.Rows[i]
+		b.WriteString("<tr")
+		if r.Current {
+			b.WriteString(` class="current"`)
+		}
+		b.WriteString(`><th scope="row">`)
+		if r.Link {
+			b.WriteString(`<a href="`)
+			htmlr.WriteEscapedURL(&b, htmlr.APIPath(av.API, int(r.Version)))
+			b.WriteString(`"`)
+			if r.Current {
+				b.WriteString(` aria-current="page"`)
+			}
+			b.WriteString(">v")
+			b.WriteString(strconv.Itoa(int(r.Version)))
+			b.WriteString("</a>")
+		} else {
+			b.WriteString("v")
+			b.WriteString(strconv.Itoa(int(r.Version)))
+		}
+		b.WriteString("</th><td>")
+		orDash(r.ReqFirst)
+		b.WriteString("</td><td")
+		if r.Gone {
+			b.WriteString(` class="gone"`)
+		}
+		b.WriteString(">")
+		orDash(r.ReqLast)
+		b.WriteString("</td><td>")
+		orDash(r.RespFirst)
+		b.WriteString("</td><td>")
+		orDash(r.RespLast)
+		b.WriteString("</td><td>")
+		orDash(r.Unstable)
+		b.WriteString("</td></tr>\n")
+	}
+	b.WriteString("</tbody>\n</table>\n")
+	return template.HTML(b.String())
+}
+
+// pickerGo is the "picker" template (the compare form), in Go as
+// diffPageHTML is.
+func pickerGo(pv *pickerView) template.HTML {
+	if len(pv.Versions) <= 1 {
+		return ""
+	}
+	var b strings.Builder
+	ip := DiffIndexPath(pv.API)
+	b.WriteString(`<form class="diffpick" method="get" action="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString(`" data-base="`)
+	htmlr.WriteEscaped(&b, ip)
+	b.WriteString(`"><label for="diff-from">Compare</label> <select id="diff-from" name="from">`)
+	options := func(sel int16) {
+		for _, v := range pv.Versions {
+			n := strconv.Itoa(int(v))
+			b.WriteString(`<option value="`)
+			b.WriteString(n)
+			b.WriteString(`"`)
+			if v == sel {
+				b.WriteString(` selected`)
+			}
+			b.WriteString(`>v`)
+			b.WriteString(n)
+			b.WriteString(`</option>`)
+		}
+	}
+	options(pv.From)
+	b.WriteString(`</select> <label for="diff-to">with</label> <select id="diff-to" name="to">`)
+	options(pv.To)
+	b.WriteString(`</select> <button type="submit">Compare</button> <a href="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString("\">every pair of versions</a></form>\n")
+	return template.HTML(b.String())
 }

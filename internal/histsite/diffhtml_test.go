@@ -1,10 +1,13 @@
 package histsite
 
 import (
+	"fmt"
+	"html/template"
 	"testing"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/diff"
+	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
 )
 
@@ -75,4 +78,114 @@ func TestDiffPageHTMLMatchesTemplate(t *testing.T) {
 			t.Errorf("only %d pairs of 4.3 compared", n)
 		}
 	})
+}
+
+// TestSectionsHTMLMatchTemplates checks that the Go writers of an API
+// page's "changes" and "accepted" sections give the bytes of their
+// templates: for hostile strings in every field of the views, and for
+// every page of 4.3 with 3.9 and 4.3 loaded and with 4.3 alone (the
+// versions only 3.9 defines included).
+func TestSectionsHTMLMatchTemplates(t *testing.T) {
+	same := func(name string, got template.HTML, want template.HTML) {
+		t.Helper()
+		if got != want {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s: differs from the template at byte %d:\n got %q\nwant %q", name, i,
+				got[max(0, i-40):min(len(got), i+80)], want[max(0, i-40):min(len(want), i+80)])
+		}
+	}
+	hostile := []string{"", "<script>alert(1)</script>", `a"b'c&d<e>f+g`, "nul\x00", "bad \xff utf8", "javascript:alert(1)", "x/y:z [0]"}
+	for i, s := range hostile {
+		u := hostile[(i+1)%len(hostile)]
+		dv := &diffView{API: s, From: 1, To: 3, Messages: []msgView{{Kind: s, Message: u, File: s, Flexible: u,
+			Structs:  []structView{{Name: s, Fields: []fieldView{{Class: u, Mark: s, Text: u}}, Changed: []string{s}}},
+			Comments: []diff.Comment{{Text: u, Line: i}}}}}
+		for _, cv := range []*changesView{
+			{API: s, Version: int16(i), Release: u, Diff: dv, Picker: "<form>p</form>\n"},
+			{API: s, Version: int16(i), Release: u, Diff: dv, NoLink: true},
+			{API: u, Version: 0, Release: s, Older: u, Picker: template.HTML(s)},
+			{API: u, Version: 2, Release: s},
+		} {
+			want, err := execHTML("changes", cv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("changes "+s, changesHTML(cv), want)
+		}
+		for _, pv := range []*pickerView{{API: s, Versions: []int16{0, 1, 2}, From: 1, To: 2}, {API: u, Versions: []int16{3}, From: 3, To: 3},
+			{API: s}, {API: u, Versions: []int16{4, 5}, From: 9, To: 4}} {
+			want, err := execHTML("picker", pv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("picker "+s, pickerGo(pv), want)
+		}
+		for _, av := range []*acceptedView{
+			{API: s, Version: 1, Single: true, Newest: u},
+			{API: s, Version: 1, Labels: []string{s, u}, Newest: u, Release: s, Rows: []acceptedRow{
+				{Version: 0, Link: true, ReqFirst: s, ReqLast: u, RespFirst: s, RespLast: u, Unstable: s, Gone: true},
+				{Version: 1, Current: true, Link: true, ReqFirst: u},
+				{Version: 2, Current: true},
+				{Version: 3, Link: false, Unstable: u}}},
+			{API: u, Labels: nil},
+		} {
+			want, err := execHTML("accepted", av)
+			if err != nil {
+				t.Fatal(err)
+			}
+			same("accepted "+s, acceptedHTML(av), want)
+		}
+	}
+
+	for _, labels := range [][]string{{"3.9", "4.3"}, {"4.3"}} {
+		var rels []*release.Release
+		for _, l := range labels {
+			rels = append(rels, loadRelease(t, l))
+		}
+		d, err := compute(rels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := compute(rels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm.templates = true
+		newest := rels[len(rels)-1]
+		n := 0
+		for _, api := range newest.Codec.Reg.APIs {
+			if api.Reserved() {
+				continue
+			}
+			check := func(api *schema.API, v int16, rel *release.Release) {
+				got, err := d.extras(api, v, rel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := tm.extras(api, v, rel)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got.Sections) != len(want.Sections) {
+					t.Fatalf("%s v%d: %d sections, want %d", api.Name, v, len(got.Sections), len(want.Sections))
+				}
+				for i := range got.Sections {
+					same(fmt.Sprintf("%v %s v%d %s", labels, api.Name, v, got.Sections[i].ID), got.Sections[i].Body, want.Sections[i].Body)
+				}
+				n++
+			}
+			for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+				check(api, v, newest)
+			}
+			for v, ov := range d.old[api.Key] {
+				check(ov.api, v, ov.rel)
+			}
+		}
+		if n < 300 {
+			t.Errorf("%v: only %d pages compared", labels, n)
+		}
+	}
 }

@@ -109,6 +109,18 @@ type data struct {
 	// pickers are the compare forms rendered so far ([data.pickerHTML]).
 	pickMu  sync.Mutex
 	pickers map[pickerKey]template.HTML
+	// templates makes render use the templates instead of their Go
+	// writers (for the tests that compare the two).
+	templates bool
+}
+
+// render is the template name of v, written by its Go writer unless
+// d.templates is set.
+func (d *data) render(name string, v any, inGo func() template.HTML) (template.HTML, error) {
+	if d.templates {
+		return execHTML(name, v)
+	}
+	return inGo(), nil
 }
 
 // oldVersion is a version of an API the newest release still defines
@@ -260,7 +272,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 			return x, err
 		}
 	}
-	body, err := execHTML("changes", cv)
+	body, err := d.render("changes", cv, func() template.HTML { return changesHTML(cv) })
 	if err != nil {
 		return x, err
 	}
@@ -275,7 +287,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 	for _, r := range ah.Rows {
 		av.Rows = append(av.Rows, rowView(r, v, d.hasPage(api.Key, r.Version)))
 	}
-	body, err = execHTML("accepted", av)
+	body, err = d.render("accepted", av, func() template.HTML { return acceptedHTML(av) })
 	if err != nil {
 		return x, err
 	}
@@ -423,7 +435,8 @@ func (d *data) pickerHTML(api *schema.API, v int16) (template.HTML, error) {
 	if ok {
 		return h, nil
 	}
-	h, err := execHTML("picker", picker(api, v))
+	pv := picker(api, v)
+	h, err := d.render("picker", pv, func() template.HTML { return pickerGo(pv) })
 	if err != nil {
 		return "", err
 	}

@@ -294,3 +294,54 @@ func checkGrammar(t *testing.T, m *schema.Message, v int16, g []Production) {
 		t.Errorf("%s v%d: %d productions, %d checked", m.Name, v, len(g), i)
 	}
 }
+
+// TestGrammarHTMLMatchesTemplate checks that the Go writer of an API
+// page's grammar section gives the bytes of the "grammar" template: for
+// every grammar of Kafka 4.3 and of the synthetic specs, for empty
+// halves, and for hostile names and right-hand sides.
+func TestGrammarHTMLMatchesTemplate(t *testing.T) {
+	check := func(name string, gv *grammarView) {
+		t.Helper()
+		want, err := render("grammar", gv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := grammarHTML(gv); got != want {
+			t.Errorf("%s: got\n%s\nwant\n%s", name, got, want)
+		}
+	}
+	hostile := []string{"", "<script>alert(1)</script>", `a"b'c&d<e>f+g`, "nul\x00", "bad \xff utf8", "javascript:alert(1)"}
+	for i, s := range hostile {
+		u := hostile[(i+1)%len(hostile)]
+		p := []Production{{Depth: i, Name: s, RHS: u}, {Depth: 1, Name: u, RHS: s}}
+		check("hostile "+s, &grammarView{Request: p, Response: p[:1]})
+		check("hostile request "+s, &grammarView{Request: p})
+		check("hostile response "+s, &grammarView{Response: p})
+	}
+	check("empty", &grammarView{})
+	regs := map[string]*schema.Registry{}
+	for _, dir := range []string{"everytype", "headerv3"} {
+		reg, err := schema.Load("../../testdata/specs/" + dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		regs[dir] = reg
+	}
+	_, regs["4.3"] = site43(t)
+	n := 0
+	for label, reg := range regs {
+		for _, api := range reg.APIs {
+			if api.Reserved() {
+				continue
+			}
+			for v := api.Request.Valid.Lo; v <= api.Request.Valid.Hi; v++ {
+				check(label+" "+api.Name+" v"+itoa(v), &grammarView{Request: Grammar(api.Name, "Request", api.Request, v),
+					Response: Grammar(api.Name, "Response", api.Response, v)})
+				n++
+			}
+		}
+	}
+	if n < 300 {
+		t.Errorf("only %d grammars compared", n)
+	}
+}

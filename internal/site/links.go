@@ -27,15 +27,51 @@ func Link(base, from, target string) string {
 	if base == "" || !strings.HasPrefix(target, "/") || strings.HasPrefix(target, "//") {
 		return target
 	}
+	return string(appendLink(nil, base, from, target))
+}
+
+// appendLink appends Link(base, from, target) to b, for a base that is
+// set and a target that is a site path.
+func appendLink(b []byte, base, from, target string) []byte {
 	if from == "" {
-		return base + target[1:]
+		return append(append(b, base...), target[1:]...)
 	}
 	rest := ""
 	if i := strings.IndexAny(target, "?#"); i >= 0 {
 		target, rest = target[:i], target[i:]
 	}
 	fromDir := from[:strings.LastIndex(from, "/")+1] // "/apis/X/" for "/apis/X/v1.json"
-	toDir, file := target[:strings.LastIndex(target, "/")+1], target[strings.LastIndex(target, "/")+1:]
+	slash := strings.LastIndex(target, "/")
+	toDir, file := target[:slash+1], target[slash+1:]
+	if strings.Contains(fromDir, "//") || strings.Contains(toDir, "//") {
+		return append(b, linkSplit(fromDir, toDir, file)+rest...)
+	}
+	// Drop the leading directories the two share; what is left of the
+	// page's directory is climbed out of, what is left of the target's
+	// is walked into.
+	f, t := fromDir[1:], toDir[1:]
+	for {
+		i, j := strings.IndexByte(f, '/'), strings.IndexByte(t, '/')
+		if i < 0 || j < 0 || f[:i] != t[:j] {
+			break
+		}
+		f, t = f[i+1:], t[j+1:]
+	}
+	start := len(b)
+	for range strings.Count(f, "/") {
+		b = append(b, "../"...)
+	}
+	b = append(append(b, t...), file...)
+	if len(b) == start {
+		b = append(b, "./"...)
+	}
+	return append(b, rest...)
+}
+
+// linkSplit is appendLink's relative path for directories with empty
+// segments ("/a//b/"), which strings.Trim and strings.Split see as the
+// path segments they are.
+func linkSplit(fromDir, toDir, file string) string {
 	fs := strings.Split(strings.Trim(fromDir, "/"), "/")
 	ts := strings.Split(strings.Trim(toDir, "/"), "/")
 	if fromDir == "/" {
@@ -60,7 +96,7 @@ func Link(base, from, target string) string {
 	if b.Len() == 0 {
 		b.WriteString("./")
 	}
-	return b.String() + rest
+	return b.String()
 }
 
 // RewriteLinks returns an HTML page rendered with site paths with every
@@ -72,8 +108,7 @@ func RewriteLinks(body []byte, base, from string) []byte {
 	if base == "" {
 		return body
 	}
-	var out bytes.Buffer
-	out.Grow(len(body) + len(body)/16)
+	out := make([]byte, 0, len(body)+len(body)/16)
 	w := 0 // body[:w] is in out
 	i := 0 // the scan position
 	for {
@@ -94,22 +129,33 @@ func RewriteLinks(body []byte, base, from string) []byte {
 			continue // neither a site path nor a meta refresh
 		}
 		name := attrName(body[:j])
-		var nv string
+		var prefix string
 		switch {
 		case isLinkAttr(name) && val[0] == '/':
-			nv = html.EscapeString(Link(base, from, html.UnescapeString(string(val))))
 		case string(name) == "content" && bytes.HasPrefix(val, []byte("0; url=/")):
-			nv = "0; url=" + html.EscapeString(Link(base, from, html.UnescapeString(string(val[len("0; url="):]))))
+			prefix, val = "0; url=", val[len("0; url="):]
 		default:
 			continue
 		}
-		out.Write(body[w:start])
-		out.WriteString(nv)
-		out.WriteByte('"')
+		out = append(out, body[w:start]...)
+		out = append(out, prefix...)
+		out = appendLinkAttr(out, base, from, val)
+		out = append(out, '"')
 		w = end + 1
 	}
-	out.Write(body[w:])
-	return out.Bytes()
+	return append(out, body[w:]...)
+}
+
+// appendLinkAttr appends the attribute value val (escaped, a site path)
+// passed through [Link], escaped again.
+func appendLinkAttr(b []byte, base, from string, val []byte) []byte {
+	target := string(val)
+	if !strings.HasPrefix(target, "//") && bytes.IndexAny(val, "&'<>") < 0 {
+		// Nothing to unescape and nothing to escape: Link adds only
+		// "../", "./" and the base path's plain segments.
+		return appendLink(b, base, from, target)
+	}
+	return append(b, html.EscapeString(Link(base, from, html.UnescapeString(target)))...)
 }
 
 // attrName is the attribute name that ends b (the bytes before `="`), or

@@ -33,7 +33,6 @@ import (
 	"io"
 	"io/fs"
 	"mime"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -105,8 +104,9 @@ type Options struct {
 	// NoCompress leaves every [Asset.Gzip] nil, for a site that is only
 	// written to a directory ([Site.WriteDir] writes the bodies only):
 	// compressing every file at the best level is most of a build's
-	// work. [Stats] then has no gzip sizes, and its largest page is the
-	// largest body.
+	// work. The assets then have no ETags and no header values either
+	// (nothing serves them). [Stats] has no gzip sizes, and its largest
+	// page is the largest body.
 	NoCompress bool
 }
 
@@ -311,11 +311,7 @@ func (b *Builder) Has(urlPath string) bool {
 
 // AddDoc adds an HTML page whose body is wrapped in the site layout.
 func (b *Builder) AddDoc(urlPath, title string, body template.HTML) error {
-	var buf bytes.Buffer
-	if err := b.r.Doc(&buf, title, body); err != nil {
-		return err
-	}
-	return b.Add(urlPath, TypeHTML, buf.Bytes())
+	return b.Add(urlPath, TypeHTML, b.r.DocHTML(title, body))
 }
 
 // Build renders every page of the newest release.
@@ -533,22 +529,22 @@ func buildAPIPage(b *Builder, opts Options, rel *release.Release, j job) (*page.
 			in.Extras.Switcher = x.Switcher
 		}
 	}
-	var hb bytes.Buffer
-	if err := b.r.Page(&hb, in); err != nil {
+	hb, err := b.r.PageHTML(in)
+	if err != nil {
 		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
 	}
 	js, err := PageJSON(p)
 	if err != nil {
 		return nil, fmt.Errorf("site: %s v%d: %w", j.api.Name, j.v, err)
 	}
-	if err := b.Add(htmlr.APIPath(j.api.Name, int(j.v)), TypeHTML, hb.Bytes()); err != nil {
+	if err := b.Add(htmlr.APIPath(j.api.Name, int(j.v)), TypeHTML, hb); err != nil {
 		return nil, err
 	}
 	if err := b.Add(htmlr.JSONPath(j.api.Name, int(j.v)), TypeJSON, js); err != nil {
 		return nil, err
 	}
 	if j.v == j.api.Request.Valid.Hi {
-		if err := b.Add(htmlr.APIPath(j.api.Name, -1), TypeHTML, hb.Bytes()); err != nil {
+		if err := b.Add(htmlr.APIPath(j.api.Name, -1), TypeHTML, hb); err != nil {
 			return nil, err
 		}
 	}
@@ -597,8 +593,9 @@ func buildIndex(b *Builder, opts Options, rel *release.Release, highest map[int1
 	return b.Add("/", TypeHTML, buf.Bytes())
 }
 
-// finish compresses every asset (unless compress is false), computes
-// ETags, header values and stats.
+// finish rewrites the links of every page under the base path and, with
+// compress, compresses every asset and computes ETags and header values;
+// then the stats.
 func finish(s *Site, workers int, compress bool) error {
 	ch := make(chan *Asset)
 	var wg sync.WaitGroup
@@ -621,6 +618,9 @@ func finish(s *Site, workers int, compress bool) error {
 						from = "" // served at any depth: absolute links
 					}
 					a.Body = RewriteLinks(a.Body, s.Base, from)
+				}
+				if !compress {
+					continue // written to a directory only: no tags, no headers
 				}
 				if err := prepare(a, zw); err != nil {
 					mu.Lock()
@@ -734,51 +734,3 @@ func URLPath(file string) string {
 	}
 	return p
 }
-
-// WriteDir writes every file of the site under dir (created if needed).
-// Only the uncompressed bodies are written. The directories are made
-// first, in path order, then the files are written by a few workers; the
-// first error in path order is returned.
-func (s *Site) WriteDir(dir string) error {
-	made := map[string]bool{}
-	files := make([]string, len(s.paths))
-	for i, p := range s.paths {
-		files[i] = filepath.Join(dir, FilePath(p))
-		d := filepath.Dir(files[i])
-		if made[d] {
-			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("site: %w", err)
-		}
-		made[d] = true
-	}
-	errs := make([]error, len(files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(writeWorkers, len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				errs[i] = os.WriteFile(files[i], s.assets[s.paths[i]].Body, 0o644)
-			}
-		}()
-	}
-	for i := range files {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("site: %w", err)
-		}
-	}
-	return nil
-}
-
-// writeWorkers bounds [Site.WriteDir]'s concurrent file writes: writing
-// is mostly waiting on the file system, so a few at once (more made no
-// difference on 2 cores).
-const writeWorkers = 4

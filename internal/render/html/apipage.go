@@ -127,15 +127,36 @@ type taggedField struct {
 
 // Page writes the reference page of one API at one version.
 func (r *Renderer) Page(w io.Writer, in *PageInput) error {
-	v, err := r.apiView(in)
+	b, err := r.PageHTML(in)
 	if err != nil {
 		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// PageHTML returns the reference page of one API at one version, as
+// [Renderer.Page] writes it, in a new slice of exactly its size.
+func (r *Renderer) PageHTML(in *PageInput) ([]byte, error) {
+	v, l, err := r.apiPage(in)
+	if err != nil {
+		return nil, err
+	}
+	return render(func(b []byte) []byte { return appendAPI(b, l, v) }), nil
+}
+
+// apiPage is the view of an API page and its layout, for the "api"
+// template and for appendAPI.
+func (r *Renderer) apiPage(in *PageInput) (*apiView, *layout, error) {
+	v, err := r.apiView(in)
+	if err != nil {
+		return nil, nil, err
 	}
 	footer := r.Footer
 	if in.Extras.Footer != "" {
 		footer = in.Extras.Footer
 	}
-	return r.execFooter(w, "api", fmt.Sprintf("%s v%d", v.Title, in.Page.Version), "api", footer, v)
+	return v, r.layout(fmt.Sprintf("%s v%d", v.Title, in.Page.Version), "api", footer, v), nil
 }
 
 func (r *Renderer) apiView(in *PageInput) (*apiView, error) {

@@ -158,16 +158,29 @@ func (r *Renderer) exec(w io.Writer, name, title, kind string, main any) error {
 
 func (r *Renderer) execFooter(w io.Writer, name, title, kind, footer string, main any) error {
 	var b bytes.Buffer
-	if err := r.tmpl.ExecuteTemplate(&b, name, &layout{Title: clean(title), Nav: r.Nav, Footer: clean(footer), Main: main, Kind: kind}); err != nil {
+	if err := r.tmpl.ExecuteTemplate(&b, name, r.layout(title, kind, footer, main)); err != nil {
 		return fmt.Errorf("rendering %s: %w", name, err)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
+// layout is the layout data of a page.
+func (r *Renderer) layout(title, kind, footer string, main any) *layout {
+	return &layout{Title: clean(title), Nav: r.Nav, Footer: clean(footer), Main: main, Kind: kind}
+}
+
 // Doc writes a page in the site layout with the given title and body.
 func (r *Renderer) Doc(w io.Writer, title string, body template.HTML) error {
-	return r.exec(w, "doc", title, "doc", body)
+	_, err := w.Write(r.DocHTML(title, body))
+	return err
+}
+
+// DocHTML returns the page [Renderer.Doc] writes, in a new slice of
+// exactly its size.
+func (r *Renderer) DocHTML(title string, body template.HTML) []byte {
+	l := r.layout(title, "doc", r.Footer, body)
+	return render(func(b []byte) []byte { return appendDoc(b, l, body) })
 }
 
 // NotFound writes the 404 page.
