@@ -82,6 +82,11 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	return d
 }
 
+// generalOnly makes the decoder take the general path for every field
+// (tests set it, to check that the fast paths build the same trees and
+// values).
+var generalOnly bool
+
 // decoderPool keeps decoders (and their scratch Values) for the next
 // decode, so that a loop over many small frames does not allocate one
 // each.
@@ -326,22 +331,106 @@ func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value
 func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
 	out.Kids = fields
 	if !d.noValues {
-		for _, fp := range p.defaults {
-			out.Kids[fp.index] = fp.def
+		for _, fp := range p.setDefaults {
+			fields[fp.index] = fp.def
 		}
 	}
-	for _, fp := range p.wire {
-		if parent == span.None && fp.intSize != 0 && d.fixedInt(fp.kind, fp.intSize, &out.Kids[fp.index]) {
+	wire := p.wire
+	for i := 0; i < len(wire); {
+		if r := p.runs[i]; r.n != 0 && !generalOnly && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
+			i += r.n
 			continue
 		}
-		if err := d.field(fp, &out.Kids[fp.index], parent); err != nil {
+		fp := wire[i]
+		if fp.kind == schema.KindArray && d.t != nil && !generalOnly {
+			if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
+				if err != nil {
+					return within(err, fp.f.Name, -1)
+				}
+				i++
+				continue
+			}
+		}
+		if (fp.kind == schema.KindString || fp.kind == schema.KindBytes) && !generalOnly && d.bytesField(fp, &fields[fp.index], parent) {
+			i++
+			continue
+		}
+		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
+		i++
 	}
 	if p.flexible {
+		// Most structs have no tagged fields: a count of 0 is one row.
+		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 && !generalOnly {
+			d.r.Off++
+			if d.t != nil {
+				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
+			}
+			return nil
+		}
 		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
+}
+
+// intRun reads a run of fixed-width integer and bool fields (size bytes
+// in all) into their slots of fields, with a row each under parent, when
+// all their bytes are there; otherwise it returns false and the caller
+// takes the general path (which also builds the error).
+func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span.ID) bool {
+	off := d.r.Off
+	b := d.r.B[off:]
+	if len(b) < size {
+		return false
+	}
+	d.r.Off = off + size
+	if d.t == nil {
+		for _, fp := range run {
+			fields[fp.index].Int = fixedAt(fp.kind, b)
+			b = b[fp.intSize:]
+		}
+		return true
+	}
+	first := d.t.AddKids(parent, len(run), d.bodyCat)
+	rows := d.t.Nodes[first : int(first)+len(run)]
+	off += d.base
+	for j, fp := range run {
+		v := fixedAt(fp.kind, b)
+		val := span.ValInt
+		if fp.kind == schema.KindBool {
+			val = span.ValBool
+		}
+		fields[fp.index].Int = v
+		row := &rows[j]
+		row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(off), int32(fp.intSize), val, v
+		off += fp.intSize
+		b = b[fp.intSize:]
+	}
+	return true
+}
+
+// fixedAt returns the fixed-width integer or bool of kind k at the start
+// of b (the caller checked its bytes are there); a bool is 0 or 1.
+func fixedAt(k schema.Kind, b []byte) int64 {
+	switch k {
+	case schema.KindBool:
+		if b[0] != 0 {
+			return 1
+		}
+		return 0
+	case schema.KindInt8:
+		return int64(int8(b[0]))
+	case schema.KindInt16:
+		return int64(int16(binary.BigEndian.Uint16(b)))
+	case schema.KindUint16:
+		return int64(binary.BigEndian.Uint16(b))
+	case schema.KindInt32:
+		return int64(int32(binary.BigEndian.Uint32(b)))
+	case schema.KindUint32:
+		return int64(binary.BigEndian.Uint32(b))
+	}
+	return int64(binary.BigEndian.Uint64(b))
 }
 
 func (d *decoder) field(fp *fieldPlan, out *Value, parent span.ID) error {
@@ -564,13 +653,15 @@ func (d *decoder) checkBudget(n span.ID, off int) error {
 func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	start := d.r.Off
 	count, raw, enc, err := d.readLength(fp.compact, false)
-	ln := d.node(n, descLength[enc], start, d.bodyCat)
-	if ln != span.None {
+	if n != span.None {
+		desc := countDesc(enc, count, d.sample)
+		if desc == nil {
+			desc = descLength[enc]
+		}
+		ln := d.t.AddLeaf(n, desc, d.base+start, d.r.Off-start, d.bodyCat, span.ValCount, raw)
 		row := &d.t.Nodes[ln]
-		row.Val, row.Int, row.Enc, row.Len = span.ValCount, raw, enc, int32(d.r.Off-start)
-		if desc := countDesc(enc, count, d.sample); desc != nil {
-			d.t.SetDesc(ln, desc)
-		} else {
+		row.Enc = enc
+		if desc == descLength[enc] {
 			d.extra(ln).About = d.countAbout(count)
 		}
 		row = &d.t.Nodes[n]
@@ -592,10 +683,114 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		}
 		return nil
 	}
-	if count > int64(d.r.Remaining()/fp.elemMin) {
+	if count*int64(fp.elemMin) > int64(d.r.Remaining()) { // count > Remaining/elemMin, without a division
 		return d.fail(n, start, fmt.Errorf("%w: %d elements of at least %d bytes, %d bytes left", wire.ErrCountTooLarge, count, fp.elemMin, d.r.Remaining()))
 	}
-	if n != span.None && d.intElemRows(fp, int(count), n, out) {
+	return d.arrayElems(fp, count, out, n)
+}
+
+// bytesField decodes a string or bytes field (and its row) that is not
+// null, when its length prefix is there in its short form (one-byte
+// uvarint, int16 or int32) and so are its bytes: what field and
+// lengthPrefixed do, in one call. Otherwise it returns false, having read
+// and added nothing, and the caller takes the general path (which builds
+// the error).
+func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
+	start := d.r.Off
+	b := d.r.B[start:]
+	var l, raw int64
+	var hl int
+	var enc span.Enc
+	switch {
+	case fp.compact:
+		if len(b) == 0 || b[0] >= 0x80 {
+			return false
+		}
+		raw, hl, enc = int64(b[0]), 1, span.EncCompact
+		l = raw - 1
+	case fp.kind == schema.KindString:
+		if len(b) < 2 {
+			return false
+		}
+		raw, hl, enc = int64(int16(binary.BigEndian.Uint16(b))), 2, span.EncInt16
+		l = raw
+	default:
+		if len(b) < 4 {
+			return false
+		}
+		raw, hl, enc = int64(int32(binary.BigEndian.Uint32(b))), 4, span.EncInt32
+		l = raw
+	}
+	if l < 0 || l > int64(len(b)-hl) {
+		return false
+	}
+	vs := start + hl
+	end := vs + int(l)
+	out.Bytes = d.r.B[vs:end:end]
+	if fp.topicName {
+		d.topic = out.Bytes
+	}
+	d.r.Off = end
+	if d.t != nil {
+		n := d.t.Add(parent, fp.desc, d.base+start, d.bodyCat)
+		row := &d.t.Nodes[n]
+		row.Val, row.Enc, row.Prefix = span.ValBytes, enc, raw
+		if fp.kind == schema.KindString {
+			row.Val = span.ValString
+		}
+		row.VOff, row.VLen, row.Len = int32(d.base+vs), int32(l), int32(end-start)
+	}
+	return true
+}
+
+// arrayField decodes an array field with its rows when its length prefix
+// is there in its short form (one-byte uvarint, or int32) and its count
+// is plausible and has a descriptor: the rows field, value and array
+// would add, added in one call. Otherwise (null, too large, truncated)
+// it returns false, having read and added nothing, and the caller takes
+// the general path (which builds the error).
+func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, error) {
+	start := d.r.Off
+	b := d.r.B[start:]
+	var count, raw int64
+	hl, enc := 4, span.EncInt32
+	if fp.compact {
+		if len(b) == 0 || b[0] >= 0x80 {
+			return false, nil
+		}
+		raw, hl, enc = int64(b[0]), 1, span.EncCompact
+		count = raw - 1
+	} else {
+		if len(b) < 4 {
+			return false, nil
+		}
+		raw = int64(int32(binary.BigEndian.Uint32(b)))
+		count = raw
+	}
+	if count < 0 || count*int64(fp.elemMin) > int64(len(b)-hl) {
+		return false, nil
+	}
+	desc := countDesc(enc, count, d.sample)
+	if desc == nil {
+		return false, nil
+	}
+	t := d.t
+	off := d.base + start
+	n := t.Add(parent, fp.desc, off, d.bodyCat)
+	ln := t.AddLeaf(n, desc, off, hl, d.bodyCat, span.ValCount, raw)
+	t.Nodes[ln].Enc = enc
+	row := &t.Nodes[n]
+	row.Val, row.Int = span.ValArray, count
+	d.r.Off = start + hl
+	err := d.arrayElems(fp, count, out, n)
+	t.Nodes[n].Len = int32(d.r.Off - start)
+	return true, err
+}
+
+// arrayElems decodes the count elements of an array whose count was read
+// and checked, under the array's row n.
+func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) error {
+	if n != span.None && !generalOnly && d.intElemRows(fp, int(count), n, out) {
 		return nil
 	}
 	if d.noValues {
@@ -647,33 +842,44 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	if !d.noValues {
 		out.Kids = d.values(count)
 	}
+	if count == 0 {
+		return true
+	}
 	k := fp.elemKind
 	off := d.base + d.r.Off
-	for i := 0; i < count; i++ {
-		var v int64
-		switch k {
-		case schema.KindInt8:
-			v = int64(int8(b[i]))
-		case schema.KindInt16:
-			v = int64(int16(binary.BigEndian.Uint16(b[2*i:])))
-		case schema.KindUint16:
-			v = int64(binary.BigEndian.Uint16(b[2*i:]))
-		case schema.KindInt32:
-			v = int64(int32(binary.BigEndian.Uint32(b[4*i:])))
-		case schema.KindUint32:
-			v = int64(binary.BigEndian.Uint32(b[4*i:]))
-		case schema.KindInt64:
-			v = int64(binary.BigEndian.Uint64(b[8*i:]))
+	first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
+	rows := d.t.Nodes[first : int(first)+count]
+	if d.noValues {
+		for i := range rows {
+			rows[i].Int = intAt(k, b, i)
 		}
-		en := d.t.Add(n, fp.elemDesc, off+i*size, d.bodyCat)
-		row := &d.t.Nodes[en]
-		row.Index, row.Val, row.Int, row.Len = int32(i), span.ValInt, v, int32(size)
-		if !d.noValues {
-			out.Kids[i].Int = v
+	} else {
+		kids := out.Kids[:count]
+		for i := range rows {
+			v := intAt(k, b, i)
+			rows[i].Int, kids[i].Int = v, v
 		}
 	}
 	d.r.Off += count * size
 	return true
+}
+
+// intAt returns integer i of an array of fixed-width integers of kind k
+// (the caller checked the bytes are there).
+func intAt(k schema.Kind, b []byte, i int) int64 {
+	switch k {
+	case schema.KindInt8:
+		return int64(int8(b[i]))
+	case schema.KindInt16:
+		return int64(int16(binary.BigEndian.Uint16(b[2*i:])))
+	case schema.KindUint16:
+		return int64(binary.BigEndian.Uint16(b[2*i:]))
+	case schema.KindInt32:
+		return int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+	case schema.KindUint32:
+		return int64(binary.BigEndian.Uint32(b[4*i:]))
+	}
+	return int64(binary.BigEndian.Uint64(b[8*i:]))
 }
 
 // elemsNoValues decodes count array elements into rows only: every

@@ -19,12 +19,23 @@ type plan struct {
 	wire     []*fieldPlan // untagged fields on the wire, in order
 	tagged   []*fieldPlan // fields tagged at this version, by tag
 	defaults []*fieldPlan // fields not on the wire untagged: absent or tagged
-	byTag    map[uint32]*fieldPlan
-	minSize  int  // smallest possible encoding, for count checks
-	header   bool // a plan of RequestHeader or ResponseHeader
+	// setDefaults are the defaults that are not the zero Value: the
+	// decoder writes only those into a struct's zeroed fields.
+	setDefaults []*fieldPlan
+	// runs[i] is the run of fixed-width integer and bool fields that
+	// starts at wire[i] (n 0 when wire[i] is not one): the decoder reads
+	// such a run with one bounds check.
+	runs    []intRun
+	byTag   map[uint32]*fieldPlan
+	minSize int  // smallest possible encoding, for count checks
+	header  bool // a plan of RequestHeader or ResponseHeader
 	// enc is the encoder's program of this plan (encode_ops.go).
 	enc encProgram
 }
+
+// intRun is a run of n consecutive fixed-width integer or bool fields of
+// a plan's wire fields, size bytes in all.
+type intRun struct{ n, size int }
 
 type fieldPlan struct {
 	f        *schema.Field
@@ -50,6 +61,7 @@ type fieldPlan struct {
 	// tagDesc the tag that carries it when tagged; hdrDesc its node in a
 	// header (snake_case name). Made once per field (see fieldDescs).
 	desc, elemDesc, tagDesc, hdrDesc *span.Desc
+	descID                           uint32 // desc.ID()
 	// topicName marks a string (or []string) field of entityType
 	// topicName: the decoder remembers the last one read, to know the
 	// topic of the records that follow.
@@ -126,6 +138,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 		fp.topicName = f.EntityType == "topicName"
 		fds := pl.descsOf(f)
 		fp.desc, fp.elemDesc, fp.tagDesc, fp.hdrDesc = fds.field, fds.elem, fds.tag, fds.hdr
+		fp.descID = fp.desc.ID()
 		p.all[i] = fp
 		switch {
 		case fp.tagged:
@@ -149,6 +162,21 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	}
 	for _, fp := range p.wire {
 		p.minSize += fieldMinSize(fp)
+	}
+	for _, fp := range p.defaults {
+		if !isZero(&fp.def) {
+			p.setDefaults = append(p.setDefaults, fp)
+		}
+	}
+	p.runs = make([]intRun, len(p.wire))
+	for i := len(p.wire) - 1; i >= 0; i-- {
+		if fp := p.wire[i]; fp.intSize != 0 {
+			p.runs[i] = intRun{1, fp.intSize}
+			if i+1 < len(p.wire) {
+				p.runs[i].n += p.runs[i+1].n
+				p.runs[i].size += p.runs[i+1].size
+			}
+		}
 	}
 	if flexible {
 		p.minSize++
@@ -244,4 +272,9 @@ func versionError(m *schema.Message, v int16) error {
 		return fmt.Errorf("%s has no valid versions (the key is reserved)", m.Name)
 	}
 	return fmt.Errorf("%s version %d is outside the valid range %s", m.Name, v, m.Valid)
+}
+
+// isZero reports whether v is the zero Value (nil slices, not null, 0).
+func isZero(v *Value) bool {
+	return v.Bytes == nil && v.Kids == nil && v.unknown == nil && v.Int == 0
 }

@@ -608,8 +608,27 @@ func (a recAt) String() string {
 	return s
 }
 
+// varint1 reads a zig-zag varint that fits in one byte, as most of a
+// record's do; ok is false (nothing read) for any other.
+func varint1(r *wire.Reader) (v int32, ok bool) {
+	if r.Off < len(r.B) {
+		if c := r.B[r.Off]; c < 0x80 {
+			r.Off++
+			return int32(c>>1) ^ -int32(c&1), true
+		}
+	}
+	return 0, false
+}
+
 func (rr *recordReader) varint(parent span.ID, desc *span.Desc, at recAt) (int32, span.ID, error) {
 	off := rr.r.Off
+	if v, ok := varint1(rr.r); ok {
+		id := span.None
+		if rr.t != nil {
+			id = rr.t.AddLeaf(parent, desc, off, 1, span.CatRecord, span.ValInt, int64(v))
+		}
+		return v, id, nil
+	}
 	id := rr.begin(parent, desc)
 	v, err := rr.r.Varint()
 	rr.end(id, off, int64(v))
@@ -622,6 +641,27 @@ func (rr *recordReader) varint(parent span.ID, desc *span.Desc, at recAt) (int32
 // blob reads a varint-length-prefixed key, value or header part.
 func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNull bool) error {
 	off := rr.r.Off
+	// The common case, a one-byte length and all the bytes there, in one
+	// pass; anything else takes the general path below.
+	if n, ok := varint1(rr.r); ok {
+		if vs := rr.r.Off; n >= 0 && int(n) <= len(rr.r.B)-vs {
+			end := vs + int(n)
+			rr.r.Off = end
+			if rr.t != nil {
+				x := rr.t.Add(parent, desc, off, span.CatRecord)
+				row := rr.t.N(x)
+				row.Val, row.Enc, row.Prefix, row.Len, row.VOff, row.VLen = span.ValBytes, span.EncVarint, int64(n), int32(end-off), int32(vs), n
+				switch {
+				case desc == descHeaderKey:
+					row.Val = span.ValString
+				case IsText(rr.r.B[vs:end]):
+					row.Val = span.ValText
+				}
+			}
+			return nil
+		}
+		rr.r.Off = off
+	}
 	x := rr.begin(parent, desc)
 	name := desc.Name
 	n, err := rr.r.Varint()

@@ -2,6 +2,7 @@ package span
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -226,28 +227,130 @@ func (t *Tree) N(id ID) *Row { return &t.Nodes[id] }
 // the caller.
 func (t *Tree) Add(parent ID, d *Desc, off int, cat Category) ID {
 	id := ID(len(t.Nodes))
-	// Filling the row in place, field by field, is faster than appending
-	// a composite literal (decoders add a row per field).
 	if len(t.Nodes) == cap(t.Nodes) {
-		t.Nodes = append(t.Nodes, Row{})[:id]
+		t.grow()
 	}
-	t.Nodes = t.Nodes[:id+1]
-	n := &t.Nodes[id]
+	t.Nodes = t.Nodes[:id+1] // only the length is stored
+	nodes := t.Nodes
+	// Filling the row in place, field by field, is faster than storing a
+	// composite literal (which is built on the stack and copied).
+	n := &nodes[id]
 	n.Int, n.Prefix = 0, 0
 	n.Off, n.Len, n.VOff, n.VLen = int32(off), 0, 0, 0
 	n.Parent, n.First, n.Last, n.Next = parent, None, None, None
 	n.Desc, n.Index, n.Aux = d.id, -1, 0
 	n.Val, n.Enc, n.Cat, n.Null = ValNone, EncNone, cat, false
 	if parent != None {
-		p := &t.Nodes[parent]
+		p := &nodes[parent]
 		if p.Last == None {
 			p.First = id
 		} else {
-			t.Nodes[p.Last].Next = id
+			nodes[p.Last].Next = id
 		}
 		p.Last = id
 	}
 	return id
+}
+
+// AddLeaf is Add for a leaf whose length and integer value are known: it
+// sets the row's Len, Val and Int too.
+func (t *Tree) AddLeaf(parent ID, d *Desc, off, n int, cat Category, val ValueKind, v int64) ID {
+	id := ID(len(t.Nodes))
+	if len(t.Nodes) == cap(t.Nodes) {
+		t.grow()
+	}
+	t.Nodes = t.Nodes[:id+1]
+	nodes := t.Nodes
+	r := &nodes[id]
+	r.Int, r.Prefix = v, 0
+	r.Off, r.Len, r.VOff, r.VLen = int32(off), int32(n), 0, 0
+	r.Parent, r.First, r.Last, r.Next = parent, None, None, None
+	r.Desc, r.Index, r.Aux = d.id, -1, 0
+	r.Val, r.Enc, r.Cat, r.Null = val, EncNone, cat, false
+	if parent != None {
+		p := &nodes[parent]
+		if p.Last == None {
+			p.First = id
+		} else {
+			nodes[p.Last].Next = id
+		}
+		p.Last = id
+	}
+	return id
+}
+
+// AddKids appends n rows (n > 0) as the last children of parent, in
+// order, and returns the first one's ID (the others follow it). Each row
+// is as Add leaves it, with Desc 0 and offset 0: the caller sets Desc
+// (with [Tree.SetDesc] or Row.Desc = d.ID()), Off, Len and the value. It
+// is for runs of leaves whose bytes are known to be there (the elements
+// of an integer array, a struct's fixed-width fields), added in one pass.
+func (t *Tree) AddKids(parent ID, n int, cat Category) ID {
+	first := ID(len(t.Nodes))
+	if cap(t.Nodes)-len(t.Nodes) < n {
+		t.Nodes = slices.Grow(t.Nodes, n)
+	}
+	t.Nodes = t.Nodes[:int(first)+n]
+	rows := t.Nodes[first:]
+	for i := range rows {
+		r := &rows[i]
+		r.Int, r.Prefix = 0, 0
+		r.Off, r.Len, r.VOff, r.VLen = 0, 0, 0, 0
+		r.Parent, r.First, r.Last, r.Next = parent, None, None, first+ID(i)+1
+		r.Desc, r.Index, r.Aux = 0, -1, 0
+		r.Val, r.Enc, r.Cat, r.Null = ValNone, EncNone, cat, false
+	}
+	rows[n-1].Next = None
+	t.link(parent, first, first+ID(n)-1)
+	return first
+}
+
+// AddElems appends n leaves (n > 0) as the last children of parent: the
+// elements 0..n-1 of an array of fixed-width values, size bytes each
+// from offset off, with Desc d and value kind val. It returns the first
+// one's ID (the others follow it); the caller sets their values.
+func (t *Tree) AddElems(parent ID, d *Desc, off, size, n int, cat Category, val ValueKind) ID {
+	first := ID(len(t.Nodes))
+	if cap(t.Nodes)-len(t.Nodes) < n {
+		t.Nodes = slices.Grow(t.Nodes, n)
+	}
+	t.Nodes = t.Nodes[:int(first)+n]
+	rows := t.Nodes[first:]
+	desc := d.id
+	for i := range rows {
+		r := &rows[i]
+		r.Int, r.Prefix = 0, 0
+		r.Off, r.Len, r.VOff, r.VLen = int32(off+i*size), int32(size), 0, 0
+		r.Parent, r.First, r.Last, r.Next = parent, None, None, first+ID(i)+1
+		r.Desc, r.Index, r.Aux = desc, int32(i), 0
+		r.Val, r.Enc, r.Cat, r.Null = val, EncNone, cat, false
+	}
+	rows[n-1].Next = None
+	t.link(parent, first, first+ID(n)-1)
+	return first
+}
+
+// link makes first..last (siblings already linked) the last children of
+// parent.
+func (t *Tree) link(parent, first, last ID) {
+	if parent == None {
+		return
+	}
+	p := &t.Nodes[parent]
+	if p.Last == None {
+		p.First = first
+	} else {
+		t.Nodes[p.Last].Next = first
+	}
+	p.Last = last
+}
+
+// grow makes room for more rows (out of line, so that Add stays small).
+//
+//go:noinline
+func (t *Tree) grow() {
+	id := len(t.Nodes)
+	t.Nodes = append(t.Nodes, Row{})[:id]
 }
 
 // CutKids unlinks the children of id (their rows stay in the table but
