@@ -335,6 +335,12 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 			fields[fp.index] = fp.def
 		}
 	}
+	if !generalOnly {
+		if err := d.runProgram(p, fields, parent); err != nil {
+			return err
+		}
+		return d.structTags(p, out, parent)
+	}
 	wire := p.wire
 	for i := 0; i < len(wire); {
 		if r := p.runs[i]; r.n != 0 && !generalOnly && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
@@ -360,6 +366,11 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 		}
 		i++
 	}
+	return d.structTags(p, out, parent)
+}
+
+// structTags decodes a struct's tagged-field section, if it has one.
+func (d *decoder) structTags(p *plan, out *Value, parent span.ID) error {
 	if p.flexible {
 		// Most structs have no tagged fields: a count of 0 is one row.
 		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 && !generalOnly {
@@ -794,6 +805,9 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 		return nil
 	}
 	if d.noValues {
+		if fp.elemKind == schema.KindStruct && n != span.None && !generalOnly {
+			return d.structElemsNoValues(fp, int(count), n)
+		}
 		return d.elemsNoValues(fp, int(count), n)
 	}
 	out.Kids = d.values(int(count))

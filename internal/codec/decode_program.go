@@ -1,0 +1,134 @@
+package codec
+
+import (
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// decOpCode says how one step of a struct's decode program reads its
+// field(s).
+type decOpCode uint8
+
+const (
+	// decField reads one field on the general path.
+	decField decOpCode = iota
+	// decRun reads a run of fixed-width integer and bool fields with
+	// one bounds check (intRun), or each on the general path when the
+	// run's bytes are not all there.
+	decRun
+	// decArray reads an array field in one call when its prefix is
+	// short (arrayField, with spans only), else on the general path.
+	decArray
+	// decBytes reads a string or bytes field in one call when it is not
+	// null and its bytes are there (bytesField), else on the general
+	// path.
+	decBytes
+)
+
+// decOp is one step of a struct's decode program: the plan's wire fields
+// grouped once, when the plan is built, into the steps structFields runs,
+// so that the decode of a struct does not look again at each field's
+// kind and run.
+type decOp struct {
+	code decOpCode
+	size int          // decRun: the run's bytes
+	fp   *fieldPlan   // the field (the run's first)
+	run  []*fieldPlan // decRun: the run's fields
+}
+
+// decProgram returns the decode program of p's wire fields (p.runs must
+// be set).
+func decProgram(p *plan) []decOp {
+	var ops []decOp
+	for i := 0; i < len(p.wire); {
+		fp := p.wire[i]
+		op := decOp{code: decField, fp: fp}
+		switch r := p.runs[i]; {
+		case r.n != 0:
+			op.code, op.size, op.run = decRun, r.size, p.wire[i:i+r.n:i+r.n]
+			i += r.n
+			ops = append(ops, op)
+			continue
+		case fp.kind == schema.KindArray:
+			op.code = decArray
+		case fp.kind == schema.KindString || fp.kind == schema.KindBytes:
+			op.code = decBytes
+		}
+		ops = append(ops, op)
+		i++
+	}
+	return ops
+}
+
+// runProgram decodes p's wire fields into fields (rows under parent) by
+// its program.
+func (d *decoder) runProgram(p *plan, fields []Value, parent span.ID) error {
+	for i := range p.dec {
+		op := &p.dec[i]
+		fp := op.fp
+		switch op.code {
+		case decRun:
+			if d.intRun(op.run, op.size, fields, parent) {
+				continue
+			}
+			// Some of the run's bytes are missing: field by field, which
+			// builds the rows up to the error and the error.
+			for _, fp := range op.run {
+				if err := d.field(fp, &fields[fp.index], parent); err != nil {
+					return within(err, fp.f.Name, -1)
+				}
+			}
+			continue
+		case decArray:
+			if d.t != nil {
+				if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
+					if err != nil {
+						return within(err, fp.f.Name, -1)
+					}
+					continue
+				}
+			}
+		case decBytes:
+			if d.bytesField(fp, &fields[fp.index], parent) {
+				continue
+			}
+		}
+		if err := d.field(fp, &fields[fp.index], parent); err != nil {
+			return within(err, fp.f.Name, -1)
+		}
+	}
+	return nil
+}
+
+// structElemsNoValues decodes the count struct elements of an array into
+// rows only (under the array's row n): every element reads into the same
+// scratch Value and fields, which nothing reads afterwards.
+func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error {
+	sp := d.sp
+	fields := d.values(len(fp.sub.all))
+	mark := d.sp
+	t := d.t
+	var slot Value
+	for i := 0; i < count; i++ {
+		es := d.r.Off
+		if d.bud != nil {
+			if err := d.checkBudget(n, es); err != nil {
+				d.sp = sp
+				return err
+			}
+		}
+		en := t.Add(n, fp.elemDesc, d.base+es, d.bodyCat)
+		row := &t.Nodes[en]
+		row.Index, row.Val = int32(i), span.ValStruct
+		slot = Value{}
+		err := d.structInto(fp.sub, &slot, en, fields)
+		d.sp = mark
+		t.Nodes[en].Len = int32(d.r.Off - es)
+		if err != nil {
+			d.sp = sp
+			return within(err, "", int32(i))
+		}
+	}
+	d.sp = sp
+	return nil
+}
