@@ -861,13 +861,11 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	}
 	k := fp.elemKind
 	off := d.base + d.r.Off
-	first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
-	rows := d.t.Nodes[first : int(first)+count]
 	if d.noValues {
-		for i := range rows {
-			rows[i].Int = intAt(k, b, i)
-		}
+		d.t.AddIntElems(n, fp.elemDesc, b, off, size, count, d.bodyCat, k != schema.KindUint16 && k != schema.KindUint32)
 	} else {
+		first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
+		rows := d.t.Nodes[first : int(first)+count]
 		kids := out.Kids[:count]
 		for i := range rows {
 			v := intAt(k, b, i)
