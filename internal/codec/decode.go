@@ -403,9 +403,11 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 		}
 		return true
 	}
-	first := d.t.AddKids(parent, len(run), d.bodyCat)
-	rows := d.t.Nodes[first : int(first)+len(run)]
+	t := d.t
+	first := t.AppendRows(len(run))
+	rows := t.Nodes[first : int(first)+len(run)]
 	off += d.base
+	cat := d.bodyCat
 	for j, fp := range run {
 		v := fixedAt(fp.kind, b)
 		val := span.ValInt
@@ -413,11 +415,13 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 			val = span.ValBool
 		}
 		fields[fp.index].Int = v
-		row := &rows[j]
-		row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(off), int32(fp.intSize), val, v
+		rows[j].Set(parent, first+span.ID(j)+1, fp.descID, int32(off), int32(fp.intSize), -1, cat, val, v)
 		off += fp.intSize
 		b = b[fp.intSize:]
 	}
+	last := first + span.ID(len(run)) - 1
+	rows[len(run)-1].Next = span.None
+	t.LinkKids(parent, first, last)
 	return true
 }
 
