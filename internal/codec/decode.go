@@ -814,6 +814,9 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 		}
 		return d.elemsNoValues(fp, int(count), n)
 	}
+	if n == span.None && fp.elemKind == schema.KindStruct && !generalOnly {
+		return d.structElems(fp, int(count), out)
+	}
 	out.Kids = d.values(int(count))
 	// The Kids (fields) of all struct elements come from one exact block.
 	var block []Value

@@ -132,3 +132,31 @@ func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error
 	d.sp = sp
 	return nil
 }
+
+// structElems decodes the count struct elements of an array into
+// out.Kids, without rows: the elements and all their fields come from one
+// exact block (the elements first), and each element is read by its
+// plan's program without the general element path's row steps.
+func (d *decoder) structElems(fp *fieldPlan, count int, out *Value) error {
+	nf := len(fp.sub.all)
+	if count == 0 {
+		out.Kids = d.values(0)
+		return nil
+	}
+	block := make([]Value, count*(nf+1))
+	elems := block[:count:count]
+	out.Kids = elems
+	fields := block[count:]
+	for i := range elems {
+		if d.bud != nil {
+			if err := d.checkBudget(span.None, d.r.Off); err != nil {
+				return err
+			}
+		}
+		f := fields[i*nf : (i+1)*nf : (i+1)*nf]
+		if err := d.structInto(fp.sub, &elems[i], span.None, f); err != nil {
+			return within(err, "", int32(i))
+		}
+	}
+	return nil
+}
