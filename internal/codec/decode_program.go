@@ -1,6 +1,8 @@
 package codec
 
 import (
+	"encoding/binary"
+
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -80,13 +82,18 @@ func (d *decoder) runProgram(p *plan, fields []Value, parent span.ID) error {
 			}
 			continue
 		case decArray:
+			var ok bool
+			var err error
 			if d.t != nil {
-				if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
-					if err != nil {
-						return within(err, fp.f.Name, -1)
-					}
-					continue
+				ok, err = d.arrayField(fp, &fields[fp.index], parent)
+			} else {
+				ok, err = d.arrayValue(fp, &fields[fp.index])
+			}
+			if ok {
+				if err != nil {
+					return within(err, fp.f.Name, -1)
 				}
+				continue
 			}
 		case decBytes:
 			if d.bytesField(fp, &fields[fp.index], parent) {
@@ -159,4 +166,31 @@ func (d *decoder) structElems(fp *fieldPlan, count int, out *Value) error {
 		}
 	}
 	return nil
+}
+
+// arrayValue decodes an array field without rows when its length prefix
+// is there in its short form (one-byte uvarint, or int32), not null, and
+// its count plausible. Otherwise it returns false, having read nothing,
+// and the caller takes the general path (which builds the error).
+func (d *decoder) arrayValue(fp *fieldPlan, out *Value) (bool, error) {
+	start := d.r.Off
+	b := d.r.B[start:]
+	var count int64
+	hl := 4
+	if fp.compact {
+		if len(b) == 0 || b[0] >= 0x80 {
+			return false, nil
+		}
+		count, hl = int64(b[0])-1, 1
+	} else {
+		if len(b) < 4 {
+			return false, nil
+		}
+		count = int64(int32(binary.BigEndian.Uint32(b)))
+	}
+	if count < 0 || count*int64(fp.elemMin) > int64(len(b)-hl) {
+		return false, nil
+	}
+	d.r.Off = start + hl
+	return true, d.arrayElems(fp, count, out, span.None)
 }
