@@ -335,38 +335,68 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 			fields[fp.index] = fp.def
 		}
 	}
-	if !generalOnly {
-		if err := d.runProgram(p, fields, parent); err != nil {
-			return err
+	if generalOnly {
+		// Every field on the general path (tests compare the program's
+		// trees and values with these).
+		for _, fp := range p.wire {
+			if err := d.field(fp, &fields[fp.index], parent); err != nil {
+				return within(err, fp.f.Name, -1)
+			}
 		}
 		return d.structTags(p, out, parent)
 	}
-	wire := p.wire
-	for i := 0; i < len(wire); {
-		if r := p.runs[i]; r.n != 0 && !generalOnly && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
-			i += r.n
+	// The plan's program (decode_program.go).
+	for i := range p.dec {
+		op := &p.dec[i]
+		fp := op.fp
+		switch op.code {
+		case decRun:
+			if d.intRun(op.run, op.size, fields, parent) {
+				continue
+			}
+			// Some of the run's bytes are missing: field by field, which
+			// builds the rows up to the error and the error.
+			for _, fp := range op.run {
+				if err := d.field(fp, &fields[fp.index], parent); err != nil {
+					return within(err, fp.f.Name, -1)
+				}
+			}
 			continue
-		}
-		fp := wire[i]
-		if fp.kind == schema.KindArray && d.t != nil && !generalOnly {
-			if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
+		case decArray:
+			var ok bool
+			var err error
+			if d.t != nil {
+				ok, err = d.arrayField(fp, &fields[fp.index], parent)
+			} else {
+				ok, err = d.arrayValue(fp, &fields[fp.index])
+			}
+			if ok {
 				if err != nil {
 					return within(err, fp.f.Name, -1)
 				}
-				i++
 				continue
 			}
-		}
-		if (fp.kind == schema.KindString || fp.kind == schema.KindBytes) && !generalOnly && d.bytesField(fp, &fields[fp.index], parent) {
-			i++
-			continue
+		case decBytes:
+			if d.bytesField(fp, &fields[fp.index], parent) {
+				continue
+			}
 		}
 		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
-		i++
 	}
-	return d.structTags(p, out, parent)
+	if p.flexible {
+		// Most structs have no tagged fields: a count of 0 is one row.
+		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 {
+			d.r.Off++
+			if d.t != nil {
+				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
+			}
+			return nil
+		}
+		return d.tags(p, out, parent, descStructTagged)
+	}
+	return nil
 }
 
 // structTags decodes a struct's tagged-field section, if it has one.

@@ -62,51 +62,6 @@ func decProgram(p *plan) []decOp {
 	return ops
 }
 
-// runProgram decodes p's wire fields into fields (rows under parent) by
-// its program.
-func (d *decoder) runProgram(p *plan, fields []Value, parent span.ID) error {
-	for i := range p.dec {
-		op := &p.dec[i]
-		fp := op.fp
-		switch op.code {
-		case decRun:
-			if d.intRun(op.run, op.size, fields, parent) {
-				continue
-			}
-			// Some of the run's bytes are missing: field by field, which
-			// builds the rows up to the error and the error.
-			for _, fp := range op.run {
-				if err := d.field(fp, &fields[fp.index], parent); err != nil {
-					return within(err, fp.f.Name, -1)
-				}
-			}
-			continue
-		case decArray:
-			var ok bool
-			var err error
-			if d.t != nil {
-				ok, err = d.arrayField(fp, &fields[fp.index], parent)
-			} else {
-				ok, err = d.arrayValue(fp, &fields[fp.index])
-			}
-			if ok {
-				if err != nil {
-					return within(err, fp.f.Name, -1)
-				}
-				continue
-			}
-		case decBytes:
-			if d.bytesField(fp, &fields[fp.index], parent) {
-				continue
-			}
-		}
-		if err := d.field(fp, &fields[fp.index], parent); err != nil {
-			return within(err, fp.f.Name, -1)
-		}
-	}
-	return nil
-}
-
 // structElemsNoValues decodes the count struct elements of an array into
 // rows only (under the array's row n): every element reads into the same
 // scratch Value and fields, which nothing reads afterwards.
