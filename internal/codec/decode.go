@@ -389,8 +389,10 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 		// Most structs have no tagged fields: a count of 0 is one row.
 		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 {
 			d.r.Off++
-			if d.t != nil {
-				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
+			if t := d.t; t != nil {
+				n := t.AppendRows(1)
+				t.Nodes[n].Set(parent, span.None, descStructTaggedID, int32(d.base+off), 1, -1, span.CatTagged, span.ValInt, 0)
+				t.LinkKids(parent, n, n)
 			}
 			return nil
 		}
@@ -399,17 +401,10 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 	return nil
 }
 
-// structTags decodes a struct's tagged-field section, if it has one.
+// structTags decodes a struct's tagged-field section, if it has one, on
+// the general path.
 func (d *decoder) structTags(p *plan, out *Value, parent span.ID) error {
 	if p.flexible {
-		// Most structs have no tagged fields: a count of 0 is one row.
-		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 && !generalOnly {
-			d.r.Off++
-			if d.t != nil {
-				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
-			}
-			return nil
-		}
 		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
@@ -777,13 +772,16 @@ func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
 	}
 	d.r.Off = end
 	if d.t != nil {
-		n := d.t.Add(parent, fp.desc, d.base+start, d.bodyCat)
-		row := &d.t.Nodes[n]
-		row.Val, row.Enc, row.Prefix = span.ValBytes, enc, raw
+		t := d.t
+		n := t.AppendRows(1)
+		row := &t.Nodes[n]
+		val := span.ValBytes
 		if fp.kind == schema.KindString {
-			row.Val = span.ValString
+			val = span.ValString
 		}
-		row.VOff, row.VLen, row.Len = int32(d.base+vs), int32(l), int32(end-start)
+		row.Set(parent, span.None, fp.descID, int32(d.base+start), int32(end-start), -1, d.bodyCat, val, 0)
+		row.Enc, row.Prefix, row.VOff, row.VLen = enc, raw, int32(d.base+vs), int32(l)
+		t.LinkKids(parent, n, n)
 	}
 	return true
 }
@@ -821,11 +819,15 @@ func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, e
 	}
 	t := d.t
 	off := d.base + start
-	n := t.Add(parent, fp.desc, off, d.bodyCat)
-	ln := t.AddLeaf(n, desc, off, hl, d.bodyCat, span.ValCount, raw)
-	t.Nodes[ln].Enc = enc
-	row := &t.Nodes[n]
-	row.Val, row.Int = span.ValArray, count
+	// The array's row and its count's, in one step.
+	n := t.AppendRows(2)
+	ln := n + 1
+	rows := t.Nodes[n : n+2]
+	rows[0].Set(parent, span.None, fp.descID, int32(off), 0, -1, d.bodyCat, span.ValArray, count)
+	rows[0].First, rows[0].Last = ln, ln
+	rows[1].Set(n, span.None, desc.ID(), int32(off), int32(hl), -1, d.bodyCat, span.ValCount, raw)
+	rows[1].Enc = enc
+	t.LinkKids(parent, n, n)
 	d.r.Off = start + hl
 	err := d.arrayElems(fp, count, out, n)
 	t.Nodes[n].Len = int32(d.r.Off - start)

@@ -70,6 +70,7 @@ func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error
 	fields := d.values(len(fp.sub.all))
 	mark := d.sp
 	t := d.t
+	elemDesc := fp.elemDesc.ID()
 	var slot Value
 	for i := 0; i < count; i++ {
 		es := d.r.Off
@@ -79,9 +80,9 @@ func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error
 				return err
 			}
 		}
-		en := t.Add(n, fp.elemDesc, d.base+es, d.bodyCat)
-		row := &t.Nodes[en]
-		row.Index, row.Val = int32(i), span.ValStruct
+		en := t.AppendRows(1)
+		t.Nodes[en].Set(n, span.None, elemDesc, int32(d.base+es), 0, int32(i), d.bodyCat, span.ValStruct, 0)
+		t.LinkKids(n, en, en)
 		slot = Value{}
 		err := d.structInto(fp.sub, &slot, en, fields)
 		d.sp = mark
@@ -149,3 +150,7 @@ func (d *decoder) arrayValue(fp *fieldPlan, out *Value) (bool, error) {
 	d.r.Off = start + hl
 	return true, d.arrayElems(fp, count, out, span.None)
 }
+
+// descStructTaggedID is descStructTagged's number, for rows filled in one
+// step.
+var descStructTaggedID = descStructTagged.ID()
