@@ -380,6 +380,15 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 			if d.bytesField(fp, &fields[fp.index], parent) {
 				continue
 			}
+		case decStruct:
+			if err := d.structValue(fp, &fields[fp.index], parent); err != nil {
+				return within(err, fp.f.Name, -1)
+			}
+			continue
+		case decUUID:
+			if d.uuidValue(fp, &fields[fp.index], parent) {
+				continue
+			}
 		}
 		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)

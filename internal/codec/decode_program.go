@@ -25,6 +25,12 @@ const (
 	// null and its bytes are there (bytesField), else on the general
 	// path.
 	decBytes
+	// decStruct reads a struct field that is not nullable, its row added
+	// in one step.
+	decStruct
+	// decUUID reads a uuid in one step when its 16 bytes are there, else
+	// on the general path.
+	decUUID
 )
 
 // decOp is one step of a struct's decode program: the plan's wire fields
@@ -55,6 +61,10 @@ func decProgram(p *plan) []decOp {
 			op.code = decArray
 		case fp.kind == schema.KindString || fp.kind == schema.KindBytes:
 			op.code = decBytes
+		case fp.kind == schema.KindStruct && !fp.nullable && fp.sub != nil:
+			op.code = decStruct
+		case fp.kind == schema.KindUUID:
+			op.code = decUUID
 		}
 		ops = append(ops, op)
 		i++
@@ -154,3 +164,42 @@ func (d *decoder) arrayValue(fp *fieldPlan, out *Value) (bool, error) {
 // descStructTaggedID is descStructTagged's number, for rows filled in one
 // step.
 var descStructTaggedID = descStructTagged.ID()
+
+// structValue decodes a struct field that is not nullable into out, with
+// its row under parent: what field, value and structField do.
+func (d *decoder) structValue(fp *fieldPlan, out *Value, parent span.ID) error {
+	start := d.r.Off
+	n := span.None
+	t := d.t
+	if t != nil {
+		n = t.AppendRows(1)
+		t.Nodes[n].Set(parent, span.None, fp.descID, int32(d.base+start), 0, -1, d.bodyCat, span.ValStruct, 0)
+		t.LinkKids(parent, n, n)
+	}
+	err := d.structBody(fp.sub, out, n)
+	if n != span.None {
+		t.Nodes[n].Len = int32(d.r.Off - start)
+	}
+	return err
+}
+
+// uuidValue reads a uuid field into out, with its row under parent, when
+// its bytes are there; otherwise it returns false, having read nothing.
+func (d *decoder) uuidValue(fp *fieldPlan, out *Value, parent span.ID) bool {
+	start := d.r.Off
+	b := d.r.B[start:]
+	if len(b) < 16 {
+		return false
+	}
+	out.Bytes = b[:16:16]
+	d.r.Off = start + 16
+	if t := d.t; t != nil {
+		n := t.AppendRows(1)
+		row := &t.Nodes[n]
+		off := int32(d.base + start)
+		row.Set(parent, span.None, fp.descID, off, 16, -1, d.bodyCat, span.ValUUID, 0)
+		row.VOff, row.VLen = off, 16
+		t.LinkKids(parent, n, n)
+	}
+	return true
+}
