@@ -66,9 +66,10 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	if d == nil {
 		d = &decoder{}
 	}
-	// A pooled decoder keeps its scratch (nothing it held is read).
-	errs, scratch := d.errs[:0], d.scratch
-	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch}
+	// A pooled decoder keeps its scratch (nothing it held is read) and
+	// the unused rest of its Value slab (zeroed, never handed out).
+	errs, scratch, vals, next := d.errs[:0], d.scratch, d.vals, d.next
+	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next}
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
@@ -93,10 +94,13 @@ var generalOnly bool
 var decoderPool sync.Pool
 
 // free gives d back to the pool. Values it handed out (in a decode with
-// values) stay with the caller; d no longer refers to them.
+// values) stay with the caller; d no longer refers to them, only to the
+// rest of their slab that it did not hand out, which the next decode
+// carves from (so that a loop over many small frames does not start a
+// slab for each).
 func (d *decoder) free() {
 	clear(d.errs)
-	*d = decoder{scratch: d.scratch, errs: d.errs[:0]}
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next}
 	decoderPool.Put(d)
 }
 
