@@ -116,7 +116,12 @@ func (d *decoder) structElems(fp *fieldPlan, count int, out *Value) error {
 		out.Kids = d.values(0)
 		return nil
 	}
-	block := make([]Value, count*(nf+1))
+	var block []Value
+	if total := count * (nf + 1); total <= blockLimit {
+		block = d.slab(total)
+	} else {
+		block = make([]Value, total)
+	}
 	elems := block[:count:count]
 	out.Kids = elems
 	fields := block[count:]
@@ -202,4 +207,22 @@ func (d *decoder) uuidValue(fp *fieldPlan, out *Value, parent span.ID) bool {
 		t.LinkKids(parent, n, n)
 	}
 	return true
+}
+
+// blockLimit is the most Values an array's block of struct elements and
+// their fields takes from the decode's slab (larger blocks are allocated
+// exactly).
+const blockLimit = 64
+
+// slab returns n (at most maxSlab) zeroed Values carved from the decode's
+// slab, capped at their length.
+func (d *decoder) slab(n int) []Value {
+	if n > len(d.vals) {
+		size := max(d.next, firstSlab, n)
+		d.next = min(size*2, maxSlab)
+		d.vals = make([]Value, size)
+	}
+	s := d.vals[:n:n]
+	d.vals = d.vals[n:]
+	return s
 }
