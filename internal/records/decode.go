@@ -700,6 +700,9 @@ func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNul
 }
 
 func (rr *recordReader) record(parent span.ID, idx int) error {
+	if rr.d.Contents == nil && !generalOnly && rr.fastRecord(parent, idx) {
+		return nil
+	}
 	r := rr.r
 	start := r.Off
 	rn := span.None
