@@ -909,6 +909,31 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 	return nil
 }
 
+// The classes of a byte that IsText tells apart.
+const (
+	textASCII    = iota // printable ASCII, tab, newline, carriage return
+	textBad             // another control, DEL, a continuation byte or no UTF-8 lead
+	textLead2           // the lead of a two-byte sequence (C2-DF)
+	textLongLead        // the lead of a three- or four-byte sequence (E0-F4)
+)
+
+// textClass is the class of each byte value.
+var textClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c < 0x7f:
+			t[c] = textASCII
+		case c >= 0xc2 && c <= 0xdf:
+			t[c] = textLead2
+		case c >= 0xe0 && c <= 0xf4:
+			t[c] = textLongLead
+		default:
+			t[c] = textBad
+		}
+	}
+	return t
+}()
+
 // hex32 formats v as 0x and eight hex digits.
 func hex32(v uint32) string {
 	const digits = "0123456789abcdef"
@@ -957,18 +982,29 @@ func IsText(b []byte) bool {
 	}
 	for i < len(b) {
 		c := b[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+		switch textClass[c] {
+		case textASCII:
+			i++
+		case textBad:
+			return false
+		case textLead2:
+			// Two bytes: valid with any continuation byte, text unless
+			// it is a C1 control (U+0080-U+009F: C2 80 to C2 9F).
+			if i+1 >= len(b) {
 				return false
 			}
-			i++
-			continue
+			if c1 := b[i+1]; c1&0xc0 != 0x80 || c == 0xc2 && c1 < 0xa0 {
+				return false
+			}
+			i += 2
+		default:
+			// Three or four bytes: U+0800 and up, never a control.
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return false
+			}
+			i += n
 		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
-			return false
-		}
-		i += n
 	}
 	return true
 }
