@@ -6,8 +6,9 @@ import "github.com/manifester/manifester/internal/span"
 // for checking the fast path against it).
 var generalOnly bool
 
-// maxFastHeaders is the most headers a record read by fastRecord has.
-const maxFastHeaders = 8
+// maxFastHeaders is the most headers a record read by fastRecord has
+// (more take the general path, which checks the budget every 256).
+const maxFastHeaders = 255
 
 // uvarint2 reads an unsigned varint of one or two bytes at b[i:end]; n
 // is 0 when the varint is not there whole in one or two bytes.
@@ -29,14 +30,12 @@ func uvarint2(b []byte, i, end int) (v uint32, n int) {
 func zigzag(u uint32) int32 { return int32(u>>1) ^ -int32(u&1) }
 
 // blobAt is a varint-length-prefixed key, value or header part read by
-// fastRecord: its prefix at off (n bytes) and its length l (-1: null).
+// fastRecord: its prefix at off (n bytes), its length l (-1: null) and
+// the offset after it.
 type blobAt struct {
-	off, n int
-	l      int32
+	off, n, end int
+	l           int32
 }
-
-// end is the offset after the blob.
-func (b blobAt) end() int { return b.off + b.n + max(int(b.l), 0) }
 
 // readBlob reads a blob at b[i:end]; ok is false unless its prefix has
 // one or two bytes, its length is -1 (when allowNull) or more, and its
@@ -47,16 +46,16 @@ func readBlob(b []byte, i, end int, allowNull bool) (blobAt, bool) {
 	if n == 0 || l < -1 || l == -1 && !allowNull || int(l) > end-i-n {
 		return blobAt{}, false
 	}
-	return blobAt{i, n, l}, true
+	return blobAt{i, n, i + n + max(int(l), 0), l}, true
 }
 
 // fastRecord reads a record of the common shape: every varint in one or
 // two bytes, at most maxFastHeaders headers, all its bytes there and
-// nothing left in it, and with no Contents to interpret it. It reads the
-// whole record before adding its rows, in one pass, and returns false,
-// having read and added nothing, for any other record (which the general
-// path then reads, failing where it must), so the rows are the general
-// path's.
+// nothing left in it, and with no Contents to interpret it. Its rows are
+// added in one block and filled as its bytes are read; for any other
+// record it returns false having read nothing and with the block taken
+// back (the general path then reads it, failing where it must), so the
+// rows are the general path's.
 func (rr *recordReader) fastRecord(parent span.ID, idx int) bool {
 	b := rr.r.B
 	start := rr.r.Off
@@ -82,49 +81,72 @@ func (rr *recordReader) fastRecord(parent span.ID, idx int) bool {
 	if !ok {
 		return false
 	}
-	value, ok := readBlob(b, key.end(), end, true)
+	value, ok := readBlob(b, key.end, end, true)
 	if !ok {
 		return false
 	}
-	hcAt := value.end()
+	hcAt := value.end
 	hu, hn := uvarint2(b, hcAt, end)
 	hc := zigzag(hu)
 	i = hcAt + hn
 	if hn == 0 || hc < 0 || hc > maxFastHeaders || int(hc) > (end-i)/2 {
 		return false
 	}
-	var hdrs [maxFastHeaders][2]blobAt
-	for h := range int(hc) {
-		k, ok := readBlob(b, i, end, false)
-		if !ok {
-			return false
-		}
-		v, ok := readBlob(b, k.end(), end, true)
-		if !ok {
-			return false
-		}
-		hdrs[h] = [2]blobAt{k, v}
-		i = v.end()
-	}
-	if i != end {
-		return false
-	}
-	rr.r.Off = end
 	t := rr.t
 	if t == nil {
+		for range int(hc) {
+			k, ok := readBlob(b, i, end, false)
+			if !ok {
+				return false
+			}
+			v, ok := readBlob(b, k.end, end, true)
+			if !ok {
+				return false
+			}
+			i = v.end
+		}
+		if i != end {
+			return false
+		}
+		rr.r.Off = end
 		return true
 	}
 	nr := 8 + 3*int(hc)
-	first, rows := t.AddRows(nr)
-	last := first + span.ID(nr) - 1
-	rn := first
+	rn, rows := t.AddRows(nr)
+	for h := range int(hc) {
+		k, ok := readBlob(b, i, end, false)
+		if !ok {
+			t.Nodes = t.Nodes[:rn]
+			return false
+		}
+		v, ok := readBlob(b, k.end, end, true)
+		if !ok {
+			t.Nodes = t.Nodes[:rn]
+			return false
+		}
+		i = v.end
+		at := 8 + 3*h
+		hid := rn + span.ID(at)
+		next := hid + 3
+		if h == int(hc)-1 {
+			next = span.None
+		}
+		setRow(&rows[at], rn, next, descHeader, k.off, v.end-k.off, span.ValStruct, 0)
+		rows[at].Index, rows[at].First, rows[at].Last = int32(h), hid+1, hid+2
+		setBlob(&rows[at+1], hid, hid+2, descHeaderKey, k, nil)
+		rows[at+1].Val = span.ValString
+		setBlob(&rows[at+2], hid, span.None, descHeaderValue, v, b)
+	}
+	if i != end {
+		t.Nodes = t.Nodes[:rn]
+		return false
+	}
+	rr.r.Off = end
 	// The record, its six leaves and the header count.
 	setRow(&rows[0], parent, span.None, descRecord, start, end-start, span.ValStruct, 0)
-	rows[0].Index, rows[0].First = int32(idx), rn+1
-	if hc == 0 {
-		rows[0].Last = rn + 7
-	} else {
-		rows[0].Last = last - 2
+	rows[0].Index, rows[0].First, rows[0].Last = int32(idx), rn+1, rn+7
+	if hc > 0 {
+		rows[0].Last = rn + span.ID(nr) - 3
 	}
 	setRow(&rows[1], rn, rn+2, descRecLength, start, ln, span.ValInt, int64(length))
 	setRow(&rows[2], rn, rn+3, descRecAttrs, attrsAt, 1, span.ValInt, int64(int8(b[attrsAt])))
@@ -137,21 +159,7 @@ func (rr *recordReader) fastRecord(parent span.ID, idx int) bool {
 		next = span.None
 	}
 	setRow(&rows[7], rn, next, descHeaderCount, hcAt, hn, span.ValInt, int64(hc))
-	for h := range int(hc) {
-		k, v := hdrs[h][0], hdrs[h][1]
-		at := 8 + 3*h
-		hid := rn + span.ID(at)
-		next := hid + 3
-		if h == int(hc)-1 {
-			next = span.None
-		}
-		setRow(&rows[at], rn, next, descHeader, k.off, v.end()-k.off, span.ValStruct, 0)
-		rows[at].Index, rows[at].First, rows[at].Last = int32(h), hid+1, hid+2
-		setBlob(&rows[at+1], hid, hid+2, descHeaderKey, k, nil)
-		rows[at+1].Val = span.ValString
-		setBlob(&rows[at+2], hid, span.None, descHeaderValue, v, b)
-	}
-	t.LinkKids(parent, first, first)
+	t.LinkKids(parent, rn, rn)
 	return true
 }
 
@@ -169,7 +177,7 @@ func setRow(r *span.Row, parent, next span.ID, d *span.Desc, off, n int, val spa
 // setBlob fills row r for blob x of b as blob does; with b nil (a header
 // key, always a string) its bytes are not checked for text.
 func setBlob(r *span.Row, parent, next span.ID, d *span.Desc, x blobAt, b []byte) {
-	setRow(r, parent, next, d, x.off, x.end()-x.off, span.ValBytes, 0)
+	setRow(r, parent, next, d, x.off, x.end-x.off, span.ValBytes, 0)
 	r.Enc, r.Prefix = span.EncVarint, int64(x.l)
 	if x.l < 0 {
 		r.Null = true

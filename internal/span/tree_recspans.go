@@ -5,8 +5,10 @@ import "slices"
 // AddRows appends n rows (n > 0) and returns the first one's ID and the
 // rows, for a caller that fills every field of each itself, links
 // included (the rows hold whatever a reused table left there). It is for
-// a group of known shape read whole before any row is added (a record and
-// its fields); link the group to its parent with [Tree.LinkKids].
+// a group of known shape (a record and its fields) filled as its bytes
+// are read: a caller that finds they are not of that shape takes the
+// rows back with t.Nodes = t.Nodes[:first] (nothing links to them until
+// [Tree.LinkKids] links the group to its parent).
 func (t *Tree) AddRows(n int) (ID, []Row) {
 	first := ID(len(t.Nodes))
 	if cap(t.Nodes)-len(t.Nodes) < n {
