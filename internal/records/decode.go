@@ -230,7 +230,8 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		n := d.Tree.N(bn)
 		n.Index, n.Val = int32(idx), span.ValStruct
 	}
-	p := "[" + strconv.Itoa(idx) + "]."
+	// p is the batch's path in errors, made only when one needs it.
+	p := func() string { return batchPath(idx) }
 	cat := span.CatRecordBatch
 	off := r.Off
 	baseOffset, _ := r.Int64()
@@ -241,7 +242,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	end := start + 12 + int(batchLength)
 	if batchLength < BatchHeaderSize-12 {
 		d.setLen(bn, r.Off-start)
-		return d.fail(ln, off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
+		return d.fail(ln, off, p()+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
 	}
 	off = r.Off
 	ple, _ := r.Int32()
@@ -258,7 +259,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	}
 	if crc != want {
 		d.setLen(bn, r.Off-start)
-		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
+		return d.fail(cn, off, p()+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 	}
 	off = r.Off
 	attrs, _ := r.Int16()
@@ -290,7 +291,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	}
 	if count < 0 {
 		d.setLen(bn, r.Off-start)
-		return d.fail(cnt, r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
+		return d.fail(cnt, r.Off-4, p()+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
 	}
 	codec := int(attrs & 7)
 	area := r.B[r.Off:end]
@@ -308,23 +309,33 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		}
 		r.Off = end
 	} else {
-		sub := wire.Reader{B: r.B[:end], Off: r.Off}
-		rd := recordReader{d: d, t: d.Tree, r: &sub, path: p}
+		// The records are read by r itself, cut to the batch's end (a
+		// reader of their own would be allocated); on an error r is put
+		// back where they start, as it was left before.
+		saved, at := r.B, r.Off
+		r.B = r.B[:end]
+		rd := recordReader{d: d, t: d.Tree, r: r, batch: idx + 1}
 		for i := int64(0); i < count; i++ {
 			if err := rd.record(bn, int(i)); err != nil {
-				d.setLen(bn, sub.Off-start)
+				d.setLen(bn, r.Off-start)
+				r.B, r.Off = saved, at
 				return err
 			}
 		}
-		if sub.Off != end {
-			d.setLen(bn, sub.Off-start)
-			return d.fail(bn, sub.Off, p[:len(p)-1], fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-sub.Off, count))
+		if off := r.Off; off != end {
+			d.setLen(bn, off-start)
+			r.B, r.Off = saved, at
+			return d.fail(bn, off, "["+strconv.Itoa(idx)+"]", fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-off, count))
 		}
+		r.B = saved
 		r.Off = end
 	}
 	d.setLen(bn, r.Off-start)
 	return nil
 }
+
+// batchPath is the path of batch idx in errors, before its field's name.
+func batchPath(idx int) string { return "[" + strconv.Itoa(idx) + "]." }
 
 // decompress inflates a compressed area within the budget's room. ok is
 // false when the area is left compressed; n is then flagged with why.
@@ -553,6 +564,9 @@ type recordReader struct {
 	t    *span.Tree
 	r    *wire.Reader
 	path string
+	// batch, when not 0, is 1 + the index of the batch whose records are
+	// read: the path prefix is then batchPath's, made only for an error.
+	batch int
 	// from and fromTree are set for inflated records, whose nodes the
 	// budget bounds: the compressed node and its tree.
 	from     span.ID
@@ -576,7 +590,11 @@ func (rr *recordReader) overBudget() error {
 }
 
 func (rr *recordReader) fail(row span.ID, off int, path string, err error) error {
-	return rr.d.fail(row, off, rr.path+path, err)
+	prefix := rr.path
+	if rr.batch != 0 {
+		prefix = batchPath(rr.batch - 1)
+	}
+	return rr.d.fail(row, off, prefix+path, err)
 }
 
 // begin adds a leaf under parent at the reader's offset, before its
