@@ -185,7 +185,9 @@ func setBlob(r *span.Row, parent, next span.ID, d *span.Desc, x blobAt, b []byte
 	}
 	vs := x.off + x.n
 	r.VOff, r.VLen = int32(vs), x.l
-	if b != nil && IsText(b[vs:vs+int(x.l)]) {
+	// A first byte that no text starts with (most binary values) is
+	// told here, without the call.
+	if b != nil && (x.l == 0 || textClass[b[vs]] != textBad && IsText(b[vs:vs+int(x.l)])) {
 		r.Val = span.ValText
 	}
 }
