@@ -230,7 +230,8 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		n := d.Tree.N(bn)
 		n.Index, n.Val = int32(idx), span.ValStruct
 	}
-	p := "[" + strconv.Itoa(idx) + "]."
+	// p is the batch's path in errors, made only when one needs it.
+	p := func() string { return batchPath(idx) }
 	cat := span.CatRecordBatch
 	off := r.Off
 	baseOffset, _ := r.Int64()
@@ -241,7 +242,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	end := start + 12 + int(batchLength)
 	if batchLength < BatchHeaderSize-12 {
 		d.setLen(bn, r.Off-start)
-		return d.fail(ln, off, p+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
+		return d.fail(ln, off, p()+"batchLength", fmt.Errorf("%w: %d is smaller than the %d-byte header", ErrBatchLength, batchLength, BatchHeaderSize-12))
 	}
 	off = r.Off
 	ple, _ := r.Int32()
@@ -258,7 +259,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	}
 	if crc != want {
 		d.setLen(bn, r.Off-start)
-		return d.fail(cn, off, p+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
+		return d.fail(cn, off, p()+"crc", fmt.Errorf("%w: batch says 0x%08x, bytes give 0x%08x", ErrCRC, crc, want))
 	}
 	off = r.Off
 	attrs, _ := r.Int16()
@@ -290,7 +291,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	}
 	if count < 0 {
 		d.setLen(bn, r.Off-start)
-		return d.fail(cnt, r.Off-4, p+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
+		return d.fail(cnt, r.Off-4, p()+"recordsCount", fmt.Errorf("%w: %d", wire.ErrNegativeLength, count))
 	}
 	codec := int(attrs & 7)
 	area := r.B[r.Off:end]
@@ -308,23 +309,33 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		}
 		r.Off = end
 	} else {
-		sub := wire.Reader{B: r.B[:end], Off: r.Off}
-		rd := recordReader{d: d, t: d.Tree, r: &sub, path: p}
+		// The records are read by r itself, cut to the batch's end (a
+		// reader of their own would be allocated); on an error r is put
+		// back where they start, as it was left before.
+		saved, at := r.B, r.Off
+		r.B = r.B[:end]
+		rd := recordReader{d: d, t: d.Tree, r: r, batch: idx + 1}
 		for i := int64(0); i < count; i++ {
 			if err := rd.record(bn, int(i)); err != nil {
-				d.setLen(bn, sub.Off-start)
+				d.setLen(bn, r.Off-start)
+				r.B, r.Off = saved, at
 				return err
 			}
 		}
-		if sub.Off != end {
-			d.setLen(bn, sub.Off-start)
-			return d.fail(bn, sub.Off, p[:len(p)-1], fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-sub.Off, count))
+		if off := r.Off; off != end {
+			d.setLen(bn, off-start)
+			r.B, r.Off = saved, at
+			return d.fail(bn, off, "["+strconv.Itoa(idx)+"]", fmt.Errorf("%w: %d bytes left after %d records", ErrBatchLength, end-off, count))
 		}
+		r.B = saved
 		r.Off = end
 	}
 	d.setLen(bn, r.Off-start)
 	return nil
 }
+
+// batchPath is the path of batch idx in errors, before its field's name.
+func batchPath(idx int) string { return "[" + strconv.Itoa(idx) + "]." }
 
 // decompress inflates a compressed area within the budget's room. ok is
 // false when the area is left compressed; n is then flagged with why.
@@ -553,6 +564,9 @@ type recordReader struct {
 	t    *span.Tree
 	r    *wire.Reader
 	path string
+	// batch, when not 0, is 1 + the index of the batch whose records are
+	// read: the path prefix is then batchPath's, made only for an error.
+	batch int
 	// from and fromTree are set for inflated records, whose nodes the
 	// budget bounds: the compressed node and its tree.
 	from     span.ID
@@ -576,7 +590,11 @@ func (rr *recordReader) overBudget() error {
 }
 
 func (rr *recordReader) fail(row span.ID, off int, path string, err error) error {
-	return rr.d.fail(row, off, rr.path+path, err)
+	prefix := rr.path
+	if rr.batch != 0 {
+		prefix = batchPath(rr.batch - 1)
+	}
+	return rr.d.fail(row, off, prefix+path, err)
 }
 
 // begin adds a leaf under parent at the reader's offset, before its
@@ -700,6 +718,9 @@ func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNul
 }
 
 func (rr *recordReader) record(parent span.ID, idx int) error {
+	if rr.d.Contents == nil && !generalOnly && rr.fastRecord(parent, idx) {
+		return nil
+	}
 	r := rr.r
 	start := r.Off
 	rn := span.None
@@ -906,6 +927,31 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 	return nil
 }
 
+// The classes of a byte that IsText tells apart.
+const (
+	textASCII    = iota // printable ASCII, tab, newline, carriage return
+	textBad             // another control, DEL, a continuation byte or no UTF-8 lead
+	textLead2           // the lead of a two-byte sequence (C2-DF)
+	textLongLead        // the lead of a three- or four-byte sequence (E0-F4)
+)
+
+// textClass is the class of each byte value.
+var textClass = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '\t' || c == '\n' || c == '\r' || c >= 0x20 && c < 0x7f:
+			t[c] = textASCII
+		case c >= 0xc2 && c <= 0xdf:
+			t[c] = textLead2
+		case c >= 0xe0 && c <= 0xf4:
+			t[c] = textLongLead
+		default:
+			t[c] = textBad
+		}
+	}
+	return t
+}()
+
 // hex32 formats v as 0x and eight hex digits.
 func hex32(v uint32) string {
 	const digits = "0123456789abcdef"
@@ -954,18 +1000,29 @@ func IsText(b []byte) bool {
 	}
 	for i < len(b) {
 		c := b[i]
-		if c < utf8.RuneSelf {
-			if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f {
+		switch textClass[c] {
+		case textASCII:
+			i++
+		case textBad:
+			return false
+		case textLead2:
+			// Two bytes: valid with any continuation byte, text unless
+			// it is a C1 control (U+0080-U+009F: C2 80 to C2 9F).
+			if i+1 >= len(b) {
 				return false
 			}
-			i++
-			continue
+			if c1 := b[i+1]; c1&0xc0 != 0x80 || c == 0xc2 && c1 < 0xa0 {
+				return false
+			}
+			i += 2
+		default:
+			// Three or four bytes: U+0800 and up, never a control.
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n <= 1 {
+				return false
+			}
+			i += n
 		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
-			return false
-		}
-		i += n
 	}
 	return true
 }

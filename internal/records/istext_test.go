@@ -57,3 +57,27 @@ func TestIsTextWords(t *testing.T) {
 		}
 	}
 }
+
+// TestIsTextSequences compares IsText with the reference on every byte
+// pair, every triple that starts with a byte of 0xc0 or more (the UTF-8
+// leads and the bytes that cannot start a sequence), after ASCII and
+// alone, and on random four-byte strings.
+func TestIsTextSequences(t *testing.T) {
+	check := func(b []byte) {
+		if got, want := IsText(b), isTextRef(b); got != want {
+			t.Fatalf("IsText(%q) = %v, want %v", b, got, want)
+		}
+	}
+	for x := 0; x < 1<<16; x++ {
+		check([]byte{byte(x >> 8), byte(x)})
+		check([]byte{'a', byte(x >> 8), byte(x), 'z'})
+	}
+	for x := 0xc0 << 16; x < 1<<24; x++ {
+		check([]byte{byte(x >> 16), byte(x >> 8), byte(x)})
+	}
+	rng := uint64(1)
+	for range 1 << 20 {
+		rng = rng*6364136223846793005 + 1442695040888963407
+		check([]byte{byte(rng >> 24), byte(rng >> 32), byte(rng >> 40), byte(rng >> 48)})
+	}
+}
