@@ -403,7 +403,7 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 {
 			d.r.Off++
 			if t := d.t; t != nil {
-				n := t.AppendRows(1)
+				n, _ := t.AddRows(1)
 				t.Nodes[n].Set(parent, span.None, descStructTaggedID, int32(d.base+off), 1, -1, span.CatTagged, span.ValInt, 0)
 				t.LinkKids(parent, n, n)
 			}
@@ -442,7 +442,7 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 		return true
 	}
 	t := d.t
-	first := t.AppendRows(len(run))
+	first, _ := t.AddRows(len(run))
 	rows := t.Nodes[first : int(first)+len(run)]
 	off += d.base
 	cat := d.bodyCat
@@ -786,7 +786,7 @@ func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
 	d.r.Off = end
 	if d.t != nil {
 		t := d.t
-		n := t.AppendRows(1)
+		n, _ := t.AddRows(1)
 		row := &t.Nodes[n]
 		val := span.ValBytes
 		if fp.kind == schema.KindString {
@@ -833,7 +833,7 @@ func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, e
 	t := d.t
 	off := d.base + start
 	// The array's row and its count's, in one step.
-	n := t.AppendRows(2)
+	n, _ := t.AddRows(2)
 	ln := n + 1
 	rows := t.Nodes[n : n+2]
 	rows[0].Set(parent, span.None, fp.descID, int32(off), 0, -1, d.bodyCat, span.ValArray, count)

@@ -90,7 +90,7 @@ func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error
 				return err
 			}
 		}
-		en := t.AppendRows(1)
+		en, _ := t.AddRows(1)
 		t.Nodes[en].Set(n, span.None, elemDesc, int32(d.base+es), 0, int32(i), d.bodyCat, span.ValStruct, 0)
 		t.LinkKids(n, en, en)
 		slot = Value{}
@@ -177,7 +177,7 @@ func (d *decoder) structValue(fp *fieldPlan, out *Value, parent span.ID) error {
 	n := span.None
 	t := d.t
 	if t != nil {
-		n = t.AppendRows(1)
+		n, _ = t.AddRows(1)
 		t.Nodes[n].Set(parent, span.None, fp.descID, int32(d.base+start), 0, -1, d.bodyCat, span.ValStruct, 0)
 		t.LinkKids(parent, n, n)
 	}
@@ -199,7 +199,7 @@ func (d *decoder) uuidValue(fp *fieldPlan, out *Value, parent span.ID) bool {
 	out.Bytes = b[:16:16]
 	d.r.Off = start + 16
 	if t := d.t; t != nil {
-		n := t.AppendRows(1)
+		n, _ := t.AddRows(1)
 		row := &t.Nodes[n]
 		off := int32(d.base + start)
 		row.Set(parent, span.None, fp.descID, off, 16, -1, d.bodyCat, span.ValUUID, 0)

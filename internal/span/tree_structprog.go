@@ -60,26 +60,7 @@ func (r *Row) setElem(v int64, parent ID, desc uint32, off, size, i int, first I
 	r.Val, r.Enc, r.Cat, r.Null = ValInt, EncNone, cat, false
 }
 
-// AppendRows appends n rows (n > 0) that are not linked into the tree and
-// returns the first one's ID (the others follow it). The rows hold
-// whatever a reused table held: the caller sets every field of each
-// (with [Row.Set]), then links the siblings among them to their parent
-// with [Tree.LinkKids]. It is for decoders that fill a known shape of
-// rows in one pass.
-func (t *Tree) AppendRows(n int) ID {
-	first := ID(len(t.Nodes))
-	if cap(t.Nodes)-len(t.Nodes) < n {
-		t.Nodes = slices.Grow(t.Nodes, n)
-	}
-	t.Nodes = t.Nodes[:int(first)+n]
-	return first
-}
-
-// LinkKids makes first..last (siblings whose Parent and Next links are
-// already set) the last children of parent.
-func (t *Tree) LinkKids(parent, first, last ID) { t.link(parent, first, last) }
-
-// Set sets every field of r: a row with no children, no extras, no
+// Set sets every field of r (a row taken with [Tree.AddRows]): a row with no children, no extras, no
 // prefix and no value bytes, the given links, place, descriptor, index
 // (-1 for none) and value.
 func (r *Row) Set(parent, next ID, desc uint32, off, n int32, index int32, cat Category, val ValueKind, v int64) {
