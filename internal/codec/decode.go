@@ -66,9 +66,10 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	if d == nil {
 		d = &decoder{}
 	}
-	// A pooled decoder keeps its scratch (nothing it held is read).
-	errs, scratch := d.errs[:0], d.scratch
-	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch}
+	// A pooled decoder keeps its scratch (nothing it held is read) and
+	// the unused rest of its Value slab (zeroed, never handed out).
+	errs, scratch, vals, next := d.errs[:0], d.scratch, d.vals, d.next
+	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next}
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
@@ -93,10 +94,13 @@ var generalOnly bool
 var decoderPool sync.Pool
 
 // free gives d back to the pool. Values it handed out (in a decode with
-// values) stay with the caller; d no longer refers to them.
+// values) stay with the caller; d no longer refers to them, only to the
+// rest of their slab that it did not hand out, which the next decode
+// carves from (so that a loop over many small frames does not start a
+// slab for each).
 func (d *decoder) free() {
 	clear(d.errs)
-	*d = decoder{scratch: d.scratch, errs: d.errs[:0]}
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next}
 	decoderPool.Put(d)
 }
 
@@ -335,40 +339,85 @@ func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Val
 			fields[fp.index] = fp.def
 		}
 	}
-	wire := p.wire
-	for i := 0; i < len(wire); {
-		if r := p.runs[i]; r.n != 0 && !generalOnly && d.intRun(wire[i:i+r.n], r.size, fields, parent) {
-			i += r.n
-			continue
+	if generalOnly {
+		// Every field on the general path (tests compare the program's
+		// trees and values with these).
+		for _, fp := range p.wire {
+			if err := d.field(fp, &fields[fp.index], parent); err != nil {
+				return within(err, fp.f.Name, -1)
+			}
 		}
-		fp := wire[i]
-		if fp.kind == schema.KindArray && d.t != nil && !generalOnly {
-			if ok, err := d.arrayField(fp, &fields[fp.index], parent); ok {
+		return d.structTags(p, out, parent)
+	}
+	// The plan's program (decode_program.go).
+	for i := range p.dec {
+		op := &p.dec[i]
+		fp := op.fp
+		switch op.code {
+		case decRun:
+			if d.intRun(op.run, op.size, fields, parent) {
+				continue
+			}
+			// Some of the run's bytes are missing: field by field, which
+			// builds the rows up to the error and the error.
+			for _, fp := range op.run {
+				if err := d.field(fp, &fields[fp.index], parent); err != nil {
+					return within(err, fp.f.Name, -1)
+				}
+			}
+			continue
+		case decArray:
+			var ok bool
+			var err error
+			if d.t != nil {
+				ok, err = d.arrayField(fp, &fields[fp.index], parent)
+			} else {
+				ok, err = d.arrayValue(fp, &fields[fp.index])
+			}
+			if ok {
 				if err != nil {
 					return within(err, fp.f.Name, -1)
 				}
-				i++
 				continue
 			}
-		}
-		if (fp.kind == schema.KindString || fp.kind == schema.KindBytes) && !generalOnly && d.bytesField(fp, &fields[fp.index], parent) {
-			i++
+		case decBytes:
+			if d.bytesField(fp, &fields[fp.index], parent) {
+				continue
+			}
+		case decStruct:
+			if err := d.structValue(fp, &fields[fp.index], parent); err != nil {
+				return within(err, fp.f.Name, -1)
+			}
 			continue
+		case decUUID:
+			if d.uuidValue(fp, &fields[fp.index], parent) {
+				continue
+			}
 		}
 		if err := d.field(fp, &fields[fp.index], parent); err != nil {
 			return within(err, fp.f.Name, -1)
 		}
-		i++
 	}
 	if p.flexible {
 		// Most structs have no tagged fields: a count of 0 is one row.
-		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 && !generalOnly {
+		if off := d.r.Off; off < len(d.r.B) && d.r.B[off] == 0 {
 			d.r.Off++
-			if d.t != nil {
-				d.t.AddLeaf(parent, descStructTagged, d.base+off, 1, span.CatTagged, span.ValInt, 0)
+			if t := d.t; t != nil {
+				n, _ := t.AddRows(1)
+				t.Nodes[n].Set(parent, span.None, descStructTaggedID, int32(d.base+off), 1, -1, span.CatTagged, span.ValInt, 0)
+				t.LinkKids(parent, n, n)
 			}
 			return nil
 		}
+		return d.tags(p, out, parent, descStructTagged)
+	}
+	return nil
+}
+
+// structTags decodes a struct's tagged-field section, if it has one, on
+// the general path.
+func (d *decoder) structTags(p *plan, out *Value, parent span.ID) error {
+	if p.flexible {
 		return d.tags(p, out, parent, descStructTagged)
 	}
 	return nil
@@ -392,9 +441,11 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 		}
 		return true
 	}
-	first := d.t.AddKids(parent, len(run), d.bodyCat)
-	rows := d.t.Nodes[first : int(first)+len(run)]
+	t := d.t
+	first, _ := t.AddRows(len(run))
+	rows := t.Nodes[first : int(first)+len(run)]
 	off += d.base
+	cat := d.bodyCat
 	for j, fp := range run {
 		v := fixedAt(fp.kind, b)
 		val := span.ValInt
@@ -402,11 +453,13 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 			val = span.ValBool
 		}
 		fields[fp.index].Int = v
-		row := &rows[j]
-		row.Desc, row.Off, row.Len, row.Val, row.Int = fp.descID, int32(off), int32(fp.intSize), val, v
+		rows[j].Set(parent, first+span.ID(j)+1, fp.descID, int32(off), int32(fp.intSize), -1, cat, val, v)
 		off += fp.intSize
 		b = b[fp.intSize:]
 	}
+	last := first + span.ID(len(run)) - 1
+	rows[len(run)-1].Next = span.None
+	t.LinkKids(parent, first, last)
 	return true
 }
 
@@ -732,13 +785,16 @@ func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
 	}
 	d.r.Off = end
 	if d.t != nil {
-		n := d.t.Add(parent, fp.desc, d.base+start, d.bodyCat)
-		row := &d.t.Nodes[n]
-		row.Val, row.Enc, row.Prefix = span.ValBytes, enc, raw
+		t := d.t
+		n, _ := t.AddRows(1)
+		row := &t.Nodes[n]
+		val := span.ValBytes
 		if fp.kind == schema.KindString {
-			row.Val = span.ValString
+			val = span.ValString
 		}
-		row.VOff, row.VLen, row.Len = int32(d.base+vs), int32(l), int32(end-start)
+		row.Set(parent, span.None, fp.descID, int32(d.base+start), int32(end-start), -1, d.bodyCat, val, 0)
+		row.Enc, row.Prefix, row.VOff, row.VLen = enc, raw, int32(d.base+vs), int32(l)
+		t.LinkKids(parent, n, n)
 	}
 	return true
 }
@@ -776,11 +832,15 @@ func (d *decoder) arrayField(fp *fieldPlan, out *Value, parent span.ID) (bool, e
 	}
 	t := d.t
 	off := d.base + start
-	n := t.Add(parent, fp.desc, off, d.bodyCat)
-	ln := t.AddLeaf(n, desc, off, hl, d.bodyCat, span.ValCount, raw)
-	t.Nodes[ln].Enc = enc
-	row := &t.Nodes[n]
-	row.Val, row.Int = span.ValArray, count
+	// The array's row and its count's, in one step.
+	n, _ := t.AddRows(2)
+	ln := n + 1
+	rows := t.Nodes[n : n+2]
+	rows[0].Set(parent, span.None, fp.descID, int32(off), 0, -1, d.bodyCat, span.ValArray, count)
+	rows[0].First, rows[0].Last = ln, ln
+	rows[1].Set(n, span.None, desc.ID(), int32(off), int32(hl), -1, d.bodyCat, span.ValCount, raw)
+	rows[1].Enc = enc
+	t.LinkKids(parent, n, n)
 	d.r.Off = start + hl
 	err := d.arrayElems(fp, count, out, n)
 	t.Nodes[n].Len = int32(d.r.Off - start)
@@ -794,7 +854,13 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 		return nil
 	}
 	if d.noValues {
+		if fp.elemKind == schema.KindStruct && n != span.None && !generalOnly {
+			return d.structElemsNoValues(fp, int(count), n)
+		}
 		return d.elemsNoValues(fp, int(count), n)
+	}
+	if n == span.None && fp.elemKind == schema.KindStruct && !generalOnly {
+		return d.structElems(fp, int(count), out)
 	}
 	out.Kids = d.values(int(count))
 	// The Kids (fields) of all struct elements come from one exact block.
@@ -847,13 +913,11 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	}
 	k := fp.elemKind
 	off := d.base + d.r.Off
-	first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
-	rows := d.t.Nodes[first : int(first)+count]
 	if d.noValues {
-		for i := range rows {
-			rows[i].Int = intAt(k, b, i)
-		}
+		d.t.AddIntElems(n, fp.elemDesc, b, off, size, count, d.bodyCat, k != schema.KindUint16 && k != schema.KindUint32)
 	} else {
+		first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
+		rows := d.t.Nodes[first : int(first)+count]
 		kids := out.Kids[:count]
 		for i := range rows {
 			v := intAt(k, b, i)

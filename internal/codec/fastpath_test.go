@@ -13,9 +13,11 @@ import (
 
 // TestFastPathsMatchGeneral decodes every smallest 4.3 frame and the
 // bench corpus's exchanges, whole and cut short at several points, once
-// with the decoder's fast paths (runs of fixed-width fields, array fields
-// read in one call) and once with every field on the general path: the
-// trees, values and errors must be the same.
+// with the decoder's fast paths (each plan's program: runs of fixed-width
+// fields, array, string, struct and uuid fields read in one call, rows
+// written once) and once with every field on the general path: the
+// trees, values and errors must be the same, with and without values and
+// spans.
 func TestFastPathsMatchGeneral(t *testing.T) {
 	r := loadRelease(t, "4.3")
 	type frame struct {
@@ -52,7 +54,15 @@ func TestFastPathsMatchGeneral(t *testing.T) {
 	}
 	rows := 0
 	for _, f := range frames {
-		for _, cut := range []int{len(f.b), len(f.b) - 1, len(f.b) * 3 / 4, len(f.b) / 2, len(f.b) / 3, 20} {
+		// Cuts at fixed points, and at eight points spread over the
+		// frame and the last bytes, so that every kind of program step
+		// meets a short read somewhere (and falls back to the general
+		// path, which builds the error).
+		cuts := []int{len(f.b), len(f.b) - 1, len(f.b) * 3 / 4, len(f.b) / 2, len(f.b) / 3, 20}
+		for k := 1; k <= 8; k++ {
+			cuts = append(cuts, len(f.b)*k/9+k%3, len(f.b)-1-k)
+		}
+		for _, cut := range cuts {
 			if cut < 0 || cut > len(f.b) {
 				continue
 			}

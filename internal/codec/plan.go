@@ -31,6 +31,9 @@ type plan struct {
 	header  bool // a plan of RequestHeader or ResponseHeader
 	// enc is the encoder's program of this plan (encode_ops.go).
 	enc encProgram
+	// dec is the decoder's program of this plan's wire fields
+	// (decode_program.go).
+	dec []decOp
 }
 
 // intRun is a run of n consecutive fixed-width integer or bool fields of
@@ -181,6 +184,7 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	if flexible {
 		p.minSize++
 	}
+	p.dec = decProgram(p)
 	p.enc.init(p)
 	return p
 }
