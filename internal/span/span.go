@@ -79,8 +79,15 @@ const (
 	EncVarint      // zig-zag varint (records)
 )
 
-// maxShown bounds how much of a string or byte value a value text prints.
-const maxShown = 48
+// ShownText is how many bytes of a string a value text prints, quoted;
+// ShownHex how many bytes of a bytes value it prints in hex. Renderers
+// that write value texts of their own (jsonr's fast paths) use these,
+// [AppendLenNote], [AppendCountNote] and [AppendPlural], so that the
+// texts stay the same.
+const (
+	ShownText = 48
+	ShownHex  = ShownText / 2
+)
 
 // valueView is what value formatting reads from a row of a [Tree].
 type valueView struct {
@@ -110,21 +117,21 @@ func (n valueView) appendText(dst []byte) []byte {
 		} else {
 			dst = appendQuoted(append(dst, "= "...), n.Bytes)
 		}
-		dst = appendLenNote(dst, n.Enc, n.Prefix)
+		dst = AppendLenNote(dst, n.Enc, n.Prefix)
 	case ValText:
 		dst = appendQuoted(append(dst, "= "...), n.Bytes)
 		dst = appendHexShort(append(dst, ' '), n.Bytes)
-		dst = appendLenNote(dst, n.Enc, n.Prefix)
+		dst = AppendLenNote(dst, n.Enc, n.Prefix)
 	case ValBytes, ValRecords:
 		switch {
 		case n.Null:
 			dst = append(dst, "= null"...)
 		case n.Val == ValRecords:
-			dst = appendPlural(append(dst, "= "...), len(n.Bytes), "byte")
+			dst = AppendPlural(append(dst, "= "...), len(n.Bytes), "byte")
 		default:
 			dst = appendHexShort(append(dst, "= "...), n.Bytes)
 		}
-		dst = appendLenNote(dst, n.Enc, n.Prefix)
+		dst = AppendLenNote(dst, n.Enc, n.Prefix)
 	case ValUUID:
 		dst = append(dst, "= "...)
 		if len(n.Bytes) == 16 {
@@ -133,20 +140,12 @@ func (n valueView) appendText(dst []byte) []byte {
 			dst = append(dst, FormatUUID(n.Bytes)...)
 		}
 	case ValCount:
-		dst = strconv.AppendInt(append(dst, "= "...), n.Int, 10)
-		switch {
-		case n.Enc == EncCompact && n.Int == 0:
-			dst = append(dst, " (compact, null)"...)
-		case n.Enc == EncCompact:
-			dst = append(dst, " (compact, n+1)"...)
-		case n.Int == -1:
-			dst = append(dst, " (null)"...)
-		}
+		dst = AppendCountNote(strconv.AppendInt(append(dst, "= "...), n.Int, 10), n.Enc, n.Int)
 	case ValArray:
 		if n.Null {
 			dst = append(dst, "= null"...)
 		} else {
-			dst = appendPlural(append(dst, "= "...), int(n.Int), "element")
+			dst = AppendPlural(append(dst, "= "...), int(n.Int), "element")
 		}
 	case ValStruct:
 		if n.Null {
@@ -170,7 +169,23 @@ func (n valueView) appendText(dst []byte) []byte {
 	return dst
 }
 
-func appendLenNote(dst []byte, e Enc, prefix int64) []byte {
+// AppendCountNote appends what the text of an array or records count n
+// (a ValCount row) says after the number: how the prefix encodes it.
+func AppendCountNote(dst []byte, e Enc, n int64) []byte {
+	switch {
+	case e == EncCompact && n == 0:
+		return append(dst, " (compact, null)"...)
+	case e == EncCompact:
+		return append(dst, " (compact, n+1)"...)
+	case n == -1:
+		return append(dst, " (null)"...)
+	}
+	return dst
+}
+
+// AppendLenNote appends the note on a length prefix (raw value prefix,
+// encoding e) that the text of a string, bytes or records value ends with.
+func AppendLenNote(dst []byte, e Enc, prefix int64) []byte {
 	switch e {
 	case EncInt16:
 		return append(strconv.AppendInt(append(dst, " (int16 len="...), prefix, 10), ')')
@@ -187,7 +202,8 @@ func appendLenNote(dst []byte, e Enc, prefix int64) []byte {
 	return dst
 }
 
-func appendPlural(dst []byte, n int, word string) []byte {
+// AppendPlural appends "n word", with an s unless n is 1.
+func AppendPlural(dst []byte, n int, word string) []byte {
 	dst = append(strconv.AppendInt(dst, int64(n), 10), ' ')
 	dst = append(dst, word...)
 	if n != 1 {
@@ -197,16 +213,16 @@ func appendPlural(dst []byte, n int, word string) []byte {
 }
 
 func appendQuoted(dst, b []byte) []byte {
-	if len(b) > maxShown {
-		return append(strconv.AppendQuote(dst, string(b[:maxShown])), "..."...)
+	if len(b) > ShownText {
+		return append(strconv.AppendQuote(dst, string(b[:ShownText])), "..."...)
 	}
 	return strconv.AppendQuote(dst, string(b))
 }
 
 func appendHexShort(dst, b []byte) []byte {
 	dst = append(dst, "0x"...)
-	if len(b) > maxShown/2 {
-		return append(hex.AppendEncode(dst, b[:maxShown/2]), "..."...)
+	if len(b) > ShownHex {
+		return append(hex.AppendEncode(dst, b[:ShownHex]), "..."...)
 	}
 	return hex.AppendEncode(dst, b)
 }

@@ -44,8 +44,8 @@ func valueTextRef(n valueView) string {
 	case ValString:
 		if n.Null {
 			s = "= null" + lenNote(n.Enc, n.Prefix)
-		} else if len(n.Bytes) > maxShown {
-			s = "= " + strconv.Quote(string(n.Bytes[:maxShown])) + "..." + lenNote(n.Enc, n.Prefix)
+		} else if len(n.Bytes) > ShownText {
+			s = "= " + strconv.Quote(string(n.Bytes[:ShownText])) + "..." + lenNote(n.Enc, n.Prefix)
 		} else {
 			s = "= " + strconv.Quote(string(n.Bytes)) + lenNote(n.Enc, n.Prefix)
 		}
@@ -55,8 +55,8 @@ func valueTextRef(n valueView) string {
 			s = "= null" + lenNote(n.Enc, n.Prefix)
 		case n.Val == ValRecords:
 			s = "= " + plural(len(n.Bytes), "byte") + lenNote(n.Enc, n.Prefix)
-		case len(n.Bytes) > maxShown/2:
-			s = "= 0x" + hex.EncodeToString(n.Bytes[:maxShown/2]) + "..." + lenNote(n.Enc, n.Prefix)
+		case len(n.Bytes) > ShownHex:
+			s = "= 0x" + hex.EncodeToString(n.Bytes[:ShownHex]) + "..." + lenNote(n.Enc, n.Prefix)
 		default:
 			s = "= 0x" + hex.EncodeToString(n.Bytes) + lenNote(n.Enc, n.Prefix)
 		}

@@ -117,12 +117,12 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		// them, the hex faster).
 		vb := t.ValueBytes(id)
 		b = append(b, `,"text":"= 0x`...)
-		if len(vb) > shownHex {
-			b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
+		if len(vb) > span.ShownHex {
+			b = append(w.appendHex(b, t, id, vb[:span.ShownHex]), "..."...)
 		} else {
 			b = w.appendHex(b, t, id, vb)
 		}
-		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		b = append(span.AppendLenNote(b, n.Enc, n.Prefix), '"')
 		if w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
 			w.cutValues++
 		} else {
@@ -133,20 +133,20 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		// leaves it as it is, so the text is written without quoting
 		// and escaping it twice.
 		vb := t.ValueBytes(id)
-		shown := vb[:min(len(vb), shownText)]
+		shown := vb[:min(len(vb), span.ShownText)]
 		b = append(appendStringBody(append(b, `,"text":"= \"`...), shown), `\"`...)
-		if len(vb) > shownText {
+		if len(vb) > span.ShownText {
 			b = append(b, "..."...)
 		}
 		if n.Val == span.ValText {
 			b = append(b, " 0x"...)
-			if len(vb) > shownHex {
-				b = append(w.appendHex(b, t, id, vb[:shownHex]), "..."...)
+			if len(vb) > span.ShownHex {
+				b = append(w.appendHex(b, t, id, vb[:span.ShownHex]), "..."...)
 			} else {
 				b = w.appendHex(b, t, id, vb)
 			}
 		}
-		b = append(appendLenNote(b, n.Enc, n.Prefix), '"')
+		b = append(span.AppendLenNote(b, n.Enc, n.Prefix), '"')
 		if n.Val == span.ValString && w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
 			w.cutValues++
 		} else {
@@ -157,25 +157,13 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		}
 	} else if (n.Val == span.ValCount || n.Val == span.ValArray && !n.Null) && note == "" {
 		// Counts and array lengths: "= N" and a note, the value N.
-		var digits [24]byte
-		v := appendInt(digits[:0], n.Int)
-		b = append(append(b, `,"text":"= `...), v...)
+		b = append(b, `,"text":"= `...)
 		if n.Val == span.ValArray {
-			b = append(b, " element"...)
-			if n.Int != 1 {
-				b = append(b, 's')
-			}
+			b = span.AppendPlural(b, int(n.Int), "element")
 		} else {
-			switch {
-			case n.Enc == span.EncCompact && n.Int == 0:
-				b = append(b, " (compact, null)"...)
-			case n.Enc == span.EncCompact:
-				b = append(b, " (compact, n+1)"...)
-			case n.Int == -1:
-				b = append(b, " (null)"...)
-			}
+			b = span.AppendCountNote(appendInt(b, n.Int), n.Enc, n.Int)
 		}
-		b = append(append(b, `","value":`...), v...)
+		b = appendInt(append(b, `","value":`...), n.Int)
 	} else if n.Val != span.ValNone {
 		// Format in place; escape (through scratch) only when needed.
 		at := len(b)
@@ -312,38 +300,11 @@ func hasName(t *span.Tree, id span.ID) bool {
 	return a != nil && a.Name != ""
 }
 
-// shownHex is how many bytes of a bytes value its text shows in hex (as
-// span's value text does).
-const shownHex = 24
-
-// appendLenNote appends the note on a length prefix that a value text
-// ends with, as span's value text writes it.
-func appendLenNote(dst []byte, e span.Enc, prefix int64) []byte {
-	switch e {
-	case span.EncInt16:
-		return append(appendInt(append(dst, " (int16 len="...), prefix), ')')
-	case span.EncInt32:
-		return append(appendInt(append(dst, " (int32 len="...), prefix), ')')
-	case span.EncCompact:
-		if prefix == 0 {
-			return append(dst, " (compact, 0)"...)
-		}
-		return append(appendInt(append(dst, " (compact, len+1="...), prefix), ')')
-	case span.EncVarint:
-		return append(appendInt(append(dst, " (varint len="...), prefix), ')')
-	}
-	return dst
-}
-
-// shownText is how many bytes of a string its text shows (as span's value
-// text does).
-const shownText = 48
-
 // plainShown reports whether the start of a string that its text shows
 // is printable ASCII other than the quote and the backslash, which
 // strconv.Quote leaves as they are.
 func plainShown(b []byte) bool {
-	for _, c := range b[:min(len(b), shownText)] {
+	for _, c := range b[:min(len(b), span.ShownText)] {
 		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
 			return false
 		}
