@@ -66,25 +66,21 @@ func writeDiff(b *strings.Builder, dv *diffView) {
 		esc(m.Kind)
 		b.WriteString(": ")
 		esc(m.Message)
-		b.WriteString("</h3>\n<ul class=\"changes\"><li")
-		if m.FlexChanged {
-			b.WriteString(` class="chg-mod"`)
+		b.WriteString("</h3>\n<ul class=\"changes\">")
+		item := func(changed bool, label, value string) {
+			b.WriteString("<li")
+			if changed {
+				b.WriteString(` class="chg-mod"`)
+			}
+			b.WriteString(">")
+			b.WriteString(label)
+			esc(value)
+			b.WriteString("</li>")
 		}
-		b.WriteString(">flexible: ")
-		esc(m.Flexible)
-		b.WriteString("</li><li")
-		if m.HeaderChanged {
-			b.WriteString(` class="chg-mod"`)
-		}
-		b.WriteString(">header version: ")
-		esc(m.Header)
-		b.WriteString("</li><li")
-		if m.SizeChanged {
-			b.WriteString(` class="chg-mod"`)
-		}
-		b.WriteString(">smallest frame: ")
-		esc(m.Size)
-		b.WriteString("</li></ul>\n")
+		item(m.FlexChanged, "flexible: ", m.Flexible)
+		item(m.HeaderChanged, "header version: ", m.Header)
+		item(m.SizeChanged, "smallest frame: ", m.Size)
+		b.WriteString("</ul>\n")
 		if len(m.Structs) > 0 {
 			for _, s := range m.Structs {
 				b.WriteString("<h4>")
