@@ -4,7 +4,6 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
-	"github.com/manifester/manifester/internal/schema"
 )
 
 // secrets keeps SASL secrets out of decode's output (unless
@@ -34,12 +33,5 @@ func (s *secrets) stream(conn int) *redact.Stream {
 // frame returns the bytes to decode and show in place of b, and what was
 // redacted. Frames of one connection must come in order.
 func (s *secrets) frame(conn int, c *codec.Codec, b []byte, ro report.Options) ([]byte, *redact.Plan) {
-	st := s.stream(conn)
-	if st == nil {
-		return b, nil
-	}
-	if ro.Kind == schema.TypeResponse {
-		return st.Response(c, b, ro.API, ro.Version)
-	}
-	return st.Request(c, b)
+	return s.stream(conn).Frame(c, b, ro)
 }

@@ -337,16 +337,21 @@ func hexString(b []byte) string {
 // redacted bytes, with the structure of what was redacted (see
 // DecodeRedacted).
 func (s *Stream) Decode(c *codec.Codec, b []byte, ro report.Options) *report.Frame {
-	if s == nil {
-		return report.Decode(c, b, ro)
-	}
-	var plan *Plan
-	if ro.Kind == schema.TypeResponse {
-		b, plan = s.Response(c, b, ro.API, ro.Version)
-	} else {
-		b, plan = s.Request(c, b)
-	}
+	b, plan := s.Frame(c, b, ro)
 	return DecodeRedacted(c, b, ro, plan)
+}
+
+// Frame redacts a request or response frame (ro.Kind; a response's API and
+// version from ro) with Request or Response: it returns b itself and a
+// nil plan when s is nil (secrets shown).
+func (s *Stream) Frame(c *codec.Codec, b []byte, ro report.Options) ([]byte, *Plan) {
+	switch {
+	case s == nil:
+		return b, nil
+	case ro.Kind == schema.TypeResponse:
+		return s.Response(c, b, ro.API, ro.Version)
+	}
+	return s.Request(c, b)
 }
 
 // DecodeRedacted decodes the bytes that Request, Response or Raw returned
