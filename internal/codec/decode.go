@@ -1026,38 +1026,6 @@ func lengthType(e span.Enc) string {
 	return "int32"
 }
 
-// fixedInt reads a fixed-width integer or bool of size bytes into out when
-// the bytes are there; otherwise it returns false and the caller takes the
-// general path (which also builds the error).
-func (d *decoder) fixedInt(k schema.Kind, size int, out *Value) bool {
-	b := d.r.B[d.r.Off:]
-	if len(b) < size {
-		return false
-	}
-	switch k {
-	case schema.KindBool:
-		if b[0] != 0 {
-			out.Int = 1
-		}
-	case schema.KindInt8:
-		out.Int = int64(int8(b[0]))
-	case schema.KindInt16:
-		out.Int = int64(int16(binary.BigEndian.Uint16(b)))
-	case schema.KindUint16:
-		out.Int = int64(binary.BigEndian.Uint16(b))
-	case schema.KindInt32:
-		out.Int = int64(int32(binary.BigEndian.Uint32(b)))
-	case schema.KindUint32:
-		out.Int = int64(binary.BigEndian.Uint32(b))
-	case schema.KindInt64:
-		out.Int = int64(binary.BigEndian.Uint64(b))
-	default:
-		return false
-	}
-	d.r.Off += size
-	return true
-}
-
 // intElems reads an array of fixed-width integers in one loop when no span
 // nodes are wanted and every element is present; otherwise it returns false
 // and the caller takes the general path (which also builds the errors).
