@@ -33,20 +33,10 @@ const buildGCPercent = 400
 // basePathUsage is the help of build's and serve's --base-path.
 const basePathUsage = "serve the site under `PATH` (/prefix/); every link is relative to its page, so the export also works from file://"
 
-// buildSite loads the specs and builds the site from every release.
-func buildSite(env *Env, specs specFlags) (*site.Site, error) {
-	return buildSiteWith(env, specs, nil)
-}
-
-// buildSiteWith is buildSite with the record schemas of the internal
-// topics (--records, else $MANIFESTER_RECORDS) given to the newest
-// release, whose pages then include "Internal records".
-func buildSiteWith(env *Env, specs specFlags, recs recordFlags) (*site.Site, error) {
-	return buildSiteFor(env, specs, recs, "/", nil)
-}
-
-// buildSiteFor is buildSiteWith with the site's links under a base path
-// and, when dec is set, the static WebAssembly decoder.
+// buildSiteFor builds the site from every release, with the record
+// schemas of the internal topics (--records, else $MANIFESTER_RECORDS)
+// given to the newest release, the site's links under a base path and,
+// when dec is set, the static WebAssembly decoder.
 func buildSiteFor(env *Env, specs specFlags, recs recordFlags, base string, dec *site.StaticDecoder) (*site.Site, error) {
 	return buildSiteOpts(env, specs, recs, site.Options{BasePath: site.CleanBase(base), StaticDecoder: dec})
 }

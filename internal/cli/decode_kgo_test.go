@@ -256,11 +256,3 @@ func TestDecodeKgoResponses(t *testing.T) {
 		t.Errorf("%d responses decoded, %d with the inflated record", decoded, inflated)
 	}
 }
-
-func mustJSON(t *testing.T, v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}

@@ -58,7 +58,6 @@ type conn struct {
 
 	mu      sync.Mutex
 	pending pairing.Pending // requests in order, added by the client pump, answered by the broker's
-	once    sync.Once
 
 	// legacyLeft counts the raw SASL tokens the client is still to send
 	// after a SaslHandshake v0 (legacyUnknown: the mechanism's count is

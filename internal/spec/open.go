@@ -414,11 +414,6 @@ func openJar(p, artifact string) (*part, error) {
 	return pt, nil
 }
 
-func exists(fsys fs.FS, name string) bool {
-	_, err := fs.Stat(fsys, name)
-	return err == nil
-}
-
 func isDir(fsys fs.FS, name string) bool {
 	st, err := fs.Stat(fsys, name)
 	return err == nil && st.IsDir()

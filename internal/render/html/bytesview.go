@@ -182,11 +182,9 @@ func appendEscHTML(b []byte, s string) []byte {
 	return append(b, s[written:]...)
 }
 
-// escURLPart writes s as html/template writes a value after "#" in a URL
-// attribute: every byte but letters, digits and - . _ ~ percent-encoded.
-func escURLPart(b *strings.Builder, s string) { b.Write(appendURLPart(nil, s)) }
-
-// appendURLPart appends s to b as escURLPart writes it.
+// appendURLPart appends s to b as html/template writes a value after "#"
+// in a URL attribute: every byte but letters, digits and - . _ ~
+// percent-encoded.
 func appendURLPart(b []byte, s string) []byte { return appendProcessURL(b, s, false) }
 
 // escURL writes s as html/template writes a whole URL attribute value: a

@@ -224,8 +224,6 @@ func ascii(b []byte) string {
 	return string(out)
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // versionsOf lists v's of a message's valid range, for the switcher.
 func versionsOf(m *schema.Message) []int16 {
 	if m.Reserved() {
