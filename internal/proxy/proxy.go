@@ -247,6 +247,11 @@ type Proxy struct {
 	// names and namedSeq belong to the pipeline's emitter (topicnames.go).
 	names    *topicnames.Map
 	namedSeq int64
+
+	// testWork, set by tests only (before the first frame), runs in place
+	// of a worker's decode and calls decode when it chooses: tests order
+	// the workers' decodes so.
+	testWork func(it *item, decode func())
 }
 
 type listener struct {
