@@ -1,6 +1,7 @@
 package refsite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -50,7 +51,11 @@ func SearchIndex(reg *schema.Registry) ([]byte, error) {
 		}
 	}
 	for _, e := range ErrorCodes() {
-		out = append(out, Entry{Kind: "error", Name: e.Name, Key: strconv.Itoa(int(e.Code)), Info: "error code " + strconv.Itoa(int(e.Code)), Href: ErrorsPath + "#" + e.Name})
+		info := "error code " + strconv.Itoa(int(e.Code))
+		out = append(out, Entry{Kind: "error", Name: e.Name, Key: strconv.Itoa(int(e.Code)), Info: info, Href: ErrorsPath + "#" + e.Name})
+		if e.Formerly != "" { // the earlier name finds the entry too
+			out = append(out, Entry{Kind: "error", Name: e.Formerly, Key: strconv.Itoa(int(e.Code)), Info: info + ", now " + e.Name, Href: ErrorsPath + "#" + e.Name})
+		}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -150,4 +155,15 @@ func (p *pathTree) add(parent span.ID, name string, index int32) span.ID {
 	n.Desc = p.t.LocalDesc(&span.Desc{Name: name})
 	n.Index = index
 	return id
+}
+
+// SearchIndexScript is the index as a script that sets
+// window.manifesterSearchIndex: search.js loads it from file://, where a
+// page can load a script but not fetch a file. The JSON is a valid
+// script as it is (encoding/json escapes U+2028 and U+2029).
+func SearchIndexScript(idx []byte) []byte {
+	out := make([]byte, 0, len(idx)+40)
+	out = append(out, "window.manifesterSearchIndex = "...)
+	out = append(out, bytes.TrimRight(idx, "\n")...)
+	return append(out, ";\n"...)
 }
