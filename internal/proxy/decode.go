@@ -132,8 +132,8 @@ func (p *Proxy) work(j *job) error {
 	if j.it == nil || j.it.kind == kindEvent {
 		return nil
 	}
-	if p.testWork != nil {
-		p.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan) })
+	if p.cfg.testWork != nil {
+		p.cfg.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan) })
 		return nil
 	}
 	j.ev = p.decodeItem(j.it, j.data, j.plan)

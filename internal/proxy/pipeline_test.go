@@ -163,8 +163,7 @@ func TestPipelineOrder(t *testing.T) {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
 			up := orderBroker(t)
 			rb := &reverseBatches{batch: workers, total: 16, all: make(chan struct{})}
-			p, ev := start(t, up, func(c *Config) { c.NoRewrite, c.DecodeWorkers = true, workers })
-			p.testWork = rb.work // before any frame
+			p, ev := start(t, up, func(c *Config) { c.NoRewrite, c.DecodeWorkers, c.testWork = true, workers, rb.work })
 			run := func(apis ...int16) {
 				c := dial(t, p.Addr())
 				for i, api := range apis {

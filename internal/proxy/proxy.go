@@ -166,6 +166,10 @@ type Config struct {
 	// ShowSecrets leaves SASL passwords, proofs and tokens in the events'
 	// bytes and reports (they are redacted by default; see package redact).
 	ShowSecrets bool
+
+	// testWork, set by tests only, runs in place of a worker's decode and
+	// calls decode when it chooses: tests order the workers' decodes so.
+	testWork func(it *item, decode func())
 }
 
 // EventKind says what an [Event] reports.
@@ -247,11 +251,6 @@ type Proxy struct {
 	// names and namedSeq belong to the pipeline's emitter (topicnames.go).
 	names    *topicnames.Map
 	namedSeq int64
-
-	// testWork, set by tests only (before the first frame), runs in place
-	// of a worker's decode and calls decode when it chooses: tests order
-	// the workers' decodes so.
-	testWork func(it *item, decode func())
 }
 
 type listener struct {
