@@ -59,6 +59,9 @@ type decoder struct {
 	noValues bool
 	scratch  []Value
 	sp       int
+	// shared holds this decode's integer arrays by their bytes
+	// (decode_shared.go); a pooled decoder keeps it, emptied.
+	shared *sharedCache
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -68,8 +71,8 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	}
 	// A pooled decoder keeps its scratch (nothing it held is read) and
 	// the unused rest of its Value slab (zeroed, never handed out).
-	errs, scratch, vals, next := d.errs[:0], d.scratch, d.vals, d.next
-	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next}
+	errs, scratch, vals, next, shared := d.errs[:0], d.scratch, d.vals, d.next, d.shared
+	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next, shared: shared}
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
@@ -100,7 +103,10 @@ var decoderPool sync.Pool
 // slab for each).
 func (d *decoder) free() {
 	clear(d.errs)
-	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next}
+	if d.shared != nil {
+		d.shared.reset()
+	}
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next, shared: d.shared}
 	decoderPool.Put(d)
 }
 
@@ -861,6 +867,9 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 	}
 	if n == span.None && fp.elemKind == schema.KindStruct && !generalOnly {
 		return d.structElems(fp, int(count), out)
+	}
+	if n == span.None && count > 0 && count <= maxSharedInts && !generalOnly && d.sharedIntElems(fp.elemKind, int(count), out) {
+		return nil
 	}
 	out.Kids = d.values(int(count))
 	// The Kids (fields) of all struct elements come from one exact block.
