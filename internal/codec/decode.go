@@ -59,6 +59,9 @@ type decoder struct {
 	noValues bool
 	scratch  []Value
 	sp       int
+	// body is the body's plan, when the header found it in the frame
+	// plans.
+	body *plan
 	// shared holds this decode's integer arrays by their bytes
 	// (decode_shared.go); a pooled decoder keeps it, emptied.
 	shared *sharedCache
