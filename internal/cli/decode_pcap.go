@@ -81,7 +81,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
 	sel := newFrameSelector(c, o.Filter)
-	sec := newSecrets(o.ShowSecrets)
+	sec := redact.NewConns(o.ShowSecrets)
 	// Lean: the JSON line is written from the span tree, and text builds
 	// the tree only with -v.
 	frames := capdecode.NewReader(o.Release.Reg, report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits})
@@ -115,7 +115,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.skip = !sel.admitEvent(ev, j.Index)
-		j.Data, j.plan = sec.frame(ev.Conn.ID, c, j.Data, j.Options)
+		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)
 		if o.Format != "json" && !j.skip {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
