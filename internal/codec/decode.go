@@ -72,10 +72,11 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	if d == nil {
 		d = &decoder{}
 	}
-	// A pooled decoder keeps its scratch (nothing it held is read) and
-	// the unused rest of its Value slab (zeroed, never handed out).
-	errs, scratch, vals, next, shared := d.errs[:0], d.scratch, d.vals, d.next, d.shared
-	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next, shared: shared}
+	// A pooled decoder has been reset by free (which keeps its scratch,
+	// nothing of which is read, the unused rest of its Value slab, zeroed
+	// and never handed out, and its emptied integer-array cache), and a
+	// new one is zero: only what this decode sets is set.
+	d.c, d.r, d.sample, d.bodyCat, d.bud, d.maxDepth = c, wire.Reader{B: b}, opts.Sample, cat, opts.Budget, opts.Budget.Depth()
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
