@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -49,8 +50,6 @@ func AppendTree(dst []byte, t *span.Tree, body span.ID, m *schema.Message, v int
 	tw.path = tw.writer.path
 	tw.writer = writer{path: tw.path}
 	tw.t, tw.hexOf = nil, nil
-	clear(tw.slots)
-	tw.slots = tw.slots[:0]
 	treeWriterPool.Put(tw)
 	if err != nil {
 		return dst, err
@@ -65,9 +64,6 @@ type treeWriter struct {
 	t     *span.Tree
 	hexOf []byte // hex of t.Bytes, or nil
 	flex  bool   // the message is flexible at the version
-	// slots is a stack of the rows of the fields of the structs being
-	// written, len(s.Fields) per struct, by Field.Index.
-	slots []span.ID
 }
 
 var treeWriterPool = sync.Pool{New: func() any { return new(treeWriter) }}
@@ -79,66 +75,40 @@ func (w *treeWriter) treeErr(format string, args ...any) error {
 
 // checkRow fails when the row carries the decode's error.
 func (w *treeWriter) checkRow(id span.ID) error {
-	if w.t.N(id).Aux != 0 && w.t.Err(id) != nil {
+	if w.t.Err(id) != nil {
 		return w.treeErr("the decode failed here: %v", w.t.Err(id))
 	}
 	return nil
 }
 
-// structRow writes struct s from row n, whose children are its fields'
-// rows (in wire order), then its tagged-field section.
+// structRow writes struct s from row n, whose children are its wire
+// fields' rows (in the spec's order, after a nullable struct's presence
+// marker), then its tagged-field section.
 func (w *treeWriter) structRow(s *schema.Struct, n span.ID, depth int) error {
 	if depth > maxDepth {
 		return &Error{Path: w.pathString(), Err: errors.New("structs nested too deeply")}
 	}
-	if err := w.checkRow(n); err != nil {
-		return err
-	}
 	t := w.t
-	// Find each field's row: wire fields are children with the field's
-	// descriptor; tagged ones sit in the tagged-field section's entries.
-	base := len(w.slots)
-	nf := len(s.Fields)
-	for range nf {
-		w.slots = append(w.slots, span.None)
-	}
-	slots := w.slots[base : base+nf]
-	section := span.None
-	for k := t.N(n).First; k != span.None; k = t.N(k).Next {
-		d := t.Desc(k)
-		if f := d.Field; f != nil {
-			if i := f.Index; i >= 0 && i < nf && s.Fields[i] == f && slots[i] == span.None {
-				slots[i] = k
-			}
-			continue
-		}
-		if t.N(k).Cat == span.CatTagged {
-			section = k
-		}
-	}
-	if section != span.None {
-		if err := w.checkRow(section); err != nil {
+	row := t.N(n)
+	if row.Aux != 0 {
+		if err := w.checkRow(n); err != nil {
 			return err
 		}
-		for e := t.N(section).First; e != span.None; e = t.N(e).Next {
-			f := t.Desc(e).Field
-			if f == nil || t.N(e).First == span.None {
-				continue // the count, or an unknown tag
-			}
-			if err := w.checkRow(e); err != nil {
+	}
+	keys := keysOf(t, n, s)
+	section := span.None
+	if l := row.Last; l != span.None && t.N(l).Cat == span.CatTagged && t.Desc(l).Field == nil {
+		section = l
+		if t.N(l).Aux != 0 {
+			if err := w.checkRow(l); err != nil {
 				return err
-			}
-			// The entry's children: tag number, size, the field's row.
-			if i := f.Index; i >= 0 && i < nf && s.Fields[i] == f {
-				if fr := t.N(e).Last; t.Desc(fr).Field == f && t.N(fr).Cat != span.CatTagged {
-					slots[i] = fr
-				}
 			}
 		}
 	}
+	k := row.First // the next wire field's row
 	w.b = append(w.b, '{')
 	first := true
-	for _, f := range s.Fields {
+	for i, f := range s.Fields {
 		if !f.Versions.Contains(w.v) {
 			continue
 		}
@@ -146,15 +116,27 @@ func (w *treeWriter) structRow(s *schema.Struct, n span.ID, depth int) error {
 			w.b = append(w.b, ',')
 		}
 		first = false
-		w.str(f.Name)
-		w.b = append(w.b, ':')
+		w.b = append(w.b, keys[i]...)
 		w.path = append(w.path, pathSeg{name: f.Name, index: -1})
-		var err error
-		if r := w.slots[base+f.Index]; r != span.None {
-			err = w.row(f, f.Type, r, depth)
-		} else if w.flex && f.Tagged.Contains(w.v) {
-			err = w.fieldDefault(f, depth)
+		r := span.None
+		tagged := w.flex && f.Tagged.Contains(w.v)
+		if tagged {
+			r = w.taggedRow(section, f)
 		} else {
+			for k != span.None && k != section && t.Desc(k).Field == nil {
+				k = t.N(k).Next // a presence marker
+			}
+			if k != span.None && k != section && t.Desc(k).Field == f {
+				r, k = k, t.N(k).Next
+			}
+		}
+		var err error
+		switch {
+		case r != span.None:
+			err = w.row(f, f.Type, r, depth)
+		case tagged:
+			err = w.fieldDefault(f, depth)
+		default:
 			err = w.treeErr("no row for %s", f.Name)
 		}
 		if err != nil {
@@ -162,14 +144,13 @@ func (w *treeWriter) structRow(s *schema.Struct, n span.ID, depth int) error {
 		}
 		w.path = w.path[:len(w.path)-1]
 	}
-	w.slots = w.slots[:base]
-	if section != span.None {
+	if section != span.None && t.N(section).First != span.None {
 		// Unknown tags, in wire order (which is tag order).
 		open := false
 		for e := t.N(section).First; e != span.None; e = t.N(e).Next {
 			en := t.N(e)
-			if t.Desc(e).Field != nil || en.First == span.None {
-				continue
+			if en.First == span.None || t.Desc(e).Field != nil {
+				continue // the count, or a known tag
 			}
 			num, data := en.First, en.Last
 			if num == data {
@@ -196,6 +177,68 @@ func (w *treeWriter) structRow(s *schema.Struct, n span.ID, depth int) error {
 	return nil
 }
 
+// taggedRow returns the row of tagged field f in the tagged-field
+// section (None when f is not on the wire): the last child of f's entry
+// (after its tag number and size).
+func (w *treeWriter) taggedRow(section span.ID, f *schema.Field) span.ID {
+	if section == span.None {
+		return span.None
+	}
+	t := w.t
+	for e := t.N(section).First; e != span.None; e = t.N(e).Next {
+		en := t.N(e)
+		if en.First == span.None || t.Desc(e).Field != f {
+			continue
+		}
+		if en.Aux != 0 && t.Err(e) != nil {
+			return e // checkRow reports it
+		}
+		if fr := en.Last; t.Desc(fr).Field == f && t.N(fr).Cat != span.CatTagged {
+			return fr
+		}
+	}
+	return span.None
+}
+
+// keyCache holds the JSON keys (`"Name":`) of a struct's fields, by the
+// number of the Desc of the struct's rows (every row of a struct
+// names a Desc whose Struct it is).
+var keyCache struct {
+	mu sync.Mutex
+	by atomic.Pointer[[][]string]
+}
+
+// keysOf returns the JSON keys of s's fields, by Field.Index, for row n.
+func keysOf(t *span.Tree, n span.ID, s *schema.Struct) []string {
+	id := t.N(n).Desc
+	if p := keyCache.by.Load(); p != nil && int(id) < len(*p) {
+		if k := (*p)[id]; k != nil && len(k) == len(s.Fields) {
+			return k
+		}
+	}
+	out := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		out[i] = string(span.AppendJSONString(nil, []byte(f.Name))) + ":"
+	}
+	if d := t.Desc(n); d.Struct != s || d.ID() != id {
+		return out // a local Desc, or a row that is not s's own
+	}
+	keyCache.mu.Lock()
+	var by [][]string
+	if p := keyCache.by.Load(); p != nil {
+		by = *p
+	}
+	if int(id) >= len(by) {
+		by = append(by[:len(by):len(by)], make([][]string, int(id)+1-len(by)+64)...)
+	} else {
+		by = append([][]string(nil), by...)
+	}
+	by[id] = out
+	keyCache.by.Store(&by)
+	keyCache.mu.Unlock()
+	return out
+}
+
 // hexRow appends the hex of row id's value bytes.
 func (w *treeWriter) hexRow(dst []byte, id span.ID) []byte {
 	n := w.t.N(id)
@@ -210,11 +253,13 @@ func (w *treeWriter) hexRow(dst []byte, id span.ID) []byte {
 // row writes the value of type typ (field f's type, or its element type)
 // from row id.
 func (w *treeWriter) row(f *schema.Field, typ *schema.Type, id span.ID, depth int) error {
-	if err := w.checkRow(id); err != nil {
-		return err
-	}
 	t := w.t
 	n := t.N(id)
+	if n.Aux != 0 {
+		if err := w.checkRow(id); err != nil {
+			return err
+		}
+	}
 	switch typ.Kind {
 	case schema.KindBool:
 		w.b = strconv.AppendBool(w.b, n.Int != 0)
