@@ -114,8 +114,20 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
-		j.skip = !sel.admitEvent(ev, j.Index)
 		j.Data, j.plan = sec.frame(ev.Conn.ID, c, j.Data, j.Options)
+		if sel.flt != nil {
+			// The filter reads the frame's facts in capture order, from
+			// its Values: the frame is decoded here, once, with them
+			// and its tree, and its worker renders it.
+			j.tree = bufs.tree()
+			j.Options.Tree, j.Options.Values = j.tree, true
+			j.rep = j.Decode(c, j.plan)
+		}
+		j.skip = !sel.admitEvent(ev, j.Index, j.rep)
+		if j.skip && j.rep != nil {
+			bufs.put(j.tree, nil)
+			j.rep, j.tree = nil, nil
+		}
 		if o.Format != "json" && !j.skip {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
@@ -229,11 +241,12 @@ var errWriting = errors.New("writing the output failed")
 // pcapJob is one frame to decode and render.
 type pcapJob struct {
 	*capdecode.Frame
-	prefix string       // text lines printed before the frame
-	plan   *redact.Plan // what secrets.frame redacted
-	skip   bool         // not shown (--filter)
-	out    []byte       // the rendered frame
-	tree   *span.Tree   // the tree the frame was decoded into
+	prefix string        // text lines printed before the frame
+	plan   *redact.Plan  // what secrets.frame redacted
+	skip   bool          // not shown (--filter)
+	out    []byte        // the rendered frame
+	tree   *span.Tree    // the tree the frame was decoded into
+	rep    *report.Frame // the frame's report, when decoded before run
 	// learntSeen and topicRows are what the annotation saw (see
 	// frameSelector.annotateEarly); teach and teachV the response
 	// message and version whose names the frame teaches (nil: none).
@@ -253,9 +266,13 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 		j.ok = true
 		return
 	}
-	j.tree = bufs.tree()
-	j.Options.Tree = j.tree
-	r := j.Decode(c, j.plan)
+	r := j.rep // decoded already (for --filter)
+	j.rep = nil
+	if r == nil {
+		j.tree = bufs.tree()
+		j.Options.Tree = j.tree
+		r = j.Decode(c, j.plan)
+	}
 	if sel.learnsInEmit() {
 		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
 		j.teach, j.teachV = sel.teaching(r)
