@@ -93,13 +93,15 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
 		Emit: func(j *pcapJob) error {
 			if sel.learnsInEmit() && !j.skip {
-				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen {
+				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen && j.rep != nil {
 					// Names were learnt from frames before this one after
-					// it was annotated: decode, annotate and write it
-					// again, now that every frame before it has taught.
-					bufs.put(j.tree, j.out)
-					j.out, j.tree = nil, nil
-					j.run(c, sel, o, bufs)
+					// it was annotated: annotate and write it again (its
+					// tree is kept until it is written), now that every
+					// frame before it has taught.
+					bufs.put(nil, j.out)
+					j.out = nil
+					sel.reannotate(j.rep, j.Index)
+					j.render(j.rep, o, bufs)
 				}
 				if j.teach != nil {
 					sel.learnEmitted(j.tree, j.teach, j.teachV, j.Index)
@@ -246,7 +248,7 @@ type pcapJob struct {
 	skip   bool          // not shown (--filter)
 	out    []byte        // the rendered frame
 	tree   *span.Tree    // the tree the frame was decoded into
-	rep    *report.Frame // the frame's report, when decoded before run
+	rep    *report.Frame // the frame's report (decoded before run for --filter)
 	// learntSeen and topicRows are what the annotation saw (see
 	// frameSelector.annotateEarly); teach and teachV the response
 	// message and version whose names the frame teaches (nil: none).
@@ -267,11 +269,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 		return
 	}
 	r := j.rep // decoded already (for --filter)
-	j.rep = nil
 	if r == nil {
 		j.tree = bufs.tree()
 		j.Options.Tree = j.tree
 		r = j.Decode(c, j.plan)
+		j.rep = r // kept until written: the emit stage may write it again
 	}
 	if sel.learnsInEmit() {
 		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
@@ -289,6 +291,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 	if r.Warning != "" {
 		j.warnText = r.Summary() + ": " + r.Warning
 	}
+	j.render(r, o, bufs)
+}
+
+// render writes the frame's report r into the job's output buffer.
+func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
 	out := bufs.out(len(j.Data))
 	if o.Format == "json" {
 		j.out, j.err = jsonr.AppendLine(out, r, jsonr.Options{About: o.About})
@@ -306,7 +313,7 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 // its line is written.
 func (j *pcapJob) release(bufs *pcapBuffers) {
 	bufs.put(j.tree, j.out)
-	j.out, j.tree = nil, nil
+	j.out, j.tree, j.rep = nil, nil, nil
 }
 
 // pcapOutput writes the rendered frames in capture order and counts the

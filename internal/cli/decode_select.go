@@ -249,6 +249,27 @@ func (s *frameSelector) annotateEarly(r *report.Frame, index int) (seen int64, r
 	return seen, rows
 }
 
+// reannotate names the topic ids of a frame annotated early (see
+// annotateEarly) again, in the emit stage, once every frame before it
+// has taught its names: the notes the early annotation put on its
+// topic-id rows (the decoder puts none there) are taken off first, so
+// that the tree is annotated as a fresh decode's would be.
+func (s *frameSelector) reannotate(r *report.Frame, index int) {
+	t := r.SpanTree()
+	if t == nil {
+		return
+	}
+	for id := span.ID(0); int(id) < t.Len(); id++ {
+		if n := t.N(id); n.Val != span.ValUUID || n.Aux == 0 {
+			continue
+		}
+		if f := t.Desc(id).Field; f != nil && framefacts.IsTopicID(f) {
+			t.Extra(id, true).Note = ""
+		}
+	}
+	s.names.AnnotateRows(t, int64(index))
+}
+
 // learnsInEmit reports whether topic names are learnt in the emit stage
 // (learnEmitted) rather than by admitEvent.
 func (s *frameSelector) learnsInEmit() bool { return s.flt == nil }
