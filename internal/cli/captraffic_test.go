@@ -127,7 +127,7 @@ func heartbeat(corr int32, errCode int16) ([]byte, []byte) {
 //
 //	conn 1 (billing):   Fetch v13 (orders by id, before any Metadata) 500µs;
 //	                    Metadata v12 (names orders and payments) 1000µs;
-//	                    Fetch v13 (orders by id; 2 partitions error 6, NOT_LEADER_FOR_PARTITION) 2000µs;
+//	                    Fetch v13 (orders by id; 2 partitions error 6, NOT_LEADER_OR_FOLLOWER) 2000µs;
 //	                    Produce v9 (payments, 1 partition NONE) 3000µs
 //	conn 2 (reporting): Fetch v13 (payments by id) 4000µs; Produce v9 acks=0 (no response)
 //	conn 3 (hb):        100 Heartbeat v4, the i-th (1..100) answered after i×100µs,

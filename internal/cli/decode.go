@@ -304,10 +304,10 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
 	sel := newFrameSelector(o.Release.Codec, o.Filter)
-	sec := newSecrets(o.ShowSecrets)
+	sec := redact.NewConns(o.ShowSecrets)
 	for i, p := range pieces {
 		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
-			b, plan := sec.frame(0, o.Release.Codec, b, ro)
+			b, plan := sec.Frame(0, o.Release.Codec, b, ro)
 			return redact.DecodeRedacted(o.Release.Codec, b, ro, plan)
 		})
 		if !sel.admitReport(r, i) {

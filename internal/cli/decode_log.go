@@ -3,51 +3,16 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"time"
 
-	"github.com/manifester/manifester/internal/budget"
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
+	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/text"
-	"github.com/manifester/manifester/internal/report"
-	"github.com/manifester/manifester/internal/schema"
 )
-
-// logLine is what decode reads of a line of a proxy log (proxy --log,
-// proxy --format json) or of decode --format json output.
-type logLine struct {
-	Conn        int        `json:"conn"`
-	Event       string     `json:"event"`
-	Direction   string     `json:"direction"`
-	Client      string     `json:"client"`
-	Listener    string     `json:"listener"`
-	Upstream    string     `json:"upstream"`
-	Rewritten   bool       `json:"rewritten"`
-	OriginalHex string     `json:"original_hex"`
-	Detail      string     `json:"detail"`
-	Index       int        `json:"index"`
-	Offset      int64      `json:"offset"`
-	Kind        string     `json:"kind"`
-	APIKey      *int16     `json:"api_key"`
-	API         string     `json:"api"`
-	Version     *int16     `json:"version"`
-	Hex         *string    `json:"hex"`
-	Time        *time.Time `json:"time"`
-	Src         string     `json:"src"`
-	Dst         string     `json:"dst"`
-	Latency     *int64     `json:"latency_us"`
-}
-
-// rawTokenAPI is the api of a frame line for a raw SASL token (see
-// redact.RawReport).
-const rawTokenAPI = "SaslHandshake-v0-token"
 
 // decodeLog decodes a JSON-lines input (FILE or -) when it is one: it
 // reports whether it was, and the command's result.
@@ -72,34 +37,16 @@ func decodeLog(env *Env, hexArg string, pos []string, o decodeOptions) (bool, er
 		defer f.Close()
 		r = bufio.NewReaderSize(f, 1<<16)
 	}
-	if !startsWithBrace(r) {
+	if !proxylog.StartsWithBrace(r) {
 		return false, nil
 	}
 	return true, decodeLogLines(env, name, r, o)
 }
 
-// startsWithBrace peeks past leading white space for a '{'.
-func startsWithBrace(r *bufio.Reader) bool {
-	for n := 1; n <= 4096; n++ {
-		b, _ := r.Peek(n)
-		if len(b) < n {
-			return false
-		}
-		switch b[n-1] {
-		case ' ', '\t', '\r', '\n':
-		case '{':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) error {
 	c := o.Release.Codec
 	w := bufio.NewWriter(env.Stdout)
-	sec := newSecrets(o.ShowSecrets)
+	sec := redact.NewConns(o.ShowSecrets)
 	sel := newFrameSelector(c, o.Filter) // --filter and topic-id names (decode_select.go)
 	var frames, failed, others, lineNo int
 	var firstErr string
@@ -115,20 +62,20 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			lineNo++
-			var l logLine
-			if jerr := json.Unmarshal(line, &l); jerr != nil {
+			l, jerr := proxylog.Parse(line)
+			if jerr != nil {
 				return failure{fmt.Errorf("%s: line %d is not JSON: %v", name, lineNo, jerr)}
 			}
-			if l.Hex == nil || (l.Event != "" && l.Event != "frame") {
+			if !l.IsFrame() {
 				others++
 				if o.Filter == nil { // --filter shows frames only
-					if werr := writeLogNotice(w, line, &l, o); werr != nil {
+					if werr := writeLogNotice(w, line, l, o); werr != nil {
 						return failure{fmt.Errorf("writing: %w", werr)}
 					}
 				}
 			} else {
 				frames++
-				fr, e, derr := decodeLogFrame(c, sec, &l, o.Limits)
+				fr, e, derr := l.Decode(c, sec, o.Limits)
 				if derr != nil {
 					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
 				}
@@ -174,50 +121,9 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	return nil
 }
 
-// decodeLogFrame decodes the hex of a frame line again, with the line's
-// API and version for a response, SASL secrets redacted, within the
-// budget lim (decode's --max-* flags; zero fields take the defaults).
-func decodeLogFrame(c *codec.Codec, sec *secrets, l *logLine, lim budget.Limits) (*report.Frame, *proxy.Event, error) {
-	b, err := hex.DecodeString(*l.Hex)
-	if err != nil {
-		return nil, nil, fmt.Errorf("hex: %w", err)
-	}
-	var orig []byte
-	if l.Rewritten {
-		if orig, err = hex.DecodeString(l.OriginalHex); err != nil {
-			return nil, nil, fmt.Errorf("original_hex: %w", err)
-		}
-	}
-	ro := report.Options{Roundtrip: false, Limits: lim}
-	fromServer := l.Kind == "response"
-	if fromServer {
-		ro.Kind = schema.TypeResponse
-		if l.APIKey != nil && l.Version != nil {
-			if api, ok := c.Reg.API(*l.APIKey); ok {
-				ro.API, ro.Version = api, *l.Version
-			}
-		}
-	}
-	var fr *report.Frame
-	if l.API == rawTokenAPI {
-		data, plan := b, (*redact.Plan)(nil)
-		if st := sec.stream(l.Conn); st != nil {
-			data, plan = st.Raw(b, fromServer)
-		}
-		fr = redact.RawReport(data, plan, fromServer)
-	} else {
-		data, plan := sec.frame(l.Conn, c, b, ro)
-		fr = redact.DecodeRedacted(c, data, ro, plan)
-	}
-	fr.Index, fr.Offset, fr.Time, fr.Src, fr.Dst, fr.LatencyMicros = l.Index, l.Offset, l.Time, l.Src, l.Dst, l.Latency
-	e := &proxy.Event{Kind: proxy.EventFrame, Conn: l.Conn, Client: l.Client, Listener: l.Listener, Upstream: l.Upstream,
-		Dir: l.Kind, Rewritten: l.Rewritten, Original: orig, Frame: fr, Data: fr.Bytes}
-	return fr, e, nil
-}
-
 // writeLogNotice prints a line that is not a frame: as it is in JSON
 // output, as a "#" line in text.
-func writeLogNotice(w io.Writer, line []byte, l *logLine, o decodeOptions) error {
+func writeLogNotice(w io.Writer, line []byte, l *proxylog.Line, o decodeOptions) error {
 	if o.Format == "json" {
 		line = bytes.TrimRight(line, "\r\n")
 		_, err := w.Write(append(line, '\n'))

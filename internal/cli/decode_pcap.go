@@ -81,7 +81,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
 	sel := newFrameSelector(c, o.Filter)
-	sec := newSecrets(o.ShowSecrets)
+	sec := redact.NewConns(o.ShowSecrets)
 	// Lean: the JSON line is written from the span tree, and text builds
 	// the tree only with -v.
 	frames := capdecode.NewReader(o.Release.Reg, report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits})
@@ -116,7 +116,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
-		j.Data, j.plan = sec.frame(ev.Conn.ID, c, j.Data, j.Options)
+		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)
 		if sel.flt != nil {
 			// The filter reads the frame's facts in capture order, from
 			// its Values: the frame is decoded here, once, with them

@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -71,7 +69,7 @@ func runEncode(env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	docs, err := jsonDocuments(data)
+	docs, err := frameflow.Documents(data)
 	if err != nil {
 		return failure{err}
 	}
@@ -102,37 +100,10 @@ type encodeFlags struct {
 	set        map[string]bool // the flags given
 }
 
-// jsonDocuments splits the input into its JSON values: one body, or JSON
-// lines (decode --format json output) with one frame each.
-func jsonDocuments(data []byte) ([][]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var docs [][]byte
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			// jsonvalue reports a syntax error in a single body with its
-			// position; several values are split here.
-			if len(docs) == 0 {
-				return [][]byte{data}, nil
-			}
-			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, err)
-		}
-		docs = append(docs, raw)
-	}
-	if len(docs) == 0 {
-		return [][]byte{data}, nil
-	}
-	return docs, nil
-}
-
 // encodeDocument encodes one JSON value and writes the frame.
 func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	apiArg, version, k, corr, clientID, nullClient, raw, set := &fl.api, &fl.version, fl.kind, &fl.corr, &fl.clientID, &fl.nullClient, &fl.raw, fl.set
-	body, fromReport, err := bodyJSON(data)
+	body, fromReport, err := frameflow.Body(data)
 	if err != nil {
 		return failure{err}
 	}
@@ -221,39 +192,4 @@ func readEncodeInput(env *Env, name string) ([]byte, error) {
 		return nil, failure{fmt.Errorf("%s: more than %d bytes", name, maxEncodeInput)}
 	}
 	return data, nil
-}
-
-// reportHead is the part of a decode --format json line that encode uses.
-type reportHead struct {
-	Kind          string          `json:"kind"`
-	APIKey        int16           `json:"api_key"`
-	Version       int16           `json:"version"`
-	CorrelationID int32           `json:"correlation_id"`
-	ClientID      *string         `json:"client_id"`
-	HeaderVersion int16           `json:"header_version"`
-	HeaderTags    []report.Tag    `json:"header_tags"`
-	Body          json.RawMessage `json:"body"`
-}
-
-// bodyJSON returns the body to encode: the input itself, or the "body" of
-// a `decode --format json` line (recognised by its "api_key" and "body"
-// keys, which no spec field can be named: spec names have no underscore).
-func bodyJSON(data []byte) ([]byte, *reportHead, error) {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
-		return data, nil, nil // jsonvalue reports the syntax error with its position
-	}
-	_, hasKey := probe["api_key"]
-	_, hasBody := probe["body"]
-	if !hasKey || !hasBody {
-		return data, nil, nil
-	}
-	var h reportHead
-	if err := json.Unmarshal(data, &h); err != nil {
-		return nil, nil, fmt.Errorf("reading a decode report line: %w", err)
-	}
-	if len(bytes.TrimSpace(h.Body)) == 0 || string(h.Body) == "null" {
-		return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode)")
-	}
-	return h.Body, &h, nil
 }

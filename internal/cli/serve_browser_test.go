@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testshared"
@@ -340,6 +342,41 @@ func TestBrowser(t *testing.T) {
 		}
 		if got := eval[string](t, ctx, `document.querySelector("#f0 td.b[data-o='23']").textContent`); got != "01" {
 			t.Errorf("after re-encoding, byte 0x17 is %q, want 01", got)
+		}
+	})
+
+	t.Run("decode secrets", func(t *testing.T) {
+		// A SaslHandshake (PLAIN) and its SaslAuthenticate, by kmsg: the
+		// script's answer hides the password unless the box is ticked.
+		const password = "s3cret-in-the-browser"
+		hs := kmsg.NewPtrSASLHandshakeRequest()
+		hs.Version, hs.Mechanism = 1, "PLAIN"
+		auth := kmsg.NewPtrSASLAuthenticateRequest()
+		auth.Version, auth.SASLAuthBytes = 2, []byte("\x00eve\x00"+password)
+		f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("b"))
+		frames := hex.EncodeToString(append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...))
+		hexPass := hex.EncodeToString([]byte(password))
+		shown := func(tick bool) bool {
+			t.Helper()
+			if err := chromedp.Do(ctx, chromedp.Navigate(base+"/decode/"), chromedp.WaitVisible("#hex"),
+				chromedp.SendKeys("#hex", frames)); err != nil {
+				t.Fatal(err)
+			}
+			if tick {
+				if err := chromedp.Do(ctx, chromedp.Click("#show-secrets")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := chromedp.Do(ctx, chromedp.Click(`#decode-form button[type=submit]`), chromedp.WaitVisible(`#f1 td.b`)); err != nil {
+				t.Fatal(err)
+			}
+			return strings.Contains(eval[string](t, ctx, `document.querySelector("#decode-results").innerHTML`), hexPass)
+		}
+		if shown(false) {
+			t.Errorf("unticked: the results show the password's bytes")
+		}
+		if !shown(true) {
+			t.Errorf("ticked: the results do not show the password's bytes as sent")
 		}
 	})
 

@@ -55,13 +55,13 @@ func wantTrafficStats(conns []trafficConn) *stats.Summary {
 		s.APIs = append(s.APIs, *a)
 	}
 	// By design: Produce answered after 3000µs (one of two: acks=0);
-	// Fetch after 500, 2000, 4000µs, two partitions NOT_LEADER_FOR_PARTITION (6);
+	// Fetch after 500, 2000, 4000µs, two partitions NOT_LEADER_OR_FOLLOWER (6);
 	// Metadata after 1000µs; Heartbeat i after i×100µs, i = 1..100, every
 	// 10th REBALANCE_IN_PROGRESS. Nearest rank: p50 of 3 is the 2nd, p99
 	// the 3rd; of 100, the 50th and the 99th.
 	s.APIs[0].Latency = &stats.Latency{P50: 3000, P99: 3000, Max: 3000}
 	s.APIs[1].Latency = &stats.Latency{P50: 2000, P99: 4000, Max: 4000}
-	s.APIs[1].Errors["NOT_LEADER_FOR_PARTITION"] = 2
+	s.APIs[1].Errors["NOT_LEADER_OR_FOLLOWER"] = 2
 	s.APIs[2].Latency = &stats.Latency{P50: 1000, P99: 1000, Max: 1000}
 	s.APIs[3].Latency = &stats.Latency{P50: 5000, P99: 9900, Max: 10000}
 	s.APIs[3].Errors["REBALANCE_IN_PROGRESS"] = 10

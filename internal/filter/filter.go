@@ -161,7 +161,9 @@ var errorCodes = func() map[string]int16 {
 			m[name] = int16(c)
 		}
 	}
-	m["NOT_LEADER_OR_FOLLOWER"] = 6 // Kafka's name since 2.6; kerr keeps NOT_LEADER_FOR_PARTITION
+	for code, r := range span.RenamedErrors {
+		m[r.Old] = code // the earlier name (kerr's) still resolves
+	}
 	return m
 }()
 

@@ -122,7 +122,7 @@ func (s *Stream) Response(c *codec.Codec, b []byte, api *schema.API, version int
 		return s.Raw(b, true)
 	}
 	if api == nil {
-		return b, nil
+		return s.unpaired(c, b)
 	}
 	switch api.Key {
 	case keySaslHandshake:
@@ -138,6 +138,40 @@ func (s *Stream) Response(c *codec.Codec, b []byte, api *schema.API, version int
 		return s.authBytes(c.DecodeResponse(b, api, version, codec.Options{Spans: true}))(b, true)
 	}
 	return b, nil
+}
+
+// unpaired redacts a response whose request was not seen (a capture that
+// starts mid-exchange, a request lost or evicted): its API is unknown, so
+// it is read as a SaslAuthenticate response of every version; each version
+// it decodes as whole, with auth bytes, has them redacted as a paired
+// response's would be. A response of another API rarely decodes whole as
+// one; if it does, only the bytes where its auth bytes would be change.
+// The plan is the first such version's.
+func (s *Stream) unpaired(c *codec.Codec, b []byte) ([]byte, *Plan) {
+	api, ok := c.Reg.API(keySaslAuthenticate)
+	if !ok || api.Response == nil {
+		return b, nil
+	}
+	out := b
+	var plan *Plan
+	for v := api.Response.Valid.Lo; v <= api.Response.Valid.Hi && v >= 0; v++ {
+		f, err := c.DecodeResponse(out, api, v, codec.Options{Spans: true})
+		if err != nil {
+			continue
+		}
+		if t, id := bodyField(f, "AuthBytes"); id == span.None || t.N(id).Null || len(t.ValueBytes(id)) == 0 {
+			continue
+		}
+		red, p := s.authBytes(f, nil)(out, true)
+		if p == nil || p.Redacted == 0 {
+			continue
+		}
+		out = red
+		if plan == nil {
+			plan = p
+		}
+	}
+	return out, plan
 }
 
 // readsAsRequest reports whether key and version name a request the

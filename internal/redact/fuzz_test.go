@@ -76,7 +76,15 @@ func FuzzApply(f *testing.F) {
 		if fromServer {
 			resp := kmsg.NewPtrSASLAuthenticateResponse()
 			resp.Version, resp.SASLAuthBytes = version, auth
-			out, p = s.Response(c, respFrame(resp, 1), api, version)
+			frame := respFrame(resp, 1)
+			out, p = s.Response(c, frame, api, version)
+			// Unpaired, the same response keeps its size, and its secret
+			// bytes are redacted as when paired.
+			if orphan, op := NewStream(false).Response(c, frame, nil, 0); len(orphan) != len(frame) {
+				t.Fatalf("unpaired: %d bytes of %d", len(orphan), len(frame))
+			} else if s.mech == "" && p != nil && p.Redacted > 0 && (op == nil || op.Redacted < p.Redacted) {
+				t.Fatalf("unpaired: plan %+v, paired %+v", op, p)
+			}
 			r = report.Decode(c, out, report.Options{Kind: schema.TypeResponse, API: api, Version: version})
 		} else {
 			out, p = s.Request(c, authenticate(auth, version))

@@ -359,3 +359,37 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// TestUnpairedAuthenticateResponse gives a stream SaslAuthenticate
+// responses (encoded by kmsg) whose requests it never saw, as a capture
+// that starts mid-exchange does: the SCRAM server signature is redacted
+// at every version, and a response of another API is left as it is.
+func TestUnpairedAuthenticateResponse(t *testing.T) {
+	c := testCodec(t)
+	const sig = "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
+	for v := int16(0); v <= 2; v++ {
+		resp := kmsg.NewPtrSASLAuthenticateResponse()
+		resp.Version, resp.SASLAuthBytes = v, []byte("v="+sig)
+		frame := respFrame(resp, 7)
+		out, p := NewStream(false).Response(c, frame, nil, 0)
+		if p == nil || p.Redacted != len(sig) || len(out) != len(frame) {
+			t.Fatalf("v%d: plan %+v, %d bytes of %d", v, p, len(out), len(frame))
+		}
+		// Decoded as the report does an unpaired response: by guessing.
+		r := DecodeRedacted(c, out, report.Options{Kind: schema.TypeResponse}, p)
+		noSecret(t, outputs(t, r), sig)
+		if !bytes.Contains(out, []byte("v=")) {
+			t.Errorf("v%d: the attribute's name went too", v)
+		}
+	}
+	md := kmsg.NewPtrMetadataResponse()
+	md.Version = 12
+	topic := kmsg.NewMetadataResponseTopic()
+	topic.Topic = kmsg.StringPtr("orders")
+	md.Topics = append(md.Topics, topic)
+	frame := respFrame(md, 8)
+	out, p := NewStream(false).Response(c, frame, nil, 0)
+	if p != nil || !bytes.Equal(out, frame) {
+		t.Errorf("a Metadata response was changed: plan %+v", p)
+	}
+}

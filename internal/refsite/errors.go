@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/manifester/manifester/internal/span"
 )
 
 // ErrorCode is one Kafka error code.
@@ -12,10 +14,13 @@ type ErrorCode struct {
 	Name        string
 	Retriable   bool
 	Description string
+	// Formerly is the code's earlier name, for a code Kafka renamed.
+	Formerly string
 }
 
 // ErrorCodes lists every error code franz-go's kerr table knows, with
-// NONE (0), sorted by code.
+// NONE (0), sorted by code, named as the object tree names them
+// (span.ErrorName).
 func ErrorCodes() []ErrorCode {
 	var out []ErrorCode
 	for c := int32(math.MinInt16); c <= math.MaxInt16; c++ {
@@ -28,7 +33,8 @@ func ErrorCodes() []ErrorCode {
 		if e == nil || e.Code != code {
 			continue
 		}
-		out = append(out, ErrorCode{Code: code, Name: e.Message, Retriable: e.Retriable, Description: e.Description})
+		out = append(out, ErrorCode{Code: code, Name: span.ErrorName(code), Retriable: e.Retriable,
+			Description: e.Description, Formerly: span.RenamedErrors[code].Old})
 	}
 	return out
 }
@@ -43,7 +49,7 @@ func ErrorHref(code int16) string {
 	if e == nil || e.Code != code {
 		return ""
 	}
-	return ErrorsPath + "#" + e.Message
+	return ErrorsPath + "#" + span.ErrorName(code)
 }
 
 type errorsPage struct {

@@ -50,7 +50,11 @@ func SearchIndex(reg *schema.Registry) ([]byte, error) {
 		}
 	}
 	for _, e := range ErrorCodes() {
-		out = append(out, Entry{Kind: "error", Name: e.Name, Key: strconv.Itoa(int(e.Code)), Info: "error code " + strconv.Itoa(int(e.Code)), Href: ErrorsPath + "#" + e.Name})
+		info := "error code " + strconv.Itoa(int(e.Code))
+		out = append(out, Entry{Kind: "error", Name: e.Name, Key: strconv.Itoa(int(e.Code)), Info: info, Href: ErrorsPath + "#" + e.Name})
+		if e.Formerly != "" { // the earlier name finds the entry too
+			out = append(out, Entry{Kind: "error", Name: e.Formerly, Key: strconv.Itoa(int(e.Code)), Info: info + ", now " + e.Name, Href: ErrorsPath + "#" + e.Name})
+		}
 	}
 	b, err := json.Marshal(out)
 	if err != nil {

@@ -396,7 +396,8 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 		f := r.PostForm
 		// The form is echoed into the page: keep the fields valid UTF-8
 		// (the renderer cleans Hex itself).
-		in.Form = htmlr.DecodeForm{Hex: f.Get("hex"), Kind: validUTF8(f.Get("kind")), API: validUTF8(f.Get("api")), Version: validUTF8(f.Get("version"))}
+		in.Form = htmlr.DecodeForm{Hex: f.Get("hex"), Kind: validUTF8(f.Get("kind")), API: validUTF8(f.Get("api")), Version: validUTF8(f.Get("version")),
+			ShowSecrets: f.Get("show_secrets") != ""}
 		if in.Form.Kind == "" {
 			in.Form.Kind = "request"
 		}
@@ -419,7 +420,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 				in.Form.Hex = rep.Hex
 			}
 		default:
-			dr := DecodeRequest{Hex: in.Form.Hex, Kind: in.Form.Kind, API: in.Form.API}
+			dr := DecodeRequest{Hex: in.Form.Hex, Kind: in.Form.Kind, API: in.Form.API, ShowSecrets: in.Form.ShowSecrets}
 			if s := strings.TrimSpace(in.Form.Version); s != "" {
 				v, verr := strconv.Atoi(s)
 				if verr != nil {

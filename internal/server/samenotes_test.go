@@ -106,7 +106,7 @@ func TestServerShowsWhatCLIShows(t *testing.T) {
 		notes     []string // values the tree must show
 	}{
 		{"ApiVersions v3 response", "ApiVersions", 3, respFrame(av, 1), []string{"= 0 (NONE)", "= 0 (Produce)", "= 18 (ApiVersions)"}},
-		{"ListOffsets v7 response", "ListOffsets", 7, respFrame(lo, 2), []string{"= 6 (NOT_LEADER_FOR_PARTITION)", "= 1700000000123 (2023-11-14T22:13:20.123Z)"}},
+		{"ListOffsets v7 response", "ListOffsets", 7, respFrame(lo, 2), []string{"= 6 (NOT_LEADER_OR_FOLLOWER)", "= 1700000000123 (2023-11-14T22:13:20.123Z)"}},
 		{"AlterConfigs v2 request", "", 0, kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, ac, 3), []string{"= 33 (AlterConfigs)", `= "orders" (compact, len+1=7)`}},
 		{"ApiVersions v3 request", "", 0, kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, vers, 4), []string{"= 18 (ApiVersions)"}},
 	} {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/hex"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -48,5 +49,53 @@ func TestDecodeAPIRedactsSecrets(t *testing.T) {
 	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frames), "show_secrets": true})
 	if w.Code != 200 || len(a.Frames) != 2 || !strings.Contains(a.Frames[1].Hex, hexPass) {
 		t.Errorf("show_secrets: %d, %d frames; the frame's hex does not hold the password", w.Code, len(a.Frames))
+	}
+}
+
+// TestDecodePageSecretsCheckbox posts the same frames through the /decode/
+// form, which works without script: the page holds no piece of the
+// password unless its "show SASL secrets" box is ticked, and the page
+// keeps the box as it was posted.
+func TestDecodePageSecretsCheckbox(t *testing.T) {
+	const password = "c0rrect-h0rse-battery"
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, "PLAIN"
+	auth := kmsg.NewPtrSASLAuthenticateRequest()
+	auth.Version, auth.SASLAuthBytes = 2, []byte("\x00bob\x00"+password)
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("cli"))
+	frames := append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...)
+	srv := decodeServer(t)
+	hexPass := hex.EncodeToString([]byte(password))
+	post := func(show bool) string {
+		form := url.Values{"op": {"decode"}, "kind": {"request"}, "hex": {hex.EncodeToString(frames)}}
+		if show {
+			form.Set("show_secrets", "1")
+		}
+		code, page := postRaw(t, srv, "/decode/", "application/x-www-form-urlencoded", []byte(form.Encode()))
+		if code != 200 || !strings.Contains(string(page), "SaslAuthenticate") {
+			t.Fatalf("show_secrets=%v: %d %.400s", show, code, page)
+		}
+		return string(page)
+	}
+	page := post(false)
+	// The posted hex is echoed into the textarea, so look at the results.
+	results := page[strings.Index(page, `id="decode-results"`):]
+	for i := 0; i+4 <= len(password); i++ {
+		if strings.Contains(results, password[i:i+4]) {
+			t.Fatalf("the results hold %q, a piece of the password", password[i:i+4])
+		}
+	}
+	for i := 0; i+8 <= len(hexPass); i += 2 {
+		if strings.Contains(results, hexPass[i:i+8]) {
+			t.Fatalf("the results hold the hex %q of a piece of the password", hexPass[i:i+8])
+		}
+	}
+	if !strings.Contains(results, "redacted") || strings.Contains(page, `name="show_secrets" value="1" checked`) {
+		t.Errorf("unticked: the results do not say what was redacted, or the box is ticked")
+	}
+	page = post(true)
+	results = page[strings.Index(page, `id="decode-results"`):]
+	if !strings.Contains(results, hexPass) || !strings.Contains(page, `name="show_secrets" value="1" checked`) {
+		t.Errorf("ticked: the results do not show the password as sent, or the box is not kept ticked")
 	}
 }

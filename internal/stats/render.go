@@ -22,7 +22,7 @@ func (s *Summary) WriteJSON(w io.Writer) error {
 
 // errorList renders an API's errors, most frequent first, at most limit
 // names (0: all) and then how many more there are:
-// "NOT_LEADER_FOR_PARTITION×3, REQUEST_TIMED_OUT×1, +4 others ×6".
+// "NOT_LEADER_OR_FOLLOWER×3, REQUEST_TIMED_OUT×1, +4 others ×6".
 func errorList(errs map[string]int64, limit int) string {
 	if len(errs) == 0 {
 		return "-"

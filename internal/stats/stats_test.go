@@ -68,7 +68,7 @@ func TestAggregate(t *testing.T) {
 			{APIKey: 0, Name: "Produce", Version: 9, Requests: 2, Responses: 1, Unanswered: 1, Bytes: Bytes{1200, 60},
 				Latency: &Latency{4000, 4000, 4000}, Errors: map[string]int64{"REQUEST_TIMED_OUT": 1}, Latencies: []int64{4000}},
 			{APIKey: 1, Name: "Fetch", Version: 13, Requests: 2, Responses: 2, Bytes: Bytes{200, 3000},
-				Latency: &Latency{100, 300, 300}, Errors: map[string]int64{"NOT_LEADER_FOR_PARTITION": 2}, Latencies: []int64{100, 300}},
+				Latency: &Latency{100, 300, 300}, Errors: map[string]int64{"NOT_LEADER_OR_FOLLOWER": 2}, Latencies: []int64{100, 300}},
 		},
 		Connections: []ConnStats{
 			{ID: 1, Client: "c1", Server: "s", ClientID: ptr("a"), Frames: 4},
@@ -84,7 +84,7 @@ func TestAggregate(t *testing.T) {
 		t.Fatal(err)
 	}
 	const wantJSON = `{"apis":[{"api_key":0,"name":"Produce","version":9,"requests":2,"responses":1,"unanswered":1,"bytes":{"request":1200,"response":60},"latency_us":{"p50":4000,"p99":4000,"max":4000},"errors":{"REQUEST_TIMED_OUT":1}},` +
-		`{"api_key":1,"name":"Fetch","version":13,"requests":2,"responses":2,"unanswered":0,"bytes":{"request":200,"response":3000},"latency_us":{"p50":100,"p99":300,"max":300},"errors":{"NOT_LEADER_FOR_PARTITION":2}}],` +
+		`{"api_key":1,"name":"Fetch","version":13,"requests":2,"responses":2,"unanswered":0,"bytes":{"request":200,"response":3000},"latency_us":{"p50":100,"p99":300,"max":300},"errors":{"NOT_LEADER_OR_FOLLOWER":2}}],` +
 		`"connections":[{"id":1,"client":"c1","server":"s","client_id":"a","frames":4},{"id":2,"client":"c2","server":"s","client_id":"p","frames":4,"unpaired_responses":1}],"unpaired_responses":1}` + "\n"
 	if js.String() != wantJSON {
 		t.Errorf("JSON:\n%s\nwant\n%s", js.String(), wantJSON)
@@ -96,7 +96,7 @@ func TestAggregate(t *testing.T) {
 	}
 	const wantText = `API         VERSION  REQUESTS  RESPONSES  UNANSWERED  REQ BYTES  RESP BYTES  P50 µs  P99 µs  MAX µs  ERRORS
 Produce(0)       v9         2          1           1       1200          60    4000    4000    4000  REQUEST_TIMED_OUT×1
-Fetch(1)        v13         2          2           0        200        3000     100     300     300  NOT_LEADER_FOR_PARTITION×2
+Fetch(1)        v13         2          2           0        200        3000     100     300     300  NOT_LEADER_OR_FOLLOWER×2
 
 CONN  CLIENT  SERVER  CLIENT ID  FRAMES
    1  c1      s       "a"             4
@@ -129,7 +129,7 @@ func TestReadJSONLines(t *testing.T) {
 	}
 	s := a.Summary()
 	if len(s.APIs) != 2 || s.APIs[0].Name != "Metadata" || s.APIs[0].Responses != 1 || s.APIs[0].Latency.Max != 250 ||
-		!cmp.Equal(s.APIs[0].Errors, map[string]int64{"UNKNOWN_TOPIC_OR_PARTITION": 1, "NOT_LEADER_FOR_PARTITION": 1}) {
+		!cmp.Equal(s.APIs[0].Errors, map[string]int64{"UNKNOWN_TOPIC_OR_PARTITION": 1, "NOT_LEADER_OR_FOLLOWER": 1}) {
 		t.Errorf("APIs: %+v", s.APIs)
 	}
 	if s.UnpairedResponses != 1 || len(s.Connections) != 3 || s.Connections[0].Frames != 2 || *s.Connections[0].ClientID != "k" ||

@@ -18,6 +18,8 @@ type DecodeForm struct {
 	Kind    string // "request" or "response"
 	API     string // name or key, for responses
 	Version string // for responses
+	// ShowSecrets leaves SASL passwords and tokens in the decoded frames.
+	ShowSecrets bool
 }
 
 // DecodeResult is one decoded (or undecodable) frame.

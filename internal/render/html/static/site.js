@@ -389,6 +389,8 @@
     form.addEventListener("submit", function (e) {
       e.preventDefault();
       var req = { hex: $("#hex", form).value, kind: kind() };
+      var secrets = $("#show-secrets", form);
+      if (secrets && secrets.checked) req.show_secrets = true;
       if (req.kind === "response") {
         req.api = $("#api", form).value;
         var v = $("#version", form).value.trim();

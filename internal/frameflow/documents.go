@@ -1,0 +1,74 @@
+package frameflow
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/manifester/manifester/internal/report"
+)
+
+// Documents splits encode's input into its JSON values: one body, or JSON
+// lines (decode --format json output) with one frame each. Input that is
+// not a sequence of JSON values is one document, whose syntax error the
+// encoder reports with its position.
+func Documents(data []byte) ([][]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	var docs [][]byte
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if len(docs) == 0 {
+				return [][]byte{data}, nil
+			}
+			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, err)
+		}
+		docs = append(docs, raw)
+	}
+	if len(docs) == 0 {
+		return [][]byte{data}, nil
+	}
+	return docs, nil
+}
+
+// ReportLine is the part of a decode --format json line that encode uses:
+// what the frame was, and its body.
+type ReportLine struct {
+	Kind          string          `json:"kind"`
+	APIKey        int16           `json:"api_key"`
+	Version       int16           `json:"version"`
+	CorrelationID int32           `json:"correlation_id"`
+	ClientID      *string         `json:"client_id"`
+	HeaderVersion int16           `json:"header_version"`
+	HeaderTags    []report.Tag    `json:"header_tags"`
+	Body          json.RawMessage `json:"body"`
+}
+
+// Body returns the body to encode from one document: the document itself,
+// or the "body" of a decode --format json line (recognised by its
+// "api_key" and "body" keys, which no spec field can be named: spec names
+// have no underscore) with the rest of that line.
+func Body(doc []byte) ([]byte, *ReportLine, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &probe); err != nil {
+		return doc, nil, nil // the encoder reports the syntax error with its position
+	}
+	_, hasKey := probe["api_key"]
+	_, hasBody := probe["body"]
+	if !hasKey || !hasBody {
+		return doc, nil, nil
+	}
+	var l ReportLine
+	if err := json.Unmarshal(doc, &l); err != nil {
+		return nil, nil, fmt.Errorf("reading a decode report line: %w", err)
+	}
+	if len(bytes.TrimSpace(l.Body)) == 0 || string(l.Body) == "null" {
+		return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode)")
+	}
+	return l.Body, &l, nil
+}

@@ -1,0 +1,128 @@
+// Package proxylog reads back the JSON lines that `manifester proxy`
+// writes (--log, --format json) and that `decode --format json` writes:
+// each frame line is decoded again from its hex, with the line's API and
+// version for a response and SASL secrets redacted, into the report and
+// the proxy event it stands for, so that a log can be shown as the live
+// traffic was.
+package proxylog
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/proxy"
+	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+)
+
+// Line is what is read of one line of a log.
+type Line struct {
+	Conn        int        `json:"conn"`
+	Event       string     `json:"event"`
+	Direction   string     `json:"direction"`
+	Client      string     `json:"client"`
+	Listener    string     `json:"listener"`
+	Upstream    string     `json:"upstream"`
+	Rewritten   bool       `json:"rewritten"`
+	OriginalHex string     `json:"original_hex"`
+	Detail      string     `json:"detail"`
+	Index       int        `json:"index"`
+	Offset      int64      `json:"offset"`
+	Kind        string     `json:"kind"`
+	APIKey      *int16     `json:"api_key"`
+	API         string     `json:"api"`
+	Version     *int16     `json:"version"`
+	Hex         *string    `json:"hex"`
+	Time        *time.Time `json:"time"`
+	Src         string     `json:"src"`
+	Dst         string     `json:"dst"`
+	Latency     *int64     `json:"latency_us"`
+}
+
+// RawTokenAPI is the api of a frame line for a raw SASL token of the
+// legacy SaslHandshake v0 exchange (see redact.RawReport).
+const RawTokenAPI = "SaslHandshake-v0-token"
+
+// Parse reads one line.
+func Parse(line []byte) (*Line, error) {
+	var l Line
+	if err := json.Unmarshal(line, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// IsFrame reports whether the line is a frame (it has hex and is no
+// other event).
+func (l *Line) IsFrame() bool { return l.Hex != nil && (l.Event == "" || l.Event == "frame") }
+
+// Decode decodes the hex of a frame line, with the line's API and version
+// for a response, its SASL secrets redacted by the stream of its
+// connection in conns (frames of a connection in order), within the budget
+// lim (zero fields take the defaults). It returns the frame's report and
+// the proxy event the line stands for.
+func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits) (*report.Frame, *proxy.Event, error) {
+	if l.Hex == nil {
+		return nil, nil, fmt.Errorf("not a frame line")
+	}
+	b, err := hex.DecodeString(*l.Hex)
+	if err != nil {
+		return nil, nil, fmt.Errorf("hex: %w", err)
+	}
+	var orig []byte
+	if l.Rewritten {
+		if orig, err = hex.DecodeString(l.OriginalHex); err != nil {
+			return nil, nil, fmt.Errorf("original_hex: %w", err)
+		}
+	}
+	ro := report.Options{Roundtrip: false, Limits: lim}
+	fromServer := l.Kind == "response"
+	if fromServer {
+		ro.Kind = schema.TypeResponse
+		if l.APIKey != nil && l.Version != nil {
+			if api, ok := c.Reg.API(*l.APIKey); ok {
+				ro.API, ro.Version = api, *l.Version
+			}
+		}
+	}
+	var fr *report.Frame
+	if l.API == RawTokenAPI {
+		data, plan := b, (*redact.Plan)(nil)
+		if st := conns.Stream(l.Conn); st != nil {
+			data, plan = st.Raw(b, fromServer)
+		}
+		fr = redact.RawReport(data, plan, fromServer)
+	} else {
+		data, plan := conns.Frame(l.Conn, c, b, ro)
+		fr = redact.DecodeRedacted(c, data, ro, plan)
+	}
+	fr.Index, fr.Offset, fr.Time, fr.Src, fr.Dst, fr.LatencyMicros = l.Index, l.Offset, l.Time, l.Src, l.Dst, l.Latency
+	e := &proxy.Event{Kind: proxy.EventFrame, Conn: l.Conn, Client: l.Client, Listener: l.Listener, Upstream: l.Upstream,
+		Dir: l.Kind, Rewritten: l.Rewritten, Original: orig, Frame: fr, Data: fr.Bytes}
+	return fr, e, nil
+}
+
+// StartsWithBrace peeks past up to 4 KiB of leading white space for a
+// "{": whether the input can be a log rather than hex.
+func StartsWithBrace(r *bufio.Reader) bool {
+	for n := 1; n <= 4096; n++ {
+		b, _ := r.Peek(n)
+		if len(b) < n {
+			return false
+		}
+		switch b[n-1] {
+		case ' ', '\t', '\r', '\n':
+		case '{':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
