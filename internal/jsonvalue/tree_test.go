@@ -71,13 +71,14 @@ func oracle(t *testing.T, c *codec.Codec, b []byte, kind schema.MessageType, api
 	return ferr == nil
 }
 
-// cuts checks the frame cut at many points (every byte of a small frame,
-// about 200 points of a large one), size prefix unchanged.
+// cuts checks the frame cut at many points (every byte of a frame of up
+// to 100 bytes, 100 points of a larger one, 25 of one over 16 KiB), size
+// prefix unchanged.
 func cuts(t *testing.T, c *codec.Codec, b []byte, kind schema.MessageType, api *schema.API, v int16) {
 	t.Helper()
-	points := 200
+	points := 100
 	if len(b) > 16<<10 {
-		points = 40 // the large frames of the corpus and the hostile ones
+		points = 25 // the large frames of the corpus and the hostile ones
 	}
 	step := max(1, len(b)/points)
 	for i := 0; i < len(b); i += step {
