@@ -426,6 +426,15 @@ func TestStaticExport(t *testing.T) {
 		if got := eval[string](t, fctx, `location.pathname`); !strings.HasSuffix(got, "/apis/AlterConfigs/v0/index.html") {
 			t.Errorf("from file://, the v0 link led to %s", got)
 		}
+		// Search loads its index as a script (a file:// page may not
+		// fetch), and its results name files.
+		if err := chromedp.Do(fctx, chromedp.Navigate(root+"/search/index.html?q=AlterConfigs"), chromedp.WaitVisible("#results li a")); err != nil {
+			t.Fatalf("search from file://: %v", err)
+		}
+		hrefs := eval[[]string](t, fctx, `[...document.querySelectorAll("#results li a")].map(a => a.href)`)
+		if len(hrefs) < 5 || hrefs[0] != root+"/apis/AlterConfigs/index.html" {
+			t.Errorf("search from file://: results %v, want %s first", hrefs, root+"/apis/AlterConfigs/index.html")
+		}
 	})
 }
 

@@ -35,6 +35,9 @@ const (
 	SearchPath      = "/search/"
 	SearchIndexPath = "/search-index.json"
 	SearchJSPath    = "/static/search.js"
+	// SearchIndexJSPath is the index again as a script, for pages opened
+	// from file://, which may load scripts but not fetch files.
+	SearchIndexJSPath = "/static/search-index.js"
 )
 
 var tmpl = template.Must(template.New("refsite").Funcs(template.FuncMap{
@@ -83,6 +86,9 @@ func routes(b *site.Builder) error {
 		return err
 	}
 	if err := b.Add(SearchIndexPath, site.TypeJSON, idx); err != nil {
+		return err
+	}
+	if err := b.Add(SearchIndexJSPath, site.TypeJS, SearchIndexScript(idx)); err != nil {
 		return err
 	}
 	if err := b.Add(SearchJSPath, site.TypeJS, searchJS); err != nil {

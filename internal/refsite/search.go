@@ -1,6 +1,7 @@
 package refsite
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -154,4 +155,15 @@ func (p *pathTree) add(parent span.ID, name string, index int32) span.ID {
 	n.Desc = p.t.LocalDesc(&span.Desc{Name: name})
 	n.Index = index
 	return id
+}
+
+// SearchIndexScript is the index as a script that sets
+// window.manifesterSearchIndex: search.js loads it from file://, where a
+// page can load a script but not fetch a file. The JSON is a valid
+// script as it is (encoding/json escapes U+2028 and U+2029).
+func SearchIndexScript(idx []byte) []byte {
+	out := make([]byte, 0, len(idx)+40)
+	out = append(out, "window.manifesterSearchIndex = "...)
+	out = append(out, bytes.TrimRight(idx, "\n")...)
+	return append(out, ";\n"...)
 }

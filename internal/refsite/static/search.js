@@ -85,10 +85,19 @@
   if (q0) input.value = q0;
   input.addEventListener("input", show);
   document.querySelector("form.search").addEventListener("submit", function (ev) { ev.preventDefault(); show(); });
-  fetch(indexURL).then(function (r) {
+  // From file:// a page may not fetch a file, but it may load a script:
+  // the same index as static/search-index.js.
+  var loaded = location.protocol === "file:" ? new Promise(function (ok, fail) {
+    var s = document.createElement("script");
+    s.src = new URL("search-index.js", me ? me.src : location.href).href;
+    s.onload = function () { window.manifesterSearchIndex ? ok(window.manifesterSearchIndex) : fail(new Error("no index in search-index.js")); };
+    s.onerror = function () { fail(new Error("loading search-index.js failed")); };
+    document.head.appendChild(s);
+  }) : fetch(indexURL).then(function (r) {
     if (!r.ok) throw new Error("HTTP " + r.status);
     return r.json();
-  }).then(function (data) { index = data; show(); }).catch(function (err) {
+  });
+  loaded.then(function (data) { index = data; show(); }).catch(function (err) {
     count.textContent = "The search index did not load (" + err.message + ").";
   });
   show();
