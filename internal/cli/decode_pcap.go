@@ -93,13 +93,15 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
 		Emit: func(j *pcapJob) error {
 			if sel.learnsInEmit() && !j.skip {
-				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen {
+				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen && j.rep != nil {
 					// Names were learnt from frames before this one after
-					// it was annotated: decode, annotate and write it
-					// again, now that every frame before it has taught.
-					bufs.put(j.tree, j.out)
-					j.out, j.tree = nil, nil
-					j.run(c, sel, o, bufs)
+					// it was annotated: annotate and write it again (its
+					// tree is kept until it is written), now that every
+					// frame before it has taught.
+					bufs.put(nil, j.out)
+					j.out = nil
+					sel.reannotate(j.rep, j.Index)
+					j.render(j.rep, o, bufs)
 				}
 				if j.teach != nil {
 					sel.learnEmitted(j.tree, j.teach, j.teachV, j.Index)
@@ -114,8 +116,20 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
-		j.skip = !sel.admitEvent(ev, j.Index)
 		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)
+		if sel.flt != nil {
+			// The filter reads the frame's facts in capture order, from
+			// its Values: the frame is decoded here, once, with them
+			// and its tree, and its worker renders it.
+			j.tree = bufs.tree()
+			j.Options.Tree, j.Options.Values = j.tree, true
+			j.rep = j.Decode(c, j.plan)
+		}
+		j.skip = !sel.admitEvent(ev, j.Index, j.rep)
+		if j.skip && j.rep != nil {
+			bufs.put(j.tree, nil)
+			j.rep, j.tree = nil, nil
+		}
 		if o.Format != "json" && !j.skip {
 			var pre strings.Builder
 			if ev.Conn.ID > lastConn { // connections are numbered as they first show up
@@ -229,11 +243,12 @@ var errWriting = errors.New("writing the output failed")
 // pcapJob is one frame to decode and render.
 type pcapJob struct {
 	*capdecode.Frame
-	prefix string       // text lines printed before the frame
-	plan   *redact.Plan // what secrets.frame redacted
-	skip   bool         // not shown (--filter)
-	out    []byte       // the rendered frame
-	tree   *span.Tree   // the tree the frame was decoded into
+	prefix string        // text lines printed before the frame
+	plan   *redact.Plan  // what secrets.frame redacted
+	skip   bool          // not shown (--filter)
+	out    []byte        // the rendered frame
+	tree   *span.Tree    // the tree the frame was decoded into
+	rep    *report.Frame // the frame's report (decoded before run for --filter)
 	// learntSeen and topicRows are what the annotation saw (see
 	// frameSelector.annotateEarly); teach and teachV the response
 	// message and version whose names the frame teaches (nil: none).
@@ -253,9 +268,13 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 		j.ok = true
 		return
 	}
-	j.tree = bufs.tree()
-	j.Options.Tree = j.tree
-	r := j.Decode(c, j.plan)
+	r := j.rep // decoded already (for --filter)
+	if r == nil {
+		j.tree = bufs.tree()
+		j.Options.Tree = j.tree
+		r = j.Decode(c, j.plan)
+		j.rep = r // kept until written: the emit stage may write it again
+	}
 	if sel.learnsInEmit() {
 		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
 		j.teach, j.teachV = sel.teaching(r)
@@ -272,6 +291,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 	if r.Warning != "" {
 		j.warnText = r.Summary() + ": " + r.Warning
 	}
+	j.render(r, o, bufs)
+}
+
+// render writes the frame's report r into the job's output buffer.
+func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
 	out := bufs.out(len(j.Data))
 	if o.Format == "json" {
 		j.out, j.err = jsonr.AppendLine(out, r, jsonr.Options{About: o.About})
@@ -289,7 +313,7 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 // its line is written.
 func (j *pcapJob) release(bufs *pcapBuffers) {
 	bufs.put(j.tree, j.out)
-	j.out, j.tree = nil, nil
+	j.out, j.tree, j.rep = nil, nil, nil
 }
 
 // pcapOutput writes the rendered frames in capture order and counts the

@@ -76,8 +76,12 @@ func compileFilter(expr string, reg *schema.Registry) (*filter.Filter, error) {
 // output): with a filter, it learns topic names from responses that carry
 // them and says whether the frame is to be shown. Without one, names are
 // learnt from each frame's one decode, in the pipeline's ordered emit
-// stage (learnEmitted), and every frame is shown.
-func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
+// stage (learnEmitted), and every frame is shown. r is the frame's
+// report, decoded already with its Values (report.Options.Values): when
+// it decoded cleanly as the frame itself (not read at another version)
+// its Values give the facts and the names; otherwise the frame is
+// decoded for them, as its partial values say.
+func (s *frameSelector) admitEvent(ev *capture.Event, index int, r *report.Frame) bool {
 	if s.flt == nil {
 		return true
 	}
@@ -88,7 +92,12 @@ func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
 	}
 	var f *codec.Frame
 	var err error
+	decoded := r != nil && r.Err == nil && r.Decoded != nil && r.Decoded.API != nil &&
+		(!resp && r.Decoded.Kind == schema.TypeRequest ||
+			resp && api != nil && r.Decoded.Kind == schema.TypeResponse && r.Decoded.API == api && r.Decoded.Version == ev.Request.Version)
 	switch {
+	case decoded:
+		f = r.Decoded
 	case !resp:
 		f, err = s.codec.DecodeRequest(ev.Data, codec.Options{})
 	case api != nil:
@@ -98,9 +107,6 @@ func (s *frameSelector) admitEvent(ev *capture.Event, index int) bool {
 	}
 	if resp && err == nil {
 		s.names.Learn(f, int64(index))
-	}
-	if s.flt == nil {
-		return true
 	}
 	fr := filter.Frame{Kind: "request", Size: len(ev.Data)}
 	facts := framefacts.Of(f, s.names.Resolver(int64(index)))
@@ -241,6 +247,27 @@ func (s *frameSelector) annotateEarly(r *report.Frame, index int) (seen int64, r
 	seen = s.learnt.Load()
 	_, rows = s.names.AnnotateRows(r.SpanTree(), int64(index))
 	return seen, rows
+}
+
+// reannotate names the topic ids of a frame annotated early (see
+// annotateEarly) again, in the emit stage, once every frame before it
+// has taught its names: the notes the early annotation put on its
+// topic-id rows (the decoder puts none there) are taken off first, so
+// that the tree is annotated as a fresh decode's would be.
+func (s *frameSelector) reannotate(r *report.Frame, index int) {
+	t := r.SpanTree()
+	if t == nil {
+		return
+	}
+	for id := span.ID(0); int(id) < t.Len(); id++ {
+		if n := t.N(id); n.Val != span.ValUUID || n.Aux == 0 {
+			continue
+		}
+		if f := t.Desc(id).Field; f != nil && framefacts.IsTopicID(f) {
+			t.Extra(id, true).Note = ""
+		}
+	}
+	s.names.AnnotateRows(t, int64(index))
 }
 
 // learnsInEmit reports whether topic names are learnt in the emit stage

@@ -50,6 +50,8 @@ type Codec struct {
 	// frames are the encoder's frame plans of requests [0] and responses
 	// [1], by API key (encode_frame.go).
 	frames [2][]msgFramePlans
+	// apis are the registry's APIs by key (encode_frame.go).
+	apis []*schema.API
 }
 
 // New resolves the plans of every message of reg.

@@ -59,6 +59,12 @@ type decoder struct {
 	noValues bool
 	scratch  []Value
 	sp       int
+	// body is the body's plan, when the header found it in the frame
+	// plans.
+	body *plan
+	// shared holds this decode's integer arrays by their bytes
+	// (decode_shared.go); a pooled decoder keeps it, emptied.
+	shared *sharedCache
 }
 
 func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
@@ -66,10 +72,11 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	if d == nil {
 		d = &decoder{}
 	}
-	// A pooled decoder keeps its scratch (nothing it held is read) and
-	// the unused rest of its Value slab (zeroed, never handed out).
-	errs, scratch, vals, next := d.errs[:0], d.scratch, d.vals, d.next
-	*d = decoder{c: c, r: wire.Reader{B: b}, sample: opts.Sample, bodyCat: cat, bud: opts.Budget, maxDepth: opts.Budget.Depth(), errs: errs, scratch: scratch, vals: vals, next: next}
+	// A pooled decoder has been reset by free (which keeps its scratch,
+	// nothing of which is read, the unused rest of its Value slab, zeroed
+	// and never handed out, and its emptied integer-array cache), and a
+	// new one is zero: only what this decode sets is set.
+	d.c, d.r, d.sample, d.bodyCat, d.bud, d.maxDepth = c, wire.Reader{B: b}, opts.Sample, cat, opts.Budget, opts.Budget.Depth()
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
 	if opts.Spans {
@@ -100,7 +107,10 @@ var decoderPool sync.Pool
 // slab for each).
 func (d *decoder) free() {
 	clear(d.errs)
-	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next}
+	if d.shared != nil {
+		d.shared.reset()
+	}
+	*d = decoder{scratch: d.scratch, errs: d.errs[:0], vals: d.vals, next: d.next, shared: d.shared}
 	decoderPool.Put(d)
 }
 
@@ -861,6 +871,9 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 	}
 	if n == span.None && fp.elemKind == schema.KindStruct && !generalOnly {
 		return d.structElems(fp, int(count), out)
+	}
+	if n == span.None && count > 0 && count <= maxSharedInts && !generalOnly && d.sharedIntElems(fp.elemKind, int(count), out) {
+		return nil
 	}
 	out.Kids = d.values(int(count))
 	// The Kids (fields) of all struct elements come from one exact block.

@@ -26,9 +26,18 @@ type msgFramePlans struct {
 	by []framePlan
 }
 
-// buildFramePlans fills c.frames from the plans already built.
+// buildFramePlans fills c.frames from the plans already built, and
+// c.apis.
 func (c *Codec) buildFramePlans() {
 	for _, m := range c.Reg.Messages {
+		if m.APIKey >= 0 && m.APIKey <= maxTableKey {
+			if a, ok := c.Reg.API(m.APIKey); ok {
+				if int(m.APIKey) >= len(c.apis) {
+					c.apis = append(c.apis, make([]*schema.API, int(m.APIKey)+1-len(c.apis))...)
+				}
+				c.apis[m.APIKey] = a
+			}
+		}
 		t := frameTable(m.Type)
 		if t < 0 || m.APIKey < 0 || m.APIKey > maxTableKey {
 			continue
@@ -73,4 +82,15 @@ func (c *Codec) framePlanOf(m *schema.Message, t int, v int16) *framePlan {
 		return nil
 	}
 	return &mf.by[i]
+}
+
+// api returns the API of key, as [schema.Registry.API] does, from the
+// table New made when it holds the key.
+func (c *Codec) api(key int16) (*schema.API, bool) {
+	if key >= 0 && int(key) < len(c.apis) {
+		if a := c.apis[key]; a != nil {
+			return a, true
+		}
+	}
+	return c.Reg.API(key)
 }

@@ -142,7 +142,10 @@ func (d *decoder) headerAndBody(f *Frame, root span.ID) error {
 		return within(err, headerName(f.Kind), -1)
 	}
 	m := f.Message()
-	p, err := d.c.plan(m, f.Version)
+	p := d.body // from the frame plan the header found
+	if p == nil {
+		p, err = d.c.plan(m, f.Version)
+	}
 	if err != nil {
 		return within(d.fail(hn, 6, fmt.Errorf("%w: %v", wire.ErrVersion, err)), headerName(f.Kind), -1)
 	}
@@ -185,7 +188,7 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 		if err != nil {
 			return err
 		}
-		api, ok := d.c.Reg.API(key)
+		api, ok := d.c.api(key)
 		if !ok {
 			return within(d.fail(kn, off, fmt.Errorf("%w key %d", ErrUnknownAPI, key)), descAPIKey.Name, -1)
 		}
@@ -207,8 +210,14 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 			// versions, which are open-ended, so it is read before
 			// failing; the body is not.
 		}
-		f.HeaderVersion = api.Request.HeaderVersion(ver)
-		if hp := d.c.headerPlan(schema.TypeRequest, f.HeaderVersion); hp != nil {
+		var hp *plan
+		if fp := d.c.framePlanOf(api.Request, 0, ver); fp != nil {
+			f.HeaderVersion, hp, d.body = fp.hv, fp.hdr, fp.body
+		} else {
+			f.HeaderVersion = api.Request.HeaderVersion(ver)
+			hp = d.c.headerPlan(schema.TypeRequest, f.HeaderVersion)
+		}
+		if hp != nil {
 			if err := d.specHeader(f, hp, hn, 2); err != nil {
 				return err
 			}
@@ -235,8 +244,14 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 	if !f.API.Response.Valid.Contains(f.Version) {
 		return d.fail(hn, 4, fmt.Errorf("%w: %s v%d; valid versions are %s", wire.ErrVersion, f.API.Name, f.Version, f.API.Response.Valid))
 	}
-	f.HeaderVersion = f.API.Response.HeaderVersion(f.Version)
-	if hp := d.c.headerPlan(schema.TypeResponse, f.HeaderVersion); hp != nil {
+	var hp *plan
+	if fp := d.c.framePlanOf(f.API.Response, 1, f.Version); fp != nil {
+		f.HeaderVersion, hp, d.body = fp.hv, fp.hdr, fp.body
+	} else {
+		f.HeaderVersion = f.API.Response.HeaderVersion(f.Version)
+		hp = d.c.headerPlan(schema.TypeResponse, f.HeaderVersion)
+	}
+	if hp != nil {
 		return d.specHeader(f, hp, hn, 0)
 	}
 	if err := d.correlationID(f, hn); err != nil {

@@ -89,7 +89,13 @@ func HeaderFieldName(f *schema.Field) string {
 func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 	saved := d.bodyCat
 	d.bodyCat = span.CatHeader
-	defer func() { d.bodyCat = saved }()
+	err := d.specHeaderFields(f, p, hn, skip)
+	d.bodyCat = saved
+	return err
+}
+
+// specHeaderFields is specHeader with the header's category set.
+func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) error {
 	f.Header = Value{Kids: d.values(len(p.all))}
 	clear(f.Header.Kids)
 	for _, fp := range p.defaults {
@@ -99,15 +105,16 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 		f.Header.Kids[p.wire[0].index].Int = int64(f.API.Key)
 		f.Header.Kids[p.wire[1].index].Int = int64(f.Version)
 	}
-	for _, fp := range p.wire[skip:] {
+	roles := p.enc.hdrRoles // by position in p.wire: what isCorrelationID and isClientID say
+	for i, fp := range p.wire[skip:] {
 		out := &f.Header.Kids[fp.index]
-		switch {
-		case isCorrelationID(fp):
+		switch roles[skip+i] {
+		case hdrCorrelationID:
 			if err := d.correlationID(f, hn); err != nil {
 				return err
 			}
 			out.Int = int64(f.CorrelationID)
-		case isClientID(fp):
+		case hdrClientID:
 			if err := d.clientID(f, hn); err != nil {
 				return err
 			}

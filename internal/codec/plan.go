@@ -82,6 +82,18 @@ type planner struct {
 	cache   map[planKey]*plan
 	descs   map[*schema.Field]*fieldDescs
 	header  bool
+	// fps are the field plans made so far, by what they are made of:
+	// the versions of a message mostly read a field the same way, and
+	// then share its plan (plans are read-only once built; they are
+	// most of the codec's live heap, which every GC cycle marks).
+	fps map[fpKey]*fieldPlan
+}
+
+// fpKey is what a field plan is made of besides its schema field.
+type fpKey struct {
+	f                                  *schema.Field
+	present, tagged, nullable, compact bool
+	sub                                *plan
 }
 
 // fieldDescs are the descriptors of one schema field's nodes, shared by
@@ -119,29 +131,18 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	p := &plan{s: s, version: v, flexible: flexible, all: make([]*fieldPlan, len(s.Fields)), header: pl.header}
 	pl.cache[k] = p
 	for i, f := range s.Fields {
-		fp := &fieldPlan{f: f, index: f.Index, kind: f.Type.Kind, def: DefaultValue(f)}
-		if lo, hi, ok := fp.kind.IntRange(); ok {
-			fp.intSize, fp.lo, fp.hi = fp.kind.FixedSize(), lo, hi
+		k := fpKey{f: f, present: f.Versions.Contains(v), nullable: f.Nullable.Contains(v), compact: f.IsCompact(pl.msgFlex, v)}
+		k.tagged = k.present && flexible && f.Tagged.Contains(v)
+		if k.tagged {
+			k.compact = true // tagged values always use the flexible encoding
 		}
-		fp.present = f.Versions.Contains(v)
-		fp.tagged = fp.present && flexible && f.Tagged.Contains(v)
-		fp.taggedElsewhere = f.Tag >= 0 && !fp.tagged
-		fp.nullable = f.Nullable.Contains(v)
-		fp.compact = f.IsCompact(pl.msgFlex, v)
-		if fp.tagged {
-			fp.compact = true // tagged values always use the flexible encoding
+		if st := f.Type.ElemStruct(); st != nil && k.present {
+			k.sub = pl.build(st, v, flexible)
 		}
-		if f.Type.Kind == schema.KindArray {
-			fp.elemKind = f.Type.Elem.Kind
+		fp := pl.fps[k]
+		if fp == nil {
+			fp = pl.fieldPlan(k)
 		}
-		if st := f.Type.ElemStruct(); st != nil && fp.present {
-			fp.sub = pl.build(st, v, flexible)
-		}
-		fp.elemMin = elemMinSize(fp)
-		fp.topicName = f.EntityType == "topicName"
-		fds := pl.descsOf(f)
-		fp.desc, fp.elemDesc, fp.tagDesc, fp.hdrDesc = fds.field, fds.elem, fds.tag, fds.hdr
-		fp.descID = fp.desc.ID()
 		p.all[i] = fp
 		switch {
 		case fp.tagged:
@@ -187,6 +188,30 @@ func (pl *planner) build(s *schema.Struct, v int16, flexible bool) *plan {
 	p.dec = decProgram(p)
 	p.enc.init(p)
 	return p
+}
+
+// fieldPlan makes the plan of field k.f read as k says.
+func (pl *planner) fieldPlan(k fpKey) *fieldPlan {
+	f := k.f
+	fp := &fieldPlan{f: f, index: f.Index, kind: f.Type.Kind, def: DefaultValue(f)}
+	if lo, hi, ok := fp.kind.IntRange(); ok {
+		fp.intSize, fp.lo, fp.hi = fp.kind.FixedSize(), lo, hi
+	}
+	fp.present, fp.tagged, fp.nullable, fp.compact, fp.sub = k.present, k.tagged, k.nullable, k.compact, k.sub
+	fp.taggedElsewhere = f.Tag >= 0 && !fp.tagged
+	if f.Type.Kind == schema.KindArray {
+		fp.elemKind = f.Type.Elem.Kind
+	}
+	fp.elemMin = elemMinSize(fp)
+	fp.topicName = f.EntityType == "topicName"
+	fds := pl.descsOf(f)
+	fp.desc, fp.elemDesc, fp.tagDesc, fp.hdrDesc = fds.field, fds.elem, fds.tag, fds.hdr
+	fp.descID = fp.desc.ID()
+	if pl.fps == nil {
+		pl.fps = map[fpKey]*fieldPlan{}
+	}
+	pl.fps[k] = fp
+	return fp
 }
 
 func fieldMinSize(fp *fieldPlan) int {

@@ -111,7 +111,9 @@ type Frame struct {
 	Hex string `json:"hex"`
 	// Bytes is the frame as read.
 	Bytes []byte `json:"-"`
-	// Decoded is the codec's frame (nil when the header did not decode).
+	// Decoded is the codec's frame (nil when the header did not decode);
+	// its Body and Header Values are empty unless Options.Values or
+	// Options.Roundtrip asked for them (the tree, SpanTree, is always built).
 	Decoded *codec.Frame `json:"-"`
 	// Err is the decoding error, for errors.Is.
 	Err error `json:"-"`
@@ -232,6 +234,13 @@ type Options struct {
 	// buffers. The frame's SpanTree is then Tree, good until Tree is used
 	// for another frame.
 	Tree *span.Tree
+	// Values keeps the decoded body and header as codec Values
+	// (Frame.Decoded.Body and Header), for a caller that reads or
+	// re-encodes them. Without it (and without Roundtrip, which
+	// re-encodes) the decoder builds the span tree alone, which is faster,
+	// and they are empty: the body's JSON and every rendering come from
+	// the tree.
+	Values bool
 }
 
 // Decode decodes one frame (size prefix included) and reports on it. It
@@ -246,7 +255,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		bud = o.Limits.For(o.Ctx, len(b))
 	}
 	spentBefore, notInflatedBefore := len(bud.Spent()), bud.NotInflated
-	opts := codec.Options{Spans: true, Budget: bud, Tree: o.Tree}
+	// The body's JSON is written from the tree: the Values are built only
+	// for a caller that re-encodes (the round trip) or asks for them.
+	opts := codec.Options{Spans: true, NoValues: !o.Roundtrip && !o.Values, Budget: bud, Tree: o.Tree}
 	var (
 		f   *codec.Frame
 		err error
@@ -316,8 +327,10 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	}
 	if o.Lean {
 		r.leanBody = true
-	} else if js, jerr := jsonvalue.Marshal(f.Message(), f.Version, &f.Body); jerr == nil {
-		r.Body = js
+	} else if t := f.SpanTree(); t != nil {
+		if js, jerr := jsonvalue.AppendTree(nil, t, t.Body(), f.Message(), f.Version, nil); jerr == nil {
+			r.Body = js
+		}
 	}
 	if o.Roundtrip {
 		ok, d := Check(c, f, b)

@@ -200,16 +200,27 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		b = appendString(append(b, `,"budget":`...), f.Budget)
 	}
 	leanHex := f.Lean() && f.Hex == ""
-	var bh *bodyHex
+	var fh *frameHex
 	if f.BodyPending() {
-		appendHex := hexout.AppendEncode
-		if t := f.SpanTree(); leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
-			bh = newBodyHex(t)
-			defer bh.release()
-			appendHex = bh.appendHex
+		// The body is written from the tree (which a decode without
+		// Values has alone); a lean frame's hex is made first, and the
+		// body's bytes and records values are copied from it.
+		t := f.SpanTree()
+		var hx []byte
+		if leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
+			fh = newFrameHex(t.Bytes)
+			defer fh.release()
+			hx = *fh.hex
 		}
 		// jsonvalue writes compact JSON with encoding/json's escaping.
-		if nb, err := jsonvalue.AppendMarshalHex(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body, appendHex); err == nil {
+		var nb []byte
+		var err error
+		if body := t.Body(); body != span.None {
+			nb, err = jsonvalue.AppendTree(append(b, `,"body":`...), t, body, f.Decoded.Message(), f.Decoded.Version, hx)
+		} else { // a frame decoded without spans
+			nb, err = jsonvalue.AppendMarshal(append(b, `,"body":`...), f.Decoded.Message(), f.Decoded.Version, &f.Decoded.Body)
+		}
+		if err == nil {
 			b = nb
 		}
 	} else if len(f.Body) > 0 {
@@ -222,9 +233,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	b = append(b, `,"hex":"`...)
 	hexAt := -1
 	switch {
-	case bh != nil:
+	case fh != nil:
 		hexAt = len(b)
-		b = append(b, *bh.hex...)
+		b = append(b, *fh.hex...)
 	case leanHex:
 		hexAt = len(b)
 		b = hexout.AppendEncode(b, f.Bytes)
