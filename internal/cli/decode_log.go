@@ -48,7 +48,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	c := o.Release.Codec
 	w := bufio.NewWriter(env.Stdout)
 	sec := redact.NewConns(o.ShowSecrets)
-	sel := selector.New(c, o.Filter) // --filter and topic-id names (decode_select.go)
+	sel := selector.New(c, o.Filter) // --filter and topic-id names
 	var frames, failed, others, lineNo int
 	var firstErr string
 	var total int64
