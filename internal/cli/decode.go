@@ -20,6 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/selector"
 )
 
 const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
@@ -303,14 +304,14 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
-	sel := newFrameSelector(o.Release.Codec, o.Filter)
+	sel := selector.New(o.Release.Codec, o.Filter)
 	sec := redact.NewConns(o.ShowSecrets)
 	for i, p := range pieces {
 		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
 			b, plan := sec.Frame(0, o.Release.Codec, b, ro)
 			return redact.DecodeRedacted(o.Release.Codec, b, ro, plan)
 		})
-		if !sel.admitReport(r, i) {
+		if !sel.AdmitReport(r, i) {
 			continue
 		}
 		if r.Budget != "" {
@@ -346,7 +347,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
-	sel.summary(env.Stderr)
+	sel.Summary(env.Stderr)
 	if cut > 0 {
 		// Not a failure (the frames are well formed), but what was not
 		// shown is said.

@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/selector"
 )
 
 // decodeLog decodes a JSON-lines input (FILE or -) when it is one: it
@@ -47,7 +48,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	c := o.Release.Codec
 	w := bufio.NewWriter(env.Stdout)
 	sec := redact.NewConns(o.ShowSecrets)
-	sel := newFrameSelector(c, o.Filter) // --filter and topic-id names (decode_select.go)
+	sel := selector.New(c, o.Filter) // --filter and topic-id names
 	var frames, failed, others, lineNo int
 	var firstErr string
 	var total int64
@@ -79,7 +80,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				if derr != nil {
 					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
 				}
-				shown := sel.admitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
+				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
 				if shown && !fr.OK() {
 					failed++
 					if firstErr == "" {
@@ -113,7 +114,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %d frames, %d other events\n", name, frames, others)
-	sel.summary(env.Stderr)
+	sel.Summary(env.Stderr)
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)
 		return errSilentFailure

@@ -22,6 +22,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/selector"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/term"
 )
@@ -80,7 +81,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	defer startPcapProfile(env)()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
-	sel := newFrameSelector(c, o.Filter)
+	sel := selector.New(c, o.Filter)
 	sec := redact.NewConns(o.ShowSecrets)
 	// Lean: the JSON line is written from the span tree, and text builds
 	// the tree only with -v.
@@ -92,19 +93,19 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	st := pipeline.Stages[*pcapJob]{
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
 		Emit: func(j *pcapJob) error {
-			if sel.learnsInEmit() && !j.skip {
-				if j.topicRows > 0 && sel.learnt.Load() != j.learntSeen && j.rep != nil {
+			if sel.LearnsInEmit() && !j.skip {
+				if j.topicRows > 0 && sel.Learnt() != j.learntSeen && j.rep != nil {
 					// Names were learnt from frames before this one after
 					// it was annotated: annotate and write it again (its
 					// tree is kept until it is written), now that every
 					// frame before it has taught.
 					bufs.put(nil, j.out)
 					j.out = nil
-					sel.reannotate(j.rep, j.Index)
+					sel.Reannotate(j.rep, j.Index)
 					j.render(j.rep, o, bufs)
 				}
 				if j.teach != nil {
-					sel.learnEmitted(j.tree, j.teach, j.teachV, j.Index)
+					sel.LearnEmitted(j.tree, j.teach, j.teachV, j.Index)
 				}
 			}
 			return out.write(w, j, bufs)
@@ -117,7 +118,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)
-		if sel.flt != nil {
+		if sel.Filters() {
 			// The filter reads the frame's facts in capture order, from
 			// its Values: the frame is decoded here, once, with them
 			// and its tree, and its worker renders it.
@@ -125,7 +126,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 			j.Options.Tree, j.Options.Values = j.tree, true
 			j.rep = j.Decode(c, j.plan)
 		}
-		j.skip = !sel.admitEvent(ev, j.Index, j.rep)
+		j.skip = !sel.AdmitEvent(ev, j.Index, j.rep)
 		if j.skip && j.rep != nil {
 			bufs.put(j.tree, nil)
 			j.rep, j.tree = nil, nil
@@ -184,7 +185,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		fmt.Fprint(env.Stderr, ", "+part)
 	}
 	fmt.Fprintln(env.Stderr)
-	sel.summary(env.Stderr)
+	sel.Summary(env.Stderr)
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
 	}
@@ -250,7 +251,7 @@ type pcapJob struct {
 	tree   *span.Tree    // the tree the frame was decoded into
 	rep    *report.Frame // the frame's report (decoded before run for --filter)
 	// learntSeen and topicRows are what the annotation saw (see
-	// frameSelector.annotateEarly); teach and teachV the response
+	// selector.Selector.annotateEarly); teach and teachV the response
 	// message and version whose names the frame teaches (nil: none).
 	learntSeen int64
 	topicRows  int
@@ -263,7 +264,7 @@ type pcapJob struct {
 }
 
 // run decodes and renders the frame (on any goroutine).
-func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs *pcapBuffers) {
+func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, bufs *pcapBuffers) {
 	if j.skip {
 		j.ok = true
 		return
@@ -275,11 +276,11 @@ func (j *pcapJob) run(c *codec.Codec, sel *frameSelector, o decodeOptions, bufs 
 		r = j.Decode(c, j.plan)
 		j.rep = r // kept until written: the emit stage may write it again
 	}
-	if sel.learnsInEmit() {
-		j.learntSeen, j.topicRows = sel.annotateEarly(r, j.Index)
-		j.teach, j.teachV = sel.teaching(r)
+	if sel.LearnsInEmit() {
+		j.learntSeen, j.topicRows = sel.AnnotateEarly(r, j.Index)
+		j.teach, j.teachV = sel.Teaching(r)
 	} else {
-		sel.annotate(r, j.Index)
+		sel.Annotate(r, j.Index)
 	}
 	j.ok = r.OK()
 	if !j.ok {

@@ -1,0 +1,307 @@
+// Package selector decides which frames of one decode run are shown
+// (decode --filter) and names the topic ids they carry from the names
+// earlier responses taught (topic ids are learnt in input order): it
+// gathers each frame's facts (API, client id, topics, errors, latency),
+// gives a response those of the request it answers, and counts what it
+// hid.
+package selector
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/filter"
+	"github.com/manifester/manifester/internal/framefacts"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/topicnames"
+)
+
+// Selector applies a filter and names topic ids for one decode run.
+// AdmitEvent and AdmitReport take the frames in input order, on one
+// goroutine; Annotate and AnnotateEarly may run on the decoding workers.
+type Selector struct {
+	codec *codec.Codec
+	flt   *filter.Filter
+	names *topicnames.Map
+	// pending holds, per connection, the facts of requests awaiting their
+	// response (in order: Kafka answers in order).
+	pending map[int][]reqFacts
+	// total frames looked at; shown of them matched; hiddenFailed of the
+	// others did not decode.
+	total, shown, hiddenFailed int
+	// learnt counts the frames whose names changed names, when they are
+	// learnt in the emit stage of decode --pcap (see LearnEmitted).
+	learnt atomic.Int64
+}
+
+// reqFacts is what a response takes from its request.
+type reqFacts struct {
+	corr     int32
+	clientID *string
+	topics   []string
+}
+
+// errNoRequest marks a response whose request was not seen (so it is not
+// decoded for its facts).
+var errNoRequest = errors.New("no request seen")
+
+// maxPendingFacts bounds the requests remembered per connection, as the
+// capture reader bounds its pending table.
+const maxPendingFacts = capture.DefaultMaxPending
+
+// New returns the Selector of one decode run with codec c; a nil flt
+// shows every frame.
+func New(c *codec.Codec, flt *filter.Filter) *Selector {
+	return &Selector{codec: c, flt: flt, names: topicnames.New(), pending: map[int][]reqFacts{}}
+}
+
+// AdmitEvent looks at one captured frame (index: its position in the
+// output): with a filter, it learns topic names from responses that carry
+// them and says whether the frame is to be shown. Without one, names are
+// learnt from each frame's one decode, in the pipeline's ordered emit
+// stage (LearnEmitted), and every frame is shown. r is the frame's
+// report, decoded already with its Values (report.Options.Values): when
+// it decoded cleanly as the frame itself (not read at another version)
+// its Values give the facts and the names; otherwise the frame is
+// decoded for them, as its partial values say.
+func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) bool {
+	if s.flt == nil {
+		return true
+	}
+	resp := ev.Dir == capture.ServerToClient
+	var api *schema.API
+	if resp && ev.Request != nil {
+		api, _ = s.codec.Reg.API(ev.Request.APIKey)
+	}
+	var f *codec.Frame
+	var err error
+	decoded := r != nil && r.Err == nil && r.Decoded != nil && r.Decoded.API != nil &&
+		(!resp && r.Decoded.Kind == schema.TypeRequest ||
+			resp && api != nil && r.Decoded.Kind == schema.TypeResponse && r.Decoded.API == api && r.Decoded.Version == ev.Request.Version)
+	switch {
+	case decoded:
+		f = r.Decoded
+	case !resp:
+		f, err = s.codec.DecodeRequest(ev.Data, codec.Options{})
+	case api != nil:
+		f, err = s.codec.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+	default:
+		err = errNoRequest
+	}
+	if resp && err == nil {
+		s.names.Learn(f, int64(index))
+	}
+	fr := filter.Frame{Kind: "request", Size: len(ev.Data)}
+	facts := framefacts.Of(f, s.names.Resolver(int64(index)))
+	fr.Topics, fr.Errors = facts.Topics, facts.Errors
+	if !resp {
+		if key, v, corr, ok := codec.PeekRequest(ev.Data); ok {
+			fr.HasAPI, fr.APIKey, fr.Version, fr.CorrelationID = true, key, v, corr
+			if a, ok := s.codec.Reg.API(key); ok {
+				fr.API = a.Name
+			}
+		}
+		if f != nil && f.HeaderVersion >= 1 && !f.ClientIDNull && f.ClientID != nil {
+			id := string(f.ClientID)
+			fr.ClientID = &id
+		}
+		s.pair(ev.Conn.ID, &fr)
+	} else {
+		fr.Kind = "response"
+		fr.CorrelationID, _ = codec.PeekCorrelationID(ev.Data)
+		if ev.Request != nil {
+			fr.HasAPI, fr.APIKey, fr.Version = true, ev.Request.APIKey, ev.Request.Version
+			if api != nil {
+				fr.API = api.Name
+			}
+			lat := ev.Time.Sub(ev.Request.Time).Microseconds()
+			fr.LatencyMicros = &lat
+		}
+		s.pair(ev.Conn.ID, &fr)
+	}
+	return s.count(&fr, err == nil)
+}
+
+// pair remembers a request's client id and topics on its connection, or
+// gives a response those of the request it answers.
+func (s *Selector) pair(conn int, fr *filter.Frame) {
+	if fr.Kind == "request" {
+		q := s.pending[conn]
+		if len(q) >= maxPendingFacts {
+			q = q[1:]
+		}
+		s.pending[conn] = append(q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		return
+	}
+	if rf, ok := s.answer(conn, fr.CorrelationID); ok {
+		fr.ClientID = rf.clientID
+		fr.Topics = mergeTopics(rf.topics, fr.Topics)
+	}
+}
+
+// answer takes the facts of the request a response answers off its
+// connection's queue, with those of earlier requests left unanswered.
+func (s *Selector) answer(conn int, corr int32) (reqFacts, bool) {
+	q := s.pending[conn]
+	for i, rf := range q {
+		if rf.corr == corr {
+			if i+1 == len(q) {
+				delete(s.pending, conn) // nothing left waiting
+			} else {
+				s.pending[conn] = q[i+1:]
+			}
+			return rf, true
+		}
+	}
+	return reqFacts{}, false
+}
+
+func (s *Selector) count(fr *filter.Frame, decoded bool) bool {
+	s.total++
+	if s.flt.Match(fr) {
+		s.shown++
+		return true
+	}
+	if !decoded {
+		s.hiddenFailed++
+	}
+	return false
+}
+
+func mergeTopics(a, b []string) []string {
+	if len(a) == 0 {
+		return b
+	}
+	out := append([]string(nil), a...)
+	for _, t := range b {
+		dup := false
+		for _, x := range a {
+			dup = dup || x == t
+		}
+		if !dup {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// AdmitReport does for a frame of hex, file or stdin input (decoded
+// already, in order, at position index) what AdmitEvent does for a
+// captured one, and annotates its topic ids.
+func (s *Selector) AdmitReport(r *report.Frame, index int) bool {
+	return s.AdmitReportOn(r, index, -1)
+}
+
+// AdmitReportOn is AdmitReport for a frame of connection conn (a proxy
+// log's "conn"): responses match with their request's client id and
+// topics. conn < 0: no connection.
+func (s *Selector) AdmitReportOn(r *report.Frame, index, conn int) bool {
+	s.Annotate(r, index)
+	if r.Decoded != nil && r.Decoded.API != nil && r.Kind == "response" && r.Error == "" {
+		s.names.LearnTree(r.SpanTree(), r.Decoded.API.Response, r.Decoded.Version, int64(index))
+	}
+	if s.flt == nil {
+		return true
+	}
+	fr := filter.Frame{Kind: r.Kind, HasAPI: r.Decoded != nil && r.Decoded.API != nil, APIKey: r.APIKey, API: r.API,
+		Version: r.Version, CorrelationID: r.CorrelationID, ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
+	facts := framefacts.OfTree(r.SpanTree(), s.names.Resolver(int64(index)))
+	fr.Topics, fr.Errors = facts.Topics, facts.Errors
+	if conn >= 0 {
+		s.pair(conn, &fr)
+	}
+	return s.count(&fr, r.Error == "")
+}
+
+// annotate names the frame's topic ids learnt before its position (notes
+// on its tree).
+func (s *Selector) Annotate(r *report.Frame, index int) {
+	if s != nil {
+		s.names.Annotate(r.SpanTree(), int64(index))
+	}
+}
+
+// AnnotateEarly is Annotate for a frame decoded on a worker of decode
+// --pcap while frames before it may still be Teaching names (in the emit
+// stage, LearnEmitted): it returns the learnt count the annotation saw
+// and the frame's number of topic-id rows, so that the emit stage can
+// tell whether the frame must be annotated (and written) again.
+func (s *Selector) AnnotateEarly(r *report.Frame, index int) (seen int64, rows int) {
+	seen = s.learnt.Load()
+	_, rows = s.names.AnnotateRows(r.SpanTree(), int64(index))
+	return seen, rows
+}
+
+// Reannotate names the topic ids of a frame annotated early (see
+// AnnotateEarly) again, in the emit stage, once every frame before it
+// has taught its names: the notes the early annotation put on its
+// topic-id rows (the decoder puts none there) are taken off first, so
+// that the tree is annotated as a fresh decode's would be.
+func (s *Selector) Reannotate(r *report.Frame, index int) {
+	t := r.SpanTree()
+	if t == nil {
+		return
+	}
+	for id := span.ID(0); int(id) < t.Len(); id++ {
+		if n := t.N(id); n.Val != span.ValUUID || n.Aux == 0 {
+			continue
+		}
+		if f := t.Desc(id).Field; f != nil && framefacts.IsTopicID(f) {
+			t.Extra(id, true).Note = ""
+		}
+	}
+	s.names.AnnotateRows(t, int64(index))
+}
+
+// Filters reports whether the run has a filter (every frame is shown
+// without one).
+func (s *Selector) Filters() bool { return s.flt != nil }
+
+// Learnt is the number of frames whose names changed the names known,
+// learnt in the emit stage (LearnEmitted): a frame annotated early (see
+// AnnotateEarly) saw every name if Learnt is still what it saw.
+func (s *Selector) Learnt() int64 { return s.learnt.Load() }
+
+// LearnsInEmit reports whether topic names are learnt in the emit stage
+// (LearnEmitted) rather than by AdmitEvent.
+func (s *Selector) LearnsInEmit() bool { return s.flt == nil }
+
+// Teaching returns the response message and version whose names a
+// cleanly decoded frame teaches (nil when it teaches none).
+func (s *Selector) Teaching(r *report.Frame) (*schema.Message, int16) {
+	if r.Kind != "response" || r.Error != "" || r.Decoded == nil || r.Decoded.API == nil {
+		return nil, 0
+	}
+	msg, v := r.Decoded.API.Response, r.Decoded.Version
+	if !s.names.Teaches(msg, v) {
+		return nil, 0
+	}
+	return msg, v
+}
+
+// LearnEmitted learns the names a frame's tree teaches, at its position,
+// in capture order (from the emit stage).
+func (s *Selector) LearnEmitted(t *span.Tree, msg *schema.Message, v int16, index int) {
+	if s.names.LearnTree(t, msg, v, int64(index)) > 0 {
+		s.learnt.Add(1)
+	}
+}
+
+// Summary says how many frames the filter showed, and how many of the
+// hidden ones did not decode (they do not count for the exit status).
+func (s *Selector) Summary(w io.Writer) {
+	if s.flt == nil {
+		return
+	}
+	fmt.Fprintf(w, "manifester decode: --filter %q: %d of %d frames shown", s.flt.String(), s.shown, s.total)
+	if s.hiddenFailed > 0 {
+		fmt.Fprintf(w, "; %d of the frames not shown did not decode", s.hiddenFailed)
+	}
+	fmt.Fprintln(w)
+}
