@@ -27,11 +27,16 @@ func TestProxySIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
+	accepted := make(chan struct{}, 1) // the proxy's connection for the first client
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
+			}
+			select {
+			case accepted <- struct{}{}:
+			default:
 			}
 			go func() { io.Copy(io.Discard, c); c.Close() }()
 		}
@@ -73,6 +78,14 @@ func TestProxySIGTERM(t *testing.T) {
 		t.Fatalf("second client (over --max-conns 1) read %d bytes, err %v; want a clean close", len(b), err)
 	}
 
+	// The first client's upstream connection is made before the signal
+	// (on a loaded machine the dial could still be under way, and be
+	// cancelled by it: a fault the test does not expect).
+	select {
+	case <-accepted:
+	case <-time.After(testdeadline.Remaining(t)):
+		t.Fatal("the proxy did not connect upstream for the first client")
+	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

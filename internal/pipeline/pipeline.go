@@ -32,6 +32,11 @@ type Config struct {
 	// Window is the most items in flight, submitted and not yet emitted
 	// (zero or less: 4 per worker; at least Workers).
 	Window int
+	// Start, when set, runs first on each goroutine the pipeline starts:
+	// every worker and the emitter, before the first Work or Emit on it
+	// (e.g. to lock the goroutine to a thread at a lower priority). It runs
+	// once per goroutine, concurrently on several.
+	Start func()
 }
 
 // Stages are the functions a pipeline runs on each item.
@@ -57,6 +62,7 @@ var ErrClosed = errors.New("pipeline: submit after close")
 type Pipeline[T any] struct {
 	ctx    context.Context
 	st     Stages[T]
+	start  func() // Config.Start
 	slots  []slot[T]
 	free   chan struct{} // one token per item in flight
 	work   chan int      // slots to work on
@@ -93,7 +99,7 @@ func New[T any](ctx context.Context, cfg Config, st Stages[T]) *Pipeline[T] {
 		window = 4 * workers
 	}
 	window = max(window, workers)
-	p := &Pipeline[T]{ctx: ctx, st: st, slots: make([]slot[T], window),
+	p := &Pipeline[T]{ctx: ctx, st: st, start: cfg.Start, slots: make([]slot[T], window),
 		free: make(chan struct{}, window), work: make(chan int, window), order: make(chan int, window),
 		stop: make(chan struct{}), result: make(chan error, 1)}
 	for i := range p.slots {
@@ -164,6 +170,9 @@ func (p *Pipeline[T]) Close() error {
 
 func (p *Pipeline[T]) worker() {
 	defer p.wg.Done()
+	if p.start != nil {
+		p.start()
+	}
 	for i := range p.work {
 		s := &p.slots[i]
 		if p.stopped() != nil {
@@ -176,6 +185,9 @@ func (p *Pipeline[T]) worker() {
 }
 
 func (p *Pipeline[T]) emitter() {
+	if p.start != nil {
+		p.start()
+	}
 	var err error
 	var zero T
 	for i := range p.order {

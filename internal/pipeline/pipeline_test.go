@@ -384,3 +384,66 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("second Close: %v", err)
 	}
 }
+
+// goid is the calling goroutine's id, from its stack header
+// ("goroutine 12 [running]:").
+func goid() string {
+	var b [64]byte
+	s := string(b[:runtime.Stack(b[:], false)])
+	s = s[len("goroutine "):]
+	for i, r := range s {
+		if r == ' ' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+// TestStart: Config.Start runs once on each worker and on the emitter,
+// each on a goroutine of its own (goroutine ids are never reused), and
+// every Work and Emit runs on a goroutine whose Start has returned.
+func TestStart(t *testing.T) {
+	const workers = 3
+	var mu sync.Mutex
+	started := map[string]bool{} // goroutine → Start returned
+	calls := 0
+	var bad []string
+	check := func(stage string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !started[goid()] {
+			bad = append(bad, stage+" on a goroutine without Start")
+		}
+	}
+	p := New(context.Background(), Config{Workers: workers, Start: func() {
+		mu.Lock()
+		calls++
+		id := goid()
+		if _, dup := started[id]; dup {
+			bad = append(bad, "Start twice on goroutine "+id)
+		}
+		started[id] = false
+		mu.Unlock()
+		runtime.Gosched()
+		mu.Lock()
+		started[id] = true
+		mu.Unlock()
+	}}, Stages[int]{
+		Work: func(int) error { check("Work"); return nil },
+		Emit: func(int) error { check("Emit"); return nil },
+	})
+	for i := range 50 {
+		if err := p.Submit(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if calls != workers+1 || len(started) != workers+1 {
+		t.Errorf("Start ran %d times on %d goroutines, want %d", calls, len(started), workers+1)
+	}
+	if len(bad) > 0 {
+		t.Errorf("%d problems, first: %s", len(bad), bad[0])
+	}
+}

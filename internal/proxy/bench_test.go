@@ -151,7 +151,7 @@ func BenchmarkForward(b *testing.B) {
 	drain := func() {
 		for {
 			p.q.mu.Lock()
-			n := len(p.q.ready)
+			n := p.q.ready.len()
 			p.q.mu.Unlock()
 			if n == 0 {
 				return

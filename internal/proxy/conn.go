@@ -48,7 +48,7 @@ type conn struct {
 	base     Event      // connection fields of every event
 	q        *connQueue // this connection's part of the decode queue
 	// secrets follows the connection's SASL exchange to redact it (nil
-	// with Config.ShowSecrets); used by the decoding goroutine only.
+	// with Config.ShowSecrets); used by the decoding pipeline's feeder only.
 	secrets *redact.Stream
 
 	// Frame numbers and stream offsets per direction (as the receiver

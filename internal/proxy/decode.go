@@ -1,12 +1,15 @@
 package proxy
 
 import (
+	"context"
 	"net"
 	"time"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/pairing"
+	"github.com/manifester/manifester/internal/pipeline"
+	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -42,32 +45,122 @@ type item struct {
 // connection) without ever blocking the caller.
 func (p *Proxy) event(e *Event) { p.q.event(nil, e, false) }
 
-// decodeLoop decodes queued frames and delivers events: in order for each
-// connection, the connections in turn.
+// job is one entry of the decoding pipeline: the skip and drop counts of
+// its connection not reported yet, then one item of the queue.
+type job struct {
+	cq      *connQueue
+	skipped *Event // reported before the item (nil: nothing to report)
+	it      *item  // nil when the job only reports counts
+	// data and plan are the frame as logged, SASL secrets redacted by
+	// the feeder (it.data itself when there is nothing to redact).
+	data []byte
+	plan *redact.Plan
+	ev   *Event // the item's event, once worked on
+}
+
+// decodeLoop feeds the decoding pipeline from the queue: the connections
+// in turn, each connection's items in order. It is the feeder of
+// [pipeline]: it takes each frame's bytes and runs the connection's
+// secrets tracker (stateful, in the connection's order, and deciding what
+// is redacted before anything is decoded); Config.DecodeWorkers workers
+// decode (work); the emitter (emit) names topics and delivers the events
+// in the order they were taken, which keeps every connection's events in
+// the order of its frames. Every goroutine of it runs at a lower priority
+// (lowerPriority). It returns once the queue is closed and empty and
+// every event has been delivered.
 func (p *Proxy) decodeLoop() {
 	defer p.decodeWG.Done()
 	lowerPriority()
+	pl := pipeline.New(context.Background(), pipeline.Config{Workers: p.cfg.DecodeWorkers, Start: lowerPriority},
+		pipeline.Stages[*job]{Work: p.work, Emit: p.emit})
 	for {
 		it, cq, skipped, dropped, ok := p.q.next()
 		if !ok {
-			return
+			break
 		}
+		j := &job{cq: cq, it: it}
 		if skipped > 0 || dropped > 0 {
-			p.deliver(skippedEvent(cq.c, skipped, dropped))
+			j.skipped = skippedEvent(cq.c, skipped, dropped)
 		}
-		if it == nil {
+		if it == nil && j.skipped == nil {
 			continue
 		}
-		if it.kind == kindEvent {
-			p.deliver(it.ev)
-			continue
+		if it != nil && it.kind != kindEvent {
+			p.redactItem(j)
 		}
-		if it.data == nil {
-			it.data = it.body.take()
-		}
-		p.deliver(p.decodeItem(it))
-		p.q.release(cq, it.reserved)
+		// Work and Emit return no error and the context is never
+		// cancelled: Submit cannot fail.
+		_ = pl.Submit(j)
 	}
+	_ = pl.Close()
+}
+
+// redactItem takes the bytes of a job's frame out of the queue's copy and
+// redacts them with the connection's secrets tracker, on the feeder.
+func (p *Proxy) redactItem(j *job) {
+	it := j.it
+	if it.data == nil {
+		it.data = it.body.take()
+	}
+	s := it.conn.secrets
+	switch it.kind {
+	case kindRawRequest, kindRawResponse:
+		j.data, j.plan = it.data, nil
+		if s != nil {
+			j.data, j.plan = s.Raw(it.data, it.kind == kindRawResponse)
+		}
+	case kindRequest:
+		j.data, j.plan = s.Request(p.cfg.Codec, it.data)
+	default:
+		api, version := p.responseAPI(it)
+		j.data, j.plan = s.Response(p.cfg.Codec, it.data, api, version)
+	}
+}
+
+// responseAPI is the API and version a response is decoded as: its
+// request's, when it was paired with one the specs know.
+func (p *Proxy) responseAPI(it *item) (*schema.API, int16) {
+	if api, ok := p.reg.API(it.req.APIKey); ok && it.paired {
+		return api, it.req.Version
+	}
+	return nil, 0
+}
+
+// work decodes a job's frame into its event, on a worker of the
+// pipeline. It reads nothing that depends on other frames.
+func (p *Proxy) work(j *job) error {
+	if j.it == nil || j.it.kind == kindEvent {
+		return nil
+	}
+	if p.cfg.testWork != nil {
+		p.cfg.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan) })
+		return nil
+	}
+	j.ev = p.decodeItem(j.it, j.data, j.plan)
+	return nil
+}
+
+// emit delivers a job's events, in the order the feeder took them: first
+// the counts, then the item's event (a frame's topics named from, and
+// named for, the frames before it), and gives back the frame's queue
+// space.
+func (p *Proxy) emit(j *job) error {
+	if j.skipped != nil {
+		p.deliver(j.skipped)
+	}
+	it := j.it
+	switch {
+	case it == nil:
+	case it.kind == kindEvent:
+		p.deliver(it.ev)
+	default:
+		if it.kind == kindRequest || it.kind == kindResponse {
+			p.nameTopics(j.ev.Frame, it.kind == kindResponse)
+		}
+		p.deliver(j.ev)
+		p.q.release(j.cq, it.reserved)
+	}
+	return nil
 }
 
 func (p *Proxy) deliver(e *Event) {
@@ -83,31 +176,27 @@ func (p *Proxy) deliver(e *Event) {
 // is bounded, and the log line says where a limit was reached.
 var frameLimits = budget.Limits{}
 
-// decodeItem decodes one frame into its event.
-func (p *Proxy) decodeItem(it *item) *Event {
+// decodeItem decodes one frame into its event: data is the frame as
+// logged (redacted as plan says). Topic names are not shown yet (emit
+// does, in order).
+func (p *Proxy) decodeItem(it *item, data []byte, plan *redact.Plan) *Event {
 	if it.kind == kindRawRequest || it.kind == kindRawResponse {
-		return p.decodeRaw(it)
+		return p.decodeRaw(it, data, plan)
 	}
 	c := it.conn
-	e := &Event{Kind: EventFrame, Time: it.at, Data: it.data, Original: it.original, Rewritten: it.rewritten}
+	e := &Event{Kind: EventFrame, Time: it.at, Data: data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
 	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits}
 	at := it.at
 	var f *report.Frame
 	if it.kind == kindRequest {
 		e.Dir = "request"
-		data, plan := c.secrets.Request(p.cfg.Codec, it.data)
-		e.Data = data
 		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Client, c.base.Upstream
 	} else {
 		e.Dir = "response"
 		opts.Kind = schema.TypeResponse
-		if api, ok := p.reg.API(it.req.APIKey); ok && it.paired {
-			opts.API, opts.Version = api, it.req.Version
-		}
-		data, plan := c.secrets.Response(p.cfg.Codec, it.data, opts.API, opts.Version)
-		e.Data = data
+		opts.API, opts.Version = p.responseAPI(it)
 		f = p.decodeRedacted(data, opts, plan)
 		f.Src, f.Dst = c.base.Upstream, c.base.Client
 		if it.paired {
@@ -117,7 +206,6 @@ func (p *Proxy) decodeItem(it *item) *Event {
 	}
 	f.Time = &at
 	f.Index, f.Offset = it.index, it.offset
-	p.nameTopics(f, it.kind == kindResponse)
 	e.Frame = f
 	return e
 }

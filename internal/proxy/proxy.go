@@ -11,21 +11,24 @@
 //
 // # Decoding off the forwarding path
 //
-// Forwarding goroutines hand copies of complete frames to one decoding
-// goroutine through a bounded queue ([Config.QueueFrames],
+// Forwarding goroutines hand copies of complete frames to the decoding
+// side through a bounded queue ([Config.QueueFrames],
 // [Config.QueueBytes]), kept per connection and served round robin, so
-// that one connection cannot starve another's decoding and logging.
+// that one connection cannot starve another's decoding and logging. The
+// decoding side is a [pipeline]: one goroutine takes the frames from the
+// queue and redacts their secrets, [Config.DecodeWorkers] decode them,
+// and one delivers the events in the order they were taken.
 // Space is reserved as a frame's bytes arrive, never from its size
 // prefix. When a connection's share or the queue is full the frame is not
 // decoded (forwarding never waits for decoding) and an [Event] of kind
 // [EventSkipped] says how many were skipped.
 //
 // The forwarding goroutines allocate as little as they can, so that the
-// garbage collector, which the decoding goroutine keeps busy, does not
-// make them help it: copies of large frames go into pooled chunks that the
-// decoding goroutine copies out and gives back. On Linux the decoding
-// goroutine runs on an OS thread of its own at a lower priority;
-// [AddDecoderP] gives that thread a P of its own.
+// garbage collector, which the decoding side keeps busy, does not make
+// them help it: copies of large frames go into pooled chunks that the
+// decoding side copies out and gives back. On Linux each goroutine of the
+// decoding side runs on an OS thread of its own at a lower priority;
+// [AddDecoderP] gives those threads Ps of their own.
 //
 // # Listeners, TLS and secrets
 //
@@ -97,8 +100,14 @@ type Config struct {
 	// one line per frame, much cheaper); a frame that does not decode still
 	// gets the full report.
 	Summary bool
-	// Sink receives every event, on the decoding goroutine, in order.
+	// Sink receives every event, on one goroutine (the decoding
+	// pipeline's emitter), in order: each connection's events in the
+	// order of its frames.
 	Sink func(*Event)
+	// DecodeWorkers is the number of goroutines that decode frames at
+	// once (default DefaultDecodeWorkers()). Their events still reach
+	// Sink in order.
+	DecodeWorkers int
 	// QueueFrames and QueueBytes bound the frames waiting to be decoded
 	// (and being collected to be); one connection holds at most a quarter
 	// of each (one frame of up to half the bytes while it has no other).
@@ -157,6 +166,10 @@ type Config struct {
 	// ShowSecrets leaves SASL passwords, proofs and tokens in the events'
 	// bytes and reports (they are redacted by default; see package redact).
 	ShowSecrets bool
+
+	// testWork, set by tests only, runs in place of a worker's decode and
+	// calls decode when it chooses: tests order the workers' decodes so.
+	testWork func(it *item, decode func())
 }
 
 // EventKind says what an [Event] reports.
@@ -235,7 +248,7 @@ type Proxy struct {
 	closeOnce sync.Once
 	refusing  chan struct{} // slots for refused connections being closed gracefully
 
-	// names and namedSeq belong to the decoding goroutine (topicnames.go).
+	// names and namedSeq belong to the pipeline's emitter (topicnames.go).
 	names    *topicnames.Map
 	namedSeq int64
 }
@@ -259,6 +272,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if cfg.Upstream == "" {
 		return nil, errors.New("proxy: Config.Upstream is required")
+	}
+	if cfg.DecodeWorkers <= 0 {
+		cfg.DecodeWorkers = DefaultDecodeWorkers()
 	}
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = DefaultQueueFrames

@@ -23,8 +23,8 @@ type decodeQueue struct {
 	mu        sync.Mutex
 	wake      chan struct{}
 	conns     map[int]*connQueue
-	ready     []*connQueue // connections with items, in service order
-	bytes     int64        // reserved over all connections
+	ready     fifo[*connQueue] // connections with items, in service order
+	bytes     int64            // reserved over all connections
 	closed    bool
 	maxBytes  int64
 	connBytes int64
@@ -35,7 +35,7 @@ type decodeQueue struct {
 type connQueue struct {
 	id       int
 	c        *conn // nil for the proxy's own events
-	items    []*item
+	items    fifo[*item]
 	frames   int   // frames among items
 	reserved int64 // bytes of queued frames and of frames being collected
 	inReady  bool
@@ -73,10 +73,10 @@ func (q *decodeQueue) signal() {
 
 // push appends an item to cq (locked).
 func (q *decodeQueue) push(cq *connQueue, it *item) {
-	cq.items = append(cq.items, it)
+	cq.items.push(it)
 	if !cq.inReady {
 		cq.inReady = true
-		q.ready = append(q.ready, cq)
+		q.ready.push(cq)
 	}
 }
 
@@ -90,7 +90,7 @@ func (q *decodeQueue) event(cq *connQueue, e *Event, last bool) {
 	if last {
 		cq.done = true
 	}
-	if len(cq.items)-cq.frames >= maxConnEvents && !last {
+	if cq.items.len()-cq.frames >= maxConnEvents && !last {
 		cq.dropped++
 	} else {
 		q.push(cq, &item{kind: kindEvent, ev: e})
@@ -172,22 +172,18 @@ func (q *decodeQueue) reserveWhole(cq *connQueue, it *item, n int) bool {
 func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok bool) {
 	for {
 		q.mu.Lock()
-		if len(q.ready) > 0 {
-			cq = q.ready[0]
-			q.ready = q.ready[1:]
-			it = cq.items[0]
-			cq.items[0] = nil
-			cq.items = cq.items[1:]
+		if q.ready.len() > 0 {
+			cq = q.ready.pop()
+			it = cq.items.pop()
 			if it.kind != kindEvent {
 				cq.frames--
 			}
 			skipped, dropped = cq.skipped, cq.dropped
 			cq.skipped, cq.dropped = 0, 0
-			if len(cq.items) > 0 {
-				q.ready = append(q.ready, cq)
+			if cq.items.len() > 0 {
+				q.ready.push(cq)
 			} else {
 				cq.inReady = false
-				cq.items = nil
 				if cq.done && cq.id != 0 {
 					delete(q.conns, cq.id)
 				}
@@ -239,4 +235,46 @@ func skippedEvent(c *conn, skipped, dropped int) *Event {
 		e.Detail = fmt.Sprintf("decoding fell behind: %d log events dropped", dropped)
 	}
 	return e
+}
+
+// fifo is a queue whose array is reused, so that a steady flow of items
+// through it allocates nothing (the forwarders push on every frame). An
+// array grown past fifoKeep is dropped when the queue empties.
+type fifo[T any] struct {
+	a    []T
+	head int
+}
+
+// fifoKeep is the largest array a fifo keeps once empty.
+const fifoKeep = 256
+
+func (f *fifo[T]) len() int { return len(f.a) - f.head }
+
+// push appends v. When the array is full and at least half of it is
+// taken elements, the rest moves to the front first: a queue that never
+// empties holds an array of at most about twice its longest length.
+func (f *fifo[T]) push(v T) {
+	if len(f.a) == cap(f.a) && f.head > 0 && f.head >= len(f.a)/2 {
+		n := copy(f.a, f.a[f.head:])
+		clear(f.a[n:])
+		f.a, f.head = f.a[:n], 0
+	}
+	f.a = append(f.a, v)
+}
+
+// pop takes the first element; the fifo must not be empty.
+func (f *fifo[T]) pop() T {
+	var zero T
+	v := f.a[f.head]
+	f.a[f.head] = zero // no reference kept
+	f.head++
+	if f.head == len(f.a) {
+		if cap(f.a) > fifoKeep {
+			f.a = nil
+		} else {
+			f.a = f.a[:0]
+		}
+		f.head = 0
+	}
+	return v
 }

@@ -20,14 +20,11 @@ func (p *Proxy) decodeRedacted(b []byte, opts report.Options, plan *redact.Plan)
 }
 
 // decodeRaw reports on a raw SASL token of the legacy SaslHandshake v0
-// exchange (no Kafka header), redacted unless Config.ShowSecrets.
-func (p *Proxy) decodeRaw(it *item) *Event {
+// exchange (no Kafka header): data is the token as logged, redacted (as
+// plan says) unless Config.ShowSecrets.
+func (p *Proxy) decodeRaw(it *item, data []byte, plan *redact.Plan) *Event {
 	c := it.conn
 	fromServer := it.kind == kindRawResponse
-	data, plan := it.data, (*redact.Plan)(nil)
-	if c.secrets != nil {
-		data, plan = c.secrets.Raw(it.data, fromServer)
-	}
 	e := &Event{Kind: EventFrame, Time: it.at, Data: data, Dir: "request"}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
 	f := redact.RawReport(data, plan, fromServer)

@@ -8,8 +8,8 @@ import (
 // nameTopics shows, beside every topic id of a decoded frame, the name an
 // earlier response of this proxy session (Metadata, DescribeTopicPartitions,
 // CreateTopics) gave it, and learns the names a response gives, both from
-// the frame's tree (the one decode). It runs on the decoding goroutine,
-// which sees frames in order.
+// the frame's tree (the one decode). It runs on the decoding pipeline's
+// emitter, which sees frames in the order the feeder took them.
 func (p *Proxy) nameTopics(f *report.Frame, response bool) {
 	if f == nil || f.Decoded == nil {
 		return
