@@ -73,6 +73,7 @@ func TestProxyFlagErrors(t *testing.T) {
 		{[]string{"--broker-listen", "1=127.0.0.1:1", "--broker-listen", "1=127.0.0.1:2"}, "given twice"},
 		{[]string{"--broker-port-base", "70000"}, "port number"},
 		{[]string{"--max-listeners", "-1"}, "must not be negative"},
+		{[]string{"--decode-workers", "0"}, "--decode-workers 0: want at least 1"},
 		{[]string{"--tls-cert", "missing.pem", "--tls-key", "missing-key.pem"}, "loading the TLS certificate"},
 	} {
 		code, _, errs := runSecretsCLI(t, "", append([]string{"proxy", "--spec", decSpec, "--upstream", "127.0.0.1:1"}, tc.args...)...)

@@ -84,6 +84,7 @@ func runProxy(env *Env, args []string) error {
 	portBase := fs.Int("broker-port-base", 0, "listen for broker node id on port `N`+id (on the --listen host) unless --broker-listen names it")
 	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
 	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
+	decodeWorkers := fs.Int("decode-workers", proxy.DefaultDecodeWorkers(), "goroutines that decode frames at once, at a lower priority than forwarding (events stay in order)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens in the output and log (redacted by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -97,6 +98,9 @@ func runProxy(env *Env, args []string) error {
 	}
 	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
 		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
+	}
+	if *decodeWorkers < 1 {
+		return usagef("--decode-workers %d: want at least 1", *decodeWorkers)
 	}
 	if *portBase < 0 || *portBase > 65535 {
 		return usagef("--broker-port-base must be a port number")
@@ -178,13 +182,14 @@ func runProxy(env *Env, args []string) error {
 	if err := checkListenFree("--listen", *listen); err != nil {
 		return err
 	}
-	proxy.AddDecoderP() // the decoding goroutine's thread gets a P of its own
+	proxy.AddDecoderP(*decodeWorkers) // the decoding side's threads get Ps of their own
 	p, err := proxy.New(proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
 		MaxConns: orNegative(*maxConns), IdleTimeout: orNegative(*idle), DialTimeout: *dialTimeout, MaxBuffer: *maxBuffer,
 		TLS: serverTLS, UpstreamTLS: clientTLS, BrokerListen: pins.m, BrokerPortBase: *portBase,
 		MaxListeners: orNegative(*maxListeners), ListenerIdle: orNegative(*listenerIdle), ShowSecrets: *showSecrets,
+		DecodeWorkers: *decodeWorkers,
 		// Summary lines need no trees; the JSON log and the other formats do.
 		Summary: *format == "summary" && logW == nil,
 	})

@@ -23,8 +23,8 @@ func decodeThreads(workers int) int { return workers + 2 }
 var addDecoderPOnce sync.Once
 
 // AddDecoderP raises GOMAXPROCS, once per process, by the number of
-// goroutines of the decoding side with the default workers
-// ([DefaultDecodeWorkers], plus the feeder and the emitter), where each of
+// goroutines of the decoding side (the workers, plus the feeder and the
+// emitter), where each of
 // them keeps an OS thread of its own at a lower priority (Linux): such a
 // thread holds a P whenever it runs, also while the kernel has it waiting
 // for the CPU behind the forwarders, and with only GOMAXPROCS Ps the
@@ -33,13 +33,17 @@ var addDecoderPOnce sync.Once
 // decoding thread and a garbage-collection worker on the two Ps). With as
 // many Ps more, the forwarders keep as many as there are CPUs, and the
 // kernel, which favours them over the decoding threads, shares the CPUs.
-// A GOMAXPROCS set in the environment is left as it is. Call it before
+// A GOMAXPROCS set in the environment is left as it is. workers is the
+// proxy's Config.DecodeWorkers (zero or less: the default). Call it before
 // [New], from a command that runs a proxy (not from a library).
-func AddDecoderP() {
+func AddDecoderP(workers int) {
 	if !decoderOwnsThread || os.Getenv("GOMAXPROCS") != "" {
 		return
 	}
+	if workers <= 0 {
+		workers = DefaultDecodeWorkers()
+	}
 	addDecoderPOnce.Do(func() {
-		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + decodeThreads(DefaultDecodeWorkers()))
+		runtime.GOMAXPROCS(runtime.GOMAXPROCS(0) + decodeThreads(workers))
 	})
 }

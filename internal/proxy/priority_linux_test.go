@@ -60,8 +60,8 @@ func TestLowerPriority(t *testing.T) {
 func TestAddDecoderP(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(before)
-	AddDecoderP()
-	AddDecoderP()
+	AddDecoderP(0)
+	AddDecoderP(5)
 	want := before + DefaultDecodeWorkers() + 2
 	if os.Getenv("GOMAXPROCS") != "" {
 		want = before
