@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // Traffic with known contents for the --filter, topic-id and stats tests:
@@ -34,10 +35,6 @@ var (
 	topicPayments = [16]byte{0x0e, 0x0f, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
 	trafficServer = netip.MustParseAddrPort("10.0.0.2:9092")
 )
-
-func trafficReq(clientID string, r kmsg.Request, corr int32) []byte {
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID)).AppendRequest(nil, r, corr)
-}
 
 func fetchReq(id [16]byte) *kmsg.FetchRequest {
 	r := kmsg.NewPtrFetchRequest()
@@ -120,7 +117,7 @@ func heartbeat(corr int32, errCode int16) ([]byte, []byte) {
 	hb.Version, hb.Group, hb.MemberID = 4, "g", "m"
 	hbr := kmsg.NewPtrHeartbeatResponse()
 	hbr.Version, hbr.ErrorCode = 4, errCode
-	return trafficReq("hb", hb, corr), pcapResp(hbr, corr)
+	return testframes.Request("hb", hb, corr), testframes.Response(hbr, corr)
 }
 
 // trafficConns is the standard traffic:
@@ -134,14 +131,14 @@ func heartbeat(corr int32, errCode int16) ([]byte, []byte) {
 //	                    every 10th with REBALANCE_IN_PROGRESS (27)
 func trafficConns() []trafficConn {
 	c1 := trafficConn{client: netip.MustParseAddrPort("10.0.0.1:51000"), server: trafficServer, xs: []trafficX{
-		{trafficReq("billing", fetchReq(topicOrders), 1), pcapResp(fetchResp(topicOrders, 0), 1), 500 * time.Microsecond},
-		{trafficReq("billing", metadataReq("orders"), 2), pcapResp(metadataResp(), 2), 1000 * time.Microsecond},
-		{trafficReq("billing", fetchReq(topicOrders), 3), pcapResp(fetchResp(topicOrders, 6, 6), 3), 2000 * time.Microsecond},
-		{trafficReq("billing", produceReq("payments", 1), 4), pcapResp(produceResp("payments", 0), 4), 3000 * time.Microsecond},
+		{testframes.Request("billing", fetchReq(topicOrders), 1), testframes.Response(fetchResp(topicOrders, 0), 1), 500 * time.Microsecond},
+		{testframes.Request("billing", metadataReq("orders"), 2), testframes.Response(metadataResp(), 2), 1000 * time.Microsecond},
+		{testframes.Request("billing", fetchReq(topicOrders), 3), testframes.Response(fetchResp(topicOrders, 6, 6), 3), 2000 * time.Microsecond},
+		{testframes.Request("billing", produceReq("payments", 1), 4), testframes.Response(produceResp("payments", 0), 4), 3000 * time.Microsecond},
 	}}
 	c2 := trafficConn{client: netip.MustParseAddrPort("10.0.0.3:52000"), server: trafficServer, xs: []trafficX{
-		{trafficReq("reporting", fetchReq(topicPayments), 1), pcapResp(fetchResp(topicPayments, 0), 1), 4000 * time.Microsecond},
-		{trafficReq("reporting", produceReq("payments", 0), 2), nil, 0},
+		{testframes.Request("reporting", fetchReq(topicPayments), 1), testframes.Response(fetchResp(topicPayments, 0), 1), 4000 * time.Microsecond},
+		{testframes.Request("reporting", produceReq("payments", 0), 2), nil, 0},
 	}}
 	c3 := trafficConn{client: netip.MustParseAddrPort("10.0.0.4:53000"), server: trafficServer}
 	for i := 1; i <= 100; i++ {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
+
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -89,8 +91,8 @@ func TestDecodeFilterErrors(t *testing.T) {
 }
 
 func TestDecodeStreamFilter(t *testing.T) {
-	f1 := trafficReq("a", fetchReq(topicOrders), 1)
-	f2 := trafficReq("b", produceReq("payments", 1), 2)
+	f1 := testframes.Request("a", fetchReq(topicOrders), 1)
+	f2 := testframes.Request("b", produceReq("payments", 1), 2)
 	both := hex.EncodeToString(append(append([]byte{}, f1...), f2...))
 	for _, c := range []struct {
 		expr string

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -58,8 +59,8 @@ func decodeGoldenFrames() []struct {
 	}{
 		{"CreateTopics-v7-request", hex.EncodeToString(decCreateTopics(7)), nil},
 		{"Produce-v9-request", hex.EncodeToString(produce), nil},
-		{"Metadata-v12-response", hex.EncodeToString(pcapResp(md, 5)), []string{"--kind", "response", "--api", "3", "--version", "12"}},
-		{"ApiVersions-v3-response", hex.EncodeToString(pcapResp(av, 9)), []string{"--kind", "response", "--api", "18", "--version", "3"}},
+		{"Metadata-v12-response", hex.EncodeToString(testframes.Response(md, 5)), []string{"--kind", "response", "--api", "3", "--version", "12"}},
+		{"ApiVersions-v3-response", hex.EncodeToString(testframes.Response(av, 9)), []string{"--kind", "response", "--api", "18", "--version", "3"}},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -124,7 +125,7 @@ func TestDecodePcapUnicodeClientID(t *testing.T) {
 	md.Version = 12
 	mdr := kmsg.NewPtrMetadataResponse()
 	mdr.Version = 12
-	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), pcapResp(hbr, 1), 12, 4}, {f.AppendRequest(nil, md, 2), pcapResp(mdr, 2), 3, 12}}
+	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), testframes.Response(hbr, 1), 12, 4}, {f.AppendRequest(nil, md, 2), testframes.Response(mdr, 2), 3, 12}}
 	for _, open := range []bool{true, false} {
 		path := writeScript(t, open, exchangeFrames(xs))
 		code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json", "--roundtrip")
@@ -158,7 +159,7 @@ func TestDecodePcapLostSegments(t *testing.T) {
 	hb.Version, hb.Group, hb.MemberID = 4, "g", "m"
 	hbr := kmsg.NewPtrHeartbeatResponse()
 	hbr.Version, hbr.ErrorCode = 4, 27
-	xs = append(xs, pcapExchange{f.AppendRequest(nil, hb, 4), pcapResp(hbr, 4), 12, 4})
+	xs = append(xs, pcapExchange{f.AppendRequest(nil, hb, 4), testframes.Response(hbr, 4), 12, 4})
 	md := kmsg.NewPtrMetadataRequest()
 	md.Version = 12
 	xs = append(xs, pcapExchange{f.AppendRequest(nil, md, 5), xs[1].resp, 3, 12})
@@ -270,7 +271,7 @@ func TestDecodePcapNewerClient(t *testing.T) {
 	answer := kmsg.NewPtrApiVersionsResponse()
 	answer.Version, answer.ErrorCode = 0, 35
 	answer.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 18, MinVersion: 0, MaxVersion: 4}}
-	xs := append([]pcapExchange{{probe, pcapResp(answer, 0), 18, 5}}, pcapExchanges()...)
+	xs := append([]pcapExchange{{probe, testframes.Response(answer, 0), 18, 5}}, pcapExchanges()...)
 	path := writeScript(t, true, exchangeFrames(xs))
 	for _, port := range []string{"", "9092"} {
 		args := []string{"decode", "--spec", decSpec, "--pcap", path, "--format", "json", "--roundtrip"}
@@ -468,8 +469,8 @@ func TestDecodePcapAPINewerThanSpec(t *testing.T) {
 	lc.Version, lc.Groups = 0, []string{"s"}
 	lcr := kmsg.NewPtrStreamsGroupDescribeResponse()
 	lcr.Version = 0
-	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), pcapResp(hbr, 1), 12, 4}, {f.AppendRequest(nil, lc, 2), pcapResp(lcr, 2), 89, 0},
-		{f.AppendRequest(nil, hb, 3), pcapResp(hbr, 3), 12, 4}}
+	xs := []pcapExchange{{f.AppendRequest(nil, hb, 1), testframes.Response(hbr, 1), 12, 4}, {f.AppendRequest(nil, lc, 2), testframes.Response(lcr, 2), 89, 0},
+		{f.AppendRequest(nil, hb, 3), testframes.Response(hbr, 3), 12, 4}}
 	path := writeScript(t, true, exchangeFrames(xs))
 	code, out, errOut := decRun(t, nil, "decode", "--spec", testshared.Spec(t, "3.9"), "--pcap", path, "--format", "json")
 	ls := fieldLines(t, out)

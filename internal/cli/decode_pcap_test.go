@@ -15,18 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testframes"
 )
-
-// pcapResp frames a kmsg response with its header.
-func pcapResp(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
-}
 
 type pcapExchange struct {
 	req, resp []byte
@@ -53,9 +43,9 @@ func pcapExchanges() []pcapExchange {
 	hbr := kmsg.NewPtrHeartbeatResponse()
 	hbr.Version, hbr.ErrorCode = 4, 27
 	return []pcapExchange{
-		{f.AppendRequest(nil, av, 1), pcapResp(avr, 1), 18, 3},
-		{f.AppendRequest(nil, md, 2), pcapResp(mdr, 2), 3, 12},
-		{f.AppendRequest(nil, hb, 3), pcapResp(hbr, 3), 12, 4},
+		{f.AppendRequest(nil, av, 1), testframes.Response(avr, 1), 18, 3},
+		{f.AppendRequest(nil, md, 2), testframes.Response(mdr, 2), 3, 12},
+		{f.AppendRequest(nil, hb, 3), testframes.Response(hbr, 3), 12, 4},
 	}
 }
 

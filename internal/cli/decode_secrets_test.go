@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 func runSecretsCLI(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -118,9 +119,9 @@ func TestDecodePcapRedactsSASL(t *testing.T) {
 		return r
 	}
 	path := writePcap(t, []pcapExchange{
-		{f.AppendRequest(nil, hs, 1), pcapResp(hsr, 1), 17, 1},
-		{f.AppendRequest(nil, auth("n,,n=dave,r=cnonce"), 2), pcapResp(authr("r=cnoncesnonce,s=c2FsdA==,i=4096"), 2), 36, 2},
-		{f.AppendRequest(nil, auth("c=biws,r=cnoncesnonce,p="+proof), 3), pcapResp(authr("v="+sig), 3), 36, 2},
+		{f.AppendRequest(nil, hs, 1), testframes.Response(hsr, 1), 17, 1},
+		{f.AppendRequest(nil, auth("n,,n=dave,r=cnonce"), 2), testframes.Response(authr("r=cnoncesnonce,s=c2FsdA==,i=4096"), 2), 36, 2},
+		{f.AppendRequest(nil, auth("c=biws,r=cnoncesnonce,p="+proof), 3), testframes.Response(authr("v="+sig), 3), 36, 2},
 	}, capture.PCAP, true, 0)
 	holds := func(out string) bool {
 		for _, s := range []string{proof, sig} {

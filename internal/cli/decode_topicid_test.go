@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
+
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -48,7 +50,7 @@ func TestDecodePcapTopicIDNames(t *testing.T) {
 func TestDecodeStreamTopicIDNames(t *testing.T) {
 	// Two Metadata v12 responses back to back (--kind response): the ids
 	// of the second are named by the first.
-	one := pcapResp(metadataResp(), 5)
+	one := testframes.Response(metadataResp(), 5)
 	in := hex.EncodeToString(append(append([]byte{}, one...), one...))
 	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--api", "Metadata", "--version", "12", "--hex", in)
 	if code != 0 {

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
+
 	"encoding/binary"
 	"hash/crc32"
 	"io"
@@ -35,7 +37,7 @@ func produce1K(corr int32) ([]byte, []byte) {
 	rt.Topic = "t"
 	rt.Partitions = append(rt.Partitions, kmsg.NewProduceResponseTopicPartition())
 	resp.Topics = append(resp.Topics, rt)
-	return reqFrame(req, corr), respFrame(resp, corr)
+	return reqFrame(req, corr), testframes.Response(resp, corr)
 }
 
 // echoBroker answers every request with resp (its correlation id set).

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
+
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -295,7 +297,7 @@ func TestFrameOverBufferCap(t *testing.T) {
 	for i := int32(0); i < 100; i++ {
 		resp.Brokers = append(resp.Brokers, kmsg.MetadataResponseBroker{NodeID: i, Host: fmt.Sprintf("broker-%d.example", i), Port: 9092})
 	}
-	mdReq, mdResp := reqFrame(req, 1), respFrame(resp, 1)
+	mdReq, mdResp := reqFrame(req, 1), testframes.Response(resp, 1)
 	hbReq, hbResp := heartbeat(2)
 	if len(mdReq) <= 1024 || len(mdResp) <= 1024 {
 		t.Fatalf("metadata request and response of %d and %d bytes are not over the 1024-byte cap", len(mdReq), len(mdResp))

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
+
 	"encoding/binary"
 	"io"
 	"net"
@@ -45,7 +47,7 @@ func metadataBroker(t *testing.T, brokers func() []kmsg.MetadataResponseBroker) 
 					if binary.BigEndian.Uint16(body) == 3 {
 						m := kmsg.NewPtrMetadataResponse()
 						m.Version, m.Brokers = 12, brokers()
-						resp = respFrame(m, corr)
+						resp = testframes.Response(m, corr)
 					} else {
 						_, resp = heartbeat(corr)
 					}

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // orderTopic is the topic id the Fetch frames of TestPipelineOrder use and
@@ -34,7 +35,7 @@ func orderExchange(api int16, corr int32) ([]byte, []byte) {
 		pt := kmsg.NewFetchResponseTopic()
 		pt.TopicID = orderTopic
 		resp.Topics = append(resp.Topics, pt)
-		return reqFrame(req, corr), respFrame(resp, corr)
+		return reqFrame(req, corr), testframes.Response(resp, corr)
 	case 3:
 		req := kmsg.NewPtrMetadataRequest()
 		req.Version = 12
@@ -43,7 +44,7 @@ func orderExchange(api int16, corr int32) ([]byte, []byte) {
 		mt := kmsg.NewMetadataResponseTopic()
 		mt.Topic, mt.TopicID = kmsg.StringPtr("orders"), orderTopic
 		resp.Topics = append(resp.Topics, mt)
-		return reqFrame(req, corr), respFrame(resp, corr)
+		return reqFrame(req, corr), testframes.Response(resp, corr)
 	}
 	return heartbeat(corr)
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -42,22 +43,12 @@ func reqFrame(r kmsg.Request, corr int32) []byte {
 	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("proxy-test")).AppendRequest(nil, r, corr)
 }
 
-func respFrame(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
-}
-
 func heartbeat(corr int32) ([]byte, []byte) {
 	req := kmsg.NewPtrHeartbeatRequest()
 	req.Version, req.Group, req.MemberID = 4, "group", "member"
 	resp := kmsg.NewPtrHeartbeatResponse()
 	resp.Version = 4
-	return reqFrame(req, corr), respFrame(resp, corr)
+	return reqFrame(req, corr), testframes.Response(resp, corr)
 }
 
 func metadata(corr int32, host string, port int32) ([]byte, []byte) {
@@ -66,7 +57,7 @@ func metadata(corr int32, host string, port int32) ([]byte, []byte) {
 	resp := kmsg.NewPtrMetadataResponse()
 	resp.Version = 12
 	resp.Brokers = []kmsg.MetadataResponseBroker{{NodeID: 1, Host: host, Port: port}}
-	return reqFrame(req, corr), respFrame(resp, corr)
+	return reqFrame(req, corr), testframes.Response(resp, corr)
 }
 
 // fakeBroker accepts one connection and runs fn on it.

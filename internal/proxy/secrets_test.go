@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // legacyBroker plays a broker of the SaslHandshake v0 era: it answers
@@ -32,7 +33,7 @@ func legacyBroker(t *testing.T, mech string, replies [][]byte) string {
 		hs := read()
 		resp := kmsg.NewPtrSASLHandshakeResponse()
 		resp.SupportedMechanisms = []string{mech}
-		c.Write(respFrame(resp, int32(binary.BigEndian.Uint32(hs[4:]))))
+		c.Write(testframes.Response(resp, int32(binary.BigEndian.Uint32(hs[4:]))))
 		for _, r := range replies {
 			if read() == nil {
 				return

@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // TestTopicIDNames: a Fetch by topic id before and after a Metadata
@@ -27,7 +28,7 @@ func TestTopicIDNames(t *testing.T) {
 		pt := kmsg.NewFetchResponseTopic()
 		pt.TopicID = id
 		resp.Topics = append(resp.Topics, pt)
-		return reqFrame(req, corr), respFrame(resp, corr)
+		return reqFrame(req, corr), testframes.Response(resp, corr)
 	}
 	mdReq := kmsg.NewPtrMetadataRequest()
 	mdReq.Version = 12
@@ -38,7 +39,7 @@ func TestTopicIDNames(t *testing.T) {
 	md.Topics = append(md.Topics, mt)
 	f1, r1 := fetch(1)
 	f3, r3 := fetch(3)
-	exchanges := [][2][]byte{{f1, r1}, {reqFrame(mdReq, 2), respFrame(md, 2)}, {f3, r3}}
+	exchanges := [][2][]byte{{f1, r1}, {reqFrame(mdReq, 2), testframes.Response(md, 2)}, {f3, r3}}
 
 	up := fakeBroker(t, func(c net.Conn) {
 		for _, x := range exchanges {

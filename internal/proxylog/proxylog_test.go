@@ -3,7 +3,6 @@ package proxylog
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -35,16 +35,6 @@ func testCodec(t *testing.T) *codec.Codec {
 		t.Fatal(regErr)
 	}
 	return codec.New(testReg)
-}
-
-func respFrame(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
 }
 
 // logged writes the event's log line as the proxy does and reads it back.
@@ -87,7 +77,7 @@ func TestRoundTrip(t *testing.T) {
 	rt := kmsg.NewMetadataResponseTopic()
 	rt.Topic = kmsg.StringPtr("orders")
 	resp.Topics = append(resp.Topics, rt)
-	respB := respFrame(resp, 5)
+	respB := testframes.Response(resp, 5)
 	api, _ := c.Reg.API(3)
 	at := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	lat := int64(250)

@@ -8,6 +8,7 @@ import (
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // FuzzParse: whatever the bytes and the mechanism, the parts tile the
@@ -76,7 +77,7 @@ func FuzzApply(f *testing.F) {
 		if fromServer {
 			resp := kmsg.NewPtrSASLAuthenticateResponse()
 			resp.Version, resp.SASLAuthBytes = version, auth
-			frame := respFrame(resp, 1)
+			frame := testframes.Response(resp, 1)
 			out, p = s.Response(c, frame, api, version)
 			// Unpaired, the same response keeps its size, and its secret
 			// bytes are redacted as when paired.

@@ -17,6 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -41,16 +42,6 @@ func testCodec(t testing.TB) *codec.Codec {
 // Frames are encoded with kmsg, an independent encoder.
 func reqFrame(r kmsg.Request, corr int32) []byte {
 	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("redact-test")).AppendRequest(nil, r, corr)
-}
-
-func respFrame(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
 }
 
 func handshake(mech string, v int16) []byte {
@@ -193,7 +184,7 @@ func TestScramExchange(t *testing.T) {
 	if !bytes.Contains(all, []byte("client proof redacted (44 bytes)")) || !bytes.Contains(all, []byte(`"r (nonce)"`)) {
 		t.Errorf("client-final structure missing:\n%s", all)
 	}
-	out, p = s.Response(c, respFrame(srvFinal, 2), api, 1)
+	out, p = s.Response(c, testframes.Response(srvFinal, 2), api, 1)
 	if p == nil || p.Redacted != len(sig) {
 		t.Fatalf("server-final: %+v", p)
 	}
@@ -243,7 +234,7 @@ func TestLegacyRawTokens(t *testing.T) {
 	s.Request(c, handshake("PLAIN", 0))
 	hsResp := kmsg.NewPtrSASLHandshakeResponse()
 	hsResp.Version, hsResp.SupportedMechanisms = 0, []string{"PLAIN"}
-	s.Response(c, respFrame(hsResp, 1), hsAPI, 0)
+	s.Response(c, testframes.Response(hsResp, 1), hsAPI, 0)
 	if !s.RawNext() {
 		t.Fatal("a raw token is expected after SaslHandshake v0")
 	}
@@ -305,7 +296,7 @@ func TestLegacyRefused(t *testing.T) {
 	s.Request(c, handshake("PLAIN", 0))
 	hsResp := kmsg.NewPtrSASLHandshakeResponse()
 	hsResp.ErrorCode = 33
-	s.Response(c, respFrame(hsResp, 1), hsAPI, 0)
+	s.Response(c, testframes.Response(hsResp, 1), hsAPI, 0)
 	if s.RawNext() {
 		t.Fatal("no raw token after a refusal")
 	}
@@ -370,7 +361,7 @@ func TestUnpairedAuthenticateResponse(t *testing.T) {
 	for v := int16(0); v <= 2; v++ {
 		resp := kmsg.NewPtrSASLAuthenticateResponse()
 		resp.Version, resp.SASLAuthBytes = v, []byte("v="+sig)
-		frame := respFrame(resp, 7)
+		frame := testframes.Response(resp, 7)
 		out, p := NewStream(false).Response(c, frame, nil, 0)
 		if p == nil || p.Redacted != len(sig) || len(out) != len(frame) {
 			t.Fatalf("v%d: plan %+v, %d bytes of %d", v, p, len(out), len(frame))
@@ -387,7 +378,7 @@ func TestUnpairedAuthenticateResponse(t *testing.T) {
 	topic := kmsg.NewMetadataResponseTopic()
 	topic.Topic = kmsg.StringPtr("orders")
 	md.Topics = append(md.Topics, topic)
-	frame := respFrame(md, 8)
+	frame := testframes.Response(md, 8)
 	out, p := NewStream(false).Response(c, frame, nil, 0)
 	if p != nil || !bytes.Equal(out, frame) {
 		t.Errorf("a Metadata response was changed: plan %+v", p)

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,19 +10,8 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 )
-
-// respBytes frames a kmsg response with its header (an independent
-// encoder).
-func respBytes(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
-}
 
 // TestOrphan: a response without its request names no API, its
 // candidates hold the true (API, version), hinted ones first, and every
@@ -39,7 +27,7 @@ func TestOrphan(t *testing.T) {
 	cases := []struct {
 		b        []byte
 		key, ver int16
-	}{{respBytes(hb, 9), 12, 4}, {respBytes(md, 9), 3, 12}}
+	}{{testframes.Response(hb, 9), 12, 4}, {testframes.Response(md, 9), 3, 12}}
 	for _, tc := range cases {
 		for _, hints := range [][]Hint{nil, {{APIKey: tc.key, Version: tc.ver}}} {
 			for _, lean := range []bool{false, true} {
@@ -84,7 +72,7 @@ func TestResponseApiVersionsRule(t *testing.T) {
 	answer := kmsg.NewPtrApiVersionsResponse()
 	answer.Version, answer.ErrorCode = 0, 35
 	answer.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 18, MaxVersion: 2}}
-	b := respBytes(answer, 0)
+	b := testframes.Response(answer, 0)
 	for _, v := range []int16{3, 9} {
 		f := Response(c, b, api, v, Options{Roundtrip: true})
 		if f.Error != "" || f.Version != 0 || !strings.Contains(f.Note, "v0") || f.Roundtrip == nil || !*f.Roundtrip || !strings.Contains(string(f.Body), `"ErrorCode":35`) {
@@ -141,7 +129,7 @@ func TestCandidatesBounded(t *testing.T) {
 	for i := int32(0); i < 20000; i++ {
 		md.Brokers = append(md.Brokers, kmsg.MetadataResponseBroker{NodeID: i, Host: "broker.example", Port: 9092})
 	}
-	b := respBytes(md, 3)
+	b := testframes.Response(md, 3)
 	if len(b) < 400<<10 {
 		t.Fatalf("frame of %d bytes", len(b))
 	}

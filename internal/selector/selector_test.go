@@ -2,7 +2,6 @@ package selector
 
 import (
 	"bytes"
-	"encoding/binary"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -34,21 +34,6 @@ func testCodec(t *testing.T) *codec.Codec {
 }
 
 var topicOrders = [16]byte{0x0a, 0x0b, 0x0c, 0x0d, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
-
-// Frames are encoded by kmsg, an independent encoder.
-func reqFrame(clientID string, r kmsg.Request, corr int32) []byte {
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID(clientID)).AppendRequest(nil, r, corr)
-}
-
-func respFrame(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
-}
 
 func fetchReq(id [16]byte) *kmsg.FetchRequest {
 	r := kmsg.NewPtrFetchRequest()
@@ -83,13 +68,13 @@ func TestReannotate(t *testing.T) {
 	c := testCodec(t)
 	md, _ := c.Reg.API(3)
 	teach := func(sel *Selector, name string, at int) {
-		f := report.Decode(c, respFrame(metadataResp(name, topicOrders), 1), report.Options{Kind: schema.TypeResponse, API: md, Version: 12})
+		f := report.Decode(c, testframes.Response(metadataResp(name, topicOrders), 1), report.Options{Kind: schema.TypeResponse, API: md, Version: 12})
 		if f.Error != "" {
 			t.Fatalf("metadata response: %s", f.Error)
 		}
 		sel.LearnEmitted(f.SpanTree(), md.Response, 12, at)
 	}
-	fetch := reqFrame("billing", fetchReq(topicOrders), 7)
+	fetch := testframes.Request("billing", fetchReq(topicOrders), 7)
 	line := func(r *report.Frame) string {
 		b, err := jsonr.AppendLine(nil, r, jsonr.Options{})
 		if err != nil {
@@ -156,12 +141,12 @@ func TestAdmitReportOn(t *testing.T) {
 		want bool
 	}{
 		// The names are taught first (no client id: not shown).
-		{1, report.Decode(c, respFrame(metadataResp("orders", topicOrders), 1), report.Options{Kind: schema.TypeResponse, API: md, Version: 12}), false},
-		{2, report.Decode(c, reqFrame("billing", fetchReq(topicOrders), 7), report.Options{}), true},
-		{3, report.Decode(c, reqFrame("other", fetchReq(topicOrders), 7), report.Options{}), false},
+		{1, report.Decode(c, testframes.Response(metadataResp("orders", topicOrders), 1), report.Options{Kind: schema.TypeResponse, API: md, Version: 12}), false},
+		{2, report.Decode(c, testframes.Request("billing", fetchReq(topicOrders), 7), report.Options{}), true},
+		{3, report.Decode(c, testframes.Request("other", fetchReq(topicOrders), 7), report.Options{}), false},
 		// Responses: their client id and topics are their request's.
-		{3, report.Decode(c, respFrame(fetchResp(), 7), report.Options{Kind: schema.TypeResponse, API: fetchAPI, Version: 13}), false},
-		{2, report.Decode(c, respFrame(fetchResp(), 7), report.Options{Kind: schema.TypeResponse, API: fetchAPI, Version: 13}), true},
+		{3, report.Decode(c, testframes.Response(fetchResp(), 7), report.Options{Kind: schema.TypeResponse, API: fetchAPI, Version: 13}), false},
+		{2, report.Decode(c, testframes.Response(fetchResp(), 7), report.Options{Kind: schema.TypeResponse, API: fetchAPI, Version: 13}), true},
 	}
 	for i, f := range frames {
 		if f.r.Error != "" {

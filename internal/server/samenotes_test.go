@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
@@ -19,6 +18,7 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/server"
 	"github.com/manifester/manifester/internal/site"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -46,16 +46,6 @@ func flat(r *row, out []row) []row {
 		out = flat(k, out)
 	}
 	return out
-}
-
-func respFrame(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
 }
 
 // TestServerShowsWhatCLIShows: for the same bytes, POST /api/decode and
@@ -105,8 +95,8 @@ func TestServerShowsWhatCLIShows(t *testing.T) {
 		b         []byte
 		notes     []string // values the tree must show
 	}{
-		{"ApiVersions v3 response", "ApiVersions", 3, respFrame(av, 1), []string{"= 0 (NONE)", "= 0 (Produce)", "= 18 (ApiVersions)"}},
-		{"ListOffsets v7 response", "ListOffsets", 7, respFrame(lo, 2), []string{"= 6 (NOT_LEADER_OR_FOLLOWER)", "= 1700000000123 (2023-11-14T22:13:20.123Z)"}},
+		{"ApiVersions v3 response", "ApiVersions", 3, testframes.Response(av, 1), []string{"= 0 (NONE)", "= 0 (Produce)", "= 18 (ApiVersions)"}},
+		{"ListOffsets v7 response", "ListOffsets", 7, testframes.Response(lo, 2), []string{"= 6 (NOT_LEADER_OR_FOLLOWER)", "= 1700000000123 (2023-11-14T22:13:20.123Z)"}},
 		{"AlterConfigs v2 request", "", 0, kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, ac, 3), []string{"= 33 (AlterConfigs)", `= "orders" (compact, len+1=7)`}},
 		{"ApiVersions v3 request", "", 0, kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, vers, 4), []string{"= 18 (ApiVersions)"}},
 	} {

@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // TestJSONCaptureFields: the fields captures add are written exactly as
@@ -40,7 +41,7 @@ func TestOrphanLine(t *testing.T) {
 	md.Version = 12
 	topic := "orders"
 	md.Topics = []kmsg.MetadataResponseTopic{{Topic: &topic, Partitions: []kmsg.MetadataResponseTopicPartition{{Partition: 1, Leader: 1, Replicas: []int32{1}}}}}
-	for _, b := range [][]byte{respBytes(hb, 9), respBytes(md, 9)} {
+	for _, b := range [][]byte{testframes.Response(hb, 9), testframes.Response(md, 9)} {
 		for _, hints := range [][]report.Hint{nil, {{APIKey: 12, Version: 4}}} {
 			want := report.Orphan(c, b, hints, report.Options{})
 			for _, lean := range []bool{false, true} {

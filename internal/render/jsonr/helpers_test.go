@@ -30,18 +30,6 @@ func frame(r kmsg.Request, corr int32) []byte {
 	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
 }
 
-// respBytes builds a response frame with kmsg: size, correlation id, the
-// flexible header's empty tags (not for ApiVersions), the body.
-func respBytes(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
-}
-
 func createTopics(v int16) *kmsg.CreateTopicsRequest {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.Version = v

@@ -20,6 +20,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
 
@@ -49,17 +50,6 @@ func inflating(t testing.TB) *codec.Codec {
 // encoder.
 func kframe(r kmsg.Request, corr int32) []byte {
 	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
-}
-
-// respBytes frames a kmsg response with its header.
-func respBytes(r kmsg.Response, corr int32) []byte {
-	b := binary.BigEndian.AppendUint32(make([]byte, 4, 64), uint32(corr))
-	if r.IsFlexible() && r.Key() != 18 {
-		b = append(b, 0)
-	}
-	b = r.AppendTo(b)
-	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return b
 }
 
 func createTopics(v int16) *kmsg.CreateTopicsRequest {
@@ -123,7 +113,7 @@ func TestFrameOrphan(t *testing.T) {
 	hb := kmsg.NewPtrHeartbeatResponse()
 	hb.Version, hb.ErrorCode = 4, 27
 	for _, lean := range []bool{false, true} {
-		f := report.Orphan(c, respBytes(hb, 9), nil, report.Options{Lean: lean})
+		f := report.Orphan(c, testframes.Response(hb, 9), nil, report.Options{Lean: lean})
 		out := frameText(t, f, false)
 		if !strings.Contains(out, "(API unknown: request not captured) correlation_id 9") || !strings.Contains(out, "candidates (decode cleanly and re-encode byte for byte): ") {
 			t.Errorf("text: %s", out)
