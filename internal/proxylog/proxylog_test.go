@@ -4,38 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/budget"
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testframes"
-	"github.com/manifester/manifester/internal/testshared"
 )
-
-var (
-	regOnce sync.Once
-	testReg *schema.Registry
-	regErr  error
-)
-
-func testCodec(t *testing.T) *codec.Codec {
-	t.Helper()
-	testshared.Dir(t)
-	regOnce.Do(func() { testReg, regErr = schema.Load(testshared.SpecPath("4.3")) })
-	if regErr != nil {
-		t.Fatal(regErr)
-	}
-	return codec.New(testReg)
-}
 
 // logged writes the event's log line as the proxy does and reads it back.
 func logged(t *testing.T, e *proxy.Event) *Line {
@@ -65,7 +46,7 @@ func frameText(t *testing.T, r *report.Frame) string {
 // decoding the frames directly shows, the response with the API and
 // version its line names.
 func TestRoundTrip(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	req := kmsg.NewPtrMetadataRequest()
 	req.Version = 12
 	topic := kmsg.NewMetadataRequestTopic()
@@ -118,7 +99,7 @@ func TestRoundTrip(t *testing.T) {
 // TestSecretsRedacted reads back a log written with secrets shown: the
 // password of a PLAIN SaslAuthenticate is redacted unless asked for.
 func TestSecretsRedacted(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	const password = "hunter2-but-longer"
 	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("app"))
 	hs := kmsg.NewPtrSASLHandshakeRequest()
@@ -150,7 +131,7 @@ func TestSecretsRedacted(t *testing.T) {
 // TestBadLines: a line that is no frame, hex that is not hex, a log that
 // is not JSON.
 func TestBadLines(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	l, err := Parse([]byte(`{"event":"listening","detail":"on 127.0.0.1:9092"}`))
 	if err != nil || l.IsFrame() {
 		t.Errorf("event line: %+v, %v", l, err)

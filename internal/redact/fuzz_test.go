@@ -65,7 +65,7 @@ func FuzzApply(f *testing.F) {
 			f.Add(m, []byte(s), int8(0), true)
 		}
 	}
-	c := testCodec(f)
+	c := testframes.Codec(f, "4.3")
 	api, _ := c.Reg.API(keySaslAuthenticate)
 	f.Fuzz(func(t *testing.T, mech string, auth []byte, v int8, fromServer bool) {
 		version := int16(v&0x7f) % 3

@@ -6,38 +6,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/testframes"
-	"github.com/manifester/manifester/internal/testshared"
 )
-
-var specDir = testshared.SpecPath("4.3")
-
-var (
-	regOnce sync.Once
-	testReg *schema.Registry
-	regErr  error
-)
-
-func testCodec(t testing.TB) *codec.Codec {
-	t.Helper()
-	testshared.Dir(t)
-	regOnce.Do(func() { testReg, regErr = schema.Load(specDir) })
-	if regErr != nil {
-		t.Fatal(regErr)
-	}
-	return codec.New(testReg)
-}
 
 // Frames are encoded with kmsg, an independent encoder.
 func reqFrame(r kmsg.Request, corr int32) []byte {
@@ -86,7 +65,7 @@ func noSecret(t *testing.T, out []byte, secret string) {
 }
 
 func TestPlainRequest(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	const password = "Tr0ub4dor&3-horse"
 	for _, v := range []int16{0, 1, 2} {
 		s := NewStream(false)
@@ -149,7 +128,7 @@ func TestPlainRequest(t *testing.T) {
 }
 
 func TestShowSecrets(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	in := authenticate([]byte("\x00alice\x00secret"), 1)
 	s := NewStream(true)
 	out, p := s.Request(c, in)
@@ -159,7 +138,7 @@ func TestShowSecrets(t *testing.T) {
 }
 
 func TestScramExchange(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	api, _ := c.Reg.API(keySaslAuthenticate)
 	s := NewStream(false)
 	s.Request(c, handshake("SCRAM-SHA-256", 1))
@@ -194,7 +173,7 @@ func TestScramExchange(t *testing.T) {
 }
 
 func TestOAuthBearer(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	const token = "eyJhbGciOiJub25lIn0.eyJzdWIiOiJhbGljZSJ9.c2lnbmF0dXJl"
 	// No handshake seen: recognised from the bytes.
 	s := NewStream(false)
@@ -212,7 +191,7 @@ func TestOAuthBearer(t *testing.T) {
 }
 
 func TestUnknownMechanismRedactedWhole(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	s := NewStream(false)
 	s.Request(c, handshake("GSSAPI", 1))
 	tok := []byte{0x60, 0x82, 0x02, 0x10, 'k', 'r', 'b', '5', 't', 'i', 'c', 'k', 'e', 't'}
@@ -228,7 +207,7 @@ func TestUnknownMechanismRedactedWhole(t *testing.T) {
 // A SaslHandshake v0 is followed by raw tokens: a size prefix and the
 // mechanism's bytes, no Kafka header.
 func TestLegacyRawTokens(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	hsAPI, _ := c.Reg.API(keySaslHandshake)
 	s := NewStream(false)
 	s.Request(c, handshake("PLAIN", 0))
@@ -290,7 +269,7 @@ func TestLegacyRawTokens(t *testing.T) {
 
 // A refused v0 handshake expects no raw token.
 func TestLegacyRefused(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	hsAPI, _ := c.Reg.API(keySaslHandshake)
 	s := NewStream(false)
 	s.Request(c, handshake("PLAIN", 0))
@@ -304,7 +283,7 @@ func TestLegacyRefused(t *testing.T) {
 
 // A SaslAuthenticate frame cut short is redacted after its header.
 func TestCutShortAuthenticate(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	in := authenticate([]byte("\x00alice\x00password-cut-short"), 1)
 	cut := in[:len(in)-5]
 	s := NewStream(false)
@@ -356,7 +335,7 @@ func TestParse(t *testing.T) {
 // that starts mid-exchange does: the SCRAM server signature is redacted
 // at every version, and a response of another API is left as it is.
 func TestUnpairedAuthenticateResponse(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	const sig = "6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4="
 	for v := int16(0); v <= 2; v++ {
 		resp := kmsg.NewPtrSASLAuthenticateResponse()

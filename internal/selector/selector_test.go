@@ -3,35 +3,16 @@ package selector
 import (
 	"bytes"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testframes"
-	"github.com/manifester/manifester/internal/testshared"
 )
-
-var (
-	regOnce sync.Once
-	testReg *schema.Registry
-	regErr  error
-)
-
-func testCodec(t *testing.T) *codec.Codec {
-	t.Helper()
-	testshared.Dir(t)
-	regOnce.Do(func() { testReg, regErr = schema.Load(testshared.SpecPath("4.3")) })
-	if regErr != nil {
-		t.Fatal(regErr)
-	}
-	return codec.New(testReg)
-}
 
 var topicOrders = [16]byte{0x0a, 0x0b, 0x0c, 0x0d, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 
@@ -65,7 +46,7 @@ func metadataResp(name string, id [16]byte) *kmsg.MetadataResponse {
 // name for an id it had named), reads as the frame decoded afresh and
 // annotated once with every name: the early note is replaced, not kept.
 func TestReannotate(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	md, _ := c.Reg.API(3)
 	teach := func(sel *Selector, name string, at int) {
 		f := report.Decode(c, testframes.Response(metadataResp(name, topicOrders), 1), report.Options{Kind: schema.TypeResponse, API: md, Version: 12})
@@ -118,7 +99,7 @@ func TestReannotate(t *testing.T) {
 // answers, a topic id is matched by the name an earlier response taught,
 // and the summary counts what was shown.
 func TestAdmitReportOn(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	md, _ := c.Reg.API(3)
 	fetchAPI, _ := c.Reg.API(1)
 	flt, err := filter.Compile(`client_id == "billing" && topic == "orders"`, func(name string) (int16, error) {

@@ -3,7 +3,6 @@ package topicnames
 import (
 	"encoding/binary"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -11,26 +10,9 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/framefacts"
-	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
-	"github.com/manifester/manifester/internal/testshared"
+	"github.com/manifester/manifester/internal/testframes"
 )
-
-var (
-	regOnce sync.Once
-	reg     *schema.Registry
-	regErr  error
-)
-
-func testCodec(t *testing.T) *codec.Codec {
-	t.Helper()
-	dir := testshared.Spec(t, "4.3")
-	regOnce.Do(func() { reg, regErr = schema.Load(dir) })
-	if regErr != nil {
-		t.Fatalf("loading specs: %v", regErr)
-	}
-	return codec.New(reg)
-}
 
 // respFrame frames a kmsg (independent encoder) response with its header.
 func respFrame(r kmsg.Response, corr int32) []byte {
@@ -92,7 +74,7 @@ func decodeResp(t *testing.T, c *codec.Codec, key, v int16, b []byte, spans bool
 }
 
 func TestLearnAndAnnotate(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	m := New()
 	md := decodeResp(t, c, 3, 12, metadata(map[[16]byte]string{idOrders: "orders", idPayments: "pay\nments"}), false)
 	if n := m.Learn(md, 10); n != 2 {
@@ -172,7 +154,7 @@ func TestLearnAndAnnotate(t *testing.T) {
 // TestLearnTree: the pairs learnt from a response's tree are those learnt
 // from its values.
 func TestLearnTree(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	names := map[[16]byte]string{idOrders: "orders", idPayments: "pay\nments"}
 	md := decodeResp(t, c, 3, 12, metadata(names), true)
 	fromValues, fromTree := New(), New()
@@ -205,7 +187,7 @@ func TestLearnTree(t *testing.T) {
 }
 
 func TestTeaches(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	m := New()
 	for _, x := range []struct {
 		key, v int16
@@ -231,7 +213,7 @@ func TestMaxIDs(t *testing.T) {
 
 // TestLearnDescribeTopicPartitions: the other response the issue names.
 func TestLearnDescribeTopicPartitions(t *testing.T) {
-	c := testCodec(t)
+	c := testframes.Codec(t, "4.3")
 	r := kmsg.NewPtrDescribeTopicPartitionsResponse()
 	r.Version = 0
 	tp := kmsg.NewDescribeTopicPartitionsResponseTopic()
