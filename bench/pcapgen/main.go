@@ -7,7 +7,7 @@
 // Only exchanges whose request and response both decode cleanly with the
 // 4.3 spec are used, so that every frame of the capture is valid.
 //
-//	go run ./bench/pcapgen -out /tmp/kafka.pcap -mb 200
+//	go run ./bench/pcapgen -out kafka.pcap -mb 200
 package main
 
 import (
