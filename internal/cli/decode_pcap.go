@@ -93,7 +93,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	st := pipeline.Stages[*pcapJob]{
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
 		Emit: func(j *pcapJob) error {
-			if sel.LearnsInEmit() && !j.skip {
+			if !sel.Filters() && !j.skip { // names are learnt here, in capture order
 				if j.topicRows > 0 && sel.Learnt() != j.learntSeen && j.rep != nil {
 					// Names were learnt from frames before this one after
 					// it was annotated: annotate and write it again (its
@@ -276,7 +276,7 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 		r = j.Decode(c, j.plan)
 		j.rep = r // kept until written: the emit stage may write it again
 	}
-	if sel.LearnsInEmit() {
+	if !sel.Filters() { // names are learnt in the emit stage
 		j.learntSeen, j.topicRows = sel.AnnotateEarly(r, j.Index)
 		j.teach, j.teachV = sel.Teaching(r)
 	} else {

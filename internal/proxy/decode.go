@@ -105,10 +105,7 @@ func (p *Proxy) redactItem(j *job) {
 	s := it.conn.secrets
 	switch it.kind {
 	case kindRawRequest, kindRawResponse:
-		j.data, j.plan = it.data, nil
-		if s != nil {
-			j.data, j.plan = s.Raw(it.data, it.kind == kindRawResponse)
-		}
+		j.data, j.plan = s.Raw(it.data, it.kind == kindRawResponse) // a nil s shows secrets
 	case kindRequest:
 		j.data, j.plan = s.Request(p.cfg.Codec, it.data)
 	default:

@@ -3,8 +3,6 @@ package proxy
 import (
 	"github.com/manifester/manifester/internal/testframes"
 
-	"encoding/binary"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -20,45 +18,15 @@ import (
 // on any number of connections.
 func metadataBroker(t *testing.T, brokers func() []kmsg.MetadataResponseBroker) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				for {
-					var size [4]byte
-					if _, err := io.ReadFull(c, size[:]); err != nil {
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(size[:]))
-					if _, err := io.ReadFull(c, body); err != nil {
-						return
-					}
-					corr := int32(binary.BigEndian.Uint32(body[4:8]))
-					var resp []byte
-					if binary.BigEndian.Uint16(body) == 3 {
-						m := kmsg.NewPtrMetadataResponse()
-						m.Version, m.Brokers = 12, brokers()
-						resp = testframes.Response(m, corr)
-					} else {
-						_, resp = heartbeat(corr)
-					}
-					if _, err := c.Write(resp); err != nil {
-						return
-					}
-				}
-			}()
+	return answerBroker(t, func(key int16, corr int32) []byte {
+		if key == 3 {
+			m := kmsg.NewPtrMetadataResponse()
+			m.Version, m.Brokers = 12, brokers()
+			return testframes.Response(m, corr)
 		}
-	}()
-	return ln.Addr().String()
+		_, resp := heartbeat(corr)
+		return resp
+	})
 }
 
 // askMetadata sends a Metadata request on c and reads the brokers (kmsg).

@@ -1,10 +1,8 @@
 package proxy
 
 import (
-	"encoding/binary"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -53,37 +51,10 @@ func orderExchange(api int16, corr int32) ([]byte, []byte) {
 // orderExchange's response of its API key and correlation id.
 func orderBroker(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				for {
-					var size [4]byte
-					if _, err := io.ReadFull(c, size[:]); err != nil {
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(size[:]))
-					if _, err := io.ReadFull(c, body); err != nil || len(body) < 8 {
-						return
-					}
-					_, resp := orderExchange(int16(binary.BigEndian.Uint16(body)), int32(binary.BigEndian.Uint32(body[4:])))
-					if _, err := c.Write(resp); err != nil {
-						return
-					}
-				}
-			}()
-		}
-	}()
-	return ln.Addr().String()
+	return answerBroker(t, func(key int16, corr int32) []byte {
+		_, resp := orderExchange(key, corr)
+		return resp
+	})
 }
 
 // reverseBatches makes the proxy's workers finish their decodes in

@@ -93,10 +93,7 @@ func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits) (*
 	}
 	var fr *report.Frame
 	if l.API == RawTokenAPI {
-		data, plan := b, (*redact.Plan)(nil)
-		if st := conns.Stream(l.Conn); st != nil {
-			data, plan = st.Raw(b, fromServer)
-		}
+		data, plan := conns.Stream(l.Conn).Raw(b, fromServer) // a nil stream shows secrets
 		fr = redact.RawReport(data, plan, fromServer)
 	} else {
 		data, plan := conns.Frame(l.Conn, c, b, ro)

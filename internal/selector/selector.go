@@ -259,18 +259,15 @@ func (s *Selector) Reannotate(r *report.Frame, index int) {
 	s.names.AnnotateRows(t, int64(index))
 }
 
-// Filters reports whether the run has a filter (every frame is shown
-// without one).
+// Filters reports whether the run has a filter. Without one every frame
+// is shown, and topic names are learnt in the emit stage (LearnEmitted);
+// with one, AdmitEvent learns them in input order.
 func (s *Selector) Filters() bool { return s.flt != nil }
 
 // Learnt is the number of frames whose names changed the names known,
 // learnt in the emit stage (LearnEmitted): a frame annotated early (see
 // AnnotateEarly) saw every name if Learnt is still what it saw.
 func (s *Selector) Learnt() int64 { return s.learnt.Load() }
-
-// LearnsInEmit reports whether topic names are learnt in the emit stage
-// (LearnEmitted) rather than by AdmitEvent.
-func (s *Selector) LearnsInEmit() bool { return s.flt == nil }
 
 // Teaching returns the response message and version whose names a
 // cleanly decoded frame teaches (nil when it teaches none).

@@ -15,12 +15,7 @@ import (
 // show_secrets asks for it, as decode does.
 func TestDecodeAPIRedactsSecrets(t *testing.T) {
 	const password = "Tr0ub4dor&3-horse"
-	hs := kmsg.NewPtrSASLHandshakeRequest()
-	hs.Version, hs.Mechanism = 1, "PLAIN"
-	auth := kmsg.NewPtrSASLAuthenticateRequest()
-	auth.Version, auth.SASLAuthBytes = 2, []byte("\x00alice\x00"+password)
-	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("cli"))
-	frames := append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...)
+	frames := plainExchange("alice", password)
 	srv := decodeServer(t)
 
 	w, a := postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frames)})
@@ -29,16 +24,7 @@ func TestDecodeAPIRedactsSecrets(t *testing.T) {
 	}
 	out := w.Body.String()
 	hexPass := hex.EncodeToString([]byte(password))
-	for i := 0; i+4 <= len(password); i++ {
-		if strings.Contains(out, password[i:i+4]) {
-			t.Fatalf("the answer holds %q, a piece of the password", password[i:i+4])
-		}
-	}
-	for i := 0; i+8 <= len(hexPass); i += 2 {
-		if strings.Contains(out, hexPass[i:i+8]) {
-			t.Fatalf("the answer holds the hex %q of a piece of the password", hexPass[i:i+8])
-		}
-	}
+	noPasswordPiece(t, out, password)
 	if !strings.Contains(out, "redacted") {
 		t.Errorf("the answer does not say what was redacted")
 	}
@@ -58,12 +44,7 @@ func TestDecodeAPIRedactsSecrets(t *testing.T) {
 // keeps the box as it was posted.
 func TestDecodePageSecretsCheckbox(t *testing.T) {
 	const password = "c0rrect-h0rse-battery"
-	hs := kmsg.NewPtrSASLHandshakeRequest()
-	hs.Version, hs.Mechanism = 1, "PLAIN"
-	auth := kmsg.NewPtrSASLAuthenticateRequest()
-	auth.Version, auth.SASLAuthBytes = 2, []byte("\x00bob\x00"+password)
-	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("cli"))
-	frames := append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...)
+	frames := plainExchange("bob", password)
 	srv := decodeServer(t)
 	hexPass := hex.EncodeToString([]byte(password))
 	post := func(show bool) string {
@@ -80,16 +61,7 @@ func TestDecodePageSecretsCheckbox(t *testing.T) {
 	page := post(false)
 	// The posted hex is echoed into the textarea, so look at the results.
 	results := page[strings.Index(page, `id="decode-results"`):]
-	for i := 0; i+4 <= len(password); i++ {
-		if strings.Contains(results, password[i:i+4]) {
-			t.Fatalf("the results hold %q, a piece of the password", password[i:i+4])
-		}
-	}
-	for i := 0; i+8 <= len(hexPass); i += 2 {
-		if strings.Contains(results, hexPass[i:i+8]) {
-			t.Fatalf("the results hold the hex %q of a piece of the password", hexPass[i:i+8])
-		}
-	}
+	noPasswordPiece(t, results, password)
 	if !strings.Contains(results, "redacted") || strings.Contains(page, `name="show_secrets" value="1" checked`) {
 		t.Errorf("unticked: the results do not say what was redacted, or the box is ticked")
 	}
@@ -97,5 +69,33 @@ func TestDecodePageSecretsCheckbox(t *testing.T) {
 	results = page[strings.Index(page, `id="decode-results"`):]
 	if !strings.Contains(results, hexPass) || !strings.Contains(page, `name="show_secrets" value="1" checked`) {
 		t.Errorf("ticked: the results do not show the password as sent, or the box is not kept ticked")
+	}
+}
+
+// plainExchange is a SaslHandshake (PLAIN) and the SaslAuthenticate after
+// it, for user and password, both encoded by kmsg.
+func plainExchange(user, password string) []byte {
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 1, "PLAIN"
+	auth := kmsg.NewPtrSASLAuthenticateRequest()
+	auth.Version, auth.SASLAuthBytes = 2, []byte("\x00"+user+"\x00"+password)
+	f := kmsg.NewRequestFormatter(kmsg.FormatterClientID("cli"))
+	return append(f.AppendRequest(nil, hs, 1), f.AppendRequest(nil, auth, 2)...)
+}
+
+// noPasswordPiece fails when out holds a 4-byte piece of password, or the
+// hex of one.
+func noPasswordPiece(t *testing.T, out, password string) {
+	t.Helper()
+	hexPass := hex.EncodeToString([]byte(password))
+	for i := 0; i+4 <= len(password); i++ {
+		if strings.Contains(out, password[i:i+4]) {
+			t.Fatalf("the answer holds %q, a piece of the password", password[i:i+4])
+		}
+	}
+	for i := 0; i+8 <= len(hexPass); i += 2 {
+		if strings.Contains(out, hexPass[i:i+8]) {
+			t.Fatalf("the answer holds the hex %q of a piece of the password", hexPass[i:i+8])
+		}
 	}
 }
