@@ -6,7 +6,6 @@ import (
 	"math"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -200,42 +199,26 @@ func (w *treeWriter) taggedRow(section span.ID, f *schema.Field) span.ID {
 	return span.None
 }
 
-// keyCache holds the JSON keys (`"Name":`) of a struct's fields, by the
-// number of the Desc of the struct's rows (every row of a struct
-// names a Desc whose Struct it is).
-var keyCache struct {
-	mu sync.Mutex
-	by atomic.Pointer[[][]string]
-}
+// structKeys holds the JSON keys (`"Name":`) of each registered struct
+// Desc's fields, by Field.Index.
+var structKeys span.DescMemo[[]string]
 
 // keysOf returns the JSON keys of s's fields, by Field.Index, for row n.
 func keysOf(t *span.Tree, n span.ID, s *schema.Struct) []string {
-	id := t.N(n).Desc
-	if p := keyCache.by.Load(); p != nil && int(id) < len(*p) {
-		if k := (*p)[id]; k != nil && len(k) == len(s.Fields) {
-			return k
+	if d := t.Desc(n); d.Struct == s { // a row that is s's own
+		if k := structKeys.Get(d, func(d *span.Desc) *[]string { k := fieldKeys(d.Struct); return &k }); k != nil {
+			return *k
 		}
 	}
+	return fieldKeys(s)
+}
+
+// fieldKeys makes the JSON keys of s's fields, by Field.Index.
+func fieldKeys(s *schema.Struct) []string {
 	out := make([]string, len(s.Fields))
 	for i, f := range s.Fields {
 		out[i] = string(span.AppendJSONString(nil, []byte(f.Name))) + ":"
 	}
-	if d := t.Desc(n); d.Struct != s || d.ID() != id {
-		return out // a local Desc, or a row that is not s's own
-	}
-	keyCache.mu.Lock()
-	var by [][]string
-	if p := keyCache.by.Load(); p != nil {
-		by = *p
-	}
-	if int(id) >= len(by) {
-		by = append(by[:len(by):len(by)], make([][]string, int(id)+1-len(by)+64)...)
-	} else {
-		by = append([][]string(nil), by...)
-	}
-	by[id] = out
-	keyCache.by.Store(&by)
-	keyCache.mu.Unlock()
 	return out
 }
 

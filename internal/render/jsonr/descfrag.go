@@ -1,11 +1,6 @@
 package jsonr
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"github.com/manifester/manifester/internal/span"
-)
+import "github.com/manifester/manifester/internal/span"
 
 // descFrag is what the tree writer writes for a registered [span.Desc]
 // (one per schema field, shared by every tree), escaped once: a frame has
@@ -17,51 +12,14 @@ type descFrag struct {
 	about []byte // `,"about":"…"` (empty when it has no description)
 }
 
-// descFrags holds the fragments by Desc number; entries are filled once
-// and never change (Descs do not change once registered).
-var descFrags struct {
-	mu sync.Mutex
-	p  atomic.Pointer[[]atomic.Pointer[descFrag]]
-}
+// descFrags holds the fragments of each registered Desc.
+var descFrags span.DescMemo[descFrag]
 
 // fragOf returns d's fragments, nil for a Desc that is not registered (a
 // tree's local Desc, made from input: written the slow way).
-func fragOf(d *span.Desc) *descFrag {
-	id := int(d.ID())
-	if id == 0 {
-		return nil
-	}
-	if s := descFrags.p.Load(); s != nil && id < len(*s) {
-		if f := (*s)[id].Load(); f != nil {
-			return f
-		}
-	}
-	return makeFrag(d, id)
-}
+func fragOf(d *span.Desc) *descFrag { return descFrags.Get(d, makeFrag) }
 
-func makeFrag(d *span.Desc, id int) *descFrag {
-	descFrags.mu.Lock()
-	defer descFrags.mu.Unlock()
-	s := descFrags.p.Load()
-	if s == nil || id >= len(*s) {
-		// Grow (by doubling: Descs are numbered densely from 1).
-		n := 256
-		if s != nil {
-			n = 2 * len(*s)
-		}
-		n = max(n, id+1)
-		grown := make([]atomic.Pointer[descFrag], n)
-		if s != nil {
-			for i := range *s {
-				grown[i].Store((*s)[i].Load())
-			}
-		}
-		s = &grown
-		descFrags.p.Store(s)
-	}
-	if f := (*s)[id].Load(); f != nil {
-		return f
-	}
+func makeFrag(d *span.Desc) *descFrag {
 	f := &descFrag{name: appendStringBody(nil, d.Name)}
 	if d.Type != "" {
 		f.typ = appendString([]byte(`,"type":`), d.Type)
@@ -69,6 +27,5 @@ func makeFrag(d *span.Desc, id int) *descFrag {
 	if d.About != "" {
 		f.about = appendString([]byte(`,"about":`), d.About)
 	}
-	(*s)[id].Store(f)
 	return f
 }
