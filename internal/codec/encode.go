@@ -86,7 +86,17 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	dst = wire.AppendInt16(dst, f.Version)
 	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, hp, f, 2); err != nil {
+		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids) == 0 || len(f.Header.Kids) == len(hp.all)) {
+			// What appendSpecHeader writes for such a header, without
+			// going through its plan.
+			dst = wire.AppendInt32(dst, f.CorrelationID)
+			if dst, err = appendClientID(dst, f); err != nil {
+				return dst, err
+			}
+			if hp.flexible {
+				dst = append(dst, 0)
+			}
+		} else if dst, err = appendSpecHeader(dst, hp, f, 2); err != nil {
 			return dst, err
 		}
 		return c.finishFrame(dst, start, m, f, fp)
@@ -126,7 +136,12 @@ func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	dst = wire.AppendInt32(dst, 0)
 	if hp != nil {
 		var err error
-		if dst, err = appendSpecHeader(dst, hp, f, 0); err != nil {
+		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids) == 0 || len(f.Header.Kids) == len(hp.all)) {
+			dst = wire.AppendInt32(dst, f.CorrelationID)
+			if hp.flexible {
+				dst = append(dst, 0)
+			}
+		} else if dst, err = appendSpecHeader(dst, hp, f, 0); err != nil {
 			return dst, err
 		}
 		return c.finishFrame(dst, start, m, f, fp)
