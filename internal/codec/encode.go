@@ -365,7 +365,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 					}
 				case encStructArray:
 					if !x.IsNull() {
-						sub, elems := op.fp.sub, x.Kids
+						sub, elems := op.sub, x.Kids
 						if dst, err = e.structElems(appendCount(dst, op.compact, len(elems)), sub, elems); err != nil {
 							return dst, elemErr(withinEnc(err, ops[i].fp.f.Name, -1), indexed, vi)
 						}
