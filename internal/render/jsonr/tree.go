@@ -1,7 +1,6 @@
 package jsonr
 
 import (
-	"strconv"
 	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/hexout"
@@ -310,29 +309,6 @@ func plainShown(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// smallInts holds "0" to "999" (three bytes each, the digits at the
-// end): most offsets, sizes and indexes in a line are small.
-var smallInts = func() (t [1000][3]byte) {
-	for i := range t {
-		t[i] = [3]byte{'0' + byte(i/100), '0' + byte(i/10%10), '0' + byte(i%10)}
-	}
-	return t
-}()
-
-// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does,
-// small non-negative values from a table.
-func appendInt(dst []byte, v int64) []byte {
-	switch {
-	case v < 0 || v >= 1000:
-		return strconv.AppendInt(dst, v, 10)
-	case v >= 100:
-		return append(dst, smallInts[v][:]...)
-	case v >= 10:
-		return append(dst, smallInts[v][1:]...)
-	}
-	return append(dst, '0'+byte(v))
 }
 
 // catFrags holds `,"category":"…"` per category, made once each.
