@@ -51,18 +51,18 @@ func (w *treeWriter) tree(t *span.Tree, id span.ID) {
 	if t.N(id).Parent != span.None {
 		w.path = span.AppendJSONStringBody(w.path, t.Path(id))
 	}
-	w.node(t, id, saved, -1)
+	d := t.Desc(id)
+	w.node(t, id, saved, -1, d, fragOf(d))
 	w.path = w.path[:saved]
 }
 
 // node writes node id, whose escaped path is w.path[base:]. When nameAt
 // >= 0, w.path[nameAt:] is the node's escaped name (the path's last
-// segment), written once for both.
-func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
+// segment), written once for both. d is the node's Desc and frag its
+// fragments (fragOf(d)), which the parent looked up for the path.
+func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.Desc, frag *descFrag) {
 	n := t.N(id)
-	d := t.Desc(id)
 	a := t.Extra(id, false)
-	frag := fragOf(d)
 	name, typ, about := d.Name, d.Type, d.About
 	var flag, note string
 	var err error
@@ -239,6 +239,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			kn := t.N(k)
 			w.path = w.path[:end]
 			nameAt := -1
+			kd := t.Desc(k)
+			kf := fragOf(kd)
 			if kn.Index >= 0 && (n.Val == span.ValArray || n.Val == span.ValRecords) {
 				w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 			} else {
@@ -246,8 +248,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					w.path = append(w.path, '.')
 				}
 				nameAt = len(w.path)
-				if f := fragOf(t.Desc(k)); f != nil && !hasName(t, k) {
-					w.path = append(w.path, f.name...)
+				if kf != nil && !hasName(t, k) {
+					w.path = append(w.path, kf.name...)
 				} else {
 					w.path = appendStringBody(w.path, t.Name(k))
 				}
@@ -256,7 +258,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					nameAt = -1
 				}
 			}
-			w.node(t, k, base, nameAt)
+			w.node(t, k, base, nameAt, kd, kf)
 		}
 		w.path = w.path[:end]
 		b = append(w.b, ']')
