@@ -17,7 +17,7 @@ var smallInts = func() (t [1000][3]byte) {
 }()
 
 // appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does:
-// values below 1000 from a table, larger ones below 10^10 formatted in
+// values below 1000 from a table (stored byte by byte, not copied), larger ones below 10^10 formatted in
 // place (a frame's offsets and sizes), the rest by strconv.
 func appendInt(dst []byte, v int64) []byte {
 	switch {
@@ -26,9 +26,11 @@ func appendInt(dst []byte, v int64) []byte {
 	case v < 10:
 		return append(dst, '0'+byte(v))
 	case v < 100:
-		return append(dst, smallInts[v][1:]...)
+		d := &smallInts[v]
+		return append(dst, d[1], d[2])
 	case v < 1000:
-		return append(dst, smallInts[v][:]...)
+		d := &smallInts[v]
+		return append(dst, d[0], d[1], d[2])
 	case v >= 1e10 || cap(dst)-len(dst) < 10:
 		return strconv.AppendInt(dst, v, 10)
 	}

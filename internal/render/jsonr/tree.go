@@ -106,10 +106,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.De
 		// The commonest node, written directly: the text is "= N" and
 		// the value N (what AppendValueText and AppendValueJSON write for
 		// an integer without a note).
-		var digits [24]byte
-		v := appendInt(digits[:0], n.Int)
-		b = append(append(append(b, `,"text":"= `...), v...), `","value":`...)
-		b = append(b, v...)
+		b = appendInt(append(appendInt(append(b, `,"text":"= `...), n.Int), `","value":`...), n.Int)
 	} else if n.Val == span.ValBytes && !n.Null && note == "" {
 		// Bytes: the text is "= 0x" and the first bytes' hex, the value
 		// all of the hex (as AppendValueText and AppendValueJSON write
