@@ -79,10 +79,12 @@ type Pipeline[T any] struct {
 	start  func() // Config.Start
 	budget int64  // Config.Budget (0: none)
 	cost   func(T) int64
-	// spent is the cost of the items in flight (with budget), guarded by
-	// mu; the emitter signals freed (capacity 1) when it lowers it.
+	// spent is the cost of the held items in flight (with budget),
+	// guarded by mu; the emitter signals freed (capacity 1) when it
+	// lowers them.
 	mu     sync.Mutex
 	spent  int64
+	held   int
 	freed  chan struct{}
 	slots  []slot[T]
 	free   chan struct{} // one token per item in flight
@@ -179,8 +181,9 @@ func (p *Pipeline[T]) Submit(v T) error {
 func (p *Pipeline[T]) spend(cost int64) error {
 	for {
 		p.mu.Lock()
-		if p.spent == 0 || p.spent+cost <= p.budget {
+		if p.held == 0 || p.spent+cost <= p.budget {
 			p.spent += cost
+			p.held++
 			p.mu.Unlock()
 			return nil
 		}
@@ -199,6 +202,7 @@ func (p *Pipeline[T]) spend(cost int64) error {
 func (p *Pipeline[T]) refund(cost int64) {
 	p.mu.Lock()
 	p.spent -= cost
+	p.held--
 	p.mu.Unlock()
 	select {
 	case p.freed <- struct{}{}:
