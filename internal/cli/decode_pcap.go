@@ -123,7 +123,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if streaming {
 		st.Idle = w.Flush
 	}
-	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window, Budget: budget}, st)
+	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window, Budget: budget, Yield: true}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)

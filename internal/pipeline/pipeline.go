@@ -43,6 +43,14 @@ type Config struct {
 	// more than Budget is taken on its own). Window still caps their
 	// number.
 	Budget int64
+	// Yield makes a worker yield after each item. The worker's "done"
+	// readies the emitter on the worker's own thread, where it waits
+	// until the worker blocks or is preempted (up to 10 ms later) while
+	// the window fills and the submitter waits; with Yield the emitter
+	// runs at once. Traces of decode --pcap showed the emitter runnable
+	// but not running for half of the run without it. A worker locked
+	// to its thread (see Start) pays a thread hand-off for each yield.
+	Yield bool
 	// Start, when set, runs first on each goroutine the pipeline starts:
 	// every worker and the emitter, before the first Work or Emit on it
 	// (e.g. to lock the goroutine to a thread at a lower priority). It runs
@@ -77,6 +85,7 @@ type Pipeline[T any] struct {
 	ctx    context.Context
 	st     Stages[T]
 	start  func() // Config.Start
+	yield  bool   // Config.Yield
 	budget int64  // Config.Budget (0: none)
 	cost   func(T) int64
 	// spent is the cost of the held items in flight (with budget),
@@ -123,7 +132,7 @@ func New[T any](ctx context.Context, cfg Config, st Stages[T]) *Pipeline[T] {
 		window = 4 * workers
 	}
 	window = max(window, workers)
-	p := &Pipeline[T]{ctx: ctx, st: st, start: cfg.Start, slots: make([]slot[T], window),
+	p := &Pipeline[T]{ctx: ctx, st: st, start: cfg.Start, yield: cfg.Yield, slots: make([]slot[T], window),
 		free: make(chan struct{}, window), work: make(chan int, window), order: make(chan int, window),
 		stop: make(chan struct{}), result: make(chan error, 1)}
 	if cfg.Budget > 0 {
@@ -252,14 +261,9 @@ func (p *Pipeline[T]) worker() {
 			s.err = p.st.Work(s.v)
 		}
 		s.done <- struct{}{}
-		// The send made the emitter runnable, queued behind this worker
-		// on its thread: yield, so that it runs now (and frees the
-		// item's place in the window) rather than when this worker next
-		// blocks or is preempted, up to 10 ms later, while the window
-		// fills and the submitter waits. Traces of decode --pcap showed
-		// the emitter runnable for a quarter of the run, the workers
-		// idle behind a full window for a tenth of it.
-		runtime.Gosched()
+		if p.yield {
+			runtime.Gosched() // see Config.Yield
+		}
 	}
 }
 

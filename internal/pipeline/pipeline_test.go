@@ -590,3 +590,44 @@ func TestBudgetStops(t *testing.T) {
 		t.Fatalf("Close: %v", err)
 	}
 }
+
+// TestYieldKeepsOrder runs items of random lengths through workers that
+// yield (Config.Yield): every item is emitted once, in order.
+func TestYieldKeepsOrder(t *testing.T) {
+	const n = 500
+	var emitted []int
+	r := rand.New(rand.NewPCG(5, 6))
+	spins := make([]int, n)
+	for i := range spins {
+		spins[i] = r.IntN(2000)
+	}
+	var sink atomic.Int64
+	p := New(context.Background(), Config{Workers: 4, Window: 32, Budget: 3000, Yield: true}, Stages[int]{
+		Work: func(i int) error {
+			x := 0
+			for k := range spins[i] {
+				x += k
+			}
+			sink.Add(int64(x))
+			return nil
+		},
+		Emit: func(i int) error { emitted = append(emitted, i); return nil },
+		Cost: func(i int) int64 { return int64(spins[i]) },
+	})
+	for i := range n {
+		if err := p.Submit(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range emitted {
+		if v != i {
+			t.Fatalf("item %d emitted at position %d", v, i)
+		}
+	}
+	if len(emitted) != n {
+		t.Fatalf("%d emitted, want %d", len(emitted), n)
+	}
+}
