@@ -19,12 +19,19 @@ var smallInts = func() (t [1000][3]byte) {
 // appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does:
 // values below 1000 from a table (stored byte by byte, not copied), larger ones below 10^10 formatted in
 // place (a frame's offsets and sizes), the rest by strconv.
+// A single digit (most sizes, many values) is appended inline.
 func appendInt(dst []byte, v int64) []byte {
+	if uint64(v) < 10 {
+		return append(dst, '0'+byte(v))
+	}
+	return appendIntMore(dst, v)
+}
+
+// appendIntMore is appendInt for all but single digits.
+func appendIntMore(dst []byte, v int64) []byte {
 	switch {
 	case v < 0:
 		return strconv.AppendInt(dst, v, 10)
-	case v < 10:
-		return append(dst, '0'+byte(v))
 	case v < 100:
 		d := &smallInts[v]
 		return append(dst, d[1], d[2])
