@@ -17,6 +17,12 @@ type framePlan struct {
 	body *plan // the body's plan
 	hdr  *plan // the header's plan, nil for the built-in header layout
 	hv   int16 // the header version
+	// hdrOwn is set when the header plan's fields all come from the
+	// frame's own (the correlation id and, in requests, the client id,
+	// after the API key and version) and none is absent or tagged: the
+	// header is then written without its plan when the frame carries no
+	// header tags (its header value, if any, holds nothing on the wire).
+	hdrOwn bool
 }
 
 // msgFramePlans are the frame plans of one message, by version from lo.
@@ -53,6 +59,7 @@ func (c *Codec) buildFramePlans() {
 		for i, p := range mp.plans {
 			hv := m.HeaderVersion(mp.lo + int16(i))
 			mf.by[i] = framePlan{body: p, hdr: c.headerPlan(m.Type, hv), hv: hv}
+			mf.by[i].hdrOwn = ownHeader(mf.by[i].hdr, m.Type)
 		}
 		c.frames[t][m.APIKey] = mf
 	}
@@ -93,4 +100,27 @@ func (c *Codec) api(key int16) (*schema.API, bool) {
 		}
 	}
 	return c.Reg.API(key)
+}
+
+// ownHeader reports whether the header plan hp (of a message of type t)
+// has only the fields a frame holds itself: after a request's API key and
+// version, the correlation id and, in a request, the client id, with no
+// field absent (that must be checked) and none tagged.
+func ownHeader(hp *plan, t schema.MessageType) bool {
+	if hp == nil || len(hp.enc.mustDefault) != 0 || len(hp.tagged) != 0 {
+		return false
+	}
+	want := []hdrRole{hdrCorrelationID}
+	if t == schema.TypeRequest {
+		want = []hdrRole{hdrValue, hdrValue, hdrCorrelationID, hdrClientID}
+	}
+	if len(hp.enc.hdrRoles) != len(want) {
+		return false
+	}
+	for i, r := range want {
+		if hp.enc.hdrRoles[i] != r {
+			return false
+		}
+	}
+	return true
 }

@@ -49,6 +49,10 @@ type encOp struct {
 	nullable bool
 	index    int32 // the field's index in the struct value's Kids
 	fp       *fieldPlan
+	// sub is fp.sub for encStructArray, kept here to save a pointer chase
+	// per array (the mixed workload visits hundreds of plans, which are
+	// not in cache).
+	sub *plan
 }
 
 // encProgram is what the encoder needs of a plan, precomputed.
@@ -172,7 +176,7 @@ func (prog *encProgram) init(p *plan) {
 			if c := intCode(fp.elemKind); c != encValue && c != encBool {
 				op.code, op.elem = encIntArray, c
 			} else if fp.elemKind == schema.KindStruct && fp.sub != nil {
-				op.code = encStructArray
+				op.code, op.sub = encStructArray, fp.sub
 			} else if fp.elemKind == schema.KindString {
 				op.code = encStringArray
 			}
