@@ -199,7 +199,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 		if indexed {
 			v = &vals[vi]
 		}
-		kids := v.Kids
+		kids := v.Kids()
 		if len(kids) != prog.nKids {
 			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
 		}
@@ -249,8 +249,8 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
 				continue
 			case encUUID:
-				if len(x.Bytes) == 16 {
-					dst = append(dst, x.Bytes...)
+				if len(x.Bytes()) == 16 {
+					dst = append(dst, x.Bytes()...)
 					continue
 				}
 			case encString:
@@ -259,9 +259,9 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
 						continue
 					}
-				} else if len(x.Bytes) <= maxStringLen {
-					dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
-					dst = append(dst, x.Bytes...)
+				} else if len(x.Bytes()) <= maxStringLen {
+					dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes())))
+					dst = append(dst, x.Bytes()...)
 					continue
 				}
 			case encCompactString:
@@ -270,9 +270,9 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						dst = append(dst, 0)
 						continue
 					}
-				} else if len(x.Bytes) <= maxStringLen {
-					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
-					dst = append(dst, x.Bytes...)
+				} else if len(x.Bytes()) <= maxStringLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes())+1))
+					dst = append(dst, x.Bytes()...)
 					continue
 				}
 			case encBytes:
@@ -281,9 +281,9 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
 						continue
 					}
-				} else if len(x.Bytes) <= maxBytesOrArrLen {
-					dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes)))
-					dst = append(dst, x.Bytes...)
+				} else if len(x.Bytes()) <= maxBytesOrArrLen {
+					dst = binary.BigEndian.AppendUint32(dst, uint32(len(x.Bytes())))
+					dst = append(dst, x.Bytes()...)
 					continue
 				}
 			case encCompactBytes:
@@ -292,15 +292,15 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						dst = append(dst, 0)
 						continue
 					}
-				} else if len(x.Bytes) <= maxBytesOrArrLen {
-					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
-					dst = append(dst, x.Bytes...)
+				} else if len(x.Bytes()) <= maxBytesOrArrLen {
+					dst = wire.AppendUvarint(dst, uint32(len(x.Bytes())+1))
+					dst = append(dst, x.Bytes()...)
 					continue
 				}
 			case encIntArray:
 				if !x.IsNull() {
 					mark := len(dst)
-					elems := x.Kids
+					elems := x.Kids()
 					dst = appendCount(dst, op.compact, len(elems))
 					if op.elem == encInt32 { // the common case, inline
 						j := 0
@@ -321,17 +321,17 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			case encStringArray:
 				if !x.IsNull() {
 					mark := len(dst)
-					dst = appendCount(dst, op.compact, len(x.Kids))
+					dst = appendCount(dst, op.compact, len(x.Kids()))
 					var ok bool
-					if dst, ok = appendStrings(dst, op.compact, x.Kids); ok {
+					if dst, ok = appendStrings(dst, op.compact, x.Kids()); ok {
 						continue
 					}
 					dst = dst[:mark]
 				}
 			case encStructArray:
 				if !x.IsNull() {
-					dst = appendCount(dst, op.compact, len(x.Kids))
-					if dst, err = e.structElems(dst, op.fp.sub, x.Kids); err != nil {
+					dst = appendCount(dst, op.compact, len(x.Kids()))
+					if dst, err = e.structElems(dst, op.fp.sub, x.Kids()); err != nil {
 						return dst, elemErr(withinEnc(err, op.fp.f.Name, -1), indexed, vi)
 					}
 					continue
@@ -382,7 +382,7 @@ func elemErr(err error, indexed bool, i int) error {
 // elements or tags: a sufficient condition for Equal, decided inline for
 // the common case of an integer at its default.
 func sameScalar(x, d *Value) bool {
-	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes)|len(d.Bytes)|len(x.Kids)|len(d.Kids) == 0
+	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes())|len(d.Bytes())|len(x.Kids())|len(d.Kids()) == 0
 }
 
 // The errors of structFields, out of line to keep its frame small.
@@ -446,15 +446,15 @@ func appendLongCount(dst []byte, compact bool, n int) []byte {
 func appendStrings(dst []byte, compact bool, elems []Value) ([]byte, bool) {
 	for i := range elems {
 		x := &elems[i]
-		if x.IsNull() || len(x.Bytes) > maxStringLen {
+		if x.IsNull() || len(x.Bytes()) > maxStringLen {
 			return dst, false
 		}
 		if compact {
-			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes())+1))
 		} else {
-			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes())))
 		}
-		dst = append(dst, x.Bytes...)
+		dst = append(dst, x.Bytes()...)
 	}
 	return dst, true
 }
@@ -527,7 +527,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	var set uint64
 	n := 0
 	for i, fp := range p.tagged {
-		x := &v.Kids[fp.index]
+		x := &v.Kids()[fp.index]
 		if !sameScalar(x, &fp.def) && !Equal(x, &fp.def) {
 			n++
 			if i < 64 {
@@ -537,7 +537,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	dst = wire.AppendUvarint(dst, uint32(n))
 	for i, fp := range p.tagged {
-		x := &v.Kids[fp.index]
+		x := &v.Kids()[fp.index]
 		if i < 64 {
 			if set&(1<<i) == 0 {
 				continue
@@ -588,7 +588,7 @@ func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error)
 	}
 	var entries []entry
 	for _, fp := range p.tagged {
-		if !Equal(&v.Kids[fp.index], &fp.def) {
+		if !Equal(&v.Kids()[fp.index], &fp.def) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
@@ -608,7 +608,7 @@ func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error)
 			continue
 		}
 		var err error
-		if dst, err = e.taggedValue(dst, en.fp, &v.Kids[en.fp.index]); err != nil {
+		if dst, err = e.taggedValue(dst, en.fp, &v.Kids()[en.fp.index]); err != nil {
 			return dst, err
 		}
 	}
@@ -650,10 +650,10 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
-		if len(v.Bytes) != 16 {
-			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes)))
+		if len(v.Bytes()) != 16 {
+			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes())))
 		}
-		return append(dst, v.Bytes...), nil
+		return append(dst, v.Bytes()...), nil
 	case schema.KindString, schema.KindBytes, schema.KindRecords:
 		if v.IsNull() {
 			if !nullable {
@@ -665,11 +665,11 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		if k == schema.KindString {
 			limit = maxStringLen
 		}
-		if len(v.Bytes) > limit {
-			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes), limit))
+		if len(v.Bytes()) > limit {
+			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes()), limit))
 		}
-		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes))
-		return append(dst, v.Bytes...), nil
+		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes()))
+		return append(dst, v.Bytes()...), nil
 	case schema.KindArray:
 		if v.IsNull() {
 			if !nullable {
@@ -677,16 +677,16 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 			}
 			return e.appendLen(dst, fp.compact, false, -1), nil
 		}
-		dst = e.appendLen(dst, fp.compact, false, len(v.Kids))
-		if out, ok := appendIntElems(dst, fp.elemKind, v.Kids); ok {
+		dst = e.appendLen(dst, fp.compact, false, len(v.Kids()))
+		if out, ok := appendIntElems(dst, fp.elemKind, v.Kids()); ok {
 			return out, nil
 		}
 		var err error
-		for i := range v.Kids {
+		for i := range v.Kids() {
 			if fp.elemKind == schema.KindStruct {
-				dst, err = e.structBody(dst, fp.sub, &v.Kids[i])
+				dst, err = e.structBody(dst, fp.sub, &v.Kids()[i])
 			} else {
-				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids[i])
+				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids()[i])
 			}
 			if err != nil {
 				return dst, withinEnc(err, "", int32(i))

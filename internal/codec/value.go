@@ -7,32 +7,55 @@ import (
 	"github.com/manifester/manifester/internal/schema"
 )
 
-// Value is a dynamic message value, shaped by the schema. Kids holds the
-// fields of a struct value (one per field of its struct, by Field.Index, in
-// declaration order; fields absent at the version are included, holding
+// Value is a dynamic message value, shaped by the schema. [Value.Kids] holds
+// the fields of a struct value (one per field of its struct, by Field.Index,
+// in declaration order; fields absent at the version are included, holding
 // their defaults) or the elements of an array value. Strings, bytes, uuids
-// and records keep their bytes in Bytes; integers and bools are in Int; a
-// float64 is kept as its IEEE 754 bits in Int (read it with [Value.Float],
-// set it with [Value.SetFloat] or [FloatValue]). Unknown tagged fields of a
-// struct sit behind one pointer ([Value.Unknown], [Value.SetUnknown]), as
-// they are rare; a null value is marked in that same pointer ([NullValue],
-// [Value.IsNull], [Value.SetNull]).
+// and records keep their bytes in [Value.Bytes]; integers and bools are in
+// Int; a float64 is kept as its IEEE 754 bits in Int (read it with
+// [Value.Float], set it with [Value.SetFloat] or [FloatValue]). A value
+// holds bytes or kids, never both: setting one ([Value.SetBytes],
+// [Value.SetKids]) drops the other. Unknown tagged fields of a struct sit
+// behind one pointer ([Value.Unknown], [Value.SetUnknown]), as they are
+// rare; a null value is marked in that same pointer ([NullValue],
+// [Value.IsNull], [Value.SetNull]). The zero Value is a non-null empty or
+// zero value.
 //
-// The layout is kept small (64 bytes): a decode makes one Value per field
-// and per array element, so its size is most of a decode's memory and GC
-// work.
+// The layout is kept small: a decode makes one Value per field and per
+// array element, so its size is most of a decode's memory and GC work.
 //
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
-	Bytes []byte
-	Kids  []Value // struct fields or array elements
+	raw  []byte
+	kids []Value // struct fields or array elements
 	// unknown holds the unknown tagged fields of a struct, in tag order, or
 	// is nullMark for a null value (which has no tagged fields): so the
 	// null flag costs no word of its own.
 	unknown *[]RawTag
 	Int     int64 // after the pointers: the GC scans only the front
 }
+
+// BytesValue returns a value holding b (a string, bytes, uuid or records).
+func BytesValue(b []byte) Value { return Value{raw: b} }
+
+// KidsValue returns a value holding kids (the fields of a struct or the
+// elements of an array).
+func KidsValue(kids []Value) Value { return Value{kids: kids} }
+
+// Bytes returns the bytes of a string, bytes, uuid or records value (nil
+// for a value holding kids). Its capacity is its length.
+func (v Value) Bytes() []byte { return v.raw }
+
+// Kids returns the fields of a struct value or the elements of an array
+// value (nil for a value holding bytes). Its capacity is its length.
+func (v Value) Kids() []Value { return v.kids }
+
+// SetBytes makes v hold b (and no kids).
+func (v *Value) SetBytes(b []byte) { v.raw, v.kids = b, nil }
+
+// SetKids makes v hold kids (and no bytes).
+func (v *Value) SetKids(kids []Value) { v.raw, v.kids = nil, kids }
 
 // nullMark is the unknown pointer of null values.
 var nullMark = new([]RawTag)
@@ -101,14 +124,15 @@ type RawTag struct {
 // Clone returns a deep copy of v.
 func (v Value) Clone() Value {
 	out := v
-	if v.Bytes != nil {
-		out.Bytes = append([]byte(nil), v.Bytes...)
+	if b := v.Bytes(); b != nil {
+		out.SetBytes(append([]byte(nil), b...))
 	}
-	if v.Kids != nil {
-		out.Kids = make([]Value, len(v.Kids))
-		for i := range v.Kids {
-			out.Kids[i] = v.Kids[i].Clone()
+	if kids := v.Kids(); kids != nil {
+		c := make([]Value, len(kids))
+		for i := range kids {
+			c[i] = kids[i].Clone()
 		}
+		out.SetKids(c)
 	}
 	if u := v.Unknown(); u != nil {
 		tags := make([]RawTag, len(u))
@@ -123,15 +147,16 @@ func (v Value) Clone() Value {
 // Equal reports whether two values are the same, treating nil and empty
 // slices alike (but null and empty as different); floats compare by their bits.
 func Equal(a, b *Value) bool {
-	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes, b.Bytes) {
+	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes(), b.Bytes()) {
 		return false
 	}
 	au, bu := a.Unknown(), b.Unknown()
-	if len(a.Kids) != len(b.Kids) || len(au) != len(bu) {
+	ak, bk := a.Kids(), b.Kids()
+	if len(ak) != len(bk) || len(au) != len(bu) {
 		return false
 	}
-	for i := range a.Kids {
-		if !Equal(&a.Kids[i], &b.Kids[i]) {
+	for i := range ak {
+		if !Equal(&ak[i], &bk[i]) {
 			return false
 		}
 	}
@@ -162,9 +187,9 @@ func defaultValue(f *schema.Field, depth int) Value {
 	case schema.KindFloat64:
 		return FloatValue(d.Float)
 	case schema.KindUUID:
-		return Value{Bytes: append([]byte(nil), d.UUID[:]...)}
+		return BytesValue(append([]byte(nil), d.UUID[:]...))
 	case schema.KindString:
-		return Value{Bytes: []byte(d.Str)}
+		return BytesValue([]byte(d.Str))
 	case schema.KindRecords:
 		if d.Text == "" {
 			return NullValue() // records default to null, as in Kafka
@@ -181,9 +206,9 @@ func DefaultStruct(s *schema.Struct, depth int) Value {
 	if s == nil || depth > maxDefaultDepth {
 		return Value{}
 	}
-	v := Value{Kids: make([]Value, len(s.Fields))}
+	kids := make([]Value, len(s.Fields))
 	for i, f := range s.Fields {
-		v.Kids[i] = defaultValue(f, depth)
+		kids[i] = defaultValue(f, depth)
 	}
-	return v
+	return KidsValue(kids)
 }

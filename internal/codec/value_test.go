@@ -81,14 +81,14 @@ func TestValueNullAndUnknown(t *testing.T) {
 }
 
 func TestValueKidsClone(t *testing.T) {
-	v := codec.Value{Kids: []codec.Value{{Int: 1}, {Kids: []codec.Value{{Bytes: []byte("ab")}}}, codec.NullValue()}}
+	v := codec.KidsValue([]codec.Value{{Int: 1}, codec.KidsValue([]codec.Value{codec.BytesValue([]byte("ab"))}), codec.NullValue()})
 	c := v.Clone()
 	if !codec.Equal(&v, &c) {
 		t.Fatal("Clone differs from the original")
 	}
-	c.Kids[1].Kids[0].Bytes[0] = 'x'
-	c.Kids[0].Int = 2
-	if string(v.Kids[1].Kids[0].Bytes) != "ab" || v.Kids[0].Int != 1 {
+	c.Kids()[1].Kids()[0].Bytes()[0] = 'x'
+	c.Kids()[0].Int = 2
+	if string(v.Kids()[1].Kids()[0].Bytes()) != "ab" || v.Kids()[0].Int != 1 {
 		t.Error("Clone shares memory with the original")
 	}
 	if codec.Equal(&v, &c) {
