@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"math"
+	"unsafe"
 
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -27,35 +28,54 @@ import (
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
-	raw  []byte
-	kids []Value // struct fields or array elements
+	// ptr is the first byte of the bytes or the first kid, n says which
+	// and how many: n >= 0 bytes, n < 0 ^n kids. One pointer and one
+	// length serve both (a value never holds both), so a Value is four
+	// words (32 bytes on 64-bit platforms) instead of eight. The GC
+	// follows an unsafe.Pointer to either kind of array.
+	ptr unsafe.Pointer
 	// unknown holds the unknown tagged fields of a struct, in tag order, or
 	// is nullMark for a null value (which has no tagged fields): so the
 	// null flag costs no word of its own.
 	unknown *[]RawTag
+	n       int
 	Int     int64 // after the pointers: the GC scans only the front
 }
 
 // BytesValue returns a value holding b (a string, bytes, uuid or records).
-func BytesValue(b []byte) Value { return Value{raw: b} }
+func BytesValue(b []byte) Value { return Value{ptr: unsafe.Pointer(unsafe.SliceData(b)), n: len(b)} }
 
 // KidsValue returns a value holding kids (the fields of a struct or the
 // elements of an array).
-func KidsValue(kids []Value) Value { return Value{kids: kids} }
+func KidsValue(kids []Value) Value {
+	return Value{ptr: unsafe.Pointer(unsafe.SliceData(kids)), n: ^len(kids)}
+}
 
 // Bytes returns the bytes of a string, bytes, uuid or records value (nil
 // for a value holding kids). Its capacity is its length.
-func (v Value) Bytes() []byte { return v.raw }
+func (v Value) Bytes() []byte {
+	if v.n < 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(v.ptr), v.n)
+}
 
 // Kids returns the fields of a struct value or the elements of an array
 // value (nil for a value holding bytes). Its capacity is its length.
-func (v Value) Kids() []Value { return v.kids }
+func (v Value) Kids() []Value {
+	if v.n >= 0 {
+		return nil
+	}
+	return unsafe.Slice((*Value)(v.ptr), ^v.n)
+}
 
 // SetBytes makes v hold b (and no kids).
-func (v *Value) SetBytes(b []byte) { v.raw, v.kids = b, nil }
+func (v *Value) SetBytes(b []byte) { v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(b)), len(b) }
 
 // SetKids makes v hold kids (and no bytes).
-func (v *Value) SetKids(kids []Value) { v.raw, v.kids = nil, kids }
+func (v *Value) SetKids(kids []Value) {
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(kids)), ^len(kids)
+}
 
 // nullMark is the unknown pointer of null values.
 var nullMark = new([]RawTag)

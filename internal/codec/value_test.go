@@ -3,6 +3,7 @@ package codec_test
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/manifester/manifester/internal/codec"
 )
@@ -93,5 +94,56 @@ func TestValueKidsClone(t *testing.T) {
 	}
 	if codec.Equal(&v, &c) {
 		t.Error("changed clone still compares equal")
+	}
+}
+
+// TestValueBytesOrKids checks the one pointer and length that hold either
+// a value's bytes or its kids: each setter drops the other, nil and empty
+// stay apart, the zero Value holds neither, and the layout is four words.
+func TestValueBytesOrKids(t *testing.T) {
+	if got, limit := unsafe.Sizeof(codec.Value{}), 3*unsafe.Sizeof(uintptr(0))+8; got > limit {
+		t.Errorf("a Value is %d bytes, want at most %d", got, limit)
+	}
+	var z codec.Value
+	if z.Bytes() != nil || z.Kids() != nil || z.IsNull() || z.Int != 0 {
+		t.Errorf("zero Value: bytes %v, kids %v, null %v", z.Bytes(), z.Kids(), z.IsNull())
+	}
+	v := codec.BytesValue([]byte("abc"))
+	if string(v.Bytes()) != "abc" || v.Kids() != nil || cap(v.Bytes()) != 3 {
+		t.Errorf("BytesValue: bytes %q (cap %d), kids %v", v.Bytes(), cap(v.Bytes()), v.Kids())
+	}
+	kids := []codec.Value{{Int: 7}, codec.BytesValue([]byte("x"))}
+	v.SetKids(kids)
+	if v.Bytes() != nil || len(v.Kids()) != 2 || v.Kids()[0].Int != 7 || string(v.Kids()[1].Bytes()) != "x" {
+		t.Errorf("after SetKids: bytes %v, kids %+v", v.Bytes(), v.Kids())
+	}
+	v.Kids()[0].Int = 8 // the kids are shared, not copied
+	if kids[0].Int != 8 {
+		t.Error("Kids() returned a copy")
+	}
+	v.SetBytes([]byte{})
+	if b := v.Bytes(); b == nil || len(b) != 0 || v.Kids() != nil {
+		t.Errorf("after SetBytes(empty): bytes %#v, kids %v", b, v.Kids())
+	}
+	v.SetBytes(nil)
+	if v.Bytes() != nil || v.Kids() != nil {
+		t.Errorf("after SetBytes(nil): bytes %#v, kids %v", v.Bytes(), v.Kids())
+	}
+	v.SetKids([]codec.Value{})
+	if k := v.Kids(); k == nil || len(k) != 0 || v.Bytes() != nil {
+		t.Errorf("after SetKids(empty): kids %#v, bytes %v", k, v.Bytes())
+	}
+	v.SetKids(nil)
+	if v.Kids() != nil || v.Bytes() != nil {
+		t.Errorf("after SetKids(nil): kids %#v, bytes %v", v.Kids(), v.Bytes())
+	}
+	n := codec.NullValue()
+	n.SetBytes([]byte("q"))
+	if !n.IsNull() || string(n.Bytes()) != "q" {
+		t.Error("SetBytes changed the null flag")
+	}
+	e1, e2 := codec.KidsValue(nil), codec.BytesValue(nil)
+	if !codec.Equal(&e1, &z) || !codec.Equal(&e2, &z) {
+		t.Error("empty kids or empty bytes differ from the zero Value")
 	}
 }
