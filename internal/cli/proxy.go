@@ -190,6 +190,8 @@ func runProxy(env *Env, args []string) error {
 		TLS: serverTLS, UpstreamTLS: clientTLS, BrokerListen: pins.m, BrokerPortBase: *portBase,
 		MaxListeners: orNegative(*maxListeners), ListenerIdle: orNegative(*listenerIdle), ShowSecrets: *showSecrets,
 		DecodeWorkers: *decodeWorkers,
+		// The sink writes each event out and keeps nothing of it.
+		ReuseTrees: true,
 		// Summary lines need no trees; the JSON log and the other formats do.
 		Summary: *format == "summary" && logW == nil,
 	})

@@ -214,7 +214,7 @@ func TestStaticExport(t *testing.T) {
 			}
 			rel, _ := filepath.Rel(dir, p)
 			sp := site.URLPath(rel)
-			if sp == site.DecodePath || sp == site.WasmPath || sp == site.WasmExecPath || sp == site.SpecsPath {
+			if sp == site.DecodePath || sp == site.WasmPath || sp == site.WasmExecPath || sp == site.SpecsPath || sp == site.WasmScriptPath || sp == site.SpecsScriptPath {
 				return nil
 			}
 			if n++; n%7 != 0 && !strings.HasSuffix(sp, "/") { // every page, a seventh of the other files
@@ -434,6 +434,21 @@ func TestStaticExport(t *testing.T) {
 		hrefs := eval[[]string](t, fctx, `[...document.querySelectorAll("#results li a")].map(a => a.href)`)
 		if len(hrefs) < 5 || hrefs[0] != root+"/apis/AlterConfigs/index.html" {
 			t.Errorf("search from file://: results %v, want %s first", hrefs, root+"/apis/AlterConfigs/index.html")
+		}
+		// The decode page decodes from file:// too: the specs and the
+		// decoder load as scripts (specs.js, manifester-wasm.js).
+		want, _, _ := goDecode(t, alterConfigsV2())
+		if err := chromedp.Do(fctx, chromedp.Navigate(root+"/decode/index.html"), chromedp.WaitVisible("#hex"),
+			chromedp.SendKeys("#hex", alterConfigsV2()), chromedp.Click(`#decode-form button[type=submit]`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(fctx, chromedp.Poll[bool](`!!document.querySelector('#f0 td.b[data-o="16"]')`,
+			chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+			t.Fatalf("from file://, no decoded frame: %v (page says %q)", err, eval[string](t, fctx, `document.querySelector("#decode-results").textContent`))
+		}
+		rows := eval[[]string](t, fctx, `[...document.querySelectorAll("#f0 table.tree tbody tr")].map(r => r.querySelector("th").textContent + " | " + r.querySelector("td.val").textContent)`)
+		if len(want) < 20 || strings.Join(rows, "\n") != strings.Join(want, "\n") {
+			t.Errorf("from file://, the browser's tree:\n%s\nthe Go codec's:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
 		}
 	})
 }

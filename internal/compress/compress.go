@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/gzip"
@@ -187,9 +188,16 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 	if n > limit {
 		return nil, &records.TooLargeError{Codec: "snappy", Limit: limit}
 	}
-	b, err := snappy.Decode(nil, block)
+	// Decoded straight into out's room: one buffer per batch, not a
+	// block's copy beside it.
+	out = slices.Grow(out, n)
+	dst := out[len(out) : len(out)+n]
+	b, err := snappy.Decode(dst, block)
 	if err != nil {
 		return nil, fmt.Errorf("snappy: %w", err)
 	}
-	return append(out, b...), nil
+	if len(b) > 0 && &b[0] != &dst[0] {
+		copy(dst, b) // (snappy.Decode uses dst when it is large enough)
+	}
+	return out[:len(out)+len(b)], nil
 }

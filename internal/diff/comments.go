@@ -92,15 +92,15 @@ func VersionComments(src []byte) []Comment {
 	return out
 }
 
-// commentsBetween returns the comments about any version in (a, b] (or
-// (b, a] when a > b).
-func commentsBetween(src []byte, a, b int16) []Comment {
+// commentsBetween returns those of a file's comments (from
+// [VersionComments]) about any version in (a, b] (or (b, a] when a > b).
+func commentsBetween(comments []Comment, a, b int16) []Comment {
 	if a > b {
 		a, b = b, a
 	}
 	span := schema.Versions{Lo: a + 1, Hi: b}
 	var out []Comment
-	for _, c := range VersionComments(src) {
+	for _, c := range comments {
 		if !c.Versions.Intersect(span).Empty() {
 			out = append(out, c)
 		}

@@ -43,7 +43,7 @@ func TestVersionComments(t *testing.T) {
 	}
 	between := func(a, b int16) []int {
 		var lines []int
-		for _, c := range commentsBetween([]byte(src), a, b) {
+		for _, c := range commentsBetween(VersionComments([]byte(src)), a, b) {
 			lines = append(lines, c.Line)
 		}
 		return lines

@@ -7,6 +7,7 @@ package diff
 import (
 	"fmt"
 	"strconv"
+	"sync"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/sample"
@@ -117,23 +118,9 @@ type Change struct {
 // Versions compares versions a and b of api within one release (c's
 // registry). Both versions must be valid for the request; the result lists
 // b's changes relative to a (a may be greater than b, giving the reverse
-// view).
+// view). To compare many pairs of one API, use a [Differ].
 func Versions(c *codec.Codec, api *schema.API, a, b int16) (*VersionDiff, error) {
-	for _, v := range []int16{a, b} {
-		if !api.Request.Valid.Contains(v) {
-			return nil, fmt.Errorf("%w: %s has no version %d in %s; valid versions are %s",
-				codec.ErrVersion, api.Name, v, c.Reg.Label, api.Request.Valid)
-		}
-	}
-	d := &VersionDiff{API: api.Name, Key: api.Key, Release: c.Reg.Label, From: a, To: b}
-	var err error
-	if d.Request, err = messageDiff(c, api, schema.TypeRequest, a, b); err != nil {
-		return nil, err
-	}
-	if d.Response, err = messageDiff(c, api, schema.TypeResponse, a, b); err != nil {
-		return nil, err
-	}
-	return d, nil
+	return NewDiffer(c, api).Versions(a, b)
 }
 
 // Previous returns the changes of version v relative to v-1, or nil when v
@@ -145,27 +132,100 @@ func Previous(c *codec.Codec, api *schema.API, v int16) (*VersionDiff, error) {
 	return Versions(c, api, v-1, v)
 }
 
-func messageDiff(c *codec.Codec, api *schema.API, kind schema.MessageType, a, b int16) (MessageDiff, error) {
-	m := api.Request
-	if kind == schema.TypeResponse {
-		m = api.Response
+// A Differ compares versions of one API of one release, as [Versions]
+// does, working out what every pair shares once: each message's
+// per-version comments (parsed from its file) and the size of its
+// smallest frame at each version (an encode). The site diffs every pair
+// of an API's versions, so this is n encodes per message rather than
+// n·(n-1). A Differ is safe for concurrent use.
+type Differ struct {
+	c    *codec.Codec
+	api  *schema.API
+	msgs [2]messageFacts // request, response
+}
+
+// messageFacts are the per-message facts a [Differ] works out once each.
+type messageFacts struct {
+	kind         schema.MessageType
+	m            *schema.Message
+	commentsOnce sync.Once
+	comments     []Comment
+	sizes        []sizeOnce // by version, from the request's lowest valid one
+}
+
+// sizeOnce is the smallest frame's size at one version, encoded once.
+type sizeOnce struct {
+	once sync.Once
+	n    int
+	err  error
+}
+
+// NewDiffer returns a Differ for api in c's registry.
+func NewDiffer(c *codec.Codec, api *schema.API) *Differ {
+	d := &Differ{c: c, api: api}
+	n := 0
+	if v := api.Request.Valid; !v.Empty() {
+		n = int(v.Hi) - int(v.Lo) + 1
 	}
+	for i, kind := range []schema.MessageType{schema.TypeRequest, schema.TypeResponse} {
+		m := api.Request
+		if kind == schema.TypeResponse {
+			m = api.Response
+		}
+		d.msgs[i] = messageFacts{kind: kind, m: m, sizes: make([]sizeOnce, n)}
+	}
+	return d
+}
+
+// Versions compares versions a and b of the Differ's API: see [Versions].
+func (d *Differ) Versions(a, b int16) (*VersionDiff, error) {
+	api := d.api
+	for _, v := range []int16{a, b} {
+		if !api.Request.Valid.Contains(v) {
+			return nil, fmt.Errorf("%w: %s has no version %d in %s; valid versions are %s",
+				codec.ErrVersion, api.Name, v, d.c.Reg.Label, api.Request.Valid)
+		}
+	}
+	vd := &VersionDiff{API: api.Name, Key: api.Key, Release: d.c.Reg.Label, From: a, To: b}
+	var err error
+	if vd.Request, err = d.messageDiff(&d.msgs[0], a, b); err != nil {
+		return nil, err
+	}
+	if vd.Response, err = d.messageDiff(&d.msgs[1], a, b); err != nil {
+		return nil, err
+	}
+	return vd, nil
+}
+
+// size returns the size of mf's smallest frame at version v (valid).
+func (d *Differ) size(mf *messageFacts, v int16) (int, error) {
+	s := &mf.sizes[v-d.api.Request.Valid.Lo]
+	s.once.Do(func() {
+		frame, err := sample.Encode(d.c, d.api, mf.kind, v)
+		if err != nil {
+			s.err = fmt.Errorf("encoding the smallest %s v%d: %w", mf.m.Name, v, err)
+			return
+		}
+		s.n = len(frame)
+	})
+	return s.n, s.err
+}
+
+func (d *Differ) messageDiff(mf *messageFacts, a, b int16) (MessageDiff, error) {
+	m := mf.m
+	mf.commentsOnce.Do(func() { mf.comments = VersionComments(m.Source) })
 	md := MessageDiff{
 		Message:       m.Name,
 		Flexible:      BoolPair{m.IsFlexible(a), m.IsFlexible(b)},
 		HeaderVersion: IntPair{int(m.HeaderVersion(a)), int(m.HeaderVersion(b))},
-		Comments:      commentsBetween(m.Source, a, b),
+		Comments:      commentsBetween(mf.comments, a, b),
 	}
-	for i, v := range []int16{a, b} {
-		frame, err := sample.Encode(c, api, kind, v)
-		if err != nil {
-			return md, fmt.Errorf("encoding the smallest %s v%d: %w", m.Name, v, err)
-		}
-		if i == 0 {
-			md.Size.From = len(frame)
-		} else {
-			md.Size.To = len(frame)
-		}
+	var err error
+	if md.Size.From, err = d.size(mf, a); err != nil {
+		return md, err
+	}
+	if md.Size.To, err = d.size(mf, b); err != nil {
+		return md, err
 	}
 	md.Structs = Structs(m.Body, a, m.Body, b)
 	if md.Comments == nil {

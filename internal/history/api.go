@@ -42,8 +42,9 @@ func (h *History) API(key int16) (*APIHistory, error) {
 			}
 		}
 	}
+	differ := diff.NewDiffer(rel.Codec, api)
 	for v := api.Request.Valid.Lo + 1; v <= api.Request.Valid.Hi; v++ {
-		d, err := diff.Versions(rel.Codec, api, v-1, v)
+		d, err := differ.Versions(v-1, v)
 		if err != nil {
 			return nil, fmt.Errorf("%s v%d in %s: %w", api.Name, v, rel.Label, err)
 		}

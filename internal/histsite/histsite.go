@@ -409,8 +409,8 @@ func (e *Ext) Handler(s *site.Site) *DiffHandler {
 }
 
 // diff returns the diff page of api from a to b in rel, its title and body.
-func diffPage(d *data, rel *release.Release, api *schema.API, a, b int16) (string, template.HTML, error) {
-	vd, err := diff.Versions(rel.Codec, api, a, b)
+func diffPage(d *data, differ *diff.Differ, rel *release.Release, api *schema.API, a, b int16) (string, template.HTML, error) {
+	vd, err := differ.Versions(a, b)
 	if err != nil {
 		return "", "", err
 	}

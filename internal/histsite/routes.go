@@ -209,6 +209,7 @@ func addVersionPage(b *site.Builder, p *page.Page, api *schema.API, rel *release
 
 type pairJob struct {
 	pa   pageAPI
+	d    *diff.Differ // shared by every pair of the API
 	a, b int16
 }
 
@@ -220,6 +221,7 @@ func (d *data) addDiffs(b *site.Builder) error {
 		valid := pa.api.Request.Valid
 		iv := &diffIndexView{API: pa.api.Name, Release: pa.rel.Label, Removed: d.removedNote(pa.api.Key),
 			Picker: picker(pa.api, valid.Hi)}
+		differ := diff.NewDiffer(pa.rel.Codec, pa.api)
 		for x := valid.Lo; x <= valid.Hi; x++ {
 			iv.Versions = append(iv.Versions, x)
 		}
@@ -228,7 +230,7 @@ func (d *data) addDiffs(b *site.Builder) error {
 			for y := valid.Lo; y <= valid.Hi; y++ {
 				row.Cells = append(row.Cells, pairCell{From: x, To: y, Link: y > x})
 				if y > x {
-					jobs = append(jobs, pairJob{pa, x, y})
+					jobs = append(jobs, pairJob{pa, differ, x, y})
 					iv.Pairs++
 				}
 			}
@@ -251,7 +253,7 @@ func (d *data) addDiffs(b *site.Builder) error {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				title, body, err := diffPage(d, j.pa.rel, j.pa.api, j.a, j.b)
+				title, body, err := diffPage(d, j.d, j.pa.rel, j.pa.api, j.a, j.b)
 				if err == nil {
 					err = b.AddDoc(DiffPath(j.pa.api.Name, j.a, j.b), title, body)
 				}
@@ -385,7 +387,7 @@ func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.notFound(w, r)
 		return
 	}
-	title, body, err := diffPage(d, pa.rel, pa.api, int16(a), int16(bv))
+	title, body, err := diffPage(d, diff.NewDiffer(pa.rel.Codec, pa.api), pa.rel, pa.api, int16(a), int16(bv))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

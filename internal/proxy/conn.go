@@ -336,7 +336,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 						return
 					}
 					key, ver, _, _ := frames.PeekRequest(f.hdr[:])
-					raw = !c.p.knownRequest(key, ver)
+					raw = !c.p.reg.HasRequest(key, ver)
 				}
 				if !raw {
 					c.legacyLeft = 0

@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 )
 
 type itemKind uint8
@@ -55,7 +56,8 @@ type job struct {
 	// the feeder (it.data itself when there is nothing to redact).
 	data []byte
 	plan *redact.Plan
-	ev   *Event // the item's event, once worked on
+	ev   *Event     // the item's event, once worked on
+	tree *span.Tree // the tree ev's frame was decoded into, when reused (Config.ReuseTrees)
 }
 
 // decodeLoop feeds the decoding pipeline from the queue: the connections
@@ -129,12 +131,47 @@ func (p *Proxy) work(j *job) error {
 	if j.it == nil || j.it.kind == kindEvent {
 		return nil
 	}
+	j.tree = p.tree()
 	if p.cfg.testWork != nil {
-		p.cfg.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan) })
+		p.cfg.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan, j.tree) })
 		return nil
 	}
-	j.ev = p.decodeItem(j.it, j.data, j.plan)
+	j.ev = p.decodeItem(j.it, j.data, j.plan, j.tree)
 	return nil
+}
+
+// Bounds on the trees kept for reuse: as many as the frames in flight
+// (the pipeline's window) need, each of at most maxPooledRows rows, so
+// that one huge frame does not pin its tree.
+const (
+	maxPooledTrees = 64
+	maxPooledRows  = 1 << 16
+)
+
+// tree returns a span tree to decode a frame into: a reused one with
+// Config.ReuseTrees, else nil (the decoder makes one).
+func (p *Proxy) tree() *span.Tree {
+	if p.trees == nil {
+		return nil
+	}
+	select {
+	case t := <-p.trees:
+		return t
+	default:
+		return new(span.Tree)
+	}
+}
+
+// putTree takes back a frame's tree once its event is delivered.
+func (p *Proxy) putTree(t *span.Tree) {
+	if t == nil || p.trees == nil || cap(t.Nodes) > maxPooledRows {
+		return
+	}
+	t.Reset(nil) // drop the frame's bytes and extras
+	select {
+	case p.trees <- t:
+	default:
+	}
 }
 
 // emit delivers a job's events, in the order the feeder took them: first
@@ -155,6 +192,7 @@ func (p *Proxy) emit(j *job) error {
 			p.nameTopics(j.ev.Frame, it.kind == kindResponse)
 		}
 		p.deliver(j.ev)
+		p.putTree(j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
 		p.q.release(j.cq, it.reserved)
 	}
 	return nil
@@ -176,14 +214,14 @@ var frameLimits = budget.Limits{}
 // decodeItem decodes one frame into its event: data is the frame as
 // logged (redacted as plan says). Topic names are not shown yet (emit
 // does, in order).
-func (p *Proxy) decodeItem(it *item, data []byte, plan *redact.Plan) *Event {
+func (p *Proxy) decodeItem(it *item, data []byte, plan *redact.Plan, tree *span.Tree) *Event {
 	if it.kind == kindRawRequest || it.kind == kindRawResponse {
 		return p.decodeRaw(it, data, plan)
 	}
 	c := it.conn
 	e := &Event{Kind: EventFrame, Time: it.at, Data: data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
-	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits}
+	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits, Tree: tree}
 	at := it.at
 	var f *report.Frame
 	if it.kind == kindRequest {

@@ -64,6 +64,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/topicnames"
 )
 
@@ -104,6 +105,12 @@ type Config struct {
 	// pipeline's emitter), in order: each connection's events in the
 	// order of its frames.
 	Sink func(*Event)
+	// ReuseTrees says that Sink keeps nothing of an event after it
+	// returns (it writes the event out): the span tree of each frame's
+	// report is then given to a later frame, so the decoding side does
+	// not allocate one per frame. A Sink that keeps events (or their
+	// Frames) must leave it false.
+	ReuseTrees bool
 	// DecodeWorkers is the number of goroutines that decode frames at
 	// once (default DefaultDecodeWorkers()). Their events still reach
 	// Sink in order.
@@ -241,6 +248,7 @@ type Proxy struct {
 	connSeq   int
 
 	q         *decodeQueue
+	trees     chan *span.Tree // span trees for reuse (Config.ReuseTrees), else nil
 	wg        sync.WaitGroup
 	decodeWG  sync.WaitGroup
 	ctx       context.Context
@@ -310,6 +318,9 @@ func New(cfg Config) (*Proxy, error) {
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
 		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, conns: map[*conn]bool{},
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
+	}
+	if cfg.ReuseTrees {
+		p.trees = make(chan *span.Tree, maxPooledTrees)
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	rw := *cfg.Codec

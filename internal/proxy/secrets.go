@@ -39,10 +39,3 @@ func (p *Proxy) decodeRaw(it *item, data []byte, plan *redact.Plan) *Event {
 	e.Frame = f
 	return e
 }
-
-// knownRequest reports whether key and version name a request of the
-// specs.
-func (p *Proxy) knownRequest(key, version int16) bool {
-	api, ok := p.reg.API(key)
-	return ok && !api.Reserved() && api.Request != nil && api.Request.Valid.Contains(version)
-}

@@ -86,7 +86,7 @@ func (s *Stream) Request(c *codec.Codec, b []byte) ([]byte, *Plan) {
 	}
 	key := int16(binary.BigEndian.Uint16(b[4:]))
 	version := int16(binary.BigEndian.Uint16(b[6:]))
-	if s.raw > 0 && !readsAsRequest(c, key, version) {
+	if s.raw > 0 && !c.Reg.HasRequest(key, version) {
 		return s.Raw(b, false)
 	}
 	s.raw = 0
@@ -172,13 +172,6 @@ func (s *Stream) unpaired(c *codec.Codec, b []byte) ([]byte, *Plan) {
 		}
 	}
 	return out, plan
-}
-
-// readsAsRequest reports whether key and version name a request the
-// codec knows.
-func readsAsRequest(c *codec.Codec, key, version int16) bool {
-	api, ok := c.Reg.API(key)
-	return ok && !api.Reserved() && api.Request != nil && api.Request.Valid.Contains(version)
 }
 
 // authBytes redacts the AuthBytes field of a decoded SaslAuthenticate

@@ -216,6 +216,15 @@ func (r *Registry) API(key int16) (*API, bool) {
 	return a, ok
 }
 
+// HasRequest reports whether key and version name a request of the
+// registry: an API that is not reserved, at a valid version of its
+// request. Bytes that do not read as one are not a request these specs
+// can decode (a client newer than them, or not Kafka at all).
+func (r *Registry) HasRequest(key, version int16) bool {
+	api, ok := r.byKey[key]
+	return ok && api.Request != nil && !api.Reserved() && api.Request.Valid.Contains(version)
+}
+
 // APIByName returns the API with the given name, case-insensitively.
 func (r *Registry) APIByName(name string) (*API, bool) {
 	a, ok := r.byName[strings.ToLower(name)]

@@ -27,6 +27,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -114,6 +115,9 @@ type Options struct {
 // compiled with GOOS=js GOARCH=wasm and the Go distribution's
 // wasm_exec.js. The site adds them as [WasmPath] and [WasmExecPath], and
 // the newest release's spec files as [SpecsPath] (package specjson).
+// The decoder and the specs are also written as scripts ([WasmScriptPath],
+// [SpecsScriptPath]) for pages opened from file://, which may load a
+// script but not fetch a file.
 type StaticDecoder struct {
 	Wasm     []byte
 	WasmExec []byte
@@ -124,7 +128,25 @@ const (
 	WasmPath     = "/static/manifester.wasm"
 	WasmExecPath = "/static/wasm_exec.js"
 	SpecsPath    = "/static/specs.json"
+	// WasmScriptPath sets window.manifesterWasm to the decoder in base64;
+	// SpecsScriptPath sets window.manifesterSpecs to the specs' JSON text.
+	WasmScriptPath  = "/static/manifester-wasm.js"
+	SpecsScriptPath = "/static/specs.js"
 )
+
+// scriptSetting returns a script that sets window.<name> to s as a
+// JavaScript string. s is base64 or JSON text; JSON-quoting it escapes
+// "<", ">" and "&" as well, so no "</script>" can appear in it.
+func scriptSetting(name string, s []byte) ([]byte, error) {
+	q, err := json.Marshal(string(s))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(q)+len(name)+16)
+	out = append(out, "window."+name+" = "...)
+	out = append(out, q...)
+	return append(out, ";\n"...), nil
+}
 
 // PageContext is what an extension sees of one API page.
 type PageContext struct {
@@ -389,10 +411,19 @@ func Build(opts Options) (*Site, error) {
 			if err != nil {
 				return nil, fmt.Errorf("site: %w", err)
 			}
+			wasmJS, err := scriptSetting("manifesterWasm", []byte(base64.StdEncoding.EncodeToString(sd.Wasm)))
+			if err != nil {
+				return nil, fmt.Errorf("site: %w", err)
+			}
+			specsJS, err := scriptSetting("manifesterSpecs", specs)
+			if err != nil {
+				return nil, fmt.Errorf("site: %w", err)
+			}
 			for _, f := range []struct {
 				path, ct string
 				body     []byte
-			}{{WasmPath, TypeWasm, sd.Wasm}, {WasmExecPath, TypeJS, sd.WasmExec}, {SpecsPath, TypeJSON, specs}} {
+			}{{WasmPath, TypeWasm, sd.Wasm}, {WasmExecPath, TypeJS, sd.WasmExec}, {SpecsPath, TypeJSON, specs},
+				{WasmScriptPath, TypeJS, wasmJS}, {SpecsScriptPath, TypeJS, specsJS}} {
 				if err := b.Add(f.path, f.ct, f.body); err != nil {
 					return nil, err
 				}

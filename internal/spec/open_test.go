@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/manifester/manifester/internal/testshared"
 )
@@ -411,4 +412,40 @@ func FuzzOpenJar(f *testing.F) {
 			src.Close()
 		}
 	})
+}
+
+// TestReadDirKeepsNameOrder reads a folder of good and bad files, parsed
+// in parallel, and checks that the files and the errors come back in
+// name order, the bad ones each named once.
+func TestReadDirKeepsNameOrder(t *testing.T) {
+	fsys := fstest.MapFS{}
+	var wantFiles, wantErrs []string
+	for i := range 60 {
+		name := fmt.Sprintf("M%02dRequest.json", i)
+		if i%3 == 1 {
+			fsys[name] = &fstest.MapFile{Data: []byte(`{"name": `)}
+			wantErrs = append(wantErrs, name)
+			continue
+		}
+		fsys[name] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`{"apiKey": %d, "type": "request", "name": "M%02dRequest", "validVersions": "0", "flexibleVersions": "none", "fields": []}`, i, i))}
+		wantFiles = append(wantFiles, name)
+	}
+	files, err := readDir(fsys, "")
+	var l ErrorList
+	if !errors.As(err, &l) {
+		t.Fatalf("err = %v, want an ErrorList", err)
+	}
+	var gotErrs, gotFiles []string
+	for _, e := range l {
+		gotErrs = append(gotErrs, e.Pos.File)
+	}
+	for _, f := range files {
+		gotFiles = append(gotFiles, f.Name)
+	}
+	if fmt.Sprint(gotErrs) != fmt.Sprint(wantErrs) {
+		t.Errorf("errors name %v, want %v", gotErrs, wantErrs)
+	}
+	if fmt.Sprint(gotFiles) != fmt.Sprint(wantFiles) {
+		t.Errorf("files %v, want %v", gotFiles, wantFiles)
+	}
 }

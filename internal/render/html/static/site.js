@@ -328,15 +328,35 @@
       return r;
     });
   }
+  // A page opened from file:// may load a script but not fetch a file:
+  // there the specs and the decoder come as scripts that set
+  // window.manifesterSpecs (the JSON text) and window.manifesterWasm
+  // (base64).
+  function fromBase64(s) {
+    var bin = atob(s), out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out.buffer;
+  }
+  function specsText() {
+    if (location.protocol !== "file:") return fetchOK(siteURL("/static/specs.json")).then(function (r) { return r.text(); });
+    return loadScript(siteURL("/static/specs.js")).then(function () { return window.manifesterSpecs; });
+  }
+  function wasmBytes() {
+    if (location.protocol !== "file:") return fetchOK(siteURL("/static/manifester.wasm")).then(function (r) { return r.arrayBuffer(); });
+    return loadScript(siteURL("/static/manifester-wasm.js")).then(function () {
+      var b = fromBase64(window.manifesterWasm);
+      window.manifesterWasm = null; // the bytes are all the decoder needs
+      return b;
+    });
+  }
   function staticDecoder() {
     if (wasmReady) return wasmReady;
     var t0 = performance.now();
     wasmReady = loadScript(siteURL("/static/wasm_exec.js")).then(function () {
       var go = new window.Go();
       return Promise.all([
-        fetchOK(siteURL("/static/specs.json")).then(function (r) { return r.text(); }),
-        fetchOK(siteURL("/static/manifester.wasm")).then(function (r) { return r.arrayBuffer(); })
-          .then(function (b) { return WebAssembly.instantiate(b, go.importObject); })
+        specsText(),
+        wasmBytes().then(function (b) { return WebAssembly.instantiate(b, go.importObject); })
       ]).then(function (x) {
         go.run(x[1].instance);
         var err = window.manifesterLoad(x[0]);
