@@ -343,7 +343,7 @@ func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value
 }
 
 func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
-	out.SetKids(fields)
+	out.setKids(fields)
 	if !d.noValues {
 		for _, fp := range p.setDefaults {
 			fields[fp.index] = fp.def
@@ -560,7 +560,7 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindUUID:
 		var u []byte
 		u, err = d.r.Span(16)
-		out.SetBytes(u)
+		out.setBytes(u)
 		if n != span.None {
 			row := &d.t.Nodes[n]
 			row.Val = span.ValUUID
@@ -623,7 +623,7 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 	if err != nil {
 		return d.fail(n, start, fmt.Errorf("%w: %s of %d bytes, only %d left in the frame", wire.ErrTruncated, k, l, d.r.Remaining()))
 	}
-	out.SetBytes(b)
+	out.setBytes(b)
 	if n != span.None {
 		row := &d.t.Nodes[n]
 		row.VOff, row.VLen = int32(d.base+vs), int32(len(b))
@@ -673,7 +673,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 	}
 	bodyStart := d.r.Off
 	end := bodyStart + int(l)
-	out.SetBytes(d.r.B[bodyStart:end:end])
+	out.setBytes(d.r.B[bodyStart:end:end])
 	if n != span.None {
 		row := &d.t.Nodes[n]
 		row.VOff, row.VLen = int32(d.base+bodyStart), int32(l)
@@ -791,7 +791,7 @@ func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
 	}
 	vs := start + hl
 	end := vs + int(l)
-	out.SetBytes(d.r.B[vs:end:end])
+	out.setBytes(d.r.B[vs:end:end])
 	if fp.topicName {
 		d.topic = out.Bytes()
 	}
@@ -877,7 +877,7 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 	if n == span.None && count > 0 && count <= maxSharedInts && !generalOnly && d.sharedIntElems(fp.elemKind, int(count), out) {
 		return nil
 	}
-	out.SetKids(d.values(int(count)))
+	out.setKids(d.values(int(count)))
 	// The Kids (fields) of all struct elements come from one exact block.
 	var block []Value
 	nf := 0
@@ -921,7 +921,7 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 		return false
 	}
 	if !d.noValues {
-		out.SetKids(d.values(count))
+		out.setKids(d.values(count))
 	}
 	if count == 0 {
 		return true

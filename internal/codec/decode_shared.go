@@ -77,7 +77,7 @@ func (d *decoder) sharedIntElems(k schema.Kind, count int, out *Value) bool {
 	i := uint8(rawHash(raw, k) & (sharedSlots - 1))
 	slot := &c.slots[i]
 	if slot.kids != nil && slot.kind == k && bytes.Equal(slot.raw, raw) {
-		out.SetKids(slot.kids)
+		out.setKids(slot.kids)
 		d.r.Off = off + n
 		return true
 	}
@@ -87,7 +87,7 @@ func (d *decoder) sharedIntElems(k schema.Kind, count int, out *Value) bool {
 		c.used = append(c.used, i)
 	}
 	*slot = sharedInts{kind: k, raw: raw, kids: kids}
-	out.SetKids(kids)
+	out.setKids(kids)
 	return true
 }
 

@@ -382,7 +382,7 @@ func elemErr(err error, indexed bool, i int) error {
 // elements or tags: a sufficient condition for Equal, decided inline for
 // the common case of an integer at its default.
 func sameScalar(x, d *Value) bool {
-	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes())|len(d.Bytes())|len(x.Kids())|len(d.Kids()) == 0
+	return x.Int == d.Int && sameEmpty(x, d)
 }
 
 // The errors of structFields, out of line to keep its frame small.

@@ -99,9 +99,9 @@ func TestValueKidsClone(t *testing.T) {
 
 // TestValueBytesOrKids checks the one pointer and length that hold either
 // a value's bytes or its kids: each setter drops the other, nil and empty
-// stay apart, the zero Value holds neither, and the layout is four words.
+// stay apart, the zero Value holds neither, and the layout is one pointer and two int64s.
 func TestValueBytesOrKids(t *testing.T) {
-	if got, limit := unsafe.Sizeof(codec.Value{}), 3*unsafe.Sizeof(uintptr(0))+8; got > limit {
+	if got, limit := unsafe.Sizeof(codec.Value{}), unsafe.Sizeof(uintptr(0))+16; got > limit {
 		t.Errorf("a Value is %d bytes, want at most %d", got, limit)
 	}
 	var z codec.Value
@@ -145,5 +145,51 @@ func TestValueBytesOrKids(t *testing.T) {
 	e1, e2 := codec.KidsValue(nil), codec.BytesValue(nil)
 	if !codec.Equal(&e1, &z) || !codec.Equal(&e2, &z) {
 		t.Error("empty kids or empty bytes differ from the zero Value")
+	}
+}
+
+// TestValueUnknownOutOfLine checks the unknown tags kept beside a value's
+// bytes or kids: the setters keep them, copies keep what they had, null
+// drops them.
+func TestValueUnknownOutOfLine(t *testing.T) {
+	tags := []codec.RawTag{{Tag: 5, Data: []byte{9}}}
+	kids := []codec.Value{{Int: 1}, {Int: 2}}
+	v := codec.KidsValue(kids)
+	v.Int = 42
+	v.SetUnknown(tags)
+	if len(v.Kids()) != 2 || v.Kids()[1].Int != 2 || v.Bytes() != nil || v.Int != 42 || len(v.Unknown()) != 1 || v.IsNull() {
+		t.Fatalf("kids and tags: kids %+v, bytes %v, Int %d, tags %+v", v.Kids(), v.Bytes(), v.Int, v.Unknown())
+	}
+	v.Kids()[0].Int = 3 // still the same kids
+	if kids[0].Int != 3 {
+		t.Error("SetUnknown copied the kids")
+	}
+	old := v
+	v.SetKids([]codec.Value{{Int: 7}})
+	if len(v.Kids()) != 1 || v.Kids()[0].Int != 7 || len(v.Unknown()) != 1 {
+		t.Errorf("SetKids on a value with tags: kids %+v, tags %+v", v.Kids(), v.Unknown())
+	}
+	if len(old.Kids()) != 2 || len(old.Unknown()) != 1 {
+		t.Errorf("a copy changed with the original: kids %+v, tags %+v", old.Kids(), old.Unknown())
+	}
+	v.SetBytes([]byte("hi"))
+	if string(v.Bytes()) != "hi" || v.Kids() != nil || len(v.Unknown()) != 1 {
+		t.Errorf("SetBytes on a value with tags: bytes %q, kids %v, tags %+v", v.Bytes(), v.Kids(), v.Unknown())
+	}
+	c := v.Clone()
+	if !codec.Equal(&c, &v) || string(c.Bytes()) != "hi" || len(c.Unknown()) != 1 {
+		t.Errorf("Clone of a value with tags: bytes %q, tags %+v", c.Bytes(), c.Unknown())
+	}
+	v.SetUnknown(nil)
+	if v.Unknown() != nil || string(v.Bytes()) != "hi" || v.IsNull() {
+		t.Errorf("SetUnknown(nil): tags %+v, bytes %q, null %v", v.Unknown(), v.Bytes(), v.IsNull())
+	}
+	old.SetNull(true)
+	if !old.IsNull() || old.Unknown() != nil || len(old.Kids()) != 2 {
+		t.Errorf("SetNull(true): null %v, tags %+v, kids %+v", old.IsNull(), old.Unknown(), old.Kids())
+	}
+	old.SetUnknown(tags)
+	if old.IsNull() || len(old.Unknown()) != 1 || len(old.Kids()) != 2 {
+		t.Errorf("SetUnknown on a null value: null %v, tags %+v, kids %+v", old.IsNull(), old.Unknown(), old.Kids())
 	}
 }
