@@ -15,7 +15,7 @@ import (
 // its own. A partition's ISR is mostly its replica list, and the replica
 // lists of a topic's partitions are a few broker sets over and over, so a
 // Metadata response of thousands of partitions makes a few hundred int
-// arrays instead of thousands (each element is a 64-byte Value). Decoded
+// arrays instead of thousands (each element is a Value). Decoded
 // values may share sub-values already (the defaults of absent fields);
 // callers that change a decoded value Clone it first. The cache lives for
 // one decode: frames never share with each other.
