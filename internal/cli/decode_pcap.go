@@ -89,20 +89,29 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	workers := runtime.GOMAXPROCS(0)
 	window := pcapWindowPerWorker * workers
 	bufs := newPcapBuffers(window + workers)
+	budget := int64(pcapBytesPerWorker * min(workers, pcapBudgetWorkers))
 	var out pcapOutput
+	var notes []string // uuidNotes of a frame annotated again (the emitter's)
 	st := pipeline.Stages[*pcapJob]{
+		Cost: func(j *pcapJob) int64 { return int64(len(j.Data)) },
 		Work: func(j *pcapJob) error { j.run(c, sel, o, bufs); return nil },
 		Emit: func(j *pcapJob) error {
 			if !sel.Filters() && !j.skip { // names are learnt here, in capture order
 				if j.topicRows > 0 && sel.Learnt() != j.learntSeen && j.rep != nil {
 					// Names were learnt from frames before this one after
-					// it was annotated: annotate and write it again (its
-					// tree is kept until it is written), now that every
-					// frame before it has taught.
-					bufs.put(nil, j.out)
-					j.out = nil
+					// it was annotated: annotate it again (its tree is
+					// kept until it is written), now that every frame
+					// before it has taught, and write it again if that
+					// changed a note (the names learnt are often of
+					// other topics).
+					t := j.rep.SpanTree()
+					notes = uuidNotes(notes[:0], t)
 					sel.Reannotate(j.rep, j.Index)
-					j.render(j.rep, o, bufs)
+					if !sameUUIDNotes(notes, t) {
+						bufs.put(len(j.Data), nil, j.out)
+						j.out = nil
+						j.render(j.rep, o, bufs)
+					}
 				}
 				if j.teach != nil {
 					sel.LearnEmitted(j.tree, j.teach, j.teachV, j.Index)
@@ -114,7 +123,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if streaming {
 		st.Idle = w.Flush
 	}
-	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window}, st)
+	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window, Budget: budget, Yield: true}, st)
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)
@@ -122,13 +131,13 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 			// The filter reads the frame's facts in capture order, from
 			// its Values: the frame is decoded here, once, with them
 			// and its tree, and its worker renders it.
-			j.tree = bufs.tree()
+			j.tree = bufs.tree(len(j.Data))
 			j.Options.Tree, j.Options.Values = j.tree, true
 			j.rep = j.Decode(c, j.plan)
 		}
 		j.skip = !sel.AdmitEvent(ev, j.Index, j.rep)
 		if j.skip && j.rep != nil {
-			bufs.put(j.tree, nil)
+			bufs.put(len(j.Data), j.tree, nil)
 			j.rep, j.tree = nil, nil
 		}
 		if o.Format != "json" && !j.skip {
@@ -215,10 +224,10 @@ func statOf(f *os.File) (os.FileInfo, error) {
 const pcapMemoryLimit = 128 << 20
 
 // tuneGC trades a larger GC target for a soft memory limit while a capture
-// is decoded: the live heap is small (at most 4 frames per core in flight)
-// but every frame allocates its tree afresh, so collecting less often saves
-// about a tenth of the CPU time and the limit keeps the peak RSS lower than
-// the default settings do. GOGC or GOMEMLIMIT in the environment win. The
+// is decoded: the live heap is small (the frames in flight, see
+// pcapWindowPerWorker) but every frame allocates its copy of the data
+// afresh, so collecting less often saves about a tenth of the CPU time
+// and the limit keeps the peak RSS lower than the default settings do. GOGC or GOMEMLIMIT in the environment win. The
 // returned function restores the previous settings.
 func tuneGC(env *Env) func() {
 	if env.Getenv != nil && (env.Getenv("GOGC") != "" || env.Getenv("GOMEMLIMIT") != "") {
@@ -232,10 +241,18 @@ func tuneGC(env *Env) func() {
 	}
 }
 
-// pcapWindowPerWorker is the frames in flight (decoded or being decoded,
-// not yet written) per worker: what bounds the memory a capture's decode
-// holds.
-const pcapWindowPerWorker = 4
+// pcapWindowPerWorker is the most frames in flight (decoded or being
+// decoded, not yet written) per worker, and pcapBytesPerWorker the most
+// frame bytes in flight per worker (for at most pcapBudgetWorkers): what
+// bounds the memory a capture's decode holds. A window of many frames but
+// few bytes keeps every worker busy behind a large frame (a Fetch
+// response of a few hundred kilobytes takes as long as hundreds of small
+// frames), which must be written before the frames after it.
+const (
+	pcapWindowPerWorker = 32
+	pcapBytesPerWorker  = 1 << 20
+	pcapBudgetWorkers   = 4
+)
 
 // errWriting stops the capture reader when the pipeline has stopped (on
 // an output error, which pipeline.Close returns).
@@ -271,7 +288,7 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 	}
 	r := j.rep // decoded already (for --filter)
 	if r == nil {
-		j.tree = bufs.tree()
+		j.tree = bufs.tree(len(j.Data))
 		j.Options.Tree = j.tree
 		r = j.Decode(c, j.plan)
 		j.rep = r // kept until written: the emit stage may write it again
@@ -313,7 +330,7 @@ func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
 // release hands the job's tree and output buffer back for reuse, once
 // its line is written.
 func (j *pcapJob) release(bufs *pcapBuffers) {
-	bufs.put(j.tree, j.out)
+	bufs.put(len(j.Data), j.tree, j.out)
 	j.out, j.tree, j.rep = nil, nil, nil
 }
 

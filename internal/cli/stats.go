@@ -128,7 +128,9 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add fun
 		ev  capture.Event
 		rec *stats.Record
 	}
-	pl := pipeline.New(context.Background(), pipeline.Config{}, pipeline.Stages[*job]{
+	// Yield: the emitter is not left waiting behind a worker (as in
+	// decode --pcap).
+	pl := pipeline.New(context.Background(), pipeline.Config{Yield: true}, pipeline.Stages[*job]{
 		Work: func(j *job) error { j.rec = stats.RecordOf(&j.ev, c); return nil },
 		Emit: func(j *job) error {
 			if j.rec != nil {

@@ -1,7 +1,9 @@
-// Package hexout writes lower-case hex, as encoding/hex does, eight input
+// Package hexout writes lower-case hex, as encoding/hex does, many input
 // bytes at a time: the JSON lines of `decode --pcap` are mostly hex (the
 // frame, bytes and records values), and encoding/hex's byte-at-a-time
-// table loop was the largest single cost of writing them.
+// table loop was the largest single cost of writing them. On amd64 sixteen
+// bytes at a time with SSE2 (part of every amd64 processor), elsewhere
+// (and with the purego build tag) eight at a time from a table of pairs.
 package hexout
 
 import (
@@ -22,13 +24,23 @@ var pairs = func() (t [256]uint16) {
 
 // AppendEncode appends the lower-case hex of src to dst, exactly as
 // [encoding/hex.AppendEncode] does, and returns the extended buffer.
-// Eight bytes' digits are looked up in a table of pairs and stored as two
-// 64-bit words: about twice as fast as turning nibbles into digits with
-// 64-bit arithmetic (SWAR), which this replaced.
 func AppendEncode(dst, src []byte) []byte {
 	n := len(dst)
 	dst = slices.Grow(dst, 2*len(src))[:n+2*len(src)]
 	out := dst[n:]
+	i := len(src) &^ (blockSize - 1)
+	if i > 0 {
+		encodeBlocks(out[:2*i], src[:i])
+	}
+	encodePairs(out[2*i:], src[i:])
+	return dst
+}
+
+// encodePairs writes the hex of src into out (twice as long). Eight
+// bytes' digits are looked up in a table of pairs and stored as two
+// 64-bit words: about twice as fast as turning nibbles into digits with
+// 64-bit arithmetic (SWAR).
+func encodePairs(out, src []byte) {
 	i := 0
 	for ; i+8 <= len(src); i += 8 {
 		s := src[i : i+8 : i+8]
@@ -41,5 +53,4 @@ func AppendEncode(dst, src []byte) []byte {
 	for ; i < len(src); i++ {
 		binary.LittleEndian.PutUint16(out[2*i:], pairs[src[i]])
 	}
-	return dst
 }

@@ -8,21 +8,21 @@ import (
 )
 
 // TestAppendEncode compares with encoding/hex for every byte value at
-// every position of the 8-byte loop, every length up to 40, and an
-// existing prefix in dst.
+// every position of the 16-byte and 8-byte loops, every length up to 100,
+// and an existing prefix in dst.
 func TestAppendEncode(t *testing.T) {
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(i)
 	}
-	for shift := range 8 {
+	for shift := range 16 {
 		src := append(all[shift:], all[:shift]...)
 		if got, want := AppendEncode(nil, src), hex.AppendEncode(nil, src); !bytes.Equal(got, want) {
 			t.Fatalf("shift %d: got %s, want %s", shift, got, want)
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	for n := range 41 {
+	for n := range 101 {
 		src := make([]byte, n)
 		for i := range src {
 			src[i] = byte(r.Uint32())
@@ -31,6 +31,43 @@ func TestAppendEncode(t *testing.T) {
 		want := hex.AppendEncode([]byte("prefix:"), src)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("len %d: got %s, want %s", n, got, want)
+		}
+	}
+}
+
+// TestUnaligned encodes from and into every alignment.
+func TestUnaligned(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	buf := make([]byte, 300)
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	for from := range 17 {
+		for pre := range 17 {
+			src := buf[from : from+200]
+			got := AppendEncode(make([]byte, pre, pre+400), src)
+			want := hex.AppendEncode(make([]byte, pre), src)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("src at %d, dst at %d: got %s, want %s", from, pre, got, want)
+			}
+		}
+	}
+}
+
+// TestEncodePairs checks the portable loop (what other processors and
+// the purego build use) on every build, at every length up to 100.
+func TestEncodePairs(t *testing.T) {
+	all := make([]byte, 356)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	for n := range 101 {
+		for _, src := range [][]byte{all[:n], all[256-n/2 : 256-n/2+n]} {
+			out := make([]byte, 2*len(src))
+			encodePairs(out, src)
+			if want := hex.EncodeToString(src); string(out) != want {
+				t.Fatalf("len %d: got %s, want %s", n, out, want)
+			}
 		}
 	}
 }

@@ -7,6 +7,11 @@
 // and one goroutine writes them in capture order (Stages.Emit). Window caps
 // the items submitted and not yet emitted, so the memory held is the
 // window's items whatever the input's size; Submit waits while it is full.
+// Budget and Cost cap what the items in flight weigh as well (their bytes,
+// say), so that a window can be wide for small items without holding many
+// large ones: a large item that takes long to work on then does not stop
+// the other workers while the small items after it are worked on and wait
+// for it to be emitted.
 //
 //	p := pipeline.New(ctx, pipeline.Config{}, pipeline.Stages[*job]{Work: decode, Emit: write})
 //	for ... { if err := p.Submit(j); err != nil { break } }
@@ -32,6 +37,20 @@ type Config struct {
 	// Window is the most items in flight, submitted and not yet emitted
 	// (zero or less: 4 per worker; at least Workers).
 	Window int
+	// Budget, when more than zero, caps the sum of Stages.Cost over the
+	// items in flight: Submit waits while the new item's cost would take
+	// the sum past Budget, unless nothing is in flight (an item that costs
+	// more than Budget is taken on its own). Window still caps their
+	// number.
+	Budget int64
+	// Yield makes a worker yield after each item. The worker's "done"
+	// readies the emitter on the worker's own thread, where it waits
+	// until the worker blocks or is preempted (up to 10 ms later) while
+	// the window fills and the submitter waits; with Yield the emitter
+	// runs at once. Traces of decode --pcap showed the emitter runnable
+	// but not running for half of the run without it. A worker locked
+	// to its thread (see Start) pays a thread hand-off for each yield.
+	Yield bool
 	// Start, when set, runs first on each goroutine the pipeline starts:
 	// every worker and the emitter, before the first Work or Emit on it
 	// (e.g. to lock the goroutine to a thread at a lower priority). It runs
@@ -52,6 +71,9 @@ type Stages[T any] struct {
 	// emitted every item whose Work is done (e.g. to flush a stream). Its
 	// error stops the pipeline.
 	Idle func() error
+	// Cost, when set, is an item's weight against Config.Budget (nil:
+	// every item costs 1). It runs in Submit, on the submitting goroutine.
+	Cost func(T) int64
 }
 
 // ErrClosed is Submit's error after Close.
@@ -63,6 +85,16 @@ type Pipeline[T any] struct {
 	ctx    context.Context
 	st     Stages[T]
 	start  func() // Config.Start
+	yield  bool   // Config.Yield
+	budget int64  // Config.Budget (0: none)
+	cost   func(T) int64
+	// spent is the cost of the held items in flight (with budget),
+	// guarded by mu; the emitter signals freed (capacity 1) when it
+	// lowers them.
+	mu     sync.Mutex
+	spent  int64
+	held   int
+	freed  chan struct{}
 	slots  []slot[T]
 	free   chan struct{} // one token per item in flight
 	work   chan int      // slots to work on
@@ -81,6 +113,7 @@ type Pipeline[T any] struct {
 type slot[T any] struct {
 	v    T
 	err  error
+	cost int64         // against the budget
 	done chan struct{} // capacity 1: the worker's "Work is done"
 }
 
@@ -99,9 +132,15 @@ func New[T any](ctx context.Context, cfg Config, st Stages[T]) *Pipeline[T] {
 		window = 4 * workers
 	}
 	window = max(window, workers)
-	p := &Pipeline[T]{ctx: ctx, st: st, start: cfg.Start, slots: make([]slot[T], window),
+	p := &Pipeline[T]{ctx: ctx, st: st, start: cfg.Start, yield: cfg.Yield, slots: make([]slot[T], window),
 		free: make(chan struct{}, window), work: make(chan int, window), order: make(chan int, window),
 		stop: make(chan struct{}), result: make(chan error, 1)}
+	if cfg.Budget > 0 {
+		p.budget, p.cost, p.freed = cfg.Budget, st.Cost, make(chan struct{}, 1)
+		if p.cost == nil {
+			p.cost = func(T) int64 { return 1 }
+		}
+	}
 	for i := range p.slots {
 		p.slots[i].done = make(chan struct{}, 1)
 	}
@@ -130,13 +169,54 @@ func (p *Pipeline[T]) Submit(v T) error {
 	case <-p.ctx.Done():
 		return context.Cause(p.ctx)
 	}
+	var cost int64
+	if p.budget > 0 {
+		cost = max(p.cost(v), 0)
+		if err := p.spend(cost); err != nil {
+			return err
+		}
+	}
 	i := p.seq % len(p.slots)
 	p.seq++
-	p.slots[i].v = v
+	p.slots[i].v, p.slots[i].cost = v, cost
 	// Neither send waits: there are as many places as tokens.
 	p.work <- i
 	p.order <- i
 	return nil
+}
+
+// spend waits until cost fits in the budget beside the items in flight (or
+// nothing is in flight) and adds it to what they cost.
+func (p *Pipeline[T]) spend(cost int64) error {
+	for {
+		p.mu.Lock()
+		if p.held == 0 || p.spent+cost <= p.budget {
+			p.spent += cost
+			p.held++
+			p.mu.Unlock()
+			return nil
+		}
+		p.mu.Unlock()
+		select {
+		case <-p.freed:
+		case <-p.stop:
+			return p.stopEr
+		case <-p.ctx.Done():
+			return context.Cause(p.ctx)
+		}
+	}
+}
+
+// refund gives an emitted item's cost back to the budget.
+func (p *Pipeline[T]) refund(cost int64) {
+	p.mu.Lock()
+	p.spent -= cost
+	p.held--
+	p.mu.Unlock()
+	select {
+	case p.freed <- struct{}{}:
+	default: // a signal is pending already: Submit looks again
+	}
 }
 
 // stopped returns the error that stopped the pipeline, if it has.
@@ -181,6 +261,9 @@ func (p *Pipeline[T]) worker() {
 			s.err = p.st.Work(s.v)
 		}
 		s.done <- struct{}{}
+		if p.yield {
+			runtime.Gosched() // see Config.Yield
+		}
 	}
 }
 
@@ -213,7 +296,11 @@ func (p *Pipeline[T]) emitter() {
 				close(p.stop)
 			}
 		}
-		s.v, s.err = zero, nil // drop the reference before the slot is reused
+		cost := s.cost
+		s.v, s.err, s.cost = zero, nil, 0 // drop the reference before the slot is reused
+		if p.budget > 0 {
+			p.refund(cost)
+		}
 		<-p.free
 	}
 	p.result <- err

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"sync"
@@ -445,5 +446,188 @@ func TestStart(t *testing.T) {
 	}
 	if len(bad) > 0 {
 		t.Errorf("%d problems, first: %s", len(bad), bad[0])
+	}
+}
+
+// TestBudgetBound gives items of random costs and holds every Work until
+// the submitter cannot go on: the items in flight never cost more than
+// the budget together, unless one item alone does, and the window still
+// caps their number.
+func TestBudgetBound(t *testing.T) {
+	for seed := range uint64(10) {
+		const window, budget, n = 8, 100, 300
+		r := rand.New(rand.NewPCG(seed, 2))
+		costs := make([]int64, n)
+		for i := range costs {
+			costs[i] = r.Int64N(60) // some items cost nothing
+			if i%37 == 5 {
+				costs[i] = 150 // more than the budget alone
+			}
+		}
+		var mu sync.Mutex
+		var spent, inFlight int64
+		var bad []string
+		check := func(where string, i int) {
+			if inFlight > window {
+				bad = append(bad, fmt.Sprintf("%s %d: %d items in flight", where, i, inFlight))
+			}
+			if spent > budget && inFlight > 1 {
+				bad = append(bad, fmt.Sprintf("%s %d: %d items cost %d", where, i, inFlight, spent))
+			}
+		}
+		g := newGates(n)
+		p := New(context.Background(), Config{Workers: 3, Window: window, Budget: budget}, Stages[int]{
+			Work: func(i int) error { <-g[i]; return nil },
+			Emit: func(i int) error {
+				mu.Lock()
+				spent -= costs[i]
+				inFlight--
+				mu.Unlock()
+				return nil
+			},
+			Cost: func(i int) int64 { return costs[i] },
+		})
+		go func() {
+			for _, i := range r.Perm(n) {
+				close(g[i])
+			}
+		}()
+		for i := range n {
+			if err := p.Submit(i); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			spent += costs[i]
+			inFlight++
+			check("after Submit", i)
+			mu.Unlock()
+		}
+		if err := p.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if spent != 0 || inFlight != 0 {
+			t.Fatalf("seed %d: %d items costing %d left after Close", seed, inFlight, spent)
+		}
+		if len(bad) > 0 {
+			t.Fatalf("seed %d: %d violations, first: %s", seed, len(bad), bad[0])
+		}
+	}
+}
+
+// TestBudgetBlocksSubmit checks, with no timing, that a Submit that does
+// not fit in the budget waits until enough is emitted, and that an item
+// costing more than the whole budget waits until nothing is in flight
+// and is then taken alone.
+func TestBudgetBlocksSubmit(t *testing.T) {
+	costs := []int64{4, 4, 4, 20, 1}
+	g := newGates(len(costs))
+	var emitted atomic.Int64
+	p := New(context.Background(), Config{Workers: 2, Window: 16, Budget: 10}, Stages[int]{
+		Work: func(i int) error { <-g[i]; return nil },
+		Emit: func(int) error { emitted.Add(1); return nil },
+		Cost: func(i int) int64 { return costs[i] },
+	})
+	for i := range 2 { // 8 of 10
+		if err := p.Submit(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	returned := make(chan int64)
+	submit := func(i int) {
+		go func() {
+			if err := p.Submit(i); err != nil {
+				t.Error(err)
+			}
+			returned <- emitted.Load()
+		}()
+	}
+	submit(2)   // 12 > 10: waits for item 0
+	close(g[1]) // item 1 done, but item 0 is not: nothing emitted
+	close(g[0])
+	if e := <-returned; e < 1 {
+		t.Fatalf("Submit beyond the budget returned with %d items emitted", e)
+	}
+	submit(3) // 20 alone: waits until items 0–2 are emitted
+	close(g[2])
+	if e := <-returned; e != 3 {
+		t.Fatalf("an item over the budget was taken with %d of 3 items emitted", e)
+	}
+	submit(4) // 20 + 1 > 10: waits for item 3
+	close(g[3])
+	if e := <-returned; e != 4 {
+		t.Fatalf("Submit after an item over the budget returned with %d of 4 items emitted", e)
+	}
+	close(g[4])
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if emitted.Load() != int64(len(costs)) {
+		t.Fatalf("%d emitted, want %d", emitted.Load(), len(costs))
+	}
+}
+
+// TestBudgetStops: a Submit waiting for the budget returns the error that
+// stops the pipeline.
+func TestBudgetStops(t *testing.T) {
+	bad := errors.New("bad item")
+	g := newGates(2)
+	p := New(context.Background(), Config{Workers: 1, Window: 4, Budget: 5}, Stages[int]{
+		Work: func(i int) error { <-g[i]; return bad },
+		Emit: func(int) error { return nil },
+		Cost: func(int) int64 { return 5 },
+	})
+	if err := p.Submit(0); err != nil {
+		t.Fatal(err)
+	}
+	returned := make(chan error)
+	go func() { returned <- p.Submit(1) }()
+	close(g[0])
+	if err := <-returned; !errors.Is(err, bad) {
+		t.Fatalf("waiting Submit: %v, want %v", err, bad)
+	}
+	close(g[1])
+	if err := p.Close(); !errors.Is(err, bad) {
+		t.Fatalf("Close: %v", err)
+	}
+}
+
+// TestYieldKeepsOrder runs items of random lengths through workers that
+// yield (Config.Yield): every item is emitted once, in order.
+func TestYieldKeepsOrder(t *testing.T) {
+	const n = 500
+	var emitted []int
+	r := rand.New(rand.NewPCG(5, 6))
+	spins := make([]int, n)
+	for i := range spins {
+		spins[i] = r.IntN(2000)
+	}
+	var sink atomic.Int64
+	p := New(context.Background(), Config{Workers: 4, Window: 32, Budget: 3000, Yield: true}, Stages[int]{
+		Work: func(i int) error {
+			x := 0
+			for k := range spins[i] {
+				x += k
+			}
+			sink.Add(int64(x))
+			return nil
+		},
+		Emit: func(i int) error { emitted = append(emitted, i); return nil },
+		Cost: func(i int) int64 { return int64(spins[i]) },
+	})
+	for i := range n {
+		if err := p.Submit(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range emitted {
+		if v != i {
+			t.Fatalf("item %d emitted at position %d", v, i)
+		}
+	}
+	if len(emitted) != n {
+		t.Fatalf("%d emitted, want %d", len(emitted), n)
 	}
 }

@@ -1,7 +1,6 @@
 package jsonr
 
 import (
-	"strconv"
 	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/hexout"
@@ -52,18 +51,18 @@ func (w *treeWriter) tree(t *span.Tree, id span.ID) {
 	if t.N(id).Parent != span.None {
 		w.path = span.AppendJSONStringBody(w.path, t.Path(id))
 	}
-	w.node(t, id, saved, -1)
+	d := t.Desc(id)
+	w.node(t, id, saved, -1, d, fragOf(d))
 	w.path = w.path[:saved]
 }
 
 // node writes node id, whose escaped path is w.path[base:]. When nameAt
 // >= 0, w.path[nameAt:] is the node's escaped name (the path's last
-// segment), written once for both.
-func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
+// segment), written once for both. d is the node's Desc and frag its
+// fragments (fragOf(d)), which the parent looked up for the path.
+func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.Desc, frag *descFrag) {
 	n := t.N(id)
-	d := t.Desc(id)
 	a := t.Extra(id, false)
-	frag := fragOf(d)
 	name, typ, about := d.Name, d.Type, d.About
 	var flag, note string
 	var err error
@@ -107,10 +106,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 		// The commonest node, written directly: the text is "= N" and
 		// the value N (what AppendValueText and AppendValueJSON write for
 		// an integer without a note).
-		var digits [24]byte
-		v := appendInt(digits[:0], n.Int)
-		b = append(append(append(b, `,"text":"= `...), v...), `","value":`...)
-		b = append(b, v...)
+		b = appendInt(append(appendInt(append(b, `,"text":"= `...), n.Int), `","value":`...), n.Int)
 	} else if n.Val == span.ValBytes && !n.Null && note == "" {
 		// Bytes: the text is "= 0x" and the first bytes' hex, the value
 		// all of the hex (as AppendValueText and AppendValueJSON write
@@ -240,6 +236,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 			kn := t.N(k)
 			w.path = w.path[:end]
 			nameAt := -1
+			kd := t.Desc(k)
+			kf := fragOf(kd)
 			if kn.Index >= 0 && (n.Val == span.ValArray || n.Val == span.ValRecords) {
 				w.path = append(appendInt(append(w.path, '['), int64(kn.Index)), ']')
 			} else {
@@ -247,8 +245,8 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					w.path = append(w.path, '.')
 				}
 				nameAt = len(w.path)
-				if f := fragOf(t.Desc(k)); f != nil && !hasName(t, k) {
-					w.path = append(w.path, f.name...)
+				if kf != nil && !hasName(t, k) {
+					w.path = append(w.path, kf.name...)
 				} else {
 					w.path = appendStringBody(w.path, t.Name(k))
 				}
@@ -257,7 +255,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int) {
 					nameAt = -1
 				}
 			}
-			w.node(t, k, base, nameAt)
+			w.node(t, k, base, nameAt, kd, kf)
 		}
 		w.path = w.path[:end]
 		b = append(w.b, ']')
@@ -310,29 +308,6 @@ func plainShown(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// smallInts holds "0" to "999" (three bytes each, the digits at the
-// end): most offsets, sizes and indexes in a line are small.
-var smallInts = func() (t [1000][3]byte) {
-	for i := range t {
-		t[i] = [3]byte{'0' + byte(i/100), '0' + byte(i/10%10), '0' + byte(i%10)}
-	}
-	return t
-}()
-
-// appendInt appends v in decimal, as strconv.AppendInt(dst, v, 10) does,
-// small non-negative values from a table.
-func appendInt(dst []byte, v int64) []byte {
-	switch {
-	case v < 0 || v >= 1000:
-		return strconv.AppendInt(dst, v, 10)
-	case v >= 100:
-		return append(dst, smallInts[v][:]...)
-	case v >= 10:
-		return append(dst, smallInts[v][1:]...)
-	}
-	return append(dst, '0'+byte(v))
 }
 
 // catFrags holds `,"category":"…"` per category, made once each.
