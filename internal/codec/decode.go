@@ -343,7 +343,7 @@ func (d *decoder) structInto(p *plan, out *Value, parent span.ID, fields []Value
 }
 
 func (d *decoder) structFields(p *plan, out *Value, parent span.ID, fields []Value) error {
-	out.Kids = fields
+	out.setKids(fields)
 	if !d.noValues {
 		for _, fp := range p.setDefaults {
 			fields[fp.index] = fp.def
@@ -558,7 +558,9 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 			d.t.Nodes[n].SetFloat(f)
 		}
 	case schema.KindUUID:
-		out.Bytes, err = d.r.Span(16)
+		var u []byte
+		u, err = d.r.Span(16)
+		out.setBytes(u)
 		if n != span.None {
 			row := &d.t.Nodes[n]
 			row.Val = span.ValUUID
@@ -621,7 +623,7 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 	if err != nil {
 		return d.fail(n, start, fmt.Errorf("%w: %s of %d bytes, only %d left in the frame", wire.ErrTruncated, k, l, d.r.Remaining()))
 	}
-	out.Bytes = b
+	out.setBytes(b)
 	if n != span.None {
 		row := &d.t.Nodes[n]
 		row.VOff, row.VLen = int32(d.base+vs), int32(len(b))
@@ -671,7 +673,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 	}
 	bodyStart := d.r.Off
 	end := bodyStart + int(l)
-	out.Bytes = d.r.B[bodyStart:end:end]
+	out.setBytes(d.r.B[bodyStart:end:end])
 	if n != span.None {
 		row := &d.t.Nodes[n]
 		row.VOff, row.VLen = int32(d.base+bodyStart), int32(l)
@@ -789,9 +791,9 @@ func (d *decoder) bytesField(fp *fieldPlan, out *Value, parent span.ID) bool {
 	}
 	vs := start + hl
 	end := vs + int(l)
-	out.Bytes = d.r.B[vs:end:end]
+	out.setBytes(d.r.B[vs:end:end])
 	if fp.topicName {
-		d.topic = out.Bytes
+		d.topic = out.Bytes()
 	}
 	d.r.Off = end
 	if d.t != nil {
@@ -875,7 +877,7 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 	if n == span.None && count > 0 && count <= maxSharedInts && !generalOnly && d.sharedIntElems(fp.elemKind, int(count), out) {
 		return nil
 	}
-	out.Kids = d.values(int(count))
+	out.setKids(d.values(int(count)))
 	// The Kids (fields) of all struct elements come from one exact block.
 	var block []Value
 	nf := 0
@@ -885,15 +887,15 @@ func (d *decoder) arrayElems(fp *fieldPlan, count int64, out *Value, n span.ID) 
 			block = make([]Value, int(count)*nf)
 		}
 	}
-	if n == span.None && d.intElems(fp.elemKind, out.Kids) {
+	if n == span.None && d.intElems(fp.elemKind, out.Kids()) {
 		return nil
 	}
-	for i := range out.Kids {
+	for i := range out.Kids() {
 		var fields []Value
 		if block != nil {
 			fields = block[i*nf : (i+1)*nf : (i+1)*nf]
 		}
-		if err := d.elem(fp, i, &out.Kids[i], fields, n); err != nil {
+		if err := d.elem(fp, i, &out.Kids()[i], fields, n); err != nil {
 			return err
 		}
 	}
@@ -919,7 +921,7 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 		return false
 	}
 	if !d.noValues {
-		out.Kids = d.values(count)
+		out.setKids(d.values(count))
 	}
 	if count == 0 {
 		return true
@@ -931,7 +933,7 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 	} else {
 		first := d.t.AddElems(n, fp.elemDesc, off, size, count, d.bodyCat, span.ValInt)
 		rows := d.t.Nodes[first : int(first)+count]
-		kids := out.Kids[:count]
+		kids := out.Kids()[:count]
 		for i := range rows {
 			v := intAt(k, b, i)
 			rows[i].Int, kids[i].Int = v, v
@@ -1246,8 +1248,8 @@ func (d *decoder) tagList(p *plan, out *Value, tn span.ID, count uint32) error {
 			d.r.B = d.r.B[:vs+int(size)]
 			// The slot holds the field's default, which may be null; the
 			// decoded value replaces it entirely.
-			out.Kids[fp.index] = Value{}
-			err := d.field(fp, &out.Kids[fp.index], en)
+			out.Kids()[fp.index] = Value{}
+			err := d.field(fp, &out.Kids()[fp.index], en)
 			consumed := d.r.Off - vs
 			d.r.B = saved
 			if err != nil {

@@ -113,7 +113,7 @@ func (d *decoder) structElemsNoValues(fp *fieldPlan, count int, n span.ID) error
 func (d *decoder) structElems(fp *fieldPlan, count int, out *Value) error {
 	nf := len(fp.sub.all)
 	if count == 0 {
-		out.Kids = d.values(0)
+		out.setKids(d.values(0))
 		return nil
 	}
 	var block []Value
@@ -123,7 +123,7 @@ func (d *decoder) structElems(fp *fieldPlan, count int, out *Value) error {
 		block = make([]Value, total)
 	}
 	elems := block[:count:count]
-	out.Kids = elems
+	out.setKids(elems)
 	fields := block[count:]
 	for i := range elems {
 		if d.bud != nil {
@@ -196,7 +196,7 @@ func (d *decoder) uuidValue(fp *fieldPlan, out *Value, parent span.ID) bool {
 	if len(b) < 16 {
 		return false
 	}
-	out.Bytes = b[:16:16]
+	out.setBytes(b[:16:16])
 	d.r.Off = start + 16
 	if t := d.t; t != nil {
 		n, _ := t.AddRows(1)

@@ -15,7 +15,7 @@ import (
 // its own. A partition's ISR is mostly its replica list, and the replica
 // lists of a topic's partitions are a few broker sets over and over, so a
 // Metadata response of thousands of partitions makes a few hundred int
-// arrays instead of thousands (each element is a 64-byte Value). Decoded
+// arrays instead of thousands (each element is a Value). Decoded
 // values may share sub-values already (the defaults of absent fields);
 // callers that change a decoded value Clone it first. The cache lives for
 // one decode: frames never share with each other.
@@ -77,7 +77,7 @@ func (d *decoder) sharedIntElems(k schema.Kind, count int, out *Value) bool {
 	i := uint8(rawHash(raw, k) & (sharedSlots - 1))
 	slot := &c.slots[i]
 	if slot.kids != nil && slot.kind == k && bytes.Equal(slot.raw, raw) {
-		out.Kids = slot.kids
+		out.setKids(slot.kids)
 		d.r.Off = off + n
 		return true
 	}
@@ -87,7 +87,7 @@ func (d *decoder) sharedIntElems(k schema.Kind, count int, out *Value) bool {
 		c.used = append(c.used, i)
 	}
 	*slot = sharedInts{kind: k, raw: raw, kids: kids}
-	out.Kids = kids
+	out.setKids(kids)
 	return true
 }
 

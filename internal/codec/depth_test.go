@@ -102,12 +102,12 @@ func TestDecodeDepthLimit(t *testing.T) {
 func TestEncodeDepthLimit(t *testing.T) {
 	c := selfCodec(t)
 	api, _ := c.Reg.API(0)
-	leaf := Value{Kids: []Value{{Kids: []Value{}}}}
+	leaf := KidsValue([]Value{KidsValue([]Value{})})
 	v := leaf
 	for i := 0; i < 100000; i++ {
-		v = Value{Kids: []Value{{Kids: []Value{v}}}}
+		v = KidsValue([]Value{KidsValue([]Value{v})})
 	}
-	body := Value{Kids: []Value{v}}
+	body := KidsValue([]Value{v})
 	_, err := c.EncodeRequest(nil, &Frame{Kind: schema.TypeRequest, API: api, Version: 0, Body: body, ClientIDNull: true})
 	if !errors.Is(err, budget.ErrDepth) {
 		t.Fatalf("err = %v", err)

@@ -86,7 +86,7 @@ func (c *Codec) EncodeRequest(dst []byte, f *Frame) ([]byte, error) {
 	dst = wire.AppendInt16(dst, f.Version)
 	if hp != nil {
 		var err error
-		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids) == 0 || len(f.Header.Kids) == len(hp.all)) {
+		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids()) == 0 || len(f.Header.Kids()) == len(hp.all)) {
 			// What appendSpecHeader writes for such a header, without
 			// going through its plan.
 			dst = wire.AppendInt32(dst, f.CorrelationID)
@@ -136,7 +136,7 @@ func (c *Codec) EncodeResponse(dst []byte, f *Frame) ([]byte, error) {
 	dst = wire.AppendInt32(dst, 0)
 	if hp != nil {
 		var err error
-		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids) == 0 || len(f.Header.Kids) == len(hp.all)) {
+		if fp != nil && fp.hdrOwn && len(f.HeaderTags) == 0 && (len(f.Header.Kids()) == 0 || len(f.Header.Kids()) == len(hp.all)) {
 			dst = wire.AppendInt32(dst, f.CorrelationID)
 			if hp.flexible {
 				dst = append(dst, 0)
@@ -214,7 +214,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 		if indexed {
 			v = &vals[vi]
 		}
-		kids := v.Kids
+		kids := v.Kids()
 		if len(kids) != prog.nKids {
 			return dst, elemErr(e.shapeError(p, len(kids)), indexed, vi)
 		}
@@ -244,8 +244,8 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			case c == encInt64:
 				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
 				continue
-			case c == encCompactString && !x.IsNull() && len(x.Bytes) <= maxStringLen:
-				s := x.Bytes
+			case c == encCompactString && !x.IsNull() && len(x.Bytes()) <= maxStringLen:
+				s := x.Bytes()
 				dst = wire.AppendUvarint(dst, uint32(len(s)+1))
 				dst = append(dst, s...)
 				continue
@@ -285,12 +285,12 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 					dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
 					continue
 				case encUUID:
-					if u := x.Bytes; len(u) == 16 {
+					if u := x.Bytes(); len(u) == 16 {
 						dst = append(dst, u...)
 						continue
 					}
 				case encString:
-					if s := x.Bytes; x.IsNull() {
+					if s := x.Bytes(); x.IsNull() {
 						if op.nullable {
 							dst = binary.BigEndian.AppendUint16(dst, math.MaxUint16)
 							continue
@@ -301,7 +301,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						continue
 					}
 				case encCompactString:
-					if s := x.Bytes; x.IsNull() {
+					if s := x.Bytes(); x.IsNull() {
 						if op.nullable {
 							dst = append(dst, 0)
 							continue
@@ -312,7 +312,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						continue
 					}
 				case encBytes:
-					if s := x.Bytes; x.IsNull() {
+					if s := x.Bytes(); x.IsNull() {
 						if op.nullable {
 							dst = binary.BigEndian.AppendUint32(dst, math.MaxUint32)
 							continue
@@ -323,7 +323,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						continue
 					}
 				case encCompactBytes:
-					if s := x.Bytes; x.IsNull() {
+					if s := x.Bytes(); x.IsNull() {
 						if op.nullable {
 							dst = append(dst, 0)
 							continue
@@ -336,7 +336,7 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 				case encIntArray:
 					if !x.IsNull() {
 						mark := len(dst)
-						elems := x.Kids
+						elems := x.Kids()
 						if op.elem == encInt32 { // the common case, inline
 							dst = appendCount(dst, op.compact, len(elems))
 							j := 0
@@ -358,14 +358,14 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 					if !x.IsNull() {
 						mark := len(dst)
 						var ok bool
-						if dst, ok = appendStrings(appendCount(dst, op.compact, len(x.Kids)), op.compact, x.Kids); ok {
+						if dst, ok = appendStrings(appendCount(dst, op.compact, len(x.Kids())), op.compact, x.Kids()); ok {
 							continue
 						}
 						dst = dst[:mark]
 					}
 				case encStructArray:
 					if !x.IsNull() {
-						sub, elems := op.sub, x.Kids
+						sub, elems := op.sub, x.Kids()
 						if dst, err = e.structElems(appendCount(dst, op.compact, len(elems)), sub, elems); err != nil {
 							return dst, elemErr(withinEnc(err, ops[i].fp.f.Name, -1), indexed, vi)
 						}
@@ -420,7 +420,7 @@ func elemErr(err error, indexed bool, i int) error {
 // elements or tags: a sufficient condition for Equal, decided inline for
 // the common case of an integer at its default.
 func sameScalar(x, d *Value) bool {
-	return x.Int == d.Int && x.unknown == d.unknown && len(x.Bytes)|len(d.Bytes)|len(x.Kids)|len(d.Kids) == 0
+	return x.Int == d.Int && sameEmpty(x, d)
 }
 
 // The errors of structFields, out of line to keep its frame small.
@@ -484,15 +484,15 @@ func appendLongCount(dst []byte, compact bool, n int) []byte {
 func appendStrings(dst []byte, compact bool, elems []Value) ([]byte, bool) {
 	for i := range elems {
 		x := &elems[i]
-		if x.IsNull() || len(x.Bytes) > maxStringLen {
+		if x.IsNull() || len(x.Bytes()) > maxStringLen {
 			return dst, false
 		}
 		if compact {
-			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes)+1))
+			dst = wire.AppendUvarint(dst, uint32(len(x.Bytes())+1))
 		} else {
-			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes)))
+			dst = binary.BigEndian.AppendUint16(dst, uint16(len(x.Bytes())))
 		}
-		dst = append(dst, x.Bytes...)
+		dst = append(dst, x.Bytes()...)
 	}
 	return dst, true
 }
@@ -565,7 +565,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	var set uint64
 	n := 0
 	for i, fp := range p.tagged {
-		x := &v.Kids[fp.index]
+		x := &v.Kids()[fp.index]
 		if !sameScalar(x, &fp.def) && !Equal(x, &fp.def) {
 			n++
 			if i < 64 {
@@ -575,7 +575,7 @@ func (e *encoder) tags(dst []byte, p *plan, v *Value) ([]byte, error) {
 	}
 	dst = wire.AppendUvarint(dst, uint32(n))
 	for i, fp := range p.tagged {
-		x := &v.Kids[fp.index]
+		x := &v.Kids()[fp.index]
 		if i < 64 {
 			if set&(1<<i) == 0 {
 				continue
@@ -626,7 +626,7 @@ func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error)
 	}
 	var entries []entry
 	for _, fp := range p.tagged {
-		if !Equal(&v.Kids[fp.index], &fp.def) {
+		if !Equal(&v.Kids()[fp.index], &fp.def) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
@@ -646,7 +646,7 @@ func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error)
 			continue
 		}
 		var err error
-		if dst, err = e.taggedValue(dst, en.fp, &v.Kids[en.fp.index]); err != nil {
+		if dst, err = e.taggedValue(dst, en.fp, &v.Kids()[en.fp.index]); err != nil {
 			return dst, err
 		}
 	}
@@ -688,10 +688,10 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
-		if len(v.Bytes) != 16 {
-			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes)))
+		if len(v.Bytes()) != 16 {
+			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes())))
 		}
-		return append(dst, v.Bytes...), nil
+		return append(dst, v.Bytes()...), nil
 	case schema.KindString, schema.KindBytes, schema.KindRecords:
 		if v.IsNull() {
 			if !nullable {
@@ -703,11 +703,11 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 		if k == schema.KindString {
 			limit = maxStringLen
 		}
-		if len(v.Bytes) > limit {
-			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes), limit))
+		if len(v.Bytes()) > limit {
+			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes()), limit))
 		}
-		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes))
-		return append(dst, v.Bytes...), nil
+		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes()))
+		return append(dst, v.Bytes()...), nil
 	case schema.KindArray:
 		if v.IsNull() {
 			if !nullable {
@@ -715,16 +715,16 @@ func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool,
 			}
 			return e.appendLen(dst, fp.compact, false, -1), nil
 		}
-		dst = e.appendLen(dst, fp.compact, false, len(v.Kids))
-		if out, ok := appendIntElems(dst, fp.elemKind, v.Kids); ok {
+		dst = e.appendLen(dst, fp.compact, false, len(v.Kids()))
+		if out, ok := appendIntElems(dst, fp.elemKind, v.Kids()); ok {
 			return out, nil
 		}
 		var err error
-		for i := range v.Kids {
+		for i := range v.Kids() {
 			if fp.elemKind == schema.KindStruct {
-				dst, err = e.structBody(dst, fp.sub, &v.Kids[i])
+				dst, err = e.structBody(dst, fp.sub, &v.Kids()[i])
 			} else {
-				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids[i])
+				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids()[i])
 			}
 			if err != nil {
 				return dst, withinEnc(err, "", int32(i))

@@ -92,4 +92,4 @@ func TestOwnHeaderMatchesPlan(t *testing.T) {
 
 // kidsValue is a struct value of kids, for tests that build values
 // whatever Value's layout.
-func kidsValue(kids []Value) Value { return Value{Kids: kids} }
+func kidsValue(kids []Value) Value { return KidsValue(kids) }

@@ -91,7 +91,7 @@ type mustDefault struct {
 
 // isDefault reports whether x equals the field's default.
 func (d *mustDefault) isDefault(x *Value) bool {
-	if d.intDef && x.Int == d.def && x.unknown == nil && len(x.Bytes)|len(x.Kids) == 0 {
+	if d.intDef && x.Int == d.def && x.bare() {
 		return true
 	}
 	return Equal(x, &d.fp.def)
@@ -192,7 +192,7 @@ func (prog *encProgram) init(p *plan) {
 	for _, fp := range p.defaults {
 		if !fp.present && !fp.f.Ignorable {
 			d := &fp.def
-			intDef := d.unknown == nil && len(d.Bytes)|len(d.Kids) == 0
+			intDef := d.bare()
 			prog.mustDefault = append(prog.mustDefault, mustDefault{index: int32(fp.index), intDef: intDef, def: d.Int, fp: fp})
 		}
 	}

@@ -38,11 +38,11 @@ func (e *refEncoder) structBody(dst []byte, p *plan, v *Value) ([]byte, error) {
 }
 
 func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error) {
-	if len(v.Kids) != len(p.all) {
-		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids)))
+	if len(v.Kids()) != len(p.all) {
+		return dst, e.fail(fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrShape, p.s.Name, len(p.all), len(v.Kids())))
 	}
 	for _, fp := range p.defaults {
-		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids[fp.index], &fp.def) {
+		if !fp.present && !fp.f.Ignorable && !Equal(&v.Kids()[fp.index], &fp.def) {
 			e.push(fp.f.Name, -1)
 			err := e.fail(fmt.Errorf("%w: attempted to write a non-default %s at version %d", ErrNonDefault, fp.f.Name, p.version))
 			e.pop()
@@ -51,7 +51,7 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 	}
 	var err error
 	for _, fp := range p.wire {
-		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Kids[fp.index])
+		dst, err = e.value(dst, fp, fp.kind, fp.nullable, &v.Kids()[fp.index])
 		if err != nil {
 			return dst, withinEnc(err, fp.f.Name, -1)
 		}
@@ -62,7 +62,7 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 		}
 		for _, f := range p.s.Tagged {
 			fp := p.all[f.Index]
-			if fp.present && !Equal(&v.Kids[f.Index], &fp.def) {
+			if fp.present && !Equal(&v.Kids()[f.Index], &fp.def) {
 				return dst, e.fail(fmt.Errorf("%w: %s (version %d)", ErrTagsNotFlex, f.Name, p.version))
 			}
 		}
@@ -75,7 +75,7 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 	}
 	var entries []entry
 	for _, fp := range p.tagged {
-		if !Equal(&v.Kids[fp.index], &fp.def) {
+		if !Equal(&v.Kids()[fp.index], &fp.def) {
 			entries = append(entries, entry{tag: uint32(fp.f.Tag), fp: fp})
 		}
 	}
@@ -94,7 +94,7 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 			dst = append(dst, en.raw...)
 			continue
 		}
-		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids[en.fp.index])
+		val, err := e.value(nil, en.fp, en.fp.kind, en.fp.nullable, &v.Kids()[en.fp.index])
 		if err != nil {
 			return dst, withinEnc(err, en.fp.f.Name, -1)
 		}
@@ -126,10 +126,10 @@ func (e *refEncoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bo
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
-		if len(v.Bytes) != 16 {
-			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes)))
+		if len(v.Bytes()) != 16 {
+			return dst, e.fail(fmt.Errorf("%w: uuid has %d bytes, want 16", ErrShape, len(v.Bytes())))
 		}
-		return append(dst, v.Bytes...), nil
+		return append(dst, v.Bytes()...), nil
 	case schema.KindString, schema.KindBytes, schema.KindRecords:
 		if v.IsNull() {
 			if !nullable {
@@ -141,11 +141,11 @@ func (e *refEncoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bo
 		if k == schema.KindString {
 			limit = maxStringLen
 		}
-		if len(v.Bytes) > limit {
-			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes), limit))
+		if len(v.Bytes()) > limit {
+			return dst, e.fail(fmt.Errorf("%w: %s of %d bytes (max %d)", ErrTooLong, k, len(v.Bytes()), limit))
 		}
-		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes))
-		return append(dst, v.Bytes...), nil
+		dst = e.appendLen(dst, fp.compact, k == schema.KindString, len(v.Bytes()))
+		return append(dst, v.Bytes()...), nil
 	case schema.KindArray:
 		if v.IsNull() {
 			if !nullable {
@@ -153,13 +153,13 @@ func (e *refEncoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bo
 			}
 			return e.appendLen(dst, fp.compact, false, -1), nil
 		}
-		dst = e.appendLen(dst, fp.compact, false, len(v.Kids))
+		dst = e.appendLen(dst, fp.compact, false, len(v.Kids()))
 		var err error
-		for i := range v.Kids {
+		for i := range v.Kids() {
 			if fp.elemKind == schema.KindStruct {
-				dst, err = e.structBody(dst, fp.sub, &v.Kids[i])
+				dst, err = e.structBody(dst, fp.sub, &v.Kids()[i])
 			} else {
-				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids[i])
+				dst, err = e.value(dst, fp, fp.elemKind, false, &v.Kids()[i])
 			}
 			if err != nil {
 				return dst, withinEnc(err, "", int32(i))
@@ -229,22 +229,22 @@ func (g *valueGen) structValue(p *plan, depth int) Value {
 	if g.chance(g.bad / 4) {
 		n += g.rng.Intn(3) - 1 // a wrong field count
 	}
-	v := Value{Kids: make([]Value, max(n, 0))}
-	for i := range v.Kids {
+	v := KidsValue(make([]Value, max(n, 0)))
+	for i := range v.Kids() {
 		if i >= len(p.all) {
 			continue
 		}
 		fp := p.all[i]
 		switch {
 		case !fp.present:
-			v.Kids[i] = fp.def
+			v.Kids()[i] = fp.def
 			if g.chance(g.bad) {
-				v.Kids[i].Int ^= 1 // not the default
+				v.Kids()[i].Int ^= 1 // not the default
 			}
 		case fp.tagged && g.rng.Intn(3) == 0:
-			v.Kids[i] = fp.def
+			v.Kids()[i] = fp.def
 		default:
-			v.Kids[i] = g.fieldValue(fp, fp.kind, fp.nullable, depth)
+			v.Kids()[i] = g.fieldValue(fp, fp.kind, fp.nullable, depth)
 		}
 	}
 	if g.chance(100) {
@@ -273,7 +273,7 @@ func (g *valueGen) fieldValue(fp *fieldPlan, k schema.Kind, nullable bool, depth
 		if g.chance(g.bad) {
 			n = g.rng.Intn(20)
 		}
-		return Value{Bytes: g.bytes(n)}
+		return BytesValue(g.bytes(n))
 	case schema.KindString, schema.KindBytes, schema.KindRecords:
 		n := g.rng.Intn(6)
 		switch {
@@ -282,18 +282,18 @@ func (g *valueGen) fieldValue(fp *fieldPlan, k schema.Kind, nullable bool, depth
 		case g.chance(g.bad / 4):
 			n = maxStringLen + 1
 		}
-		return Value{Bytes: g.bytes(n)}
+		return BytesValue(g.bytes(n))
 	case schema.KindArray:
 		n := g.rng.Intn(4)
 		if depth > 3 {
 			n = 0
 		}
-		v := Value{Kids: make([]Value, n)}
-		for i := range v.Kids {
+		v := KidsValue(make([]Value, n))
+		for i := range v.Kids() {
 			if fp.elemKind == schema.KindStruct {
-				v.Kids[i] = g.structValue(fp.sub, depth+1)
+				v.Kids()[i] = g.structValue(fp.sub, depth+1)
 			} else {
-				v.Kids[i] = g.fieldValue(fp, fp.elemKind, false, depth+1)
+				v.Kids()[i] = g.fieldValue(fp, fp.elemKind, false, depth+1)
 			}
 		}
 		return v

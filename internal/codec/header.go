@@ -96,18 +96,18 @@ func (d *decoder) specHeader(f *Frame, p *plan, hn span.ID, skip int) error {
 
 // specHeaderFields is specHeader with the header's category set.
 func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) error {
-	f.Header = Value{Kids: d.values(len(p.all))}
-	clear(f.Header.Kids)
+	f.Header = KidsValue(d.values(len(p.all)))
+	clear(f.Header.Kids())
 	for _, fp := range p.defaults {
-		f.Header.Kids[fp.index] = fp.def
+		f.Header.Kids()[fp.index] = fp.def
 	}
 	if skip >= 2 {
-		f.Header.Kids[p.wire[0].index].Int = int64(f.API.Key)
-		f.Header.Kids[p.wire[1].index].Int = int64(f.Version)
+		f.Header.Kids()[p.wire[0].index].Int = int64(f.API.Key)
+		f.Header.Kids()[p.wire[1].index].Int = int64(f.Version)
 	}
 	roles := p.enc.hdrRoles // by position in p.wire: what isCorrelationID and isClientID say
 	for i, fp := range p.wire[skip:] {
-		out := &f.Header.Kids[fp.index]
+		out := &f.Header.Kids()[fp.index]
 		switch roles[skip+i] {
 		case hdrCorrelationID:
 			if err := d.correlationID(f, hn); err != nil {
@@ -118,7 +118,7 @@ func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) erro
 			if err := d.clientID(f, hn); err != nil {
 				return err
 			}
-			out.Bytes = f.ClientID
+			out.SetBytes(f.ClientID)
 			out.SetNull(f.ClientIDNull)
 		default:
 			start := d.r.Off
@@ -142,16 +142,16 @@ func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) erro
 func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 	e := &encoder{}
 	// The header's fields: the frame's, or the defaults (read only).
-	hv := Value{Kids: p.enc.defKids}
-	if len(f.Header.Kids) == len(p.all) {
-		hv.Kids = f.Header.Kids
+	hv := KidsValue(p.enc.defKids)
+	if len(f.Header.Kids()) == len(p.all) {
+		hv.SetKids(f.Header.Kids())
 		for _, d := range p.enc.mustDefault {
-			if fp := d.fp; !Equal(&hv.Kids[fp.index], &fp.def) {
+			if fp := d.fp; !Equal(&hv.Kids()[fp.index], &fp.def) {
 				return dst, &EncodeError{Path: "header." + HeaderFieldName(fp.f), Err: fmt.Errorf("%w: header v%d has no %s", ErrNonDefault, p.version, fp.f.Name)}
 			}
 		}
-	} else if len(f.Header.Kids) != 0 {
-		return dst, &EncodeError{Path: "header", Err: fmt.Errorf("%w: header v%d has %d fields, value has %d", ErrShape, p.version, len(p.all), len(f.Header.Kids))}
+	} else if len(f.Header.Kids()) != 0 {
+		return dst, &EncodeError{Path: "header", Err: fmt.Errorf("%w: header v%d has %d fields, value has %d", ErrShape, p.version, len(p.all), len(f.Header.Kids()))}
 	}
 	var err error
 	for i, fp := range p.wire[skip:] {
@@ -163,7 +163,7 @@ func appendSpecHeader(dst []byte, p *plan, f *Frame, skip int) ([]byte, error) {
 				return dst, err
 			}
 		default:
-			if dst, err = e.value(dst, fp, fp.kind, fp.nullable, &hv.Kids[fp.index]); err != nil {
+			if dst, err = e.value(dst, fp, fp.kind, fp.nullable, &hv.Kids()[fp.index]); err != nil {
 				return dst, withinEnc(withinEnc(err, HeaderFieldName(fp.f), -1), "header", -1)
 			}
 		}

@@ -39,9 +39,9 @@ func purgeBody(t *testing.T, api *schema.API) codec.Value {
 // headerValue is the RequestHeader value with InstanceId and Trace set.
 func headerValue(t *testing.T, c *codec.Codec, trace string) codec.Value {
 	h := c.Reg.RequestHeader.Body
-	v := etStruct(t, h, "InstanceId", codec.Value{Bytes: etUUID})
+	v := etStruct(t, h, "InstanceId", codec.BytesValue(etUUID))
 	if trace != "" {
-		v.Kids[etFieldOf(t, h, "Trace").Index] = etS(trace)
+		v.Kids()[etFieldOf(t, h, "Trace").Index] = etS(trace)
 	}
 	return v
 }
@@ -117,10 +117,10 @@ func TestHeaderV3Decode(t *testing.T) {
 		t.Errorf("frame: header v%d, corr %d, client %q, %d unknown tags", f.HeaderVersion, f.CorrelationID, f.ClientID, len(f.HeaderTags))
 	}
 	h := c.Reg.RequestHeader.Body
-	if got := f.Header.Kids[etFieldOf(t, h, "InstanceId").Index].Bytes; !bytes.Equal(got, etUUID) {
+	if got := f.Header.Kids()[etFieldOf(t, h, "InstanceId").Index].Bytes(); !bytes.Equal(got, etUUID) {
 		t.Errorf("InstanceId = %x", got)
 	}
-	if got := f.Header.Kids[etFieldOf(t, h, "Trace").Index].Bytes; string(got) != "tr" {
+	if got := f.Header.Kids()[etFieldOf(t, h, "Trace").Index].Bytes(); string(got) != "tr" {
 		t.Errorf("Trace = %q", got)
 	}
 	tr := f.SpanTree()
@@ -205,7 +205,7 @@ func TestHeaderV3NewerThanSpec(t *testing.T) {
 	if !errors.Is(err, wire.ErrVersion) || f.HeaderVersion != 3 || f.CorrelationID != 7 {
 		t.Fatalf("err = %v, header v%d, corr %d", err, f.HeaderVersion, f.CorrelationID)
 	}
-	if got := f.Header.Kids[etFieldOf(t, c.Reg.RequestHeader.Body, "InstanceId").Index].Bytes; !bytes.Equal(got, etUUID) {
+	if got := f.Header.Kids()[etFieldOf(t, c.Reg.RequestHeader.Body, "InstanceId").Index].Bytes(); !bytes.Equal(got, etUUID) {
 		t.Errorf("InstanceId = %x", got)
 	}
 }

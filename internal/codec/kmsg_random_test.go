@@ -288,8 +288,8 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 	case schema.KindUUID:
 		var u [16]byte
 		reflect.Copy(reflect.ValueOf(u[:]), fv)
-		if !bytes.Equal(ours.Bytes, u[:]) {
-			bad("ours %x, kmsg %x", ours.Bytes, u)
+		if !bytes.Equal(ours.Bytes(), u[:]) {
+			bad("ours %x, kmsg %x", ours.Bytes(), u)
 		}
 	case schema.KindString:
 		if fv.Kind() == reflect.Pointer {
@@ -302,26 +302,26 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 			}
 			fv = fv.Elem()
 		}
-		if ours.IsNull() || string(ours.Bytes) != fv.String() {
-			bad("ours %q (null %v), kmsg %q", ours.Bytes, ours.IsNull(), fv.String())
+		if ours.IsNull() || string(ours.Bytes()) != fv.String() {
+			bad("ours %q (null %v), kmsg %q", ours.Bytes(), ours.IsNull(), fv.String())
 		}
 	case schema.KindBytes, schema.KindRecords:
 		if ours.IsNull() != fv.IsNil() && (ours.IsNull() || fv.Len() > 0) {
 			bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
-		} else if !bytes.Equal(ours.Bytes, fv.Bytes()) {
-			bad("ours %x, kmsg %x", ours.Bytes, fv.Bytes())
+		} else if !bytes.Equal(ours.Bytes(), fv.Bytes()) {
+			bad("ours %x, kmsg %x", ours.Bytes(), fv.Bytes())
 		}
 	case schema.KindArray:
 		if ours.IsNull() != fv.IsNil() && (ours.IsNull() || fv.Len() > 0) {
 			bad("ours null=%v, kmsg nil=%v", ours.IsNull(), fv.IsNil())
 			return
 		}
-		if len(ours.Kids) != fv.Len() {
-			bad("ours %d elements, kmsg %d", len(ours.Kids), fv.Len())
+		if len(ours.Kids()) != fv.Len() {
+			bad("ours %d elements, kmsg %d", len(ours.Kids()), fv.Len())
 			return
 		}
-		for k := range ours.Kids {
-			compareValue(&ours.Kids[k], fv.Index(k), t.Elem, sub, v, fmt.Sprintf("%s[%d]", path, k), out)
+		for k := range ours.Kids() {
+			compareValue(&ours.Kids()[k], fv.Index(k), t.Elem, sub, v, fmt.Sprintf("%s[%d]", path, k), out)
 		}
 	case schema.KindStruct:
 		if fv.Kind() == reflect.Pointer {
@@ -345,7 +345,7 @@ func compareStruct(ours *codec.Value, gv reflect.Value, m *structMap, v int16, p
 		if m.gi[i] < 0 || !f.Versions.Contains(v) {
 			continue
 		}
-		compareValue(&ours.Kids[i], gv.Field(m.gi[i]), f.Type, m.sub[i], v, path+f.Name, out)
+		compareValue(&ours.Kids()[i], gv.Field(m.gi[i]), f.Type, m.sub[i], v, path+f.Name, out)
 	}
 	if m.tags < 0 {
 		return

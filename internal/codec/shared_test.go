@@ -11,22 +11,22 @@ import (
 // intArrays appends the non-empty integer arrays of the struct value v of
 // s (and of its sub-structs) at version ver.
 func intArrays(s *schema.Struct, v *codec.Value, ver int16, out []*codec.Value) []*codec.Value {
-	if s == nil || len(v.Kids) != len(s.Fields) {
+	if s == nil || len(v.Kids()) != len(s.Fields) {
 		return out
 	}
 	for _, f := range s.Fields {
 		if !f.Versions.Contains(ver) {
 			continue
 		}
-		x := &v.Kids[f.Index]
+		x := &v.Kids()[f.Index]
 		switch {
 		case f.Type.Kind == schema.KindArray && f.Type.Elem != nil && f.Type.Elem.Kind.IsInteger():
-			if len(x.Kids) > 0 {
+			if len(x.Kids()) > 0 {
 				out = append(out, x)
 			}
 		case f.Type.ElemStruct() != nil && f.Type.Kind == schema.KindArray:
-			for i := range x.Kids {
-				out = intArrays(f.Type.ElemStruct(), &x.Kids[i], ver, out)
+			for i := range x.Kids() {
+				out = intArrays(f.Type.ElemStruct(), &x.Kids()[i], ver, out)
 			}
 		case f.Type.Kind == schema.KindStruct:
 			out = intArrays(f.Type.Struct, x, ver, out)
@@ -65,7 +65,7 @@ func TestSharedIntArrays(t *testing.T) {
 		}
 		return intArrays(api.Response.Body, &f.Body, resp.Version, nil)
 	}
-	backing := func(v *codec.Value) *codec.Value { return &v.Kids[0] }
+	backing := func(v *codec.Value) *codec.Value { return &v.Kids()[0] }
 	a, b := decode(codec.Options{}), decode(codec.Options{})
 	if len(a) < 2000 {
 		t.Fatalf("only %d integer arrays", len(a))
@@ -73,8 +73,8 @@ func TestSharedIntArrays(t *testing.T) {
 	owners := map[*codec.Value]*codec.Value{}
 	for _, x := range a {
 		if o, ok := owners[backing(x)]; ok {
-			if !codec.Equal(o, x) || len(o.Kids) != len(x.Kids) {
-				t.Fatalf("arrays %v and %v share their elements", o.Kids, x.Kids)
+			if !codec.Equal(o, x) || len(o.Kids()) != len(x.Kids()) {
+				t.Fatalf("arrays %v and %v share their elements", o.Kids(), x.Kids())
 			}
 			continue
 		}

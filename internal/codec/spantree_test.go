@@ -45,15 +45,15 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 				}
 				var kv *codec.Value
 				if row.Index >= 0 {
-					if tr.Desc(id).Field != d.Field || int(row.Index) >= len(v.Kids) {
+					if tr.Desc(id).Field != d.Field || int(row.Index) >= len(v.Kids()) {
 						t.Fatalf("%s %s: element of another field", what, tr.Path(k))
 					}
-					kv = &v.Kids[row.Index]
+					kv = &v.Kids()[row.Index]
 				} else {
-					if d.Name != d.Field.Name || d.Field.Index >= len(v.Kids) {
+					if d.Name != d.Field.Name || d.Field.Index >= len(v.Kids()) {
 						t.Fatalf("%s %s: row of field %s", what, tr.Path(k), d.Field.Name)
 					}
-					kv = &v.Kids[d.Field.Index]
+					kv = &v.Kids()[d.Field.Index]
 				}
 				switch row.Val {
 				case span.ValInt, span.ValBool, span.ValFloat:
@@ -61,8 +61,8 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 						t.Fatalf("%s %s: row %d, value %d", what, tr.Path(k), row.Int, kv.Int)
 					}
 				case span.ValString, span.ValBytes, span.ValUUID, span.ValRecords:
-					if string(tr.ValueBytes(k)) != string(kv.Bytes) || row.Null != kv.IsNull() {
-						t.Fatalf("%s %s: row %q null %v, value %q null %v", what, tr.Path(k), tr.ValueBytes(k), row.Null, kv.Bytes, kv.IsNull())
+					if string(tr.ValueBytes(k)) != string(kv.Bytes()) || row.Null != kv.IsNull() {
+						t.Fatalf("%s %s: row %q null %v, value %q null %v", what, tr.Path(k), tr.ValueBytes(k), row.Null, kv.Bytes(), kv.IsNull())
 					}
 				case span.ValArray, span.ValStruct:
 					if row.Null != kv.IsNull() {
@@ -84,7 +84,7 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 		} else {
 			g, err = r.c.DecodeResponse(f.SpanTree().Bytes, f.API, f.Version, opts)
 		}
-		if err != nil || g.SpanTree() != reused || len(g.Body.Kids) != 0 {
+		if err != nil || g.SpanTree() != reused || len(g.Body.Kids()) != 0 {
 			t.Fatalf("%s: NoValues decode: %v", what, err)
 		}
 		if p := sameTree(tr, reused); p != "" {

@@ -81,15 +81,15 @@ func etStruct(t *testing.T, s *schema.Struct, kv ...any) codec.Value {
 	t.Helper()
 	v := codec.DefaultStruct(s, 0)
 	for i := 0; i < len(kv); i += 2 {
-		v.Kids[etFieldOf(t, s, kv[i].(string)).Index] = kv[i+1].(codec.Value)
+		v.Kids()[etFieldOf(t, s, kv[i].(string)).Index] = kv[i+1].(codec.Value)
 	}
 	return v
 }
 
 func etI(n int64) codec.Value          { return codec.Value{Int: n} }
-func etS(s string) codec.Value         { return codec.Value{Bytes: []byte(s)} }
-func etB(b ...byte) codec.Value        { return codec.Value{Bytes: append([]byte{}, b...)} }
-func etA(e ...codec.Value) codec.Value { return codec.Value{Kids: e} }
+func etS(s string) codec.Value         { return codec.BytesValue([]byte(s)) }
+func etB(b ...byte) codec.Value        { return codec.BytesValue(append([]byte{}, b...)) }
+func etA(e ...codec.Value) codec.Value { return codec.KidsValue(e) }
 
 var etNull = codec.NullValue()
 
@@ -301,17 +301,17 @@ func TestEveryTypeDecode(t *testing.T) {
 			body := f.every.Request.Body
 			if v > 0 {
 				// OldField exists only in v0: later versions read its default 7.
-				if n := got.Kids[etFieldOf(t, body, "OldField").Index].Int; n != 7 {
+				if n := got.Kids()[etFieldOf(t, body, "OldField").Index].Int; n != 7 {
 					t.Errorf("OldField = %d, want the default 7", n)
 				}
 			}
 			if v == 0 {
 				// Tagged fields are not in v0: TagInt holds its default 5,
 				// TagNullStruct its default null.
-				if n := got.Kids[etFieldOf(t, body, "TagInt").Index].Int; n != 5 {
+				if n := got.Kids()[etFieldOf(t, body, "TagInt").Index].Int; n != 5 {
 					t.Errorf("TagInt = %d, want the default 5", n)
 				}
-				if !got.Kids[etFieldOf(t, body, "TagNullStruct").Index].IsNull() {
+				if !got.Kids()[etFieldOf(t, body, "TagNullStruct").Index].IsNull() {
 					t.Errorf("TagNullStruct is not null")
 				}
 			}
@@ -399,7 +399,7 @@ func TestEveryTypeVariants(t *testing.T) {
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("v%d %s", c.v, c.field), func(t *testing.T) {
 			val := etEveryValue(t, f, c.v)
-			val.Kids[etFieldOf(t, body, c.field).Index] = c.val
+			val.Kids()[etFieldOf(t, body, c.field).Index] = c.val
 			want := etJoin(t, etReplace(etVectors()[c.v], c.field, c.hex))
 			got, err := f.c.EncodeBody(nil, f.every.Request, c.v, &val)
 			if err != nil {
@@ -431,7 +431,7 @@ func TestTaggedNullStruct(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !val.Kids[etFieldOf(t, f.every.Request.Body, "TagNullStruct").Index].IsNull() {
+	if !val.Kids()[etFieldOf(t, f.every.Request.Body, "TagNullStruct").Index].IsNull() {
 		t.Errorf("TagNullStruct is not null")
 	}
 	found := false
@@ -460,7 +460,7 @@ func TestEveryTypeRecords(t *testing.T) {
 	for v, prefix := range map[int16]string{0: "00 00 00 3d", 1: "3e"} { // int32 61; uvarint 61+1
 		segs := etReplace(etVectors()[v], "Records", prefix+hex.EncodeToString(batch))
 		val := etEveryValue(t, f, v)
-		val.Kids[etFieldOf(t, f.every.Request.Body, "Records").Index] = codec.Value{Bytes: batch}
+		val.Kids()[etFieldOf(t, f.every.Request.Body, "Records").Index] = codec.BytesValue(batch)
 		got, err := f.c.EncodeBody(nil, f.every.Request, v, &val)
 		if err != nil {
 			t.Fatal(err)
@@ -679,7 +679,7 @@ func TestUnknownTags(t *testing.T) {
 	if len(val.Unknown()) != 2 || val.Unknown()[0].Tag != 7 || !bytes.Equal(val.Unknown()[0].Data, []byte("x")) || val.Unknown()[1].Tag != 9 || len(val.Unknown()[1].Data) != 0 {
 		t.Errorf("Unknown = %+v, want %+v", val.Unknown(), wantUnknown)
 	}
-	if n := val.Kids[etFieldOf(t, f.box.Body, "T0").Index].Int; n != 0 {
+	if n := val.Kids()[etFieldOf(t, f.box.Body, "T0").Index].Int; n != 0 {
 		t.Errorf("T0 = %d, want 0", n)
 	}
 	out, err := f.c.EncodeBody(nil, f.box, 1, &val)
@@ -931,7 +931,7 @@ func TestEncodeErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			val := etEveryValue(t, f, c.v)
-			val.Kids[etFieldOf(t, body, c.field).Index] = c.val
+			val.Kids()[etFieldOf(t, body, c.field).Index] = c.val
 			_, err := f.c.EncodeBody(nil, f.every.Request, c.v, &val)
 			var ee *codec.EncodeError
 			if !errors.As(err, &ee) || !errors.Is(err, c.is) || ee.Path != c.path {
@@ -959,7 +959,7 @@ func TestDefaults(t *testing.T) {
 	if got := codec.DefaultValue(etFieldOf(t, body, "TagNullStruct")); !got.IsNull() {
 		t.Errorf("TagNullStruct default is not null")
 	}
-	if got := codec.DefaultValue(etFieldOf(t, body, "Uuid")); !bytes.Equal(got.Bytes, make([]byte, 16)) {
-		t.Errorf("Uuid default = %x, want 16 zero bytes", got.Bytes)
+	if got := codec.DefaultValue(etFieldOf(t, body, "Uuid")); !bytes.Equal(got.Bytes(), make([]byte, 16)) {
+		t.Errorf("Uuid default = %x, want 16 zero bytes", got.Bytes())
 	}
 }

@@ -3,55 +3,165 @@ package codec
 import (
 	"bytes"
 	"math"
+	"unsafe"
 
 	"github.com/manifester/manifester/internal/schema"
 )
 
-// Value is a dynamic message value, shaped by the schema. Kids holds the
-// fields of a struct value (one per field of its struct, by Field.Index, in
-// declaration order; fields absent at the version are included, holding
+// Value is a dynamic message value, shaped by the schema. [Value.Kids] holds
+// the fields of a struct value (one per field of its struct, by Field.Index,
+// in declaration order; fields absent at the version are included, holding
 // their defaults) or the elements of an array value. Strings, bytes, uuids
-// and records keep their bytes in Bytes; integers and bools are in Int; a
-// float64 is kept as its IEEE 754 bits in Int (read it with [Value.Float],
-// set it with [Value.SetFloat] or [FloatValue]). Unknown tagged fields of a
-// struct sit behind one pointer ([Value.Unknown], [Value.SetUnknown]), as
-// they are rare; a null value is marked in that same pointer ([NullValue],
-// [Value.IsNull], [Value.SetNull]).
+// and records keep their bytes in [Value.Bytes]; integers and bools are in
+// Int; a float64 is kept as its IEEE 754 bits in Int (read it with
+// [Value.Float], set it with [Value.SetFloat] or [FloatValue]). A value
+// holds bytes or kids, never both: setting one ([Value.SetBytes],
+// [Value.SetKids]) drops the other. Unknown tagged fields of a struct
+// ([Value.Unknown], [Value.SetUnknown]) are rare and kept out of line; a
+// null value ([NullValue], [Value.IsNull], [Value.SetNull]) is a flag.
+// The zero Value is a non-null empty or zero value.
 //
-// The layout is kept small (64 bytes): a decode makes one Value per field
-// and per array element, so its size is most of a decode's memory and GC
-// work.
+// The layout is kept small (24 bytes, one pointer): a decode makes one
+// Value per field and per array element, so its size is most of a
+// decode's memory and GC work.
 //
 // Decoded values point into the decoded buffer and may share default
 // sub-values; treat them as read-only, or [Value.Clone] them first.
 type Value struct {
-	Bytes []byte
-	Kids  []Value // struct fields or array elements
-	// unknown holds the unknown tagged fields of a struct, in tag order, or
-	// is nullMark for a null value (which has no tagged fields): so the
-	// null flag costs no word of its own.
-	unknown *[]RawTag
-	Int     int64 // after the pointers: the GC scans only the front
+	// ptr is the first byte of the bytes or the first kid (the GC follows
+	// an unsafe.Pointer to either kind of array), or a *valueBox when the
+	// value has unknown tags. n holds the flags below and, above them,
+	// the count of bytes or kids (0 when boxed: the box has them).
+	ptr unsafe.Pointer
+	n   int64
+	Int int64
 }
 
-// nullMark is the unknown pointer of null values.
-var nullMark = new([]RawTag)
+// The flags in the low bits of Value.n.
+const (
+	kidsBit  = 1 << iota // the value holds kids, not bytes
+	nullBit              // the value is null
+	boxBit               // ptr is a *valueBox
+	lenShift = iota      // the count is n >> lenShift
+)
+
+// valueBox holds what a Value with unknown tagged fields would hold in
+// ptr and n (without null and box flags: such a value is neither), and
+// the tags.
+type valueBox struct {
+	ptr  unsafe.Pointer
+	n    int64
+	tags []RawTag
+}
+
+func (v *Value) box() *valueBox { return (*valueBox)(v.ptr) }
+
+// inner returns v without its unknown tags and null flag.
+func (v *Value) inner() Value {
+	if v.n&boxBit != 0 {
+		b := v.box()
+		return Value{ptr: b.ptr, n: b.n, Int: v.Int}
+	}
+	return Value{ptr: v.ptr, n: v.n &^ nullBit, Int: v.Int}
+}
+
+// BytesValue returns a value holding b (a string, bytes, uuid or records).
+func BytesValue(b []byte) Value {
+	return Value{ptr: unsafe.Pointer(unsafe.SliceData(b)), n: int64(len(b)) << lenShift}
+}
+
+// KidsValue returns a value holding kids (the fields of a struct or the
+// elements of an array).
+func KidsValue(kids []Value) Value {
+	return Value{ptr: unsafe.Pointer(unsafe.SliceData(kids)), n: int64(len(kids))<<lenShift | kidsBit}
+}
+
+// Bytes returns the bytes of a string, bytes, uuid or records value (nil
+// for a value holding kids). Its capacity is its length.
+func (v Value) Bytes() []byte {
+	if v.n&(kidsBit|boxBit) != 0 {
+		return v.boxedBytes()
+	}
+	return unsafe.Slice((*byte)(v.ptr), v.n>>lenShift)
+}
+
+func (v Value) boxedBytes() []byte {
+	if v.n&boxBit == 0 {
+		return nil
+	}
+	return v.inner().Bytes()
+}
+
+// Kids returns the fields of a struct value or the elements of an array
+// value (nil for a value holding bytes). Its capacity is its length.
+func (v Value) Kids() []Value {
+	if v.n&(kidsBit|boxBit) != kidsBit {
+		return v.boxedKids()
+	}
+	return unsafe.Slice((*Value)(v.ptr), v.n>>lenShift)
+}
+
+func (v Value) boxedKids() []Value {
+	if v.n&boxBit == 0 {
+		return nil
+	}
+	return v.inner().Kids()
+}
+
+// SetBytes makes v hold b (and no kids).
+func (v *Value) SetBytes(b []byte) {
+	if v.n&boxBit != 0 {
+		v.rebox(BytesValue(b))
+		return
+	}
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(b)), int64(len(b))<<lenShift|v.n&nullBit
+}
+
+// SetKids makes v hold kids (and no bytes).
+func (v *Value) SetKids(kids []Value) {
+	if v.n&boxBit != 0 {
+		v.rebox(KidsValue(kids))
+		return
+	}
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(kids)), int64(len(kids))<<lenShift|kidsBit|v.n&nullBit
+}
+
+// setBytes and setKids are SetBytes and SetKids for the decoder's values,
+// which are not null and have no unknown tags when their bytes or kids are
+// set (a scratch value of a decode without values may hold anything: it
+// is overwritten, not read).
+func (v *Value) setBytes(b []byte) {
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(b)), int64(len(b))<<lenShift
+}
+
+func (v *Value) setKids(kids []Value) {
+	v.ptr, v.n = unsafe.Pointer(unsafe.SliceData(kids)), int64(len(kids))<<lenShift|kidsBit
+}
+
+// rebox gives a boxed v the bytes or kids of in, in a new box (copies of
+// v keep the old one). Out of line: the setters' common path stays small.
+//
+//go:noinline
+func (v *Value) rebox(in Value) {
+	v.ptr = unsafe.Pointer(&valueBox{ptr: in.ptr, n: in.n, tags: v.box().tags})
+	v.n = boxBit | in.n&kidsBit
+}
 
 // NullValue returns a null value (null string, bytes, records, array or
 // struct).
-func NullValue() Value { return Value{unknown: nullMark} }
+func NullValue() Value { return Value{n: nullBit} }
 
 // IsNull reports whether v is null.
-func (v *Value) IsNull() bool { return v.unknown == nullMark }
+func (v *Value) IsNull() bool { return v.n&nullBit != 0 }
 
 // SetNull makes v null (dropping any unknown tags) or not null.
 func (v *Value) SetNull(null bool) {
-	switch {
-	case null:
-		v.unknown = nullMark
-	case v.unknown == nullMark:
-		v.unknown = nil
+	if null {
+		in := v.inner()
+		v.ptr, v.n = in.ptr, in.n|nullBit
+		return
 	}
+	v.n &^= nullBit
 }
 
 // FloatValue returns a float64 value.
@@ -66,30 +176,46 @@ func (v *Value) SetFloat(f float64) { v.Int = int64(math.Float64bits(f)) }
 // Unknown returns the unknown tagged fields of a struct value, in tag
 // order (nil when there are none).
 func (v *Value) Unknown() []RawTag {
-	if v.unknown == nil || v.unknown == nullMark {
+	if v.n&boxBit == 0 {
 		return nil
 	}
-	return *v.unknown
+	return v.box().tags
 }
 
 // SetUnknown replaces the unknown tagged fields of a struct value (setting
 // some makes a null value non-null).
 func (v *Value) SetUnknown(tags []RawTag) {
 	if len(tags) == 0 {
-		if v.unknown != nullMark {
-			v.unknown = nil
+		if v.n&boxBit != 0 {
+			in := v.inner()
+			v.ptr, v.n = in.ptr, in.n
 		}
 		return
 	}
-	v.unknown = &tags
+	in := v.inner()
+	v.ptr = unsafe.Pointer(&valueBox{ptr: in.ptr, n: in.n, tags: tags})
+	v.n = boxBit | in.n&kidsBit
 }
 
-// addUnknown appends one unknown tagged field.
+// addUnknown appends one unknown tagged field (to the box of v, which
+// copies of v share, as the decoder's fresh values have none).
 func (v *Value) addUnknown(t RawTag) {
-	if v.unknown == nil || v.unknown == nullMark {
-		v.unknown = &[]RawTag{}
+	if v.n&boxBit == 0 {
+		v.SetUnknown([]RawTag{t})
+		return
 	}
-	*v.unknown = append(*v.unknown, t)
+	b := v.box()
+	b.tags = append(b.tags, t)
+}
+
+// bare reports whether v is not null and holds no bytes, kids or
+// unknown tags (its Int aside).
+func (v *Value) bare() bool { return v.n&^kidsBit == 0 }
+
+// sameEmpty reports whether x and y hold no bytes, kids or unknown tags
+// and are both null or both not (their Ints aside).
+func sameEmpty(x, y *Value) bool {
+	return x.n&^(kidsBit|nullBit) == 0 && x.n&nullBit == y.n&nullBit && y.n&^(kidsBit|nullBit) == 0
 }
 
 // RawTag is a tagged field the schema does not know, kept as raw bytes.
@@ -100,22 +226,23 @@ type RawTag struct {
 
 // Clone returns a deep copy of v.
 func (v Value) Clone() Value {
-	out := v
-	if v.Bytes != nil {
-		out.Bytes = append([]byte(nil), v.Bytes...)
+	out := Value{n: v.n & nullBit, Int: v.Int}
+	if b := v.Bytes(); b != nil {
+		out.SetBytes(append([]byte(nil), b...))
 	}
-	if v.Kids != nil {
-		out.Kids = make([]Value, len(v.Kids))
-		for i := range v.Kids {
-			out.Kids[i] = v.Kids[i].Clone()
+	if kids := v.Kids(); kids != nil {
+		c := make([]Value, len(kids))
+		for i := range kids {
+			c[i] = kids[i].Clone()
 		}
+		out.SetKids(c)
 	}
 	if u := v.Unknown(); u != nil {
 		tags := make([]RawTag, len(u))
 		for i, t := range u {
 			tags[i] = RawTag{Tag: t.Tag, Data: append([]byte(nil), t.Data...)}
 		}
-		out.unknown = &tags
+		out.SetUnknown(tags)
 	}
 	return out
 }
@@ -123,15 +250,16 @@ func (v Value) Clone() Value {
 // Equal reports whether two values are the same, treating nil and empty
 // slices alike (but null and empty as different); floats compare by their bits.
 func Equal(a, b *Value) bool {
-	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes, b.Bytes) {
+	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes(), b.Bytes()) {
 		return false
 	}
 	au, bu := a.Unknown(), b.Unknown()
-	if len(a.Kids) != len(b.Kids) || len(au) != len(bu) {
+	ak, bk := a.Kids(), b.Kids()
+	if len(ak) != len(bk) || len(au) != len(bu) {
 		return false
 	}
-	for i := range a.Kids {
-		if !Equal(&a.Kids[i], &b.Kids[i]) {
+	for i := range ak {
+		if !Equal(&ak[i], &bk[i]) {
 			return false
 		}
 	}
@@ -162,9 +290,9 @@ func defaultValue(f *schema.Field, depth int) Value {
 	case schema.KindFloat64:
 		return FloatValue(d.Float)
 	case schema.KindUUID:
-		return Value{Bytes: append([]byte(nil), d.UUID[:]...)}
+		return BytesValue(append([]byte(nil), d.UUID[:]...))
 	case schema.KindString:
-		return Value{Bytes: []byte(d.Str)}
+		return BytesValue([]byte(d.Str))
 	case schema.KindRecords:
 		if d.Text == "" {
 			return NullValue() // records default to null, as in Kafka
@@ -181,9 +309,9 @@ func DefaultStruct(s *schema.Struct, depth int) Value {
 	if s == nil || depth > maxDefaultDepth {
 		return Value{}
 	}
-	v := Value{Kids: make([]Value, len(s.Fields))}
+	kids := make([]Value, len(s.Fields))
 	for i, f := range s.Fields {
-		v.Kids[i] = defaultValue(f, depth)
+		kids[i] = defaultValue(f, depth)
 	}
-	return v
+	return KidsValue(kids)
 }

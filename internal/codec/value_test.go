@@ -3,6 +3,7 @@ package codec_test
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/manifester/manifester/internal/codec"
 )
@@ -81,17 +82,114 @@ func TestValueNullAndUnknown(t *testing.T) {
 }
 
 func TestValueKidsClone(t *testing.T) {
-	v := codec.Value{Kids: []codec.Value{{Int: 1}, {Kids: []codec.Value{{Bytes: []byte("ab")}}}, codec.NullValue()}}
+	v := codec.KidsValue([]codec.Value{{Int: 1}, codec.KidsValue([]codec.Value{codec.BytesValue([]byte("ab"))}), codec.NullValue()})
 	c := v.Clone()
 	if !codec.Equal(&v, &c) {
 		t.Fatal("Clone differs from the original")
 	}
-	c.Kids[1].Kids[0].Bytes[0] = 'x'
-	c.Kids[0].Int = 2
-	if string(v.Kids[1].Kids[0].Bytes) != "ab" || v.Kids[0].Int != 1 {
+	c.Kids()[1].Kids()[0].Bytes()[0] = 'x'
+	c.Kids()[0].Int = 2
+	if string(v.Kids()[1].Kids()[0].Bytes()) != "ab" || v.Kids()[0].Int != 1 {
 		t.Error("Clone shares memory with the original")
 	}
 	if codec.Equal(&v, &c) {
 		t.Error("changed clone still compares equal")
+	}
+}
+
+// TestValueBytesOrKids checks the one pointer and length that hold either
+// a value's bytes or its kids: each setter drops the other, nil and empty
+// stay apart, the zero Value holds neither, and the layout is one pointer and two int64s.
+func TestValueBytesOrKids(t *testing.T) {
+	if got, limit := unsafe.Sizeof(codec.Value{}), unsafe.Sizeof(uintptr(0))+16; got > limit {
+		t.Errorf("a Value is %d bytes, want at most %d", got, limit)
+	}
+	var z codec.Value
+	if z.Bytes() != nil || z.Kids() != nil || z.IsNull() || z.Int != 0 {
+		t.Errorf("zero Value: bytes %v, kids %v, null %v", z.Bytes(), z.Kids(), z.IsNull())
+	}
+	v := codec.BytesValue([]byte("abc"))
+	if string(v.Bytes()) != "abc" || v.Kids() != nil || cap(v.Bytes()) != 3 {
+		t.Errorf("BytesValue: bytes %q (cap %d), kids %v", v.Bytes(), cap(v.Bytes()), v.Kids())
+	}
+	kids := []codec.Value{{Int: 7}, codec.BytesValue([]byte("x"))}
+	v.SetKids(kids)
+	if v.Bytes() != nil || len(v.Kids()) != 2 || v.Kids()[0].Int != 7 || string(v.Kids()[1].Bytes()) != "x" {
+		t.Errorf("after SetKids: bytes %v, kids %+v", v.Bytes(), v.Kids())
+	}
+	v.Kids()[0].Int = 8 // the kids are shared, not copied
+	if kids[0].Int != 8 {
+		t.Error("Kids() returned a copy")
+	}
+	v.SetBytes([]byte{})
+	if b := v.Bytes(); b == nil || len(b) != 0 || v.Kids() != nil {
+		t.Errorf("after SetBytes(empty): bytes %#v, kids %v", b, v.Kids())
+	}
+	v.SetBytes(nil)
+	if v.Bytes() != nil || v.Kids() != nil {
+		t.Errorf("after SetBytes(nil): bytes %#v, kids %v", v.Bytes(), v.Kids())
+	}
+	v.SetKids([]codec.Value{})
+	if k := v.Kids(); k == nil || len(k) != 0 || v.Bytes() != nil {
+		t.Errorf("after SetKids(empty): kids %#v, bytes %v", k, v.Bytes())
+	}
+	v.SetKids(nil)
+	if v.Kids() != nil || v.Bytes() != nil {
+		t.Errorf("after SetKids(nil): kids %#v, bytes %v", v.Kids(), v.Bytes())
+	}
+	n := codec.NullValue()
+	n.SetBytes([]byte("q"))
+	if !n.IsNull() || string(n.Bytes()) != "q" {
+		t.Error("SetBytes changed the null flag")
+	}
+	e1, e2 := codec.KidsValue(nil), codec.BytesValue(nil)
+	if !codec.Equal(&e1, &z) || !codec.Equal(&e2, &z) {
+		t.Error("empty kids or empty bytes differ from the zero Value")
+	}
+}
+
+// TestValueUnknownOutOfLine checks the unknown tags kept beside a value's
+// bytes or kids: the setters keep them, copies keep what they had, null
+// drops them.
+func TestValueUnknownOutOfLine(t *testing.T) {
+	tags := []codec.RawTag{{Tag: 5, Data: []byte{9}}}
+	kids := []codec.Value{{Int: 1}, {Int: 2}}
+	v := codec.KidsValue(kids)
+	v.Int = 42
+	v.SetUnknown(tags)
+	if len(v.Kids()) != 2 || v.Kids()[1].Int != 2 || v.Bytes() != nil || v.Int != 42 || len(v.Unknown()) != 1 || v.IsNull() {
+		t.Fatalf("kids and tags: kids %+v, bytes %v, Int %d, tags %+v", v.Kids(), v.Bytes(), v.Int, v.Unknown())
+	}
+	v.Kids()[0].Int = 3 // still the same kids
+	if kids[0].Int != 3 {
+		t.Error("SetUnknown copied the kids")
+	}
+	old := v
+	v.SetKids([]codec.Value{{Int: 7}})
+	if len(v.Kids()) != 1 || v.Kids()[0].Int != 7 || len(v.Unknown()) != 1 {
+		t.Errorf("SetKids on a value with tags: kids %+v, tags %+v", v.Kids(), v.Unknown())
+	}
+	if len(old.Kids()) != 2 || len(old.Unknown()) != 1 {
+		t.Errorf("a copy changed with the original: kids %+v, tags %+v", old.Kids(), old.Unknown())
+	}
+	v.SetBytes([]byte("hi"))
+	if string(v.Bytes()) != "hi" || v.Kids() != nil || len(v.Unknown()) != 1 {
+		t.Errorf("SetBytes on a value with tags: bytes %q, kids %v, tags %+v", v.Bytes(), v.Kids(), v.Unknown())
+	}
+	c := v.Clone()
+	if !codec.Equal(&c, &v) || string(c.Bytes()) != "hi" || len(c.Unknown()) != 1 {
+		t.Errorf("Clone of a value with tags: bytes %q, tags %+v", c.Bytes(), c.Unknown())
+	}
+	v.SetUnknown(nil)
+	if v.Unknown() != nil || string(v.Bytes()) != "hi" || v.IsNull() {
+		t.Errorf("SetUnknown(nil): tags %+v, bytes %q, null %v", v.Unknown(), v.Bytes(), v.IsNull())
+	}
+	old.SetNull(true)
+	if !old.IsNull() || old.Unknown() != nil || len(old.Kids()) != 2 {
+		t.Errorf("SetNull(true): null %v, tags %+v, kids %+v", old.IsNull(), old.Unknown(), old.Kids())
+	}
+	old.SetUnknown(tags)
+	if old.IsNull() || len(old.Unknown()) != 1 || len(old.Kids()) != 2 {
+		t.Errorf("SetUnknown on a null value: null %v, tags %+v, kids %+v", old.IsNull(), old.Unknown(), old.Kids())
 	}
 }

@@ -59,12 +59,12 @@ func (w *walker) topic(name string) {
 }
 
 func (w *walker) structValue(s *schema.Struct, val *codec.Value, depth int) {
-	if depth > maxDepth || val.IsNull() || len(val.Kids) != len(s.Fields) {
+	if depth > maxDepth || val.IsNull() || len(val.Kids()) != len(s.Fields) {
 		return
 	}
 	for _, f := range s.Fields {
 		if f.Versions.Contains(w.v) {
-			w.value(f, f.Type, &val.Kids[f.Index], depth)
+			w.value(f, f.Type, &val.Kids()[f.Index], depth)
 		}
 	}
 }
@@ -76,12 +76,12 @@ func (w *walker) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 			w.out.Errors = append(w.out.Errors, int16(val.Int))
 		}
 	case schema.KindString:
-		if f.EntityType == "topicName" && !val.IsNull() && len(val.Bytes) > 0 {
-			w.topic(string(val.Bytes))
+		if f.EntityType == "topicName" && !val.IsNull() && len(val.Bytes()) > 0 {
+			w.topic(string(val.Bytes()))
 		}
 	case schema.KindUUID:
-		if IsTopicID(f) && w.names != nil && len(val.Bytes) == 16 {
-			if name, ok := w.names([16]byte(val.Bytes)); ok {
+		if IsTopicID(f) && w.names != nil && len(val.Bytes()) == 16 {
+			if name, ok := w.names([16]byte(val.Bytes())); ok {
 				w.topic(name)
 			}
 		}
@@ -91,8 +91,8 @@ func (w *walker) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		}
 		switch t.Elem.Kind {
 		case schema.KindStruct, schema.KindString, schema.KindUUID, schema.KindInt16:
-			for i := range val.Kids {
-				w.value(f, t.Elem, &val.Kids[i], depth+1)
+			for i := range val.Kids() {
+				w.value(f, t.Elem, &val.Kids()[i], depth+1)
 			}
 		}
 	case schema.KindStruct:

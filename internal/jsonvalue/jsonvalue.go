@@ -142,8 +142,8 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	if depth > maxDepth {
 		return &Error{Path: w.pathString(), Err: errors.New("structs nested too deeply")}
 	}
-	if len(val.Kids) != len(s.Fields) {
-		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Kids))}
+	if len(val.Kids()) != len(s.Fields) {
+		return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: struct %s has %d fields, value has %d", ErrType, s.Name, len(s.Fields), len(val.Kids()))}
 	}
 	w.b = append(w.b, '{')
 	first := true
@@ -158,7 +158,7 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 		w.str(f.Name)
 		w.b = append(w.b, ':')
 		w.path = append(w.path, pathSeg{name: f.Name, index: -1})
-		if err := w.value(f, f.Type, &val.Kids[f.Index], depth); err != nil {
+		if err := w.value(f, f.Type, &val.Kids()[f.Index], depth); err != nil {
 			return err
 		}
 		w.path = w.path[:len(w.path)-1]
@@ -222,24 +222,24 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 			w.b = strconv.AppendFloat(w.b, val.Float(), 'g', -1, 64)
 		}
 	case schema.KindUUID:
-		if len(val.Bytes) != 16 {
-			return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes))}
+		if len(val.Bytes()) != 16 {
+			return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes()))}
 		}
-		w.str(span.FormatUUID(val.Bytes))
+		w.str(span.FormatUUID(val.Bytes()))
 	case schema.KindString:
 		switch {
 		case val.IsNull():
 			w.b = append(w.b, "null"...)
-		case utf8.Valid(val.Bytes):
-			w.str(string(val.Bytes))
+		case utf8.Valid(val.Bytes()):
+			w.str(string(val.Bytes()))
 		default:
-			w.b = append(hex.AppendEncode(append(w.b, `{"hex":"`...), val.Bytes), `"}`...)
+			w.b = append(hex.AppendEncode(append(w.b, `{"hex":"`...), val.Bytes()), `"}`...)
 		}
 	case schema.KindBytes, schema.KindRecords:
 		if val.IsNull() {
 			w.b = append(w.b, "null"...)
 		} else {
-			w.b = append(w.hex(append(w.b, '"'), val.Bytes), '"')
+			w.b = append(w.hex(append(w.b, '"'), val.Bytes()), '"')
 		}
 	case schema.KindArray:
 		if val.IsNull() {
@@ -248,12 +248,12 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 		}
 		w.b = append(w.b, '[')
 		w.path = append(w.path, pathSeg{})
-		for i := range val.Kids {
+		for i := range val.Kids() {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}
 			w.path[len(w.path)-1].index = i
-			if err := w.value(f, t.Elem, &val.Kids[i], depth); err != nil {
+			if err := w.value(f, t.Elem, &val.Kids()[i], depth); err != nil {
 				return err
 			}
 		}
@@ -377,7 +377,7 @@ func (r *reader) structValue(s *schema.Struct, x any, path string, depth int) (c
 		if err != nil {
 			return out, err
 		}
-		out.Kids[f.Index] = val
+		out.Kids()[f.Index] = val
 	}
 	return out, nil
 }
@@ -511,21 +511,21 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		if err != nil {
 			return codec.Value{}, &Error{Path: path, Err: err}
 		}
-		return codec.Value{Bytes: b}, nil
+		return codec.BytesValue(b), nil
 	case schema.KindString:
 		switch y := x.(type) {
 		case string:
 			if len(y) > math.MaxInt16 {
 				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: string of %d bytes (max %d)", ErrRange, len(y), math.MaxInt16)}
 			}
-			return codec.Value{Bytes: []byte(y)}, nil
+			return codec.BytesValue([]byte(y)), nil
 		case map[string]any:
 			if h, ok := y["hex"].(string); ok && len(y) == 1 {
 				b, err := hex.DecodeString(h)
 				if err != nil {
 					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: %v", ErrType, err)}
 				}
-				return codec.Value{Bytes: b}, nil
+				return codec.BytesValue(b), nil
 			}
 		}
 		return codec.Value{}, typeErr(path, "a string (or {\"hex\": ...} for bytes that are not UTF-8)", x)
@@ -534,7 +534,7 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 			switch y := x.(type) {
 			case map[string]any:
 				b, err := buildBatch(y, path)
-				return codec.Value{Bytes: b}, err
+				return codec.BytesValue(b), err
 			case []any:
 				out := []byte{}
 				for i, e := range y {
@@ -548,7 +548,7 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 					}
 					out = append(out, b...)
 				}
-				return codec.Value{Bytes: out}, nil
+				return codec.BytesValue(out), nil
 			}
 		}
 		s, ok := x.(string)
@@ -562,19 +562,19 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		if b == nil {
 			b = []byte{}
 		}
-		return codec.Value{Bytes: b}, nil
+		return codec.BytesValue(b), nil
 	case schema.KindArray:
 		arr, ok := x.([]any)
 		if !ok {
 			return codec.Value{}, typeErr(path, "an array", x)
 		}
-		out := codec.Value{Kids: make([]codec.Value, len(arr))}
+		out := codec.KidsValue(make([]codec.Value, len(arr)))
 		for i, e := range arr {
 			val, err := r.value(f, t.Elem, e, path+"["+strconv.Itoa(i)+"]", depth)
 			if err != nil {
 				return out, err
 			}
-			out.Kids[i] = val
+			out.Kids()[i] = val
 		}
 		return out, nil
 	case schema.KindStruct:

@@ -28,8 +28,8 @@ func TestMarshalErrorPath(t *testing.T) {
 	}
 	// Topics[0].Configs[0] with a struct value that has no fields.
 	topic := m.Body.Fields[0].Type.Elem.Struct
-	body.Kids[0].Kids = []codec.Value{codec.DefaultStruct(topic, 1)}
-	body.Kids[0].Kids[0].Kids[4].Kids = []codec.Value{{}}
+	body.Kids()[0].SetKids([]codec.Value{codec.DefaultStruct(topic, 1)})
+	body.Kids()[0].Kids()[0].Kids()[4].SetKids([]codec.Value{{}})
 	for _, f := range topic.Fields {
 		if f.Name == "Configs" && f.Index != 4 {
 			t.Fatalf("Configs is field %d", f.Index)

@@ -36,7 +36,7 @@ func TestRecordsObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(dec.Kids[findField(t, api.Request.Body.Fields, "TopicData")].Kids); n != 1 {
+	if n := len(dec.Kids()[findField(t, api.Request.Body.Fields, "TopicData")].Kids()); n != 1 {
 		t.Fatalf("%d topics", n)
 	}
 	// ... and kmsg reads the same request and batch.

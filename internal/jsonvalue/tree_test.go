@@ -249,17 +249,17 @@ type randGen struct {
 var awkward = []string{"", "plain", `q"u\o`, "<a&b>", "\x00\x1f\t\n", "\u2028\u2029", "héllo ☃", "\xff\xfe", "a\xc3", "\xed\xa0\x80"}
 
 func (g *randGen) structValue(s *schema.Struct, depth int) codec.Value {
-	out := codec.Value{Kids: make([]codec.Value, len(s.Fields))}
+	out := codec.KidsValue(make([]codec.Value, len(s.Fields)))
 	for i, f := range s.Fields {
 		switch {
 		case !f.Versions.Contains(g.v) || depth > 4:
-			out.Kids[i] = codec.DefaultValue(f)
+			out.Kids()[i] = codec.DefaultValue(f)
 		case g.flex && f.Tagged.Contains(g.v) && g.rng.IntN(3) == 0:
-			out.Kids[i] = codec.DefaultValue(f) // absent from the wire
+			out.Kids()[i] = codec.DefaultValue(f) // absent from the wire
 		case f.Nullable.Contains(g.v) && g.rng.IntN(5) == 0:
-			out.Kids[i] = codec.NullValue()
+			out.Kids()[i] = codec.NullValue()
 		default:
-			out.Kids[i] = g.value(f.Type, depth)
+			out.Kids()[i] = g.value(f.Type, depth)
 		}
 	}
 	if g.flex && g.rng.IntN(4) == 0 {
@@ -300,24 +300,24 @@ func (g *randGen) value(t *schema.Type, depth int) codec.Value {
 		for i := range b {
 			b[i] = byte(r.UintN(256))
 		}
-		return codec.Value{Bytes: b}
+		return codec.BytesValue(b)
 	case schema.KindString:
-		return codec.Value{Bytes: []byte(awkward[r.IntN(len(awkward))])}
+		return codec.BytesValue([]byte(awkward[r.IntN(len(awkward))]))
 	case schema.KindBytes:
 		b := make([]byte, r.IntN(40))
 		for i := range b {
 			b[i] = byte(r.UintN(256))
 		}
-		return codec.Value{Bytes: b}
+		return codec.BytesValue(b)
 	case schema.KindRecords:
 		if r.IntN(3) == 0 {
-			return codec.Value{Bytes: []byte{}}
+			return codec.BytesValue([]byte{})
 		}
-		return codec.Value{Bytes: corpus.RecordBatch(r.Uint64(), 1+r.IntN(3), r.IntN(30))}
+		return codec.BytesValue(corpus.RecordBatch(r.Uint64(), 1+r.IntN(3), r.IntN(30)))
 	case schema.KindArray:
-		out := codec.Value{Kids: make([]codec.Value, r.IntN(4))}
-		for i := range out.Kids {
-			out.Kids[i] = g.value(t.Elem, depth)
+		out := codec.KidsValue(make([]codec.Value, r.IntN(4)))
+		for i := range out.Kids() {
+			out.Kids()[i] = g.value(t.Elem, depth)
 		}
 		return out
 	case schema.KindStruct:

@@ -125,21 +125,22 @@ func rewriteAddresses(f *codec.Frame, remap mapFunc) bool {
 }
 
 func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFunc, dry bool, depth int) bool {
-	if s == nil || depth > 32 || v.IsNull() || len(v.Kids) != len(s.Fields) {
+	if s == nil || depth > 32 || v.IsNull() || len(v.Kids()) != len(s.Fields) {
 		return false
 	}
 	changed := false
 	if a, ok := addressOf(s); ok && a.host.Versions.Contains(version) && a.port.Versions.Contains(version) {
-		hv, pv := &v.Kids[a.host.Index], &v.Kids[a.port.Index]
+		hv, pv := &v.Kids()[a.host.Index], &v.Kids()[a.port.Index]
 		node := int32(-1)
 		if a.node.Versions.Contains(version) {
-			node = int32(v.Kids[a.node.Index].Int)
+			node = int32(v.Kids()[a.node.Index].Int)
 		}
-		if h, p, ok := remap(node, string(hv.Bytes), int32(pv.Int)); ok && (h != string(hv.Bytes) || int64(p) != pv.Int) {
+		if h, p, ok := remap(node, string(hv.Bytes()), int32(pv.Int)); ok && (h != string(hv.Bytes()) || int64(p) != pv.Int) {
 			if dry {
 				return true
 			}
-			hv.Bytes, pv.Int = []byte(h), int64(p)
+			hv.SetBytes([]byte(h))
+			pv.Int = int64(p)
 			changed = true
 		}
 	}
@@ -148,10 +149,10 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 		if es == nil || !f.Versions.Contains(version) {
 			continue
 		}
-		fv := &v.Kids[f.Index]
+		fv := &v.Kids()[f.Index]
 		if f.Type.Kind == schema.KindArray {
-			for i := range fv.Kids {
-				if rewriteStruct(es, &fv.Kids[i], version, remap, dry, depth+1) {
+			for i := range fv.Kids() {
+				if rewriteStruct(es, &fv.Kids()[i], version, remap, dry, depth+1) {
 					changed = true
 					if dry {
 						return true

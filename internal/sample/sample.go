@@ -29,13 +29,13 @@ func Body(m *schema.Message, v int16) codec.Value {
 const maxDepth = 64
 
 func structValue(s *schema.Struct, v int16, depth int) codec.Value {
-	out := codec.Value{Kids: make([]codec.Value, len(s.Fields))}
+	out := codec.KidsValue(make([]codec.Value, len(s.Fields)))
 	for i, f := range s.Fields {
 		if !f.Versions.Contains(v) || f.IsTagged(v) || depth > maxDepth {
-			out.Kids[i] = codec.DefaultValue(f)
+			out.Kids()[i] = codec.DefaultValue(f)
 			continue
 		}
-		out.Kids[i] = fieldValue(f.Type, v, depth)
+		out.Kids()[i] = fieldValue(f.Type, v, depth)
 	}
 	return out
 }
@@ -43,13 +43,13 @@ func structValue(s *schema.Struct, v int16, depth int) codec.Value {
 func fieldValue(t *schema.Type, v int16, depth int) codec.Value {
 	switch t.Kind {
 	case schema.KindUUID:
-		return codec.Value{Bytes: make([]byte, 16)}
+		return codec.BytesValue(make([]byte, 16))
 	case schema.KindString, schema.KindBytes:
-		return codec.Value{Bytes: []byte{}}
+		return codec.BytesValue([]byte{})
 	case schema.KindRecords:
-		return codec.Value{Bytes: records.EmptyBatch()}
+		return codec.BytesValue(records.EmptyBatch())
 	case schema.KindArray:
-		return codec.Value{Kids: []codec.Value{fieldValue(t.Elem, v, depth)}}
+		return codec.KidsValue([]codec.Value{fieldValue(t.Elem, v, depth)})
 	case schema.KindStruct:
 		return structValue(t.Struct, v, depth+1)
 	}

@@ -512,20 +512,20 @@ func fillStrings(s *schema.Struct, v int16, val *codec.Value, str []byte) {
 		if !f.Versions.Contains(v) || f.IsTagged(v) {
 			continue
 		}
-		fillValue(f.Type, v, &val.Kids[i], str)
+		fillValue(f.Type, v, &val.Kids()[i], str)
 	}
 }
 
 func fillValue(t *schema.Type, v int16, val *codec.Value, str []byte) {
 	switch t.Kind {
 	case schema.KindString:
-		val.Bytes = str
+		val.SetBytes(str)
 		val.SetNull(false)
 	case schema.KindStruct:
 		fillStrings(t.Struct, v, val, str)
 	case schema.KindArray:
-		for j := range val.Kids {
-			fillValue(t.Elem, v, &val.Kids[j], str)
+		for j := range val.Kids() {
+			fillValue(t.Elem, v, &val.Kids()[j], str)
 		}
 	}
 }

@@ -112,7 +112,7 @@ type learner struct {
 }
 
 func (l *learner) structValue(s *schema.Struct, val *codec.Value, depth int) {
-	if s == nil || depth > 64 || val.IsNull() || len(val.Kids) != len(s.Fields) {
+	if s == nil || depth > 64 || val.IsNull() || len(val.Kids()) != len(s.Fields) {
 		return
 	}
 	var id []byte
@@ -121,17 +121,17 @@ func (l *learner) structValue(s *schema.Struct, val *codec.Value, depth int) {
 		if !f.Versions.Contains(l.v) {
 			continue
 		}
-		kid := &val.Kids[f.Index]
+		kid := &val.Kids()[f.Index]
 		switch {
 		case framefacts.IsTopicID(f):
-			id = kid.Bytes
+			id = kid.Bytes()
 		case isTopicName(f) && !kid.IsNull():
-			name = kid.Bytes
+			name = kid.Bytes()
 		case f.Type.Kind == schema.KindStruct && f.Type.Struct != nil:
 			l.structValue(f.Type.Struct, kid, depth+1)
 		case f.Type.Kind == schema.KindArray && f.Type.Elem != nil && f.Type.Elem.Kind == schema.KindStruct && !kid.IsNull():
-			for i := range kid.Kids {
-				l.structValue(f.Type.Elem.Struct, &kid.Kids[i], depth+1)
+			for i := range kid.Kids() {
+				l.structValue(f.Type.Elem.Struct, &kid.Kids()[i], depth+1)
 			}
 		}
 	}
