@@ -3,8 +3,6 @@ package corpus_test
 import (
 	"testing"
 	"time"
-
-	"github.com/manifester/manifester/internal/codec"
 )
 
 // BenchmarkAlternateEncode measures what BenchmarkEncode does (the
@@ -19,19 +17,7 @@ import (
 func BenchmarkAlternateEncode(b *testing.B) {
 	c, ws := setup(b)
 	for _, w := range ws {
-		ours := make([]*codec.Frame, len(w.Frames))
-		theirs := make([]any, len(w.Frames))
-		for i := range w.Frames {
-			fr, err := ourDecode(c, &w.Frames[i], codec.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			fr.Body = fr.Body.Clone()
-			ours[i] = fr
-			if theirs[i], err = kmsgDecode(&w.Frames[i]); err != nil {
-				b.Fatal(err)
-			}
-		}
+		ours, theirs := encodeInputs(b, c, w)
 		buf := make([]byte, 0, 1<<20)
 		runOurs := func(n int) time.Duration {
 			start := time.Now()
