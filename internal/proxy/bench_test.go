@@ -42,39 +42,24 @@ func produce1K(corr int32) ([]byte, []byte) {
 
 // echoBroker answers every request with resp (its correlation id set).
 func echoBroker(b *testing.B, resp []byte) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { ln.Close() })
-	go func() {
+	return serveConns(b, func(c net.Conn) {
+		out := append([]byte(nil), resp...)
+		var size [4]byte
+		buf := make([]byte, 0, 4096) // reused: the benchmark counts allocations
 		for {
-			c, err := ln.Accept()
-			if err != nil {
+			if _, err := io.ReadFull(c, size[:]); err != nil {
 				return
 			}
-			go func() {
-				defer c.Close()
-				out := append([]byte(nil), resp...)
-				var size [4]byte
-				buf := make([]byte, 0, 4096)
-				for {
-					if _, err := io.ReadFull(c, size[:]); err != nil {
-						return
-					}
-					buf = append(buf[:0], make([]byte, binary.BigEndian.Uint32(size[:]))...)
-					if _, err := io.ReadFull(c, buf); err != nil {
-						return
-					}
-					copy(out[4:8], buf[4:8]) // the correlation id
-					if _, err := c.Write(out); err != nil {
-						return
-					}
-				}
-			}()
+			buf = append(buf[:0], make([]byte, binary.BigEndian.Uint32(size[:]))...)
+			if _, err := io.ReadFull(c, buf); err != nil {
+				return
+			}
+			copy(out[4:8], buf[4:8]) // the correlation id
+			if _, err := c.Write(out); err != nil {
+				return
+			}
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // BenchmarkRoundTrip is one produce request and its response, one at a

@@ -23,44 +23,28 @@ import (
 // end of stream).
 func heartbeatBroker(t *testing.T) (string, chan error) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
 	ends := make(chan error, 100)
-	go func() {
+	addr := serveConns(t, func(c net.Conn) {
 		for {
-			c, err := ln.Accept()
+			body, err := readFrame(c)
+			if err == nil && len(body) < 8 {
+				err = io.ErrUnexpectedEOF
+			}
 			if err != nil {
+				if errors.Is(err, io.EOF) {
+					err = nil // a clean end of stream
+				}
+				ends <- err
 				return
 			}
-			go func() {
-				defer c.Close()
-				for {
-					var size [4]byte
-					if _, err := io.ReadFull(c, size[:]); err != nil {
-						if errors.Is(err, io.EOF) {
-							err = nil
-						}
-						ends <- err
-						return
-					}
-					body := make([]byte, binary.BigEndian.Uint32(size[:]))
-					if _, err := io.ReadFull(c, body); err != nil {
-						ends <- err
-						return
-					}
-					_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
-					if _, err := c.Write(resp); err != nil {
-						ends <- err
-						return
-					}
-				}
-			}()
+			_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
+			if _, err := c.Write(resp); err != nil {
+				ends <- err
+				return
+			}
 		}
-	}()
-	return ln.Addr().String(), ends
+	})
+	return addr, ends
 }
 
 // exchange sends a Heartbeat request and checks the response.
@@ -352,34 +336,21 @@ func TestFrameOverBufferCap(t *testing.T) {
 // first would leave no room and every later frame would be skipped,
 // undecoded.
 func TestCutShortFramesFreeQueueSpace(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	ends := make(chan struct{}, 10)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				var size [4]byte
-				if _, err := io.ReadFull(c, size[:]); err == nil && binary.BigEndian.Uint32(size[:]) < 1<<20 {
-					// An honest client: answer one Heartbeat.
-					body := make([]byte, binary.BigEndian.Uint32(size[:]))
-					io.ReadFull(c, body)
-					_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
-					c.Write(resp)
-				}
-				io.Copy(io.Discard, c)
-				c.Close()
-				ends <- struct{}{}
-			}()
+	up := serveConns(t, func(c net.Conn) {
+		var size [4]byte
+		if _, err := io.ReadFull(c, size[:]); err == nil && binary.BigEndian.Uint32(size[:]) < 1<<20 {
+			// An honest client: answer one Heartbeat.
+			body := make([]byte, binary.BigEndian.Uint32(size[:]))
+			io.ReadFull(c, body)
+			_, resp := heartbeat(int32(binary.BigEndian.Uint32(body[4:8])))
+			c.Write(resp)
 		}
-	}()
-	p, ev := start(t, ln.Addr().String(), nil)
+		io.Copy(io.Discard, c)
+		c.Close() // before saying so (serveConns closes it again, harmlessly)
+		ends <- struct{}{}
+	})
+	p, ev := start(t, up, nil)
 	hb, _ := heartbeat(1)
 	lie := append(binary.BigEndian.AppendUint32(nil, DefaultQueueBytes-4-16), hb[4:]...)
 	lie = append(lie, make([]byte, 1024)...)

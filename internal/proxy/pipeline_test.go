@@ -117,6 +117,35 @@ func (r *reverseBatches) count() int {
 	return r.arrived
 }
 
+// awaitAll waits until all the frames expected reached the workers; the
+// timeout only keeps a frame that never does from hanging the test.
+func (r *reverseBatches) awaitAll(t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.all:
+	case <-time.After(time.Minute):
+		t.Errorf("only %d of %d frames reached the workers", r.count(), r.total)
+	}
+}
+
+// runOrderExchanges runs an orderExchange of each API in turn
+// (correlation ids from 1) on one connection to addr, reading each
+// response whole, and closes it.
+func runOrderExchanges(t *testing.T, addr string, apis ...int16) {
+	t.Helper()
+	c := dial(t, addr)
+	defer c.Close()
+	for i, api := range apis {
+		req, resp := orderExchange(api, int32(i+1))
+		if _, err := c.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, make([]byte, len(resp))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 func (r *reverseBatches) flush() {
 	r.mu.Lock()
 	full := r.waiting
@@ -136,31 +165,13 @@ func TestPipelineOrder(t *testing.T) {
 			up := orderBroker(t)
 			rb := &reverseBatches{batch: workers, total: 16, all: make(chan struct{})}
 			p, ev := start(t, up, func(c *Config) { c.NoRewrite, c.DecodeWorkers, c.testWork = true, workers, rb.work })
-			run := func(apis ...int16) {
-				c := dial(t, p.Addr())
-				for i, api := range apis {
-					req, resp := orderExchange(api, int32(i+1))
-					if _, err := c.Write(req); err != nil {
-						t.Fatal(err)
-					}
-					if _, err := io.ReadFull(c, make([]byte, len(resp))); err != nil {
-						t.Fatal(err)
-					}
-				}
-				c.Close()
-			}
 			// In batches of 4 frames on one connection: Fetch, Heartbeat |
 			// Metadata, Fetch | Fetch, Fetch: the Fetch after the Metadata
 			// is decoded before its response is. Then a second connection.
-			run(1, 18, 3, 1, 1, 1)
-			run(1, 1)
-			// All 16 frames in full batches; the timeout only keeps a
-			// frame that never reaches the workers from hanging the test.
-			select {
-			case <-rb.all:
-			case <-time.After(time.Minute):
-				t.Errorf("only %d of 16 frames reached the workers", rb.count())
-			}
+			runOrderExchanges(t, p.Addr(), 1, 18, 3, 1, 1, 1)
+			runOrderExchanges(t, p.Addr(), 1, 1)
+			// All 16 frames in full batches.
+			rb.awaitAll(t)
 			rb.flush()
 			p.Close()
 			checkPipelineOrder(t, ev, map[int]int{1: 6, 2: 2})

@@ -63,11 +63,7 @@ func metadata(corr int32, host string, port int32) ([]byte, []byte) {
 // fakeBroker accepts one connection and runs fn on it.
 func fakeBroker(t *testing.T, fn func(c net.Conn)) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
+	ln := loopbackListener(t)
 	go func() {
 		c, err := ln.Accept()
 		if err != nil {

@@ -2,10 +2,8 @@ package proxy
 
 import (
 	"encoding/json"
-	"io"
 	"sync"
 	"testing"
-	"time"
 )
 
 // TestReuseTreesSameLog runs the same exchanges through a proxy that
@@ -43,22 +41,8 @@ func TestReuseTreesSameLog(t *testing.T) {
 				mu.Unlock()
 			}
 		})
-		c := dial(t, p.Addr())
-		for i, api := range []int16{3, 1, 18, 1, 3, 1, 1, 18, 3, 1, 1, 1} {
-			req, resp := orderExchange(api, int32(i+1))
-			if _, err := c.Write(req); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.ReadFull(c, make([]byte, len(resp))); err != nil {
-				t.Fatal(err)
-			}
-		}
-		c.Close()
-		select {
-		case <-rb.all:
-		case <-time.After(time.Minute):
-			t.Fatalf("only %d of 24 frames reached the workers", rb.count())
-		}
+		runOrderExchanges(t, p.Addr(), 3, 1, 18, 1, 3, 1, 1, 18, 3, 1, 1, 1)
+		rb.awaitAll(t)
 		rb.flush()
 		p.Close()
 		for _, m := range lines {
