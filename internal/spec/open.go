@@ -11,10 +11,8 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 )
 
 // checkoutDir is where a Kafka source checkout keeps the message specs.
@@ -513,9 +511,6 @@ func (s *Source) ReadRecords() ([]*File, error) {
 }
 
 // readDir parses the *.json files of one folder, naming each prefix+name.
-// The files are read one after another (the byte budget counts them in
-// name order) and parsed in parallel; files and errors come back in name
-// order either way.
 func readDir(fsys fs.FS, prefix string) ([]*File, error) {
 	names, err := fs.Glob(fsys, "*.json")
 	if err != nil {
@@ -525,66 +520,31 @@ func readDir(fsys fs.FS, prefix string) ([]*File, error) {
 		return nil, fmt.Errorf("spec: %s*.json: %d files, more than %d", prefix, len(names), maxSpecFiles)
 	}
 	sort.Strings(names)
-	type slot struct {
-		name string
-		src  []byte
-		read bool // src holds the file, to be parsed
-		file *File
-		errs ErrorList
-	}
-	slots := make([]slot, 0, len(names))
+	var files []*File
+	var errs ErrorList
 	total := 0
 	for _, name := range names {
 		fname := prefix + path.Base(name)
 		b, err := readLimited(fsys, name)
 		if err != nil {
-			slots = append(slots, slot{name: fname, errs: ErrorList{&Error{Pos: Pos{File: fname}, Err: err}}})
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
 			continue
 		}
 		if total += len(b); total > maxFolderBytes {
-			slots = append(slots, slot{name: fname, errs: ErrorList{&Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)}}})
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)})
 			break
 		}
-		slots = append(slots, slot{name: fname, src: b, read: true})
-	}
-	parse := func(sl *slot) {
-		f, err := Parse(sl.name, sl.src)
-		if err == nil {
-			sl.file = f
-			return
-		}
-		var l ErrorList
-		if errors.As(err, &l) {
-			sl.errs = l
-		} else {
-			sl.errs = ErrorList{&Error{Pos: Pos{File: sl.name}, Err: err}}
-		}
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(slots)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				parse(&slots[i])
+		f, err := Parse(fname, b)
+		if err != nil {
+			var l ErrorList
+			if errors.As(err, &l) {
+				errs = append(errs, l...)
+			} else {
+				errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
 			}
-		}()
-	}
-	for i := range slots {
-		if slots[i].read {
-			next <- i
+			continue
 		}
-	}
-	close(next)
-	wg.Wait()
-	var files []*File
-	var errs ErrorList
-	for i := range slots {
-		if slots[i].file != nil {
-			files = append(files, slots[i].file)
-		}
-		errs = append(errs, slots[i].errs...)
+		files = append(files, f)
 	}
 	return files, errs.Err()
 }

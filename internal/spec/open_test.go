@@ -414,8 +414,8 @@ func FuzzOpenJar(f *testing.F) {
 	})
 }
 
-// TestReadDirKeepsNameOrder reads a folder of good and bad files, parsed
-// in parallel, and checks that the files and the errors come back in
+// TestReadDirKeepsNameOrder reads a folder of good and bad files and
+// checks that the files and the errors come back in
 // name order, the bad ones each named once.
 func TestReadDirKeepsNameOrder(t *testing.T) {
 	fsys := fstest.MapFS{}
