@@ -5,11 +5,20 @@
 //
 //	go run ./bench/proxybench -manifester ./manifester -records 20000
 //
-// The two modes run alternately -rounds times each (fresh topics every
-// run) and the median of each figure is printed, one line per mode:
+// The modes run alternately -rounds times each (fresh topics every run)
+// and the median of each figure is printed, one line per mode:
 //
 //	direct mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
+//	relay mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
 //	proxy mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
+//
+// The relay is the floor any proxy stands on: this program run again as
+// a second process that copies bytes both ways (io.Copy, no framing, no
+// decoding) in front of a second kfake broker, which advertises the
+// relay's address so that every connection of the client goes through
+// it. What the proxy adds beyond the relay is its own cost; what the
+// relay adds is the machine's (two more hops through the kernel and a
+// second process to wake, on the same cores).
 //
 // Throughput counts record values (1 KiB each) from the first produce to
 // the last record consumed. Latency is measured afterwards on records
@@ -23,6 +32,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"os"
@@ -43,7 +53,12 @@ func main() {
 	listen := flag.String("listen", "127.0.0.1:19092", "address for the proxy to listen on")
 	rounds := flag.Int("rounds", 3, "runs of each mode, alternating; the median is reported")
 	specDir := flag.String("spec", "../shared/kafka-spec/4.3", "spec the proxy decodes with")
+	relayListen := flag.String("relay", "127.0.0.1:19094", "address for the relay to listen on (empty: no relay run)")
+	relayUpstream := flag.String("relay-upstream", "", "run as the relay: copy between -relay and this address (internal)")
 	flag.Parse()
+	if *relayUpstream != "" {
+		log.Fatal(relay(*relayListen, *relayUpstream))
+	}
 	var topics []string
 	for r := 0; r < *rounds; r++ {
 		topics = append(topics, fmt.Sprintf("direct-%d", r), fmt.Sprintf("proxied-%d", r))
@@ -54,7 +69,7 @@ func main() {
 	}
 	defer cluster.Close()
 	upstream := cluster.ListenAddrs()[0]
-	direct, proxied := &results{}, &results{}
+	direct, relayed, proxied := &results{}, &results{}, &results{}
 	if *bin == "" {
 		for r := 0; r < *rounds; r++ {
 			if err := direct.run(upstream, fmt.Sprintf("direct-%d", r), *n, *size); err != nil {
@@ -73,11 +88,31 @@ func main() {
 	if err := waitListening(*listen, 10*time.Second); err != nil {
 		log.Fatal(err)
 	}
+	var relayCmd *exec.Cmd
+	if *relayListen != "" {
+		var behind *kfake.Cluster
+		relayCmd, behind, err = startRelay(*relayListen, topics)
+		if err != nil {
+			log.Print(err)
+			_ = cmd.Process.Kill()
+			os.Exit(1)
+		}
+		defer behind.Close()
+		defer stopProxy(relayCmd)
+	}
 	for r := 0; r < *rounds; r++ {
 		if err := direct.run(upstream, fmt.Sprintf("direct-%d", r), *n, *size); err != nil {
 			log.Print(err)
 			_ = cmd.Process.Kill()
 			os.Exit(1)
+		}
+		if relayCmd != nil {
+			if err := relayed.run(*relayListen, fmt.Sprintf("relayed-%d", r), *n, *size); err != nil {
+				log.Print(err)
+				_ = cmd.Process.Kill()
+				_ = relayCmd.Process.Kill()
+				os.Exit(1)
+			}
 		}
 		if err := proxied.run(*listen, fmt.Sprintf("proxied-%d", r), *n, *size); err != nil {
 			log.Print(err)
@@ -86,7 +121,95 @@ func main() {
 		}
 	}
 	direct.print("direct")
+	if relayCmd != nil {
+		relayed.print("relay")
+	}
 	proxied.print("proxy")
+}
+
+// startRelay starts a second kfake broker that advertises relayAddr, and
+// this program again as the relay from relayAddr to it.
+func startRelay(relayAddr string, topics []string) (*exec.Cmd, *kfake.Cluster, error) {
+	var relayed []string
+	var real string // the broker's own address (ListenAddrs gives the advertised one)
+	for _, t := range topics {
+		relayed = append(relayed, "relayed-"+t[len(t)-1:])
+	}
+	behind, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, slices.Compact(slices.Sorted(slices.Values(relayed)))...),
+		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
+			ln, err := net.Listen(network, "127.0.0.1:0")
+			if err != nil {
+				return nil, err
+			}
+			real = ln.Addr().String()
+			return advertised{ln, relayAddr}, nil
+		}))
+	if err != nil {
+		return nil, nil, err
+	}
+	if real == "" || real == relayAddr {
+		behind.Close()
+		return nil, nil, fmt.Errorf("relay: the broker behind it listens on %q", real)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		behind.Close()
+		return nil, nil, err
+	}
+	cmd := exec.Command(self, "-relay", relayAddr, "-relay-upstream", real)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		behind.Close()
+		return nil, nil, err
+	}
+	if err := waitListening(relayAddr, 10*time.Second); err != nil {
+		_ = cmd.Process.Kill()
+		behind.Close()
+		return nil, nil, err
+	}
+	return cmd, behind, nil
+}
+
+// advertised is a listener that gives another address as its own: the
+// relay's, which kfake then advertises to clients.
+type advertised struct {
+	net.Listener
+	addr string
+}
+
+func (a advertised) Addr() net.Addr {
+	addr, err := net.ResolveTCPAddr("tcp", a.addr)
+	if err != nil {
+		return a.Listener.Addr()
+	}
+	return addr
+}
+
+// relay copies bytes both ways between every client of listen and a
+// connection of its own to upstream, until it is interrupted.
+func relay(listen, upstream string) error {
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return err
+		}
+		go func() {
+			defer c.Close()
+			u, err := net.Dial("tcp", upstream)
+			if err != nil {
+				return
+			}
+			defer u.Close()
+			done := make(chan struct{})
+			go func() { _, _ = io.Copy(u, c); u.(*net.TCPConn).CloseWrite(); close(done) }()
+			_, _ = io.Copy(c, u)
+			<-done
+		}()
+	}
 }
 
 // results collects the runs of one mode.

@@ -78,7 +78,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 
 	defer tuneGC(env)()
-	defer startPcapProfile(env)()
+	defer startProfile(env, "decode")()
 	w := bufio.NewWriterSize(env.Stdout, 1<<16)
 	lastConn := 0
 	sel := selector.New(c, o.Filter)

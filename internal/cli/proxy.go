@@ -93,6 +93,7 @@ func runProxy(env *Env, args []string) error {
 	if len(pos) > 0 {
 		return usagef("proxy takes no arguments, got %q", pos)
 	}
+	defer startProfile(env, "proxy")()
 	if *upstream == "" {
 		return usagef("give the broker to forward to: --upstream HOST:PORT")
 	}

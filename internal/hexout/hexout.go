@@ -23,10 +23,13 @@ var pairs = func() (t [256]uint16) {
 }()
 
 // AppendEncode appends the lower-case hex of src to dst, exactly as
-// [encoding/hex.AppendEncode] does, and returns the extended buffer.
+// [encoding/hex.AppendEncode] does, and returns the extended buffer. When
+// dst must grow it at least doubles, so that a line built of many large
+// values (a JSON line of megabytes) is copied a few times, not once per
+// value.
 func AppendEncode(dst, src []byte) []byte {
 	n := len(dst)
-	dst = slices.Grow(dst, 2*len(src))[:n+2*len(src)]
+	dst = Reserve(dst, 2*len(src))[:n+2*len(src)]
 	out := dst[n:]
 	i := len(src) &^ (blockSize - 1)
 	if i > 0 {
@@ -34,6 +37,17 @@ func AppendEncode(dst, src []byte) []byte {
 	}
 	encodePairs(out[2*i:], src[i:])
 	return dst
+}
+
+// Reserve returns b with room for n more bytes: b itself when it has
+// them, else a copy in a buffer of at least twice b's capacity (Go's
+// append grows large slices by a quarter, which for a line growing by
+// megabytes meant a copy of the whole line every few values).
+func Reserve(b []byte, n int) []byte {
+	if cap(b)-len(b) >= n {
+		return b
+	}
+	return slices.Grow(b, max(n, cap(b)))
 }
 
 // encodePairs writes the hex of src into out (twice as long). Eight

@@ -104,3 +104,30 @@ func BenchmarkAppendEncode(b *testing.B) {
 		}
 	})
 }
+
+// TestReserveDoubles: Reserve leaves a buffer with room as it is, and
+// otherwise at least doubles its capacity, keeping its bytes; so a line
+// appended to value by value is copied a logarithmic number of times.
+func TestReserveDoubles(t *testing.T) {
+	b := make([]byte, 3, 10)
+	copy(b, "abc")
+	if got := Reserve(b, 7); &got[0] != &b[0] {
+		t.Error("Reserve copied a buffer that had room")
+	}
+	got := Reserve(b, 8)
+	if cap(got) < 20 || string(got) != "abc" {
+		t.Errorf("Reserve(len 3 cap 10, 8): cap %d %q, want cap >= 20 and the bytes kept", cap(got), got)
+	}
+	var line []byte
+	copies := 0
+	for i := 0; i < 1000; i++ {
+		before := cap(line)
+		line = AppendEncode(line, make([]byte, 1000))
+		if cap(line) != before {
+			copies++
+		}
+	}
+	if copies > 12 {
+		t.Errorf("2 MB appended 2 KB at a time grew the buffer %d times, want at most 12", copies)
+	}
+}

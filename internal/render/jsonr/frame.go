@@ -62,6 +62,9 @@ func AppendLine(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// lineGuess is how many bytes of JSON line a frame's byte makes, about.
+const lineGuess = 6
+
 // AppendFrame appends the frame as one JSON object (no newline) to dst:
 // the fields of [report.Frame] under their JSON names, in their order,
 // then the tree of [report.Frame.SpanTree] ("tree", null when the header
@@ -230,6 +233,12 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 			return dst[:start], err
 		}
 	}
+	// The line is mostly hex: the frame's, then the tree's values (the
+	// bytes fields and the records inside them), about three times the
+	// frame's hex in all. Room for that is made once (within the output
+	// budget) rather than by growing the line value by value.
+	bud := f.RenderBudget()
+	b = hexout.Reserve(b, int(min(int64(lineGuess*len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))))
 	b = append(b, `,"hex":"`...)
 	hexAt := -1
 	switch {
@@ -245,7 +254,6 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	b = append(b, `","tree":`...)
 	// The tree is cut where the frame's output budget runs out; the
 	// answer stays valid JSON and says so in "output_truncated".
-	bud := f.RenderBudget()
 	w := treeWriter{b: b, about: o.About}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
 	if t := f.SpanTree(); t != nil && t.Root() != span.None {
