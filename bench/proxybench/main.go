@@ -23,11 +23,16 @@
 // Throughput counts record values (1 KiB each) from the first produce to
 // the last record consumed. Latency is measured afterwards on records
 // produced one at a time (ProduceSync), from Produce to the acknowledgement,
-// so it is the round trip and not queueing. A run fails unless every record produced is consumed,
-// each exactly once.
+// so it is the round trip and not queueing, twice: right after the burst
+// (p50_ms, p99_ms), while the proxy may still be decoding what the burst
+// sent it, and again once the process in front of the broker (the proxy,
+// the relay) has gone idle (p50s_ms, p99s_ms: settled; no CPU time for
+// 200 ms in a row, read from /proc, at most 60 s of waiting). A run fails
+// unless every record produced is consumed, each exactly once.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -39,6 +44,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,6 +91,7 @@ func main() {
 		log.Fatal(err)
 	}
 	defer stopProxy(cmd)
+	proxied.pid = cmd.Process.Pid
 	if err := waitListening(*listen, 10*time.Second); err != nil {
 		log.Fatal(err)
 	}
@@ -99,6 +106,7 @@ func main() {
 		}
 		defer behind.Close()
 		defer stopProxy(relayCmd)
+		relayed.pid = relayCmd.Process.Pid
 	}
 	for r := 0; r < *rounds; r++ {
 		if err := direct.run(upstream, fmt.Sprintf("direct-%d", r), *n, *size); err != nil {
@@ -215,21 +223,27 @@ func relay(listen, upstream string) error {
 // results collects the runs of one mode.
 type results struct {
 	mbps, p50, p99     []float64
+	p50s, p99s         []float64 // settled
 	produced, consumed int
+	// pid is the process in front of the broker (0: none), whose going
+	// idle the settled latency waits for.
+	pid int
 }
 
 func (res *results) run(seed, topic string, n, size int) error {
-	mbps, lat, produced, consumed, err := runOnce(seed, topic, n, size)
+	mbps, lat, settled, produced, consumed, err := runOnce(seed, topic, n, size, func() error { return waitIdle(res.pid) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", topic, err)
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
+	pct := func(lat []time.Duration, p float64) float64 {
+		slices.Sort(lat)
 		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / float64(time.Millisecond)
 	}
 	res.mbps = append(res.mbps, mbps)
-	res.p50 = append(res.p50, pct(0.50))
-	res.p99 = append(res.p99, pct(0.99))
+	res.p50 = append(res.p50, pct(lat, 0.50))
+	res.p99 = append(res.p99, pct(lat, 0.99))
+	res.p50s = append(res.p50s, pct(settled, 0.50))
+	res.p99s = append(res.p99s, pct(settled, 0.99))
 	res.produced += produced
 	res.consumed += consumed
 	return nil
@@ -242,8 +256,8 @@ func median(v []float64) float64 {
 }
 
 func (res *results) print(name string) {
-	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f produced=%d consumed=%d runs=%d\n",
-		name, median(res.mbps), median(res.p50), median(res.p99), res.produced, res.consumed, len(res.mbps))
+	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f p50s_ms=%.3f p99s_ms=%.3f produced=%d consumed=%d runs=%d\n",
+		name, median(res.mbps), median(res.p50), median(res.p99), median(res.p50s), median(res.p99s), res.produced, res.consumed, len(res.mbps))
 }
 
 // stopProxy stops the proxy as Ctrl-C does (so that it flushes what it
@@ -275,21 +289,21 @@ func waitListening(addr string, d time.Duration) error {
 // latencyRecords are produced one at a time after the throughput run.
 const latencyRecords = 1000
 
-func runOnce(seed, topic string, n, size int) (mbps float64, lat []time.Duration, produced, consumed int, err error) {
+func runOnce(seed, topic string, n, size int, settle func() error) (mbps float64, lat, settled []time.Duration, produced, consumed int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	prod, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.DefaultProduceTopic(topic), kgo.ProducerLinger(time.Millisecond))
 	if err != nil {
-		return 0, nil, 0, 0, err
+		return 0, nil, nil, 0, 0, err
 	}
 	defer prod.Close()
 	cons, err := kgo.NewClient(kgo.SeedBrokers(seed), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
-		return 0, nil, 0, 0, err
+		return 0, nil, nil, 0, 0, err
 	}
 	defer cons.Close()
 
-	total := n + latencyRecords
+	total := n + 2*latencyRecords
 	seen := make([]bool, total)
 	consumeErr := make(chan error, 1)
 	start := time.Now()
@@ -342,22 +356,82 @@ func runOnce(seed, topic string, n, size int) (mbps float64, lat []time.Duration
 	}
 	wg.Wait()
 	if prodErr != nil {
-		return 0, nil, 0, 0, prodErr
+		return 0, nil, nil, 0, 0, prodErr
 	}
 	produced = n
 	// Latency: one record at a time, so that it measures the round trip
-	// and not the queue behind a burst.
-	for i := n; i < total; i++ {
+	// and not the queue behind a burst; first right after the burst, then
+	// once the process in front of the broker has settled.
+	one := func(i int) (time.Duration, error) {
 		t0 := time.Now()
 		if err := prod.ProduceSync(ctx, &kgo.Record{Key: []byte(strconv.Itoa(i)), Value: value}).FirstErr(); err != nil {
-			return 0, nil, produced, consumed, err
+			return 0, err
 		}
-		lat = append(lat, time.Since(t0))
 		produced++
+		return time.Since(t0), nil
+	}
+	for i := n; i < n+latencyRecords; i++ {
+		d, err := one(i)
+		if err != nil {
+			return 0, nil, nil, produced, consumed, err
+		}
+		lat = append(lat, d)
+	}
+	if err := settle(); err != nil {
+		return 0, nil, nil, produced, consumed, err
+	}
+	for i := n + latencyRecords; i < total; i++ {
+		d, err := one(i)
+		if err != nil {
+			return 0, nil, nil, produced, consumed, err
+		}
+		settled = append(settled, d)
 	}
 	if err := <-consumeErr; err != nil {
-		return 0, nil, produced, consumed, err
+		return 0, nil, nil, produced, consumed, err
 	}
 	mbps = float64(n*size) / last.Sub(start).Seconds() / 1e6
-	return mbps, lat, produced, consumed, nil
+	return mbps, lat, settled, produced, consumed, nil
+}
+
+// waitIdle waits until process pid has used no CPU time for 200 ms in a
+// row (its utime and stime in /proc/PID/stat), at most a minute; pid 0
+// (no process: the direct run) waits the same 200 ms once.
+func waitIdle(pid int) error {
+	const step = 200 * time.Millisecond
+	if pid == 0 {
+		time.Sleep(step)
+		return nil
+	}
+	cpu := func() (int64, error) {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return 0, err
+		}
+		// The fields after the command name (in parentheses, which may
+		// hold spaces): state is field 3, utime 14 and stime 15.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 13 {
+			return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+		}
+		u, err1 := strconv.ParseInt(f[11], 10, 64)
+		st, err2 := strconv.ParseInt(f[12], 10, 64)
+		return u + st, errors.Join(err1, err2)
+	}
+	prev, err := cpu()
+	if err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
+		time.Sleep(step)
+		cur, err := cpu()
+		if err != nil {
+			return err
+		}
+		if cur == prev {
+			return nil
+		}
+		prev = cur
+	}
+	return fmt.Errorf("process %d did not go idle within a minute", pid)
 }
