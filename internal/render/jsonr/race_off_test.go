@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsonr
+
+const raceEnabled = false
