@@ -20,7 +20,6 @@ import (
 func wantTrafficStats(conns []trafficConn) *stats.Summary {
 	type key struct{ k, v int16 }
 	figs := map[key]*stats.APIStats{}
-	var order []key
 	names := map[int16]string{0: "Produce", 1: "Fetch", 3: "Metadata", 12: "Heartbeat"}
 	s := &stats.Summary{}
 	for i, c := range conns {
@@ -36,7 +35,6 @@ func wantTrafficStats(conns []trafficConn) *stats.Summary {
 			if a == nil {
 				a = &stats.APIStats{APIKey: k.k, Name: names[k.k], Version: k.v, Errors: map[string]int64{}}
 				figs[k] = a
-				order = append(order, k)
 			}
 			a.Requests++
 			a.Bytes.Request += int64(len(x.req))
