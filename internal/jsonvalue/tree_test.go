@@ -293,7 +293,7 @@ func (g *randGen) value(t *schema.Type, depth int) codec.Value {
 		}
 		return codec.Value{Int: max(lo, min(hi, int64(r.Uint64())))}
 	case schema.KindFloat64:
-		fs := []float64{0, -0.0, 1.5, -2.25e-300, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), r.NormFloat64() * 1e10}
+		fs := []float64{0, math.Copysign(0, -1), 1.5, -2.25e-300, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), r.NormFloat64() * 1e10}
 		return codec.FloatValue(fs[r.IntN(len(fs))])
 	case schema.KindUUID:
 		b := make([]byte, 16)

@@ -150,7 +150,7 @@ func RewriteLinks(body []byte, base, from string) []byte {
 // passed through [Link], escaped again.
 func appendLinkAttr(b []byte, base, from string, val []byte) []byte {
 	target := string(val)
-	if !strings.HasPrefix(target, "//") && bytes.IndexAny(val, "&'<>") < 0 {
+	if !strings.HasPrefix(target, "//") && !bytes.ContainsAny(val, "&'<>") {
 		// Nothing to unescape and nothing to escape: Link adds only
 		// "../", "./" and the base path's plain segments.
 		return appendLink(b, base, from, target)

@@ -50,8 +50,9 @@ func TestStaticDecoderScripts(t *testing.T) {
 		if bytes.ContainsAny(a.Body, "<>&\u2028") {
 			t.Errorf("%s holds a character that could end or break its script", c.path)
 		}
-		lit, ok := bytes.CutPrefix(a.Body, []byte("window."+c.name+" = "))
-		if lit, ok = bytes.CutSuffix(lit, []byte(";\n")); !ok {
+		lit, prefixed := bytes.CutPrefix(a.Body, []byte("window."+c.name+" = "))
+		lit, suffixed := bytes.CutSuffix(lit, []byte(";\n"))
+		if !prefixed || !suffixed {
 			t.Fatalf("%s: %.60q... is not one assignment to window.%s", c.path, a.Body, c.name)
 		}
 		var str string
