@@ -8,9 +8,9 @@
 // The modes run alternately -rounds times each (fresh topics every run)
 // and the median of each figure is printed, one line per mode:
 //
-//	direct mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
-//	relay mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
-//	proxy mbps=… p50_ms=… p99_ms=… produced=N consumed=N runs=3
+//	direct mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
+//	relay mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
+//	proxy mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
 //
 // The relay is the floor any proxy stands on: this program run again as
 // a second process that copies bytes both ways (io.Copy, no framing, no
@@ -98,7 +98,7 @@ func main() {
 	var relayCmd *exec.Cmd
 	if *relayListen != "" {
 		var behind *kfake.Cluster
-		relayCmd, behind, err = startRelay(*relayListen, topics)
+		relayCmd, behind, err = startRelay(*relayListen, *rounds)
 		if err != nil {
 			log.Print(err)
 			_ = cmd.Process.Kill()
@@ -135,15 +135,16 @@ func main() {
 	proxied.print("proxy")
 }
 
-// startRelay starts a second kfake broker that advertises relayAddr, and
-// this program again as the relay from relayAddr to it.
-func startRelay(relayAddr string, topics []string) (*exec.Cmd, *kfake.Cluster, error) {
-	var relayed []string
-	var real string // the broker's own address (ListenAddrs gives the advertised one)
-	for _, t := range topics {
-		relayed = append(relayed, "relayed-"+t[len(t)-1:])
+// startRelay starts a second kfake broker that advertises relayAddr, with
+// a topic for each of the rounds, and this program again as the relay
+// from relayAddr to it.
+func startRelay(relayAddr string, rounds int) (*exec.Cmd, *kfake.Cluster, error) {
+	var topics []string
+	for r := 0; r < rounds; r++ {
+		topics = append(topics, fmt.Sprintf("relayed-%d", r))
 	}
-	behind, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, slices.Compact(slices.Sorted(slices.Values(relayed)))...),
+	var real string // the broker's own address (ListenAddrs gives the advertised one)
+	behind, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, topics...),
 		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
 			ln, err := net.Listen(network, "127.0.0.1:0")
 			if err != nil {
