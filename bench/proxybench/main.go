@@ -374,17 +374,17 @@ func runOnce(seed, topic string, n, size int, settle func() error) (mbps float64
 	for i := n; i < n+latencyRecords; i++ {
 		d, err := one(i)
 		if err != nil {
-			return 0, nil, nil, produced, consumed, err
+			return 0, nil, nil, produced, 0, err // consumed is the consumer goroutine's until it reports
 		}
 		lat = append(lat, d)
 	}
 	if err := settle(); err != nil {
-		return 0, nil, nil, produced, consumed, err
+		return 0, nil, nil, produced, 0, err // consumed is the consumer goroutine's until it reports
 	}
 	for i := n + latencyRecords; i < total; i++ {
 		d, err := one(i)
 		if err != nil {
-			return 0, nil, nil, produced, consumed, err
+			return 0, nil, nil, produced, 0, err // consumed is the consumer goroutine's until it reports
 		}
 		settled = append(settled, d)
 	}
