@@ -62,17 +62,18 @@ func AppendLine(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// lineGuess is about how long the hex and tree of f's line are: four
-// bytes of line per frame byte (its hex, and the value hex of the fields
-// over it) and 320 per tree node. Over the frames of bench/pcapgen's
-// capture (lines 12 times their frame, 260 bytes a node beyond the four
-// per byte) it covers 97% of the lines, and overshoots none by twice.
-func lineGuess(f *report.Frame) int64 {
+// lineGuess is about how long the hex and tree of the line of a frame of
+// size bytes decoded into t are: four bytes of line per frame byte (its
+// hex, and the value hex of the fields over it) and 320 per tree node.
+// Over the frames of bench/pcapgen's capture (lines 12 times their frame,
+// 260 bytes a node beyond the four per byte) it covers 97% of the lines,
+// and overshoots none by twice.
+func lineGuess(t *span.Tree, size int) int64 {
 	rows := 0
-	if t := f.SpanTree(); t != nil {
+	if t != nil {
 		rows = t.Len()
 	}
-	return 4*int64(len(f.Bytes)) + 320*int64(rows)
+	return 4*int64(size) + 320*int64(rows)
 }
 
 // AppendFrame appends the frame as one JSON object (no newline) to dst:
@@ -213,12 +214,12 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		b = appendString(append(b, `,"budget":`...), f.Budget)
 	}
 	leanHex := f.Lean() && f.Hex == ""
+	t := f.SpanTree()
 	var fh *frameHex
 	if f.BodyPending() {
 		// The body is written from the tree (which a decode without
 		// Values has alone); a lean frame's hex is made first, and the
 		// body's bytes and records values are copied from it.
-		t := f.SpanTree()
 		var hx []byte
 		if leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
 			fh = newFrameHex(t.Bytes)
@@ -248,7 +249,7 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	// hex, the tree's values (the bytes fields and the records in them)
 	// and the nodes' JSON.
 	bud := f.RenderBudget()
-	b = hexout.Reserve(b, int(min(lineGuess(f), bud.OutputRoom()+int64(2*len(f.Bytes)))))
+	b = hexout.Reserve(b, int(min(lineGuess(t, len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))))
 	b = append(b, `,"hex":"`...)
 	hexAt := -1
 	switch {
@@ -266,7 +267,7 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	// answer stays valid JSON and says so in "output_truncated".
 	w := treeWriter{b: b, about: o.About}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
-	if t := f.SpanTree(); t != nil && t.Root() != span.None {
+	if t != nil && t.Root() != span.None {
 		if hexAt >= 0 && sameBytes(t.Bytes, f.Bytes) {
 			w.hexTree, w.hexAt = t, hexAt
 		}
