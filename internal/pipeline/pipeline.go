@@ -87,7 +87,6 @@ type Pipeline[T any] struct {
 	start  func() // Config.Start
 	yield  bool   // Config.Yield
 	budget int64  // Config.Budget (0: none)
-	cost   func(T) int64
 	// spent is the cost of the held items in flight (with budget),
 	// guarded by mu; the emitter signals freed (capacity 1) when it
 	// lowers them.
@@ -136,10 +135,7 @@ func New[T any](ctx context.Context, cfg Config, st Stages[T]) *Pipeline[T] {
 		free: make(chan struct{}, window), work: make(chan int, window), order: make(chan int, window),
 		stop: make(chan struct{}), result: make(chan error, 1)}
 	if cfg.Budget > 0 {
-		p.budget, p.cost, p.freed = cfg.Budget, st.Cost, make(chan struct{}, 1)
-		if p.cost == nil {
-			p.cost = func(T) int64 { return 1 }
-		}
+		p.budget, p.freed = cfg.Budget, make(chan struct{}, 1)
 	}
 	for i := range p.slots {
 		p.slots[i].done = make(chan struct{}, 1)
@@ -171,7 +167,10 @@ func (p *Pipeline[T]) Submit(v T) error {
 	}
 	var cost int64
 	if p.budget > 0 {
-		cost = max(p.cost(v), 0)
+		cost = 1 // Stages.Cost unset
+		if p.st.Cost != nil {
+			cost = max(p.st.Cost(v), 0)
+		}
 		if err := p.spend(cost); err != nil {
 			return err
 		}
