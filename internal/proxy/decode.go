@@ -193,7 +193,9 @@ func (p *Proxy) emit(j *job) error {
 		}
 		p.deliver(j.ev)
 		p.putTree(j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
-		p.q.release(j.cq, it.reserved)
+		if p.q != nil { // nil in a decoding process (DecodeStream)
+			p.q.release(j.cq, it.reserved)
+		}
 	}
 	return nil
 }

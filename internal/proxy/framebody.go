@@ -72,6 +72,18 @@ func (fb *frameBody) take() []byte {
 	return b
 }
 
+// appendTo appends the frame's bytes to b, gives the chunks back to the
+// pool and empties fb: take without a slice of its own.
+func (fb *frameBody) appendTo(b []byte) []byte {
+	b = append(b, fb.small...)
+	for i, c := range fb.chunks {
+		b = append(b, c[:min(chunkSize, fb.n-i*chunkSize)]...)
+		chunkPool.Put(c)
+	}
+	*fb = frameBody{}
+	return b
+}
+
 // drop gives the chunks back without copying (a frame given up).
 func (fb *frameBody) drop() {
 	for _, c := range fb.chunks {

@@ -91,3 +91,34 @@ func handshakeV0() []byte {
 	tok := []byte{0, 0, 0, 5, 0, 'u', 0, 'p', 'w'}
 	return append(b, tok...)
 }
+
+// FuzzDecodeStream feeds arbitrary bytes to the job stream's reader,
+// as a decoding process reads them: no panic, an error or the end of
+// the stream, and whatever jobs read before it are whole (their byte
+// strings inside the input's length).
+func FuzzDecodeStream(f *testing.F) {
+	b := []byte(streamMagic)
+	for _, j := range sampleJobs() {
+		if j.it == nil || j.it.body.len() == 0 {
+			b = appendJob(b, j)
+		}
+	}
+	f.Add(b)
+	f.Add([]byte(streamMagic))
+	f.Add(append([]byte(streamMagic), 0x80, 0x80, 0x80, 0x01))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		sr, err := newStreamReader(bytes.NewReader(in), 1<<20, func(base Event) *conn { return &conn{base: base} })
+		if err != nil {
+			return
+		}
+		for {
+			j, err := sr.job()
+			if err != nil {
+				return
+			}
+			if j.it != nil && len(j.it.data)+len(j.it.original) > len(in) {
+				t.Fatalf("a job of %d bytes from %d bytes of input", len(j.it.data)+len(j.it.original), len(in))
+			}
+		}
+	})
+}

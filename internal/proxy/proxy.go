@@ -170,6 +170,20 @@ type Config struct {
 	// opened again, on a fresh port, when the broker is advertised again.
 	ListenerIdle time.Duration
 
+	// DecodeTo, when set, moves the decoding side to another process
+	// (usually a child at the lowest priority, so that neither its CPU nor
+	// its garbage collector ever stops the forwarders): the feeder writes
+	// every frame and event, in the order it takes them, to DecodeTo as
+	// the job stream that [DecodeStream] reads there, and gives back each
+	// frame's queue space once it is written. Sink, DecodeWorkers,
+	// ReuseTrees, Summary, Roundtrip and ShowSecrets then belong to the
+	// decoding process's DecodeStream, which also redacts the secrets. A
+	// DecodeTo that is an io.Closer is closed once the queue is drained
+	// (at Close). When a write fails nothing more is sent: what is taken
+	// from the queue after it is counted, and Close returns the error
+	// with the counts.
+	DecodeTo io.Writer
+
 	// ShowSecrets leaves SASL passwords, proofs and tokens in the events'
 	// bytes and reports (they are redacted by default; see package redact).
 	ShowSecrets bool
@@ -256,6 +270,10 @@ type Proxy struct {
 	closeOnce sync.Once
 	refusing  chan struct{} // slots for refused connections being closed gracefully
 
+	// sendErr and sendLost belong to the sending feeder (Config.DecodeTo).
+	sendErr  error
+	sendLost sendLost
+
 	// names and namedSeq belong to the pipeline's emitter (topicnames.go).
 	names    *topicnames.Map
 	namedSeq int64
@@ -330,7 +348,11 @@ func New(cfg Config) (*Proxy, error) {
 		p.rewrite = holdTable(p.reg)
 	}
 	p.decodeWG.Add(1)
-	go p.decodeLoop()
+	if cfg.DecodeTo != nil {
+		go p.sendLoop(cfg.DecodeTo)
+	} else {
+		go p.decodeLoop()
+	}
 	boot, err := p.listen(cfg.Listen, cfg.Upstream, -1)
 	if err != nil {
 		p.Close()
@@ -623,7 +645,8 @@ func (p *Proxy) refuse(l *listener, c net.Conn) {
 }
 
 // Close stops accepting, closes every connection and waits until every
-// event has been delivered.
+// event has been delivered (with Config.DecodeTo: written to it). Its
+// error is the failed write to Config.DecodeTo, if one failed.
 func (p *Proxy) Close() error {
 	p.closeOnce.Do(func() {
 		p.mu.Lock()
@@ -643,5 +666,5 @@ func (p *Proxy) Close() error {
 		p.q.close()
 		p.decodeWG.Wait()
 	})
-	return nil
+	return p.sendError()
 }

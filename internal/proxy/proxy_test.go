@@ -101,6 +101,9 @@ func start(t *testing.T, upstream string, mod func(*Config)) (*Proxy, *events) {
 	if mod != nil {
 		mod(&cfg)
 	}
+	if throughStream {
+		decodeThroughStream(t, &cfg)
+	}
 	p, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

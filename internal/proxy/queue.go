@@ -211,6 +211,13 @@ func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok 
 	}
 }
 
+// empty reports that no item is queued.
+func (q *decodeQueue) empty() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.ready.len() == 0
+}
+
 // close ends the queue: next returns what is left, then false.
 func (q *decodeQueue) close() {
 	q.mu.Lock()

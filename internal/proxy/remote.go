@@ -1,0 +1,171 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/manifester/manifester/internal/pipeline"
+	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// sendFlush is how many bytes of records the sending feeder gathers
+// before it writes them; it writes sooner whenever the queue runs dry.
+const sendFlush = 256 << 10
+
+// sendLoop is the feeder when Config.DecodeTo is set: it takes the items
+// from the queue as decodeLoop does and writes them, with the counts
+// reported before each, to the decoding process as the job stream
+// (stream.go). An item's queue space is given back once its record is
+// written (or gathered to be). A failed write ends the stream: what it
+// held and what is taken from the queue after it is counted (sendLost),
+// and Close reports it.
+func (p *Proxy) sendLoop(w io.Writer) {
+	defer p.decodeWG.Done()
+	lowerPriority()
+	buf := append(make([]byte, 0, sendFlush), streamMagic...)
+	var inBuf sendLost // what buf holds
+	write := func() {
+		if p.sendErr == nil && len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				p.sendErr = err
+				p.sendLost.add(inBuf)
+			}
+		}
+		if cap(buf) > 4*sendFlush {
+			buf = make([]byte, 0, sendFlush) // do not pin one huge frame's room
+		}
+		buf, inBuf = buf[:0], sendLost{}
+	}
+	for {
+		if len(buf) >= sendFlush || (len(buf) > 0 && p.q.empty()) {
+			write()
+		}
+		it, cq, skipped, dropped, ok := p.q.next()
+		if !ok {
+			break
+		}
+		j := &job{cq: cq, it: it}
+		if skipped > 0 || dropped > 0 {
+			j.skipped = skippedEvent(cq.c, skipped, dropped)
+		}
+		if it == nil && j.skipped == nil {
+			continue
+		}
+		if p.sendErr != nil {
+			p.sendLost.count(j)
+			if it != nil {
+				it.body.drop()
+			}
+		} else {
+			inBuf.count(j)
+			buf = appendJob(buf, j)
+		}
+		if it != nil && it.kind != kindEvent {
+			p.q.release(cq, it.reserved)
+		}
+	}
+	write()
+	if c, ok := w.(io.Closer); ok {
+		if err := c.Close(); err != nil && p.sendErr == nil {
+			p.sendErr = err
+		}
+	}
+}
+
+// sendLost counts what the sending feeder took from the queue after a
+// write to the decoding process failed.
+type sendLost struct{ frames, events, skipped int }
+
+// count adds what job j carries.
+func (l *sendLost) count(j *job) {
+	if j.skipped != nil {
+		l.skipped += j.skipped.Count
+	}
+	switch {
+	case j.it == nil:
+	case j.it.kind == kindEvent:
+		l.events++
+	default:
+		l.frames++
+	}
+}
+
+func (l *sendLost) add(o sendLost) {
+	l.frames, l.events, l.skipped = l.frames+o.frames, l.events+o.events, l.skipped+o.skipped
+}
+
+// sendError is what Close reports after a write to the decoding process
+// failed.
+func (p *Proxy) sendError() error {
+	if p.sendErr == nil {
+		return nil
+	}
+	l := p.sendLost
+	return fmt.Errorf("proxy: sending to the decoding process: %w (after it, %d frames and %d events went unlogged, beside %d frames skipped before)",
+		p.sendErr, l.frames, l.events, l.skipped)
+}
+
+// DecodeStream is the decoding side of a proxy whose Config.DecodeTo
+// writes to r: it reads the job stream from r until its end and does
+// what the proxy would have done with Config.DecodeTo unset. It redacts
+// secrets (unless cfg.ShowSecrets), decodes the frames with cfg.Codec
+// on cfg.DecodeWorkers workers (cfg.Summary, cfg.Roundtrip) and hands
+// every event to cfg.Sink in order (cfg.ReuseTrees). The other fields of
+// cfg are not used. It returns nil at the end of the stream, or an error
+// naming the byte offset and field of a malformed record, after
+// delivering every event before it.
+func DecodeStream(r io.Reader, cfg Config) error {
+	if cfg.Codec == nil {
+		return errors.New("proxy: Config.Codec is required")
+	}
+	if cfg.DecodeWorkers <= 0 {
+		cfg.DecodeWorkers = DefaultDecodeWorkers()
+	}
+	if cfg.MaxBuffer <= 0 {
+		cfg.MaxBuffer = DefaultMaxBuffer
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
+	}
+	p := &Proxy{cfg: cfg, reg: cfg.Codec.Reg}
+	if cfg.ReuseTrees {
+		p.trees = make(chan *span.Tree, maxPooledTrees)
+	}
+	sr, err := newStreamReader(r, 2*cfg.MaxBuffer+maxRecordOverhead, func(base Event) *conn {
+		return &conn{id: base.Conn, base: base, secrets: redact.NewStream(cfg.ShowSecrets)}
+	})
+	if errors.Is(err, io.EOF) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	// The frames in flight are bounded as the proxy's queue bounds them.
+	pl := pipeline.New(context.Background(), pipeline.Config{Workers: cfg.DecodeWorkers, Budget: cfg.QueueBytes},
+		pipeline.Stages[*job]{Work: p.work, Emit: p.emit, Cost: jobCost})
+	for {
+		j, err := sr.job()
+		if err != nil {
+			_ = pl.Close()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if it := j.it; it != nil && it.kind != kindEvent {
+			p.redactItem(j)
+		}
+		_ = pl.Submit(j) // Work and Emit return no error
+	}
+}
+
+// jobCost is the bytes a job holds while in flight.
+func jobCost(j *job) int64 {
+	if j.it == nil {
+		return 0
+	}
+	return int64(len(j.it.data) + len(j.it.original))
+}
