@@ -193,7 +193,7 @@ func (p *Proxy) emit(j *job) error {
 		}
 		p.deliver(j.ev)
 		p.putTree(j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
-		if p.q != nil { // nil in a decoding process (DecodeStream)
+		if p.q != nil {   // nil in a decoding process (DecodeStream)
 			p.q.release(j.cq, it.reserved)
 		}
 	}
