@@ -32,6 +32,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -42,6 +43,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -86,11 +89,24 @@ func main() {
 		return
 	}
 	cmd := exec.Command(*bin, "proxy", "--spec", *specDir, "--listen", *listen, "--upstream", upstream, "--format", "summary", "--log", os.DevNull)
-	cmd.Stdout, cmd.Stderr = nil, os.Stderr
+	// The summary lines come through a pipe of our own: cmd.Wait would
+	// close a StdoutPipe while its last lines are still being read.
+	out, w, err := os.Pipe()
+	if err != nil {
+		log.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, os.Stderr
 	if err := cmd.Start(); err != nil {
 		log.Fatal(err)
 	}
-	defer stopProxy(cmd)
+	w.Close()
+	lc := countLog(out)
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopProxy(cmd)
+		}
+	}()
 	proxied.pid = cmd.Process.Pid
 	if err := waitListening(*listen, 10*time.Second); err != nil {
 		log.Fatal(err)
@@ -133,6 +149,12 @@ func main() {
 		relayed.print("relay")
 	}
 	proxied.print("proxy")
+	// What the proxy logged: every frame decoded or counted as skipped
+	// (its decoding is best effort, behind forwarding).
+	stopped = true
+	stopProxy(cmd)
+	<-lc.done
+	fmt.Printf("proxy_log frames=%d skipped=%d\n", lc.frames, lc.skipped)
 }
 
 // startRelay starts a second kfake broker that advertises relayAddr, with
@@ -395,9 +417,10 @@ func runOnce(seed, topic string, n, size int, settle func() error) (mbps float64
 	return mbps, lat, settled, produced, consumed, nil
 }
 
-// waitIdle waits until process pid has used no CPU time for 200 ms in a
-// row (its utime and stime in /proc/PID/stat), at most a minute; pid 0
-// (no process: the direct run) waits the same 200 ms once.
+// waitIdle waits until process pid and its children (the proxy's
+// decoding process) have used no CPU time for 200 ms in a row (their
+// utime and stime in /proc/PID/stat), at most a minute; pid 0 (no
+// process: the direct run) waits the same 200 ms once.
 func waitIdle(pid int) error {
 	const step = 200 * time.Millisecond
 	if pid == 0 {
@@ -405,19 +428,26 @@ func waitIdle(pid int) error {
 		return nil
 	}
 	cpu := func() (int64, error) {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			return 0, err
+		// The proxy and its children (the decoding process).
+		pids := []int{pid}
+		kids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+		for _, k := range kids {
+			b, _ := os.ReadFile(k)
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					pids = append(pids, c)
+				}
+			}
 		}
-		// The fields after the command name (in parentheses, which may
-		// hold spaces): state is field 3, utime 14 and stime 15.
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		if len(f) < 13 {
-			return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+		var sum int64
+		for i, p := range pids {
+			t, err := cpuTime(p)
+			if err != nil && i == 0 {
+				return 0, err
+			}
+			sum += t // a child that ended counts nothing more
 		}
-		u, err1 := strconv.ParseInt(f[11], 10, 64)
-		st, err2 := strconv.ParseInt(f[12], 10, 64)
-		return u + st, errors.Join(err1, err2)
+		return sum, nil
 	}
 	prev, err := cpu()
 	if err != nil {
@@ -435,4 +465,50 @@ func waitIdle(pid int) error {
 		prev = cur
 	}
 	return fmt.Errorf("process %d did not go idle within a minute", pid)
+}
+
+// cpuTime is the CPU time process pid has used, in clock ticks.
+func cpuTime(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The fields after the command name (in parentheses, which may hold
+	// spaces): state is field 3, utime 14 and stime 15.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	if len(f) < 13 {
+		return 0, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	return u + st, errors.Join(err1, err2)
+}
+
+// logCount counts the proxy's summary lines: frames decoded, and frames
+// skipped as its "# ... skipped" lines report them.
+type logCount struct {
+	frames, skipped int
+	done            chan struct{}
+}
+
+var skippedRe = regexp.MustCompile(`(\d+) frames forwarded without decoding`)
+
+func countLog(r io.Reader) *logCount {
+	lc := &logCount{done: make(chan struct{})}
+	go func() {
+		defer close(lc.done)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.HasPrefix(line, "# ") {
+				lc.frames++
+			} else if m := skippedRe.FindStringSubmatch(line); m != nil && strings.Contains(line, " skipped ") {
+				n, _ := strconv.Atoi(m[1])
+				lc.skipped += n
+			}
+		}
+		_, _ = io.Copy(io.Discard, r)
+	}()
+	return lc
 }

@@ -45,7 +45,7 @@ func (b *brokerPins) Set(v string) error {
 	return nil
 }
 
-const proxyUsage = "[--spec P] [--records DIR] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--show-secrets]"
+const proxyUsage = "[--spec P] [--records DIR] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--decode-process=false] [--show-secrets]"
 
 func init() {
 	register(&command{
@@ -85,6 +85,7 @@ func runProxy(env *Env, args []string) error {
 	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
 	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
 	decodeWorkers := fs.Int("decode-workers", proxy.DefaultDecodeWorkers(), "goroutines that decode frames at once, at a lower priority than forwarding (events stay in order)")
+	decodeProcess := fs.Bool("decode-process", decodeProcessDefault, "decode and write the log in a second process at the lowest CPU priority (Linux: SCHED_IDLE), so that decoding never slows forwarding (default on Linux); false: in this process, at a lower priority")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens in the output and log (redacted by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -92,6 +93,10 @@ func runProxy(env *Env, args []string) error {
 	}
 	if len(pos) > 0 {
 		return usagef("proxy takes no arguments, got %q", pos)
+	}
+	decoder := env.Getenv != nil && env.Getenv(decoderEnv) != ""
+	if decoder {
+		becomeDecoder(env) // first: the specs are loaded at its priority too
 	}
 	defer startProfile(env, "proxy")()
 	if *upstream == "" {
@@ -141,11 +146,41 @@ func runProxy(env *Env, args []string) error {
 		return err
 	}
 
+	var child *decoderProcess
+	if *decodeProcess && !decoder {
+		if rel.Path == "" {
+			fmt.Fprintf(env.Stderr, "manifester proxy: decoding in this process: the decoding process needs the specs' location, which is not known for %s\n", rel.Label)
+		} else {
+			o := decoderOptions{spec: rel.Label + "=" + rel.Path, records: *recs, format: *format, logPath: *logPath,
+				roundtrip: *roundtrip, secrets: *showSecrets, workers: *decodeWorkers, maxBuffer: *maxBuffer, upstream: *upstream}
+			if len(o.records) == 0 && env.Getenv("MANIFESTER_RECORDS") != "" {
+				o.records = []string{env.Getenv("MANIFESTER_RECORDS")}
+			}
+			if err := checkListenFree("--listen", *listen); err != nil {
+				return err
+			}
+			if *logPath != "" { // created here, so that a bad path fails now; written by the decoding process
+				lf, err := os.Create(*logPath)
+				if err != nil {
+					return failure{err}
+				}
+				lf.Close()
+			}
+			if child, err = startDecoder(env, o); err != nil {
+				return failure{err}
+			}
+		}
+	}
+
 	// Each event is written whole with one write, to the log and to
 	// stdout: lines never interleave, and a crash tears at most the last.
 	var logW *proxy.LineWriter
-	if *logPath != "" {
-		lf, err := os.Create(*logPath)
+	if *logPath != "" && child == nil {
+		flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		if decoder {
+			flags = os.O_WRONLY | os.O_APPEND // the proxy created it
+		}
+		lf, err := os.OpenFile(*logPath, flags, 0o666)
 		if err != nil {
 			return failure{err}
 		}
@@ -180,11 +215,7 @@ func runProxy(env *Env, args []string) error {
 			writeErr = err
 		}
 	}
-	if err := checkListenFree("--listen", *listen); err != nil {
-		return err
-	}
-	proxy.AddDecoderP(*decodeWorkers) // the decoding side's threads get Ps of their own
-	p, err := proxy.New(proxy.Config{
+	cfg := proxy.Config{
 		Listen: *listen, Upstream: *upstream, Codec: rel.Codec,
 		NoRewrite: *noRewrite, Roundtrip: *roundtrip, Sink: sink, AdvertiseHost: *advertise,
 		MaxConns: orNegative(*maxConns), IdleTimeout: orNegative(*idle), DialTimeout: *dialTimeout, MaxBuffer: *maxBuffer,
@@ -194,9 +225,30 @@ func runProxy(env *Env, args []string) error {
 		// The sink writes each event out and keeps nothing of it.
 		ReuseTrees: true,
 		// Summary lines need no trees; the JSON log and the other formats do.
-		Summary: *format == "summary" && logW == nil,
-	})
+		Summary: *format == "summary" && *logPath == "",
+	}
+	if decoder {
+		err := runDecoder(env, cfg)
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && writeErr != nil {
+			err = failure{fmt.Errorf("writing the log: %w", writeErr)}
+		}
+		return err
+	}
+	if child != nil {
+		cfg.DecodeTo, cfg.Sink = child.stdin, nil
+	} else {
+		if err := checkListenFree("--listen", *listen); err != nil {
+			return err
+		}
+		proxy.AddDecoderP(*decodeWorkers) // the decoding side's threads get Ps of their own
+	}
+	p, err := proxy.New(cfg)
 	if err != nil {
+		if child != nil {
+			child.wait()
+		}
 		return failure{listenError(*listen, err)}
 	}
 	// Catch the signals before saying we listen: from then on, SIGINT or
@@ -207,11 +259,30 @@ func runProxy(env *Env, args []string) error {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	}
 	defer stop()
-	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label)
-	<-ctx.Done()
+	where := "decoding in this process"
+	var childDone <-chan error
+	if child != nil {
+		where, childDone = fmt.Sprintf("decoding in process %d", child.cmd.Process.Pid), child.done
+	}
+	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s, %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label, where)
+	select {
+	case <-ctx.Done():
+	case err := <-childDone:
+		child.done <- err // for wait
+		fmt.Fprintf(env.Stderr, "manifester proxy: the decoding process ended (%v): stopping\n", err)
+	}
 	stop()
 	fmt.Fprintf(env.Stderr, "manifester proxy: stopping: closing listeners and connections\n")
-	p.Close()
+	closeErr := p.Close()
+	if child != nil {
+		if err := child.wait(); err != nil {
+			return failure{err}
+		}
+		if closeErr != nil {
+			return failure{closeErr}
+		}
+		return nil
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if writeErr != nil {

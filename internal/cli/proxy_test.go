@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -66,8 +68,16 @@ func specCluster(t *testing.T) (*kfake.Cluster, *kversion.Versions) {
 
 // TestProxyCommand runs `manifester proxy` in-process in front of kfake,
 // produces and consumes through it with kgo, and checks the printed
-// summaries and the JSON-lines log.
+// summaries and the JSON-lines log: with the decoding in a process of its
+// own (this test binary again, see TestMain), whose threads all run at
+// SCHED_IDLE on Linux, and in the proxy's process.
 func TestProxyCommand(t *testing.T) {
+	for _, child := range []bool{true, false} {
+		t.Run(fmt.Sprintf("decode-process=%v", child), func(t *testing.T) { testProxyCommand(t, child) })
+	}
+}
+
+func testProxyCommand(t *testing.T, child bool) {
 	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
@@ -77,7 +87,7 @@ func TestProxyCommand(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0],
-			"--log", logPath, "--roundtrip"})
+			"--log", logPath, "--roundtrip", fmt.Sprintf("--decode-process=%v", child)})
 	}()
 	var addr string
 	re := regexp.MustCompile(`listening on (\S+),`)
@@ -107,12 +117,22 @@ func TestProxyCommand(t *testing.T) {
 		cl.PollFetches(tctx).EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
 	}
 	cl.Close()
+	pid := decoderPid(t, stderr.String(), child)
+	if pid > 0 && runtime.GOOS == "linux" {
+		checkIdleThreads(t, pid)
+	}
 	stop()
 	if code := <-done; code != 0 {
 		t.Fatalf("proxy exited %d: %s", code, stderr.String())
 	}
 	if len(got) != 1 || got[0] != "through the proxy" {
 		t.Errorf("consumed %q", got)
+	}
+	if pid > 0 {
+		// The command returns once its decoding process has exited.
+		if processAlive(pid) {
+			t.Errorf("decoding process %d still runs after the proxy command returned", pid)
+		}
 	}
 
 	out := stdout.String()

@@ -24,7 +24,9 @@ const sendFlush = 256 << 10
 // and Close reports it.
 func (p *Proxy) sendLoop(w io.Writer) {
 	defer p.decodeWG.Done()
-	lowerPriority()
+	// Not at a lower priority on a thread of its own as decodeLoop is:
+	// it only copies, and such a thread would hold a P that no
+	// AddDecoderP has added while the kernel runs the forwarders.
 	buf := append(make([]byte, 0, sendFlush), streamMagic...)
 	var inBuf sendLost // what buf holds
 	write := func() {
