@@ -89,7 +89,7 @@ func writeMan(w io.Writer, m []completionCommand) {
 		{"MANIFESTER_SPEC", "the spec location used when no --spec is given: a directory of *.json files, a Kafka source checkout or a kafka-clients jar"},
 		{"NO_COLOR", "when set to anything, no colour unless --color=always (https://no-color.org)"},
 		{"MANIFESTER_PAGER, PAGER", "the pager for output taller than the terminal (default: less -FRX); cat turns paging off, as --no-pager does"},
-		{"MANIFESTER_CPUPROFILE, MANIFESTER_MEMPROFILE", "for measuring decode --pcap and proxy: write a CPU profile, or an allocation profile when the command ends, to this file (go tool pprof reads them)"},
+		{"MANIFESTER_CPUPROFILE, MANIFESTER_MEMPROFILE", "for measuring decode --pcap and proxy: write a CPU profile, or an allocation profile when the command ends, to this file (go tool pprof reads them); a proxy's decoding process writes its own to the same name with .decoder added"},
 	} {
 		fmt.Fprintln(w, ".TP")
 		fmt.Fprintf(w, `\fB%s\fR`+"\n", roff(e[0]))
