@@ -29,6 +29,14 @@ type decodeQueue struct {
 	maxBytes  int64
 	connBytes int64
 	connItems int // frames queued per connection
+	// poll, when more than zero, is how often a busy feeder looks at the
+	// queue instead of being woken for each frame (each wake-up is a
+	// futex call and a thread woken on these few cores, per frame
+	// forwarded); sleeping says the feeder found nothing in its last
+	// poll and waits to be woken (by the next frame).
+	poll     time.Duration
+	sleeping bool
+	timer    *time.Timer
 }
 
 // connQueue is one connection's part of the queue.
@@ -48,8 +56,13 @@ type connQueue struct {
 // beyond it events are dropped and counted.
 const maxConnEvents = 4096
 
+// feederPoll is decodeQueue.poll: a busy feeder takes what the
+// forwarders queued at least this often; the log may lag a frame by as
+// much.
+const feederPoll = time.Millisecond
+
 func newDecodeQueue(maxBytes int64, maxFrames int) *decodeQueue {
-	q := &decodeQueue{wake: make(chan struct{}, 1), conns: map[int]*connQueue{}, maxBytes: maxBytes,
+	q := &decodeQueue{wake: make(chan struct{}, 1), conns: map[int]*connQueue{}, maxBytes: maxBytes, poll: feederPoll,
 		connBytes: max(maxBytes/4, 1), connItems: max(maxFrames/4, 1)}
 	q.conns[0] = &connQueue{id: 0}
 	return q
@@ -150,8 +163,11 @@ func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
 	}
 	cq.frames++
 	q.push(cq, it)
+	wake := q.poll <= 0 || q.sleeping
 	q.mu.Unlock()
-	q.signal()
+	if wake {
+		q.signal()
+	}
 	return true
 }
 
@@ -170,9 +186,11 @@ func (q *decodeQueue) reserveWhole(cq *connQueue, it *item, n int) bool {
 // returns the skip and drop counts of the item's connection not reported
 // yet, and false once the queue is closed and empty.
 func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok bool) {
+	timedOut := false
 	for {
 		q.mu.Lock()
 		if q.ready.len() > 0 {
+			q.sleeping = false // busy: frames queued meanwhile wait for its poll
 			cq = q.ready.pop()
 			it = cq.items.pop()
 			if it.kind != kindEvent {
@@ -206,8 +224,24 @@ func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok 
 			q.mu.Unlock()
 			return nil, nil, 0, 0, false
 		}
+		deep := q.poll <= 0 || timedOut
+		q.sleeping = deep
 		q.mu.Unlock()
-		<-q.wake
+		if deep {
+			<-q.wake
+			continue
+		}
+		if q.timer == nil {
+			q.timer = time.NewTimer(q.poll)
+		} else {
+			q.timer.Reset(q.poll)
+		}
+		select {
+		case <-q.wake:
+			q.timer.Stop()
+		case <-q.timer.C:
+			timedOut = true
+		}
 	}
 }
 
