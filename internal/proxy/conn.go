@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/binary"
@@ -9,6 +11,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -491,7 +494,10 @@ func (c *conn) pumpResponses() int64 {
 		if n > 0 {
 			total += int64(n)
 			if werr := c.frameResponses(r, buf[:n]); werr != nil {
-				c.fault("response", "writing to the client: %v", werr)
+				if !errors.Is(werr, errTailMisfit) {
+					c.fault("response", "writing to the client: %v", werr)
+				}
+				c.client.Close()
 				c.upstream.Close()
 				return total
 			}
@@ -506,7 +512,7 @@ func (c *conn) pumpResponses() int64 {
 				}
 			case r.hold != nil:
 				// A held response cut short: forward what came, untouched.
-				if _, werr := c.writeTo(c.client, r.hold); werr != nil {
+				if _, werr := c.writeTo(c.client, r.hold[r.sent:]); werr != nil {
 					c.fault("response", "writing to the client: %v", werr)
 				}
 				c.fault("response", "broker closed in the middle of a %s response: %d of %d bytes received and forwarded", r.api, len(r.hold), r.size)
@@ -533,6 +539,8 @@ type respState struct {
 	paired  bool
 	api     string
 	hold    []byte    // the whole frame, held for rewriting
+	tail    bool      // hold is forwarded as it comes but for its last tailHold bytes
+	sent    int       // bytes of hold forwarded (tail)
 	body    frameBody // copy for decoding
 	collect bool
 	resv    int // decode queue bytes reserved for body
@@ -618,6 +626,12 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			}
 			if hold && !big {
 				r.hold = newFrameBuf(r.size, r.hdr[:])
+				if t := c.p.tail[holdKey{r.req.APIKey, r.req.Version}]; t != nil && t.Load() && r.size > tailHold {
+					r.tail = true
+					if err := c.forwardHeld(r); err != nil {
+						return err
+					}
+				}
 			} else {
 				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
@@ -632,6 +646,11 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 		r.seen += k
 		if r.hold != nil {
 			r.hold = append(r.hold, chunk...)
+			if r.tail {
+				if err := c.forwardHeld(r); err != nil {
+					return err
+				}
+			}
 		} else {
 			if err := c.out.send(c, chunk); err != nil {
 				return err
@@ -643,9 +662,16 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 		}
 		now := time.Now()
 		if r.hold != nil {
-			out, moved, derr := c.rewriteResponse(r.hold, r.req)
+			fit := 0
+			if r.tail {
+				fit = len(r.hold)
+			}
+			out, moved, derr := c.rewriteResponse(r.hold, r.req, fit)
 			rewritten := len(moved) > 0
-			if err := c.out.send(c, out); err != nil {
+			if r.tail && rewritten && (len(out) != len(r.hold) || !bytes.Equal(out[:r.sent], r.hold[:r.sent])) {
+				return c.tailMisfit(r, moved)
+			}
+			if err := c.out.send(c, out[r.sent:]); err != nil {
 				return err
 			}
 			if derr != nil {
@@ -677,6 +703,46 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 		*r = respState{}
 	}
 	return nil
+}
+
+// tailHold is how much of a tail-held response (one whose broker
+// addresses all sit in its top-level tagged fields, which come last:
+// Fetch and Produce's NodeEndpoints) the proxy holds until the frame is
+// complete; the bytes before it go to the client as they arrive, where a
+// whole-held response would wait for its last byte (a fetch of
+// megabytes). 64 KiB holds the NodeEndpoints of about 1,500 brokers.
+const tailHold = 64 << 10
+
+// forwardHeld forwards what has arrived of a tail-held response, but for
+// its last tailHold bytes.
+func (c *conn) forwardHeld(r *respState) error {
+	upto := min(len(r.hold), r.size-tailHold)
+	if upto <= r.sent {
+		return nil
+	}
+	err := c.out.send(c, r.hold[r.sent:upto])
+	r.sent = upto
+	return err
+}
+
+// errTailMisfit ends a response pump whose tail-held response, rewritten,
+// no longer fits what was forwarded of it.
+var errTailMisfit = errors.New("a rewritten response does not fit the bytes already forwarded")
+
+// tailMisfit handles a tail-held response whose rewritten addresses do
+// not fit the bytes already forwarded (a proxy address longer than the
+// broker's, which padding cannot make up, or a re-encoding that differs
+// before the tail): the rest cannot be sent, and the broker's addresses
+// must not reach the client, so the client connection is closed (the
+// client reconnects through the proxy and asks again), and this API and
+// version are held whole from then on.
+func (c *conn) tailMisfit(r *respState, moved []string) error {
+	if t := c.p.tail[holdKey{r.req.APIKey, r.req.Version}]; t != nil {
+		t.Store(false)
+	}
+	c.fault("response", "%s response (correlation id %d): its rewritten broker addresses (%s) do not fit the %d of %d bytes already forwarded: closing the client connection (it reconnects through the proxy); %s v%d responses are held whole from now on",
+		r.api, r.req.CorrelationID, strings.Join(moved, ", "), r.sent, r.size, r.api, r.req.Version)
+	return errTailMisfit
 }
 
 // coalesceMax is the most a client write gathers; bigger pieces go out
@@ -720,7 +786,11 @@ func (w *clientWriter) flush(c *conn) error {
 // addresses and re-encodes it; moved lists each address replaced ("node
 // 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
 // failure the input comes back unchanged, with the error.
-func (c *conn) rewriteResponse(b []byte, req pairing.Request) (out []byte, moved []string, err error) {
+//
+// With fit above zero the response must stay fit bytes long: a shorter
+// one is padded with an unknown top-level tagged field (padTo); when it
+// cannot be, out is the unpadded response (of another length).
+func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved []string, err error) {
 	api, ok := c.p.reg.API(req.APIKey)
 	if !ok {
 		return b, nil, fmt.Errorf("unknown API key %d", req.APIKey)
@@ -748,5 +818,53 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request) (out []byte, moved
 	if err != nil {
 		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
+	if fit > 0 && len(out) < fit {
+		if padded, ok := c.padTo(f, len(out), fit); ok {
+			out = padded
+		}
+	}
 	return out, moved, nil
+}
+
+// padTags are the tag numbers a rewritten tail is padded with, one, two
+// and three bytes long as varints, far above any tag Kafka's specs use
+// (clients keep or skip tags they do not know).
+var padTags = [...]uint32{127, 16383, 2097151}
+
+// padTo re-encodes f, which encodes to have bytes, with one more unknown
+// top-level tagged field, of zeros, so that the frame is exactly want
+// bytes; false when no such field makes it so (f is then left as it was).
+func (c *conn) padTo(f *codec.Frame, have, want int) ([]byte, bool) {
+	base := f.Body.Unknown()
+	short := want - have
+	for _, tag := range padTags {
+		if slices.ContainsFunc(base, func(t codec.RawTag) bool { return t.Tag == tag }) {
+			continue
+		}
+		// The field's bytes: its tag, its length and the zeros, and
+		// perhaps one more byte of the tagged fields' count.
+		for fill := max(0, short-8); fill <= short; fill++ {
+			if n := uvarintLen(uint64(tag)) + uvarintLen(uint64(fill)) + fill; n < short-1 || n > short {
+				continue
+			}
+			tags := append(slices.Clone(base), codec.RawTag{Tag: tag, Data: make([]byte, fill)})
+			slices.SortFunc(tags, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) })
+			f.Body.SetUnknown(tags)
+			if out, err := c.p.rewriter.EncodeResponse(make([]byte, 0, want), f); err == nil && len(out) == want {
+				return out, true
+			}
+		}
+	}
+	f.Body.SetUnknown(base)
+	return nil, false
+}
+
+// uvarintLen is the length of v as an unsigned varint.
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }

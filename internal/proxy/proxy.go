@@ -59,6 +59,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -245,6 +246,9 @@ type Proxy struct {
 	cfg     Config
 	reg     *schema.Registry
 	rewrite map[holdKey]bool // responses (API, version) that advertise addresses
+	// tail marks the held responses that are tail-held (see tailHold),
+	// until one of them does not fit (conn.tailMisfit).
+	tail map[holdKey]*atomic.Bool
 	// rewriter decodes and re-encodes held responses on the forwarding
 	// path: Config.Codec without decompression, so that finding a
 	// response's broker addresses can never inflate its record batches
@@ -346,6 +350,7 @@ func New(cfg Config) (*Proxy, error) {
 	p.rewriter = &rw
 	if !cfg.NoRewrite {
 		p.rewrite = holdTable(p.reg)
+		p.tail = tailTable(p.reg, p.rewrite)
 	}
 	p.decodeWG.Add(1)
 	if cfg.DecodeTo != nil {

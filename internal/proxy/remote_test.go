@@ -80,6 +80,8 @@ func TestThroughDecodeStream(t *testing.T) {
 		{"UpstreamDropsMidFrame", TestUpstreamDropsMidFrame},
 		{"ClientDropsMidFrame", TestClientDropsMidFrame},
 		{"BytesInOrderWhenDecodingFallsBehind", TestBytesInOrderWhenDecodingFallsBehind},
+		{"TailHeldFetchStreams", TestTailHeldFetchStreams},
+		{"TailRewriteMisfit", TestTailRewriteMisfit},
 	} {
 		t.Run(tc.name, tc.fn)
 	}

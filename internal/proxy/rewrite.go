@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"strconv"
+	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
@@ -72,6 +73,41 @@ func advertisesAt(m *schema.Message, v int16) bool {
 		return false
 	}
 	return walk(m.Body)
+}
+
+// tailOnly reports whether every broker address of message m at
+// version v sits under a top-level tagged field (Fetch and Produce
+// responses' NodeEndpoints, KIP-951): those come last in the frame, so
+// such a response can be forwarded as it arrives but for its tail
+// (tailHold).
+func tailOnly(m *schema.Message, v int16) bool {
+	if m == nil || m.Body == nil || !advertisesAt(m, v) {
+		return false
+	}
+	for _, f := range m.Body.Fields {
+		if !f.Versions.Contains(v) || f.IsTagged(v) {
+			continue
+		}
+		one := &schema.Message{Body: &schema.Struct{Fields: []*schema.Field{f}}}
+		if advertisesAt(one, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// tailTable says which held responses (API, version) are tail-held
+// (tailOnly); a true entry turns false for good once a rewritten tail
+// did not fit (conn.tailMisfit).
+func tailTable(reg *schema.Registry, hold map[holdKey]bool) map[holdKey]*atomic.Bool {
+	out := map[holdKey]*atomic.Bool{}
+	for k := range hold {
+		if api, ok := reg.API(k.key); ok && tailOnly(api.Response, k.version) {
+			out[k] = new(atomic.Bool)
+			out[k].Store(true)
+		}
+	}
+	return out
 }
 
 // holdKey is an API key and version.
