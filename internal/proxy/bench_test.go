@@ -12,17 +12,27 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
+// batch1K is a record batch of n records of 1 KiB (encoded by kmsg, its
+// length and CRC computed here).
+func batch1K(n int) []byte {
+	var recs []byte
+	for i := range n {
+		rec := kmsg.Record{Key: []byte("k"), Value: make([]byte, 1024), OffsetDelta: int32(i)}
+		rec.Length = int32(len(rec.AppendTo(nil)) - 1)
+		recs = rec.AppendTo(recs)
+	}
+	batch := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: int32(n - 1), ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: int32(n), Records: recs}
+	b := batch.AppendTo(nil)
+	binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
+	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return b
+}
+
 // produce1K is a Produce v11 request carrying one record of 1 KiB (a
 // batch encoded by kmsg, its CRC computed here) and its response, which
 // the proxy holds and inspects for broker addresses (NodeEndpoints).
 func produce1K(corr int32) ([]byte, []byte) {
-	rec := kmsg.Record{Key: []byte("k"), Value: make([]byte, 1024)}
-	rec.Length = int32(len(rec.AppendTo(nil)) - 1)
-	recs := rec.AppendTo(nil)
-	batch := kmsg.RecordBatch{Magic: 2, LastOffsetDelta: 0, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, NumRecords: 1, Records: recs}
-	b := batch.AppendTo(nil)
-	binary.BigEndian.PutUint32(b[8:], uint32(len(b)-12))
-	binary.BigEndian.PutUint32(b[17:], crc32.Checksum(b[21:], crc32.MakeTable(crc32.Castagnoli)))
+	b := batch1K(1)
 	req := kmsg.NewPtrProduceRequest()
 	req.Version, req.Acks, req.TimeoutMillis = 11, -1, 1000
 	topic := kmsg.NewProduceRequestTopic()
@@ -170,9 +180,9 @@ func BenchmarkForward(b *testing.B) {
 }
 
 // BenchmarkFetchRoundTrip is one Fetch v16 request and its response of
-// about 920 KB (25,000 partitions, no NodeEndpoints), one at a time,
-// through the proxy: held whole until its last byte before it is
-// forwarded ("whole", as every address-advertising response was), or
+// about 1 MB (64 batches of 16 records of 1 KiB, no NodeEndpoints), one
+// at a time, through the proxy: held whole until its last byte before it
+// is forwarded ("whole", as every address-advertising response was), or
 // forwarded as it arrives but for its last tailHold bytes ("tail").
 func BenchmarkFetchRoundTrip(b *testing.B) {
 	r := kmsg.NewPtrFetchRequest()
@@ -180,11 +190,11 @@ func BenchmarkFetchRoundTrip(b *testing.B) {
 	fr := kmsg.NewPtrFetchResponse()
 	fr.Version = 16
 	topic := kmsg.NewFetchResponseTopic()
-	for i := range 25000 {
-		p := kmsg.NewFetchResponseTopicPartition()
-		p.Partition, p.HighWatermark = int32(i), int64(i)
-		topic.Partitions = append(topic.Partitions, p)
+	p := kmsg.NewFetchResponseTopicPartition()
+	for range 64 {
+		p.RecordBatches = append(p.RecordBatches, batch1K(16)...)
 	}
+	topic.Partitions = append(topic.Partitions, p)
 	fr.Topics = []kmsg.FetchResponseTopic{topic}
 	req, resp := reqFrame(r, 1), testframes.Response(fr, 1)
 	up := echoBroker(b, resp)
