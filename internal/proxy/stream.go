@@ -199,7 +199,7 @@ func (s *streamReader) job() (*job, error) {
 	if n > uint64(s.max) {
 		return nil, s.fail(fmt.Sprintf("%d bytes, over the limit of %d", n, s.max))
 	}
-	lenSize := int64(binary.PutUvarint(make([]byte, binary.MaxVarintLen64), n))
+	lenSize := int64(uvarintLen(n))
 	// The record is read as its bytes arrive: a lying length costs what
 	// was sent, not what it claims. Each record has a buffer of its own,
 	// which its job's byte strings point into.
