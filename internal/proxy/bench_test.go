@@ -81,27 +81,8 @@ func BenchmarkRoundTrip(b *testing.B) {
 	req, resp := produce1K(1)
 	up := echoBroker(b, resp)
 	run := func(b *testing.B, addr string) {
-		c, err := net.Dial("tcp", addr)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
-		got := make([]byte, len(resp))
-		b.SetBytes(int64(len(req) + len(resp)))
 		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			binary.BigEndian.PutUint32(req[8:], uint32(i))
-			if _, err := c.Write(req); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := io.ReadFull(c, got); err != nil {
-				b.Fatal(err)
-			}
-			if int32(binary.BigEndian.Uint32(got[4:])) != int32(i) {
-				b.Fatalf("response %d answers %d", i, binary.BigEndian.Uint32(got[4:]))
-			}
-		}
+		roundTrips(b, addr, req, len(resp))
 	}
 	b.Run("direct", func(b *testing.B) { run(b, up) })
 	for _, mode := range []struct {
@@ -207,23 +188,32 @@ func BenchmarkFetchRoundTrip(b *testing.B) {
 			}
 			defer p.Close()
 			p.tail[holdKey{1, 16}].Store(tail)
-			c, err := net.Dial("tcp", p.Addr())
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			got := make([]byte, len(resp))
-			b.SetBytes(int64(len(req) + len(resp)))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				binary.BigEndian.PutUint32(req[8:], uint32(i))
-				if _, err := c.Write(req); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.ReadFull(c, got); err != nil {
-					b.Fatal(err)
-				}
-			}
+			roundTrips(b, p.Addr(), req, len(resp))
 		})
+	}
+}
+
+// roundTrips sends req to addr b.N times, each with the next correlation
+// id, and reads each response (of size bytes), checking it answers.
+func roundTrips(b *testing.B, addr string, req []byte, size int) {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	got := make([]byte, size)
+	b.SetBytes(int64(len(req) + size))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		binary.BigEndian.PutUint32(req[8:], uint32(i))
+		if _, err := c.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, got); err != nil {
+			b.Fatal(err)
+		}
+		if int32(binary.BigEndian.Uint32(got[4:])) != int32(i) {
+			b.Fatalf("response %d answers %d", i, binary.BigEndian.Uint32(got[4:]))
+		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/wire"
 )
 
 // readBuf is the size of each read from a socket.
@@ -858,7 +859,7 @@ func (c *conn) padTo(f *codec.Frame, have, want int) ([]byte, bool) {
 		// The field's bytes: its tag, its length and the zeros, and
 		// perhaps one more byte of the tagged fields' count.
 		for fill := max(0, short-8); fill <= short; fill++ {
-			if n := uvarintLen(uint64(tag)) + uvarintLen(uint64(fill)) + fill; n < short-1 || n > short {
+			if n := wire.UvarintLen(tag) + wire.UvarintLen(uint32(fill)) + fill; n < short-1 || n > short {
 				continue
 			}
 			tags := append(slices.Clone(base), codec.RawTag{Tag: tag, Data: make([]byte, fill)})
@@ -871,14 +872,4 @@ func (c *conn) padTo(f *codec.Frame, have, want int) ([]byte, bool) {
 	}
 	f.Body.SetUnknown(base)
 	return nil, false
-}
-
-// uvarintLen is the length of v as an unsigned varint.
-func uvarintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }

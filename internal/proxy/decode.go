@@ -76,18 +76,11 @@ func (p *Proxy) decodeLoop() {
 	pl := pipeline.New(context.Background(), pipeline.Config{Workers: p.cfg.DecodeWorkers, Start: lowerPriority},
 		pipeline.Stages[*job]{Work: p.work, Emit: p.emit})
 	for {
-		it, cq, skipped, dropped, ok := p.q.next()
+		j, ok := p.nextJob()
 		if !ok {
 			break
 		}
-		j := &job{cq: cq, it: it}
-		if skipped > 0 || dropped > 0 {
-			j.skipped = skippedEvent(cq.c, skipped, dropped)
-		}
-		if it == nil && j.skipped == nil {
-			continue
-		}
-		if it != nil && it.kind != kindEvent {
+		if it := j.it; it != nil && it.kind != kindEvent {
 			p.redactItem(j)
 		}
 		// Work and Emit return no error and the context is never
@@ -95,6 +88,25 @@ func (p *Proxy) decodeLoop() {
 		_ = pl.Submit(j)
 	}
 	_ = pl.Close()
+}
+
+// nextJob waits for the queue's next item, with the skip and drop counts
+// of its connection not reported yet; false once the queue is closed and
+// empty.
+func (p *Proxy) nextJob() (*job, bool) {
+	for {
+		it, cq, skipped, dropped, ok := p.q.next()
+		if !ok {
+			return nil, false
+		}
+		j := &job{cq: cq, it: it}
+		if skipped > 0 || dropped > 0 {
+			j.skipped = skippedEvent(cq.c, skipped, dropped)
+		}
+		if it != nil || j.skipped != nil {
+			return j, true
+		}
+	}
 }
 
 // redactItem takes the bytes of a job's frame out of the queue's copy and

@@ -45,17 +45,11 @@ func (p *Proxy) sendLoop(w io.Writer) {
 		if len(buf) >= sendFlush || (len(buf) > 0 && p.q.empty()) {
 			write()
 		}
-		it, cq, skipped, dropped, ok := p.q.next()
+		j, ok := p.nextJob()
 		if !ok {
 			break
 		}
-		j := &job{cq: cq, it: it}
-		if skipped > 0 || dropped > 0 {
-			j.skipped = skippedEvent(cq.c, skipped, dropped)
-		}
-		if it == nil && j.skipped == nil {
-			continue
-		}
+		it := j.it
 		if p.sendErr != nil {
 			p.sendLost.count(j)
 			if it != nil {
@@ -66,7 +60,7 @@ func (p *Proxy) sendLoop(w io.Writer) {
 			buf = appendJob(buf, j)
 		}
 		if it != nil && it.kind != kindEvent {
-			p.q.release(cq, it.reserved)
+			p.q.release(j.cq, it.reserved)
 		}
 	}
 	write()

@@ -96,35 +96,12 @@ func TestStreamSameLog(t *testing.T) {
 	for _, remote := range []bool{false, true} {
 		throughStream = remote
 		up := orderBroker(t)
-		var mu sync.Mutex
-		var lines []map[string]any
-		p, _ := start(t, up, func(c *Config) {
-			c.NoRewrite, c.DecodeWorkers = true, 3
-			c.Sink = func(e *Event) {
-				b, err := AppendJSON(nil, e)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				var m map[string]any
-				if err := json.Unmarshal(b, &m); err != nil {
-					t.Errorf("%v: %s", err, b)
-					return
-				}
-				mu.Lock()
-				lines = append(lines, m)
-				mu.Unlock()
-			}
-		})
+		jl := &jsonLines{t: t}
+		p, _ := start(t, up, func(c *Config) { c.NoRewrite, c.DecodeWorkers, c.Sink = true, 3, jl.sink })
 		runOrderExchanges(t, p.Addr(), 3, 1, 18, 1, 3, 1, 1, 18, 3, 1)
 		p.Close()
 		throughStream = false
-		for _, m := range lines {
-			for _, k := range []string{"time", "latency_us", "src", "dst", "client", "upstream", "listener", "detail"} {
-				delete(m, k)
-			}
-		}
-		logs[remote] = lines
+		logs[remote] = jl.runFree("time", "latency_us", "src", "dst", "client", "upstream", "listener", "detail")
 	}
 	if len(logs[false]) < 20 || len(logs[false]) != len(logs[true]) {
 		t.Fatalf("%d lines in process and %d across the stream, want the same, at least 20", len(logs[false]), len(logs[true]))

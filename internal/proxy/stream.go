@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"time"
+
+	"github.com/manifester/manifester/internal/wire"
 )
 
 // The job stream carries the decoding queue's entries from a proxy whose
@@ -182,6 +185,7 @@ func newStreamReader(r io.Reader, maxRecord int, newConn func(base Event) *conn)
 	if string(magic[:]) != streamMagic {
 		return nil, &errStream{0, "header", fmt.Sprintf("%q is not a manifester decoding stream", magic[:])}
 	}
+	maxRecord = min(maxRecord, math.MaxUint32) // the stream's lengths are 32-bit
 	return &streamReader{r: br, max: maxRecord, next: int64(len(magic)), conns: map[int]*conn{}, newCon: newConn}, nil
 }
 
@@ -199,7 +203,7 @@ func (s *streamReader) job() (*job, error) {
 	if n > uint64(s.max) {
 		return nil, s.fail(fmt.Sprintf("%d bytes, over the limit of %d", n, s.max))
 	}
-	lenSize := int64(uvarintLen(n))
+	lenSize := int64(wire.UvarintLen(uint32(n))) // n is at most s.max
 	// The record is read as its bytes arrive: a lying length costs what
 	// was sent, not what it claims. Each record has a buffer of its own,
 	// which its job's byte strings point into.
