@@ -105,7 +105,7 @@ func FuzzDecodeStream(f *testing.F) {
 	}
 	f.Add(b)
 	f.Add([]byte(streamMagic))
-	f.Add(append([]byte(streamMagic), 0x80, 0x80, 0x80, 0x01))
+	f.Add(append([]byte(streamMagic), 0, 0x20, 0, 0))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		sr, err := newStreamReader(bytes.NewReader(in), 1<<20, func(base Event) *conn { return &conn{base: base} })
 		if err != nil {

@@ -274,14 +274,14 @@ func TestStreamBadInput(t *testing.T) {
 		t.Errorf("a foreign header: %v", err)
 	}
 	// A record that claims 900 KiB and sends 3 bytes.
-	lie := append([]byte(streamMagic), 0x80, 0x90, 0x37, 2, 1, 2)
+	lie := append([]byte(streamMagic), 0, 0x0e, 0x10, 0, 2, 1, 2)
 	err := read(lie)
 	var se *errStream
 	if !errors.As(err, &se) || se.off != int64(len(streamMagic)) || se.field != "body" {
 		t.Errorf("a lying length: %v", err)
 	}
 	// Over the limit.
-	over := append([]byte(streamMagic), 0x80, 0x80, 0x80, 0x01)
+	over := append([]byte(streamMagic), 0, 0x20, 0, 0) // 2 MiB
 	if err := read(over); err == nil || !strings.Contains(err.Error(), "over the limit") {
 		t.Errorf("a record over the limit: %v", err)
 	}
@@ -290,7 +290,7 @@ func TestStreamBadInput(t *testing.T) {
 // TestStreamLyingLengthAllocates: a record that claims 300 MiB and sends
 // nothing makes the reader allocate about what was sent, not the claim.
 func TestStreamLyingLengthAllocates(t *testing.T) {
-	lie := append([]byte(streamMagic), 0x80, 0x80, 0x80, 0x96, 0x01, 1)
+	lie := append([]byte(streamMagic), 0x12, 0xc0, 0, 0, 1) // 300 MiB
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	const runs = 10

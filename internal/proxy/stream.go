@@ -8,8 +8,6 @@ import (
 	"io"
 	"math"
 	"time"
-
-	"github.com/manifester/manifester/internal/wire"
 )
 
 // The job stream carries the decoding queue's entries from a proxy whose
@@ -17,7 +15,7 @@ import (
 // items in the order the feeder took them, each with the skip and drop
 // counts reported before it. It is this package's own format, between
 // two processes of the same binary: a header (streamMagic), then one
-// record per job, a uvarint length and that many bytes:
+// record per job, a 32-bit big-endian length and that many bytes:
 //
 //	flags        byte: 1 a skipped event follows, 2 an item follows
 //	[event]      the skipped event
@@ -33,7 +31,7 @@ import (
 // since 1970, byte strings a uvarint length and the bytes (length+1 where
 // nil and empty differ, 0 for nil). Queued events never carry a report
 // (Event.Frame): the decoding side makes those.
-const streamMagic = "MFXDEC1\n"
+const streamMagic = "MFXDEC2\n"
 
 // Job record flags.
 const (
@@ -48,7 +46,7 @@ const maxRecordOverhead = 64 << 10
 // appendJob appends j's record (length included) to b.
 func appendJob(b []byte, j *job) []byte {
 	start := len(b)
-	b = append(b, 0, 0, 0, 0, 0) // room for the length, moved below
+	b = append(b, 0, 0, 0, 0) // the length, filled in below
 	body := len(b)
 	var flags byte
 	if j.skipped != nil {
@@ -99,13 +97,8 @@ func appendJob(b []byte, j *job) []byte {
 			b = binary.AppendVarint(b, it.offset)
 		}
 	}
-	// Put the length in front: a uvarint of up to five bytes, the
-	// record moved down over the room left unused.
-	var n [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(n[:], uint64(len(b)-body))
-	copy(b[start:], n[:w])
-	copy(b[start+w:], b[body:])
-	return b[:len(b)-(body-start-w)]
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-body))
+	return b
 }
 
 func appendEvent(b []byte, e *Event) []byte {
@@ -185,7 +178,7 @@ func newStreamReader(r io.Reader, maxRecord int, newConn func(base Event) *conn)
 	if string(magic[:]) != streamMagic {
 		return nil, &errStream{0, "header", fmt.Sprintf("%q is not a manifester decoding stream", magic[:])}
 	}
-	maxRecord = min(maxRecord, math.MaxUint32) // the stream's lengths are 32-bit
+	maxRecord = min(maxRecord, math.MaxUint32) // lengths are 32-bit
 	return &streamReader{r: br, max: maxRecord, next: int64(len(magic)), conns: map[int]*conn{}, newCon: newConn}, nil
 }
 
@@ -193,17 +186,18 @@ func newStreamReader(r io.Reader, maxRecord int, newConn func(base Event) *conn)
 // records).
 func (s *streamReader) job() (*job, error) {
 	s.off, s.field = s.next, "length"
-	n, err := binary.ReadUvarint(s.r)
-	if err != nil {
+	var size [4]byte
+	if k, err := io.ReadFull(s.r, size[:]); err != nil {
 		if err == io.EOF {
 			return nil, io.EOF
 		}
-		return nil, s.fail(fmt.Sprintf("%v", noEOF(err)))
+		return nil, s.fail(fmt.Sprintf("%d of 4 bytes: %v", k, noEOF(err)))
 	}
-	if n > uint64(s.max) {
+	n := binary.BigEndian.Uint32(size[:])
+	if int64(n) > int64(s.max) {
 		return nil, s.fail(fmt.Sprintf("%d bytes, over the limit of %d", n, s.max))
 	}
-	lenSize := int64(wire.UvarintLen(uint32(n))) // n is at most s.max
+	var err error
 	// The record is read as its bytes arrive: a lying length costs what
 	// was sent, not what it claims. Each record has a buffer of its own,
 	// which its job's byte strings point into.
@@ -211,7 +205,7 @@ func (s *streamReader) job() (*job, error) {
 		s.field = "body"
 		return nil, s.fail(fmt.Sprintf("%d of %d bytes: %v", len(s.rec), n, noEOF(err)))
 	}
-	s.next = s.off + lenSize + int64(n)
+	s.next = s.off + 4 + int64(n)
 	s.pos = 0
 	j, err := s.parse()
 	if err == nil && s.pos != len(s.rec) {
