@@ -118,7 +118,11 @@ func testProxyCommand(t *testing.T, child bool) {
 	}
 	cl.Close()
 	pid := decoderPid(t, stderr.String(), child)
-	if pid > 0 && runtime.GOOS == "linux" {
+	switch {
+	case pid > 0 && strings.Contains(stderr.String(), "decoding process: warning: idle priority"):
+		// A machine that refuses SCHED_IDLE (a seccomp profile): said, not hidden.
+		t.Logf("this machine refused the decoding process its priority: %s", stderr.String())
+	case pid > 0 && runtime.GOOS == "linux":
 		checkIdleThreads(t, pid)
 	}
 	stop()
