@@ -55,41 +55,47 @@ func advertises(m *schema.Message) bool {
 // version v: an address struct reachable through fields present at v,
 // with its Host and Port present at v.
 func advertisesAt(m *schema.Message, v int16) bool {
-	seen := map[*schema.Struct]bool{}
-	var walk func(s *schema.Struct) bool
-	walk = func(s *schema.Struct) bool {
-		if s == nil || seen[s] {
-			return false
-		}
-		seen[s] = true
-		if a, ok := addressOf(s); ok && a.host.Versions.Contains(v) && a.port.Versions.Contains(v) {
-			return true
-		}
-		for _, f := range s.Fields {
-			if f.Versions.Contains(v) && walk(f.Type.ElemStruct()) {
-				return true
-			}
-		}
+	return m != nil && reachesAddress(m.Body, v, map[*schema.Struct]bool{})
+}
+
+// reachesAddress reports whether s is an address struct at version v or
+// holds one through fields present at v (seen: the structs walked).
+func reachesAddress(s *schema.Struct, v int16, seen map[*schema.Struct]bool) bool {
+	if s == nil || seen[s] {
 		return false
 	}
-	return walk(m.Body)
+	seen[s] = true
+	if isAddressAt(s, v) {
+		return true
+	}
+	for _, f := range s.Fields {
+		if f.Versions.Contains(v) && reachesAddress(f.Type.ElemStruct(), v, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+// isAddressAt reports whether s is an address struct whose Host and Port
+// are present at version v.
+func isAddressAt(s *schema.Struct, v int16) bool {
+	a, ok := addressOf(s)
+	return ok && a.host.Versions.Contains(v) && a.port.Versions.Contains(v)
 }
 
 // tailOnly reports whether every broker address of message m at
 // version v sits under a top-level tagged field (Fetch and Produce
 // responses' NodeEndpoints, KIP-951): those come last in the frame, so
 // such a response can be forwarded as it arrives but for its tail
-// (tailHold).
+// (tailHold). A body that is itself an address (FindCoordinator before
+// v4) is not.
 func tailOnly(m *schema.Message, v int16) bool {
-	if m == nil || m.Body == nil || !advertisesAt(m, v) {
+	if !advertisesAt(m, v) || isAddressAt(m.Body, v) {
 		return false
 	}
+	seen := map[*schema.Struct]bool{m.Body: true}
 	for _, f := range m.Body.Fields {
-		if !f.Versions.Contains(v) || f.IsTagged(v) {
-			continue
-		}
-		one := &schema.Message{Body: &schema.Struct{Fields: []*schema.Field{f}}}
-		if advertisesAt(one, v) {
+		if f.Versions.Contains(v) && !f.IsTagged(v) && reachesAddress(f.Type.ElemStruct(), v, seen) {
 			return false
 		}
 	}

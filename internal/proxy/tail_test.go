@@ -202,6 +202,7 @@ func TestTailOnlyAPIs(t *testing.T) {
 		{0, 9, false}, {0, 10, true}, // Produce NodeEndpoints: v10+, tagged
 		{1, 15, false}, {1, 16, true}, // Fetch NodeEndpoints: v16+, tagged
 		{3, 12, false}, // Metadata brokers: in the body
+		{10, 3, false}, // FindCoordinator: the body is the address
 		{10, 4, false}, // FindCoordinator: in the body
 		{60, 0, false}, // DescribeCluster: in the body
 		{12, 4, false}, // Heartbeat: nothing held
