@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"io"
 	"net"
 	"time"
 
@@ -73,12 +74,27 @@ type job struct {
 func (p *Proxy) decodeLoop() {
 	defer p.decodeWG.Done()
 	lowerPriority()
-	pl := pipeline.New(context.Background(), pipeline.Config{Workers: p.cfg.DecodeWorkers, Start: lowerPriority},
-		pipeline.Stages[*job]{Work: p.work, Emit: p.emit})
+	next := func() (*job, error) {
+		if j, ok := p.nextJob(); ok {
+			return j, nil
+		}
+		return nil, io.EOF
+	}
+	_ = p.decodeJobs(pipeline.Config{Workers: p.cfg.DecodeWorkers, Start: lowerPriority}, nil, next) // io.EOF
+}
+
+// decodeJobs is the feeder's loop, in the proxy (decodeLoop) or in a
+// decoding process (DecodeStream): it takes jobs from next until it
+// fails, redacts each frame's secrets and feeds the pipeline of pc (cost:
+// Stages.Cost), whose workers decode and whose emitter delivers. It
+// returns next's error once every job before it is delivered.
+func (p *Proxy) decodeJobs(pc pipeline.Config, cost func(*job) int64, next func() (*job, error)) error {
+	pl := pipeline.New(context.Background(), pc, pipeline.Stages[*job]{Work: p.work, Emit: p.emit, Cost: cost})
 	for {
-		j, ok := p.nextJob()
-		if !ok {
-			break
+		j, err := next()
+		if err != nil {
+			_ = pl.Close()
+			return err
 		}
 		if it := j.it; it != nil && it.kind != kindEvent {
 			p.redactItem(j)
@@ -87,7 +103,6 @@ func (p *Proxy) decodeLoop() {
 		// cancelled: Submit cannot fail.
 		_ = pl.Submit(j)
 	}
-	_ = pl.Close()
 }
 
 // nextJob waits for the queue's next item, with the skip and drop counts

@@ -194,6 +194,20 @@ type Config struct {
 	testWork func(it *item, decode func())
 }
 
+// decodeDefaults fills in the defaults of what the decoding side reads
+// (New and DecodeStream).
+func (cfg *Config) decodeDefaults() {
+	if cfg.DecodeWorkers <= 0 {
+		cfg.DecodeWorkers = DefaultDecodeWorkers()
+	}
+	if cfg.QueueBytes <= 0 {
+		cfg.QueueBytes = DefaultQueueBytes
+	}
+	if cfg.MaxBuffer <= 0 {
+		cfg.MaxBuffer = DefaultMaxBuffer
+	}
+}
+
 // EventKind says what an [Event] reports.
 type EventKind uint8
 
@@ -303,23 +317,15 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == "" {
 		return nil, errors.New("proxy: Config.Upstream is required")
 	}
-	if cfg.DecodeWorkers <= 0 {
-		cfg.DecodeWorkers = DefaultDecodeWorkers()
-	}
+	cfg.decodeDefaults()
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = DefaultQueueFrames
-	}
-	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = DefaultQueueBytes
 	}
 	if cfg.MaxFrame <= 0 {
 		cfg.MaxFrame = DefaultMaxFrame
 	}
 	if cfg.DialTimeout <= 0 {
 		cfg.DialTimeout = DefaultDialTimeout
-	}
-	if cfg.MaxBuffer <= 0 {
-		cfg.MaxBuffer = DefaultMaxBuffer
 	}
 	if cfg.MaxConns == 0 {
 		cfg.MaxConns = DefaultMaxConns

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -117,15 +116,7 @@ func DecodeStream(r io.Reader, cfg Config) error {
 	if cfg.Codec == nil {
 		return errors.New("proxy: Config.Codec is required")
 	}
-	if cfg.DecodeWorkers <= 0 {
-		cfg.DecodeWorkers = DefaultDecodeWorkers()
-	}
-	if cfg.MaxBuffer <= 0 {
-		cfg.MaxBuffer = DefaultMaxBuffer
-	}
-	if cfg.QueueBytes <= 0 {
-		cfg.QueueBytes = DefaultQueueBytes
-	}
+	cfg.decodeDefaults()
 	p := &Proxy{cfg: cfg, reg: cfg.Codec.Reg}
 	if cfg.ReuseTrees {
 		p.trees = make(chan *span.Tree, maxPooledTrees)
@@ -140,22 +131,11 @@ func DecodeStream(r io.Reader, cfg Config) error {
 		return err
 	}
 	// The frames in flight are bounded as the proxy's queue bounds them.
-	pl := pipeline.New(context.Background(), pipeline.Config{Workers: cfg.DecodeWorkers, Budget: cfg.QueueBytes},
-		pipeline.Stages[*job]{Work: p.work, Emit: p.emit, Cost: jobCost})
-	for {
-		j, err := sr.job()
-		if err != nil {
-			_ = pl.Close()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-		if it := j.it; it != nil && it.kind != kindEvent {
-			p.redactItem(j)
-		}
-		_ = pl.Submit(j) // Work and Emit return no error
+	err = p.decodeJobs(pipeline.Config{Workers: cfg.DecodeWorkers, Budget: cfg.QueueBytes}, jobCost, sr.job)
+	if errors.Is(err, io.EOF) {
+		return nil
 	}
+	return err
 }
 
 // jobCost is the bytes a job holds while in flight.
