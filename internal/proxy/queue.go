@@ -29,12 +29,9 @@ type decodeQueue struct {
 	maxBytes  int64
 	connBytes int64
 	connItems int // frames queued per connection
-	// poll, when more than zero, is how often a busy feeder looks at the
-	// queue instead of being woken for each frame (each wake-up is a
-	// futex call and a thread woken on these few cores, per frame
-	// forwarded); sleeping says the feeder found nothing in its last
-	// poll and waits to be woken (by the next frame).
-	poll     time.Duration
+	// sleeping says the feeder found nothing in its last poll
+	// (feederPoll) and waits to be woken by the next frame; a busy one
+	// is not woken for each frame. timer times its polls.
 	sleeping bool
 	timer    *time.Timer
 }
@@ -56,13 +53,14 @@ type connQueue struct {
 // beyond it events are dropped and counted.
 const maxConnEvents = 4096
 
-// feederPoll is decodeQueue.poll: a busy feeder takes what the
-// forwarders queued at least this often; the log may lag a frame by as
-// much.
+// feederPoll is how often a busy feeder looks at the queue instead of
+// being woken for each frame (each wake-up is a futex call and a thread
+// woken on these few cores, per frame forwarded); the log may lag a frame
+// by as much.
 const feederPoll = time.Millisecond
 
 func newDecodeQueue(maxBytes int64, maxFrames int) *decodeQueue {
-	q := &decodeQueue{wake: make(chan struct{}, 1), conns: map[int]*connQueue{}, maxBytes: maxBytes, poll: feederPoll,
+	q := &decodeQueue{wake: make(chan struct{}, 1), conns: map[int]*connQueue{}, maxBytes: maxBytes,
 		connBytes: max(maxBytes/4, 1), connItems: max(maxFrames/4, 1)}
 	q.conns[0] = &connQueue{id: 0}
 	return q
@@ -163,7 +161,7 @@ func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
 	}
 	cq.frames++
 	q.push(cq, it)
-	wake := q.poll <= 0 || q.sleeping
+	wake := q.sleeping
 	q.mu.Unlock()
 	if wake {
 		q.signal()
@@ -224,17 +222,16 @@ func (q *decodeQueue) next() (it *item, cq *connQueue, skipped, dropped int, ok 
 			q.mu.Unlock()
 			return nil, nil, 0, 0, false
 		}
-		deep := q.poll <= 0 || timedOut
-		q.sleeping = deep
+		q.sleeping = timedOut
 		q.mu.Unlock()
-		if deep {
+		if timedOut {
 			<-q.wake
 			continue
 		}
 		if q.timer == nil {
-			q.timer = time.NewTimer(q.poll)
+			q.timer = time.NewTimer(feederPoll)
 		} else {
-			q.timer.Reset(q.poll)
+			q.timer.Reset(feederPoll)
 		}
 		select {
 		case <-q.wake:
