@@ -63,13 +63,7 @@ func (fb *frameBody) take() []byte {
 		*fb = frameBody{}
 		return b
 	}
-	b := make([]byte, fb.n)
-	for i, c := range fb.chunks {
-		copy(b[i*chunkSize:], c[:])
-		chunkPool.Put(c)
-	}
-	*fb = frameBody{}
-	return b
+	return fb.appendTo(make([]byte, 0, fb.n))
 }
 
 // appendTo appends the frame's bytes to b, gives the chunks back to the
