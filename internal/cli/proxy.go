@@ -260,16 +260,15 @@ func runProxy(env *Env, args []string) error {
 	}
 	defer stop()
 	where := "decoding in this process"
-	var childDone <-chan error
+	var childDone <-chan struct{}
 	if child != nil {
 		where, childDone = fmt.Sprintf("decoding in process %d", child.cmd.Process.Pid), child.done
 	}
 	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s, %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label, where)
 	select {
 	case <-ctx.Done():
-	case err := <-childDone:
-		child.done <- err // for wait
-		fmt.Fprintf(env.Stderr, "manifester proxy: the decoding process ended (%v): stopping\n", err)
+	case <-childDone:
+		fmt.Fprintf(env.Stderr, "manifester proxy: the decoding process ended (%v): stopping\n", child.exit)
 	}
 	stop()
 	fmt.Fprintf(env.Stderr, "manifester proxy: stopping: closing listeners and connections\n")

@@ -69,7 +69,8 @@ func (o decoderOptions) args() []string {
 type decoderProcess struct {
 	cmd   *exec.Cmd
 	stdin io.WriteCloser // the job stream (proxy.Config.DecodeTo)
-	done  chan error     // its exit, once
+	done  chan struct{}  // closed once it has exited, with exit
+	exit  error
 }
 
 // startDecoder starts the decoding process, or returns nil (and says
@@ -93,8 +94,11 @@ func startDecoder(env *Env, o decoderOptions) (*decoderProcess, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the decoding process: %w", err)
 	}
-	d := &decoderProcess{cmd: cmd, stdin: stdin, done: make(chan error, 1)}
-	go func() { d.done <- cmd.Wait() }()
+	d := &decoderProcess{cmd: cmd, stdin: stdin, done: make(chan struct{})}
+	go func() {
+		d.exit = cmd.Wait()
+		close(d.done)
+	}()
 	return d, nil
 }
 
@@ -144,8 +148,8 @@ func runDecoder(env *Env, cfg proxy.Config) error {
 // process, which writes what is left of the log first.
 func (d *decoderProcess) wait() error {
 	d.stdin.Close()
-	err := <-d.done
-	d.done <- err // for a later wait
+	<-d.done
+	err := d.exit
 	var exit *exec.ExitError
 	if errors.As(err, &exit) {
 		return fmt.Errorf("the decoding process failed (%v); its error is above", exit)
