@@ -681,10 +681,13 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			if r.tail {
 				fit = len(r.hold)
 			}
-			out, moved, derr := c.rewriteResponse(r.hold, r.req, fit)
+			out, moved, grew, derr := c.rewriteResponse(r.hold, r.req, fit)
 			rewritten := len(moved) > 0
 			if r.tail && rewritten && (len(out) != len(r.hold) || !bytes.Equal(out[:r.sent], r.hold[:r.sent])) {
 				return c.tailMisfit(r, moved)
+			}
+			if grew != "" {
+				c.tailsOff(r.api, grew)
 			}
 			if err := c.out.send(c, out[r.sent:]); err != nil {
 				return err
@@ -760,6 +763,24 @@ func (c *conn) tailMisfit(r *respState, moved []string) error {
 	return errTailMisfit
 }
 
+// tailsOff stops tail holding for every API, once a rewrite (of
+// response api) replaced a broker address by a longer one (grew says
+// which): that broker's address in the NodeEndpoints of a tail-held
+// Fetch or Produce response could not be rewritten within the bytes
+// already forwarded, and the client connection would have to be closed
+// (conn.tailMisfit). Clients ask for Metadata before they fetch or
+// produce, so this is learnt before the first such response.
+func (c *conn) tailsOff(api, grew string) {
+	if !c.p.tailsOff.CompareAndSwap(false, true) {
+		return
+	}
+	for _, t := range c.p.tail {
+		t.Store(false)
+	}
+	c.event(Event{Kind: EventRewrite, Dir: "response", Detail: fmt.Sprintf(
+		"%s response: a proxy listener's address is longer than the broker's it replaces (%s): responses whose addresses come at their end (Fetch, Produce) are held whole from now on, so that theirs can be rewritten", api, grew)})
+}
+
 // coalesceMax is the most a client write gathers; bigger pieces go out
 // on their own.
 const coalesceMax = 64 << 10
@@ -805,14 +826,18 @@ func (w *clientWriter) flush(c *conn) error {
 // With fit above zero the response must stay fit bytes long: a shorter
 // one is padded with an unknown top-level tagged field (padTo); when it
 // cannot be, out is the unpadded response (of another length).
-func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved []string, err error) {
+//
+// grew names the first address whose replacement is longer ("" when none
+// is): a tail-held response naming that broker could not be rewritten
+// within the bytes already forwarded (conn.tailsOff).
+func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved []string, grew string, err error) {
 	api, ok := c.p.reg.API(req.APIKey)
 	if !ok {
-		return b, nil, fmt.Errorf("unknown API key %d", req.APIKey)
+		return b, nil, "", fmt.Errorf("unknown API key %d", req.APIKey)
 	}
 	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{})
 	if err != nil {
-		return b, nil, err
+		return b, nil, "", err
 	}
 	seen := map[string]bool{}
 	remap := func(node int32, host string, port int32) (string, int32, bool) {
@@ -823,22 +848,25 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 				seen[m] = true
 				moved = append(moved, m)
 			}
+			if grew == "" && len(h) > len(host) {
+				grew = m
+			}
 		}
 		return h, p, ok
 	}
 	if !rewriteAddresses(f, remap) {
-		return b, nil, nil
+		return b, nil, "", nil
 	}
 	out, err = c.p.rewriter.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
-		return b, nil, fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+		return b, nil, "", fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
 	if fit > 0 && len(out) < fit {
 		if padded, ok := c.padTo(f, len(out), fit); ok {
 			out = padded
 		}
 	}
-	return out, moved, nil
+	return out, moved, grew, nil
 }
 
 // padTags are the tag numbers a rewritten tail is padded with, one, two

@@ -263,6 +263,9 @@ type Proxy struct {
 	// tail marks the held responses that are tail-held (see tailHold),
 	// until one of them does not fit (conn.tailMisfit).
 	tail map[holdKey]*atomic.Bool
+	// tailsOff is set once a rewrite has replaced an address by a longer
+	// one, and tail holding was stopped for good (conn.tailsOff).
+	tailsOff atomic.Bool
 	// rewriter decodes and re-encodes held responses on the forwarding
 	// path: Config.Codec without decompression, so that finding a
 	// response's broker addresses can never inflate its record batches

@@ -212,3 +212,61 @@ func TestTailOnlyAPIs(t *testing.T) {
 		}
 	}
 }
+
+// TestTailOffAfterLongerListener: a Metadata response names a broker by
+// an address shorter than the proxy's listener for it. From then on a
+// Fetch response naming that broker in its NodeEndpoints is held whole
+// and rewritten (longer than the broker's), on the same connection: no
+// connection is closed and no fault is logged, where without what the
+// Metadata rewrite taught the proxy the tail would not have fitted
+// (TestTailRewriteMisfit). An event says why tail holding stopped.
+func TestTailOffAfterLongerListener(t *testing.T) {
+	mreq, mresp := metadata(1, "b", 9092)
+	req, resp := bigFetch(2, "b", 9092)
+	up := fakeBroker(t, func(c net.Conn) {
+		io.ReadFull(c, make([]byte, len(mreq)))
+		c.Write(mresp)
+		io.ReadFull(c, make([]byte, len(req)))
+		c.Write(resp)
+		io.Copy(io.Discard, c)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(mreq)
+	if _, err := readResponse(t, c); err != nil {
+		t.Fatalf("metadata: %v", err)
+	}
+	c.Write(req)
+	got, err := readResponse(t, c)
+	if err != nil {
+		t.Fatalf("the fetch after the metadata: %v", err)
+	}
+	fr := kmsg.NewPtrFetchResponse()
+	fr.Version = 16
+	if err := fr.ReadFrom(got[4+5:]); err != nil {
+		t.Fatal(err)
+	}
+	want := p.Listeners()[net.JoinHostPort("b", "9092")]
+	if len(fr.Brokers) != 1 || want == "" || net.JoinHostPort(fr.Brokers[0].Host, itoa(fr.Brokers[0].Port)) != want || len(got) <= len(resp) {
+		t.Errorf("NodeEndpoints %+v in %d bytes, want the listener %q in more than the broker's %d", fr.Brokers, len(got), want, len(resp))
+	}
+	c.Close()
+	p.Close()
+	if f := ev.of(EventFault); len(f) != 0 {
+		t.Errorf("faults %q, want none", f[0].Detail)
+	}
+	var off int
+	for _, e := range ev.of(EventRewrite) {
+		if strings.Contains(e.Detail, "held whole from now on") && strings.Contains(e.Detail, "node 1 b:9092") {
+			off++
+		}
+	}
+	if off != 1 {
+		t.Errorf("%d events saying tail holding stopped, want 1", off)
+	}
+	for k, tl := range p.tail {
+		if tl.Load() {
+			t.Errorf("API %d v%d still tail-held", k.key, k.version)
+		}
+	}
+}
