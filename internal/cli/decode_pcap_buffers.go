@@ -3,7 +3,6 @@ package cli
 import (
 	"math/bits"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/manifester/manifester/internal/span"
 )
@@ -47,9 +46,6 @@ const (
 	pcapClasses = 24
 )
 
-// rowSize is the bytes of one span.Row.
-const rowSize = int64(unsafe.Sizeof(span.Row{}))
-
 // outPerByte is about the bytes of output (JSON lines, or text with -v)
 // per byte of frame: a frame's output buffer starts that large.
 const outPerByte = 16
@@ -73,7 +69,7 @@ func (p *pcapBuffers) class(size int) *pcapClass {
 func (p *pcapBuffers) tree(size int) *span.Tree {
 	select {
 	case t := <-p.class(size).trees:
-		p.kept.Add(-int64(cap(t.Nodes)) * rowSize)
+		p.kept.Add(-t.Retained())
 		return t
 	default:
 		return new(span.Tree)
@@ -100,12 +96,16 @@ func (p *pcapBuffers) out(size int) []byte {
 // frame of size bytes once its line is written.
 func (p *pcapBuffers) put(size int, t *span.Tree, b []byte) {
 	c := p.class(size)
-	if t != nil && cap(t.Nodes) <= maxPooledRows && p.keep(int64(cap(t.Nodes))*rowSize) {
-		t.Reset(nil) // drop the frame's bytes and extras
-		select {
-		case c.trees <- t:
-		default:
-			p.kept.Add(-int64(cap(t.Nodes)) * rowSize)
+	if t != nil && cap(t.Nodes) <= maxPooledRows {
+		// Drop the frame's bytes and extras; its inflated batches' trees
+		// are kept in it for reuse, and counted.
+		t.Reset(nil)
+		if n := t.Retained(); p.keep(n) {
+			select {
+			case c.trees <- t:
+			default:
+				p.kept.Add(-n)
+			}
 		}
 	}
 	if b != nil && cap(b) <= maxPooled && p.keep(int64(cap(b))) {

@@ -53,6 +53,9 @@ const maxZstdWindow = 8 << 20
 // being allocated again for each of thousands of small batches.
 var zstdPool sync.Pool
 
+// gzipPool keeps gzip readers, whose 32 KiB window is likewise reused.
+var gzipPool sync.Pool
+
 // lz4Pool keeps lz4 readers, whose block buffers (up to 4 MiB, by the
 // frame's declared block size) are likewise reused.
 var lz4Pool sync.Pool
@@ -71,16 +74,22 @@ func Decompressor() records.Decompressor { return Decompress }
 // inflates to at most [Limit] of its size, and to at most the room the
 // caller gives it (a frame's inflation budget); an area stopped by the
 // room fails with an error wrapping [records.ErrRoom].
-func LimitDecompressor() records.LimitDecompressor { return DecompressRoom }
+func LimitDecompressor() records.LimitDecompressor { return DecompressRoomInto }
 
 // DecompressRoom inflates data to at most min(room, Limit(len(data)))
 // bytes; see [LimitDecompressor].
 func DecompressRoom(codec int, data []byte, room int) ([]byte, error) {
+	return DecompressRoomInto(nil, codec, data, room)
+}
+
+// DecompressRoomInto is [DecompressRoom] into dst's room (dst[:0]) when
+// it is large enough: the result may share dst's memory.
+func DecompressRoomInto(dst []byte, codec int, data []byte, room int) ([]byte, error) {
 	per := Limit(len(data))
 	if room >= per {
-		return DecompressLimit(codec, data, per)
+		return DecompressLimitInto(dst, codec, data, per)
 	}
-	out, err := DecompressLimit(codec, data, max(room, 0))
+	out, err := DecompressLimitInto(dst, codec, data, max(room, 0))
 	if errors.Is(err, ErrTooLarge) {
 		return nil, fmt.Errorf("%w: %w", records.ErrRoom, err)
 	}
@@ -95,15 +104,29 @@ func Decompress(codec int, data []byte) ([]byte, error) {
 // DecompressLimit inflates data, failing with [ErrTooLarge] beyond limit
 // bytes.
 func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
+	return DecompressLimitInto(nil, codec, data, limit)
+}
+
+// DecompressLimitInto is [DecompressLimit] into dst's room (dst[:0]) when
+// it is large enough: the result may share dst's memory.
+func DecompressLimitInto(dst []byte, codec int, data []byte, limit int) ([]byte, error) {
+	dst = dst[:0]
 	switch codec {
 	case Gzip:
-		r, err := gzip.NewReader(bytes.NewReader(data))
+		r, _ := gzipPool.Get().(*gzip.Reader)
+		var err error
+		if r == nil {
+			r, err = gzip.NewReader(bytes.NewReader(data))
+		} else {
+			err = r.Reset(bytes.NewReader(data))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("gzip: %w", err)
 		}
-		return readLimited("gzip", r, limit)
+		defer gzipPool.Put(r)
+		return readLimited(dst, "gzip", r, len(data), limit)
 	case Snappy:
-		return unsnappy(data, limit)
+		return unsnappy(dst, data, limit)
 	case LZ4:
 		r, _ := lz4Pool.Get().(*lz4.Reader)
 		if r == nil {
@@ -111,7 +134,7 @@ func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
 		}
 		defer lz4Pool.Put(r)
 		r.Reset(bytes.NewReader(data))
-		return readLimited("lz4", r, limit)
+		return readLimited(dst, "lz4", r, len(data), limit)
 	case Zstd:
 		d, _ := zstdPool.Get().(*zstd.Decoder)
 		if d == nil {
@@ -124,21 +147,28 @@ func DecompressLimit(codec int, data []byte, limit int) ([]byte, error) {
 		if err := d.Reset(bytes.NewReader(data)); err != nil {
 			return nil, fmt.Errorf("zstd: %w", err)
 		}
-		return readLimited("zstd", d, limit)
+		return readLimited(dst, "zstd", d, len(data), limit)
 	}
 	return nil, fmt.Errorf("%w %d", ErrUnknownCodec, codec)
 }
 
-func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
-	var buf bytes.Buffer
-	n, err := io.Copy(&buf, io.LimitReader(r, int64(limit)+1))
+// readLimited reads r, inflating n compressed bytes, into dst's room,
+// failing beyond limit bytes. An empty dst starts at four times n (the
+// ratio of compressed logs; within limit), so that the buffer is not
+// grown from a few hundred bytes by doubling.
+func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, error) {
+	if cap(dst) == 0 {
+		dst = make([]byte, 0, min(limit+1, 4*n+512))
+	}
+	buf := bytes.NewBuffer(dst)
+	got, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if n > int64(limit) {
+	if got > int64(limit) {
 		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: buf.Bytes()[:limit]}
 	}
 	return buf.Bytes(), nil
@@ -149,14 +179,13 @@ func readLimited(name string, r io.Reader, limit int) ([]byte, error) {
 // length + raw snappy block.
 var xerialMagic = []byte{0x82, 'S', 'N', 'A', 'P', 'P', 'Y', 0}
 
-func unsnappy(data []byte, limit int) ([]byte, error) {
+func unsnappy(out, data []byte, limit int) ([]byte, error) {
 	if !bytes.HasPrefix(data, xerialMagic) {
-		return snappyBlock(nil, data, limit)
+		return snappyBlock(out, data, limit)
 	}
 	if len(data) < 16 {
 		return nil, errors.New("snappy: xerial header cut short")
 	}
-	var out []byte
 	for p := 16; p < len(data); {
 		if len(data)-p < 4 {
 			return nil, fmt.Errorf("snappy: xerial block length cut short at %d", p)

@@ -20,10 +20,12 @@ import (
 type Decompressor func(codec int, data []byte) ([]byte, error)
 
 // LimitDecompressor inflates a compressed records area to at most limit
-// bytes. When the data would inflate to more, it fails with an error
-// wrapping [ErrRoom] if limit (the room left in the budget) was what
-// stopped it, or another error if its own per-batch cap did.
-type LimitDecompressor func(codec int, data []byte, limit int) ([]byte, error)
+// bytes, into dst's room (dst[:0]) when it is large enough, so that a
+// capture loop reuses one buffer per batch. When the data would inflate
+// to more, it fails with an error wrapping [ErrRoom] if limit (the room
+// left in the budget) was what stopped it, or another error if its own
+// per-batch cap did.
+type LimitDecompressor func(dst []byte, codec int, data []byte, limit int) ([]byte, error)
 
 // ErrInflateLimit is the error of inflated data larger than a limit;
 // package compress returns it as compress.ErrTooLarge.
@@ -340,7 +342,7 @@ func batchPath(idx int) string { return "[" + strconv.Itoa(idx) + "]." }
 // decompress inflates a compressed area within the budget's room. ok is
 // false when the area is left compressed; n is then flagged with why.
 func (d *Decoder) decompress(n span.ID, codec int, data []byte) (raw []byte, ok bool) {
-	raw, ok, _ = d.decompressPartial(n, codec, data, false)
+	raw, ok, _ = d.decompressPartial(nil, n, codec, data, false)
 	return raw, ok
 }
 
@@ -349,7 +351,7 @@ func (d *Decoder) flag(n span.ID, flag string) { d.Tree.Extra(n, true).Flag = fl
 // decompressPartial is decompress that, with partial set, returns the
 // first bytes of an area that does not fit in the room left (the room's
 // worth), with the budget's error: the records that fit are shown.
-func (d *Decoder) decompressPartial(n span.ID, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
+func (d *Decoder) decompressPartial(dst []byte, n span.ID, codec int, data []byte, partial bool) (raw []byte, ok bool, cut error) {
 	b := d.Budget
 	if b != nil && (b.InflateRoom() == 0 || b.NodeRoom() == 0) {
 		d.notInflated(n)
@@ -358,9 +360,9 @@ func (d *Decoder) decompressPartial(n span.ID, codec int, data []byte, partial b
 	var err error
 	switch {
 	case b != nil && d.DecompressLimit != nil:
-		raw, err = d.DecompressLimit(codec, data, int(min(b.InflateRoom(), math.MaxInt32)))
+		raw, err = d.DecompressLimit(dst, codec, data, int(min(b.InflateRoom(), math.MaxInt32)))
 	case d.DecompressLimit != nil:
-		raw, err = d.DecompressLimit(codec, data, math.MaxInt32)
+		raw, err = d.DecompressLimit(dst, codec, data, math.MaxInt32)
 	default:
 		raw, err = d.Decompress(codec, data)
 		if err == nil && b != nil && int64(len(raw)) > b.InflateRoom() {
@@ -437,9 +439,8 @@ func where(t *span.Tree, n span.ID) string {
 	return t.Path(n)
 }
 
-// newDetached starts the tree of inflated bytes raw.
-func newDetached(raw []byte, desc *span.Desc, cat span.Category) *span.Tree {
-	sub := &span.Tree{}
+// newDetached starts sub, the tree of inflated bytes raw.
+func newDetached(sub *span.Tree, raw []byte, desc *span.Desc, cat span.Category) *span.Tree {
 	sub.Reset(raw)
 	root := sub.Add(span.None, desc, 0, cat)
 	n := sub.N(root)
@@ -450,11 +451,14 @@ func newDetached(raw []byte, desc *span.Desc, cat span.Category) *span.Tree {
 // inflate decodes a compressed records area into a tree of its own whose
 // offsets are within the inflated bytes, hung on node n.
 func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
-	raw, ok, cut := d.decompressPartial(n, codec, area, true)
+	// The tree and its bytes' room come from a detached tree of the
+	// frame tree's previous use, when it has one.
+	sub := d.Tree.SpareTree()
+	raw, ok, cut := d.decompressPartial(sub.Bytes[:0], n, codec, area, true)
 	if !ok {
 		return
 	}
-	sub := newDetached(raw, descDecompressed, span.CatRecord)
+	newDetached(sub, raw, descDecompressed, span.CatRecord)
 	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, control: d.control}
 	sr := wire.Reader{B: raw}
 	sd.R = &sr
@@ -504,7 +508,7 @@ func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string)
 	if !ok {
 		return
 	}
-	sub := newDetached(raw, descDecompressedSet, span.CatRecordBatch)
+	sub := newDetached(d.Tree.SpareTree(), raw, descDecompressedSet, span.CatRecordBatch)
 	// The inner decoder does not inflate again (Kafka nests one level),
 	// and its node budget is checked per entry.
 	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyFrom: n, legacyFromTree: d.Tree}

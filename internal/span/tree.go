@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -197,15 +198,83 @@ type Tree struct {
 	Sample bool
 	aux    []Aux
 	local  []*Desc
+	// spare holds the detached trees of t's previous use, for its next
+	// one to reuse (SpareTree); spareBytes is what their buffers hold.
+	spare      []*Tree
+	spareBytes int64
 }
 
-// Reset empties t for reuse over b, keeping its buffers.
+// Reset empties t for reuse over b, keeping its buffers, and those of
+// its detached trees for [Tree.SpareTree].
 func (t *Tree) Reset(b []byte) {
 	t.Nodes = t.Nodes[:0]
+	for i := range t.aux {
+		if d := t.aux[i].Detached; d != nil && d != t {
+			t.keepSpare(d)
+		}
+	}
 	clear(t.aux)
 	t.aux = t.aux[:0]
 	t.local = t.local[:0]
 	t.Bytes = b
+}
+
+// What a tree keeps of its detached trees for its next use: a capture
+// loop decodes thousands of compressed batches, each into a tree of its
+// own over its inflated bytes. Larger buffers than these go to the
+// collector, so that one batch of megabytes is not kept for good.
+const (
+	maxSpareTrees = 64
+	maxSpareBytes = 1 << 20 // of one spare tree's bytes
+	maxSpareRows  = 1 << 14 // of one spare tree's rows
+	maxSpareTotal = 4 << 20 // of all of a tree's spare trees' buffers
+)
+
+// rowBytes is the size of one Row.
+const rowBytes = int64(unsafe.Sizeof(Row{}))
+
+func (t *Tree) keepSpare(d *Tree) {
+	if len(t.spare) >= maxSpareTrees {
+		return
+	}
+	if cap(d.Bytes) > maxSpareBytes {
+		d.Bytes = nil
+	}
+	if cap(d.Nodes) > maxSpareRows {
+		d.Nodes = nil
+	}
+	d.spare, d.spareBytes = nil, 0 // its own are not kept (Kafka nests one level)
+	n := d.buffers()
+	if t.spareBytes+n > maxSpareTotal {
+		return
+	}
+	t.spare = append(t.spare, d)
+	t.spareBytes += n
+}
+
+// buffers is the size of t's node table and bytes' room.
+func (t *Tree) buffers() int64 { return int64(cap(t.Nodes))*rowBytes + int64(cap(t.Bytes)) }
+
+// Retained reports the bytes t's buffers hold for its next use: its node
+// table and its spare detached trees' (see [Tree.SpareTree]), but not
+// its own Bytes, which are the caller's. A pool of trees counts it
+// against its bound.
+func (t *Tree) Retained() int64 { return int64(cap(t.Nodes))*rowBytes + t.spareBytes }
+
+// SpareTree returns a tree to hang on a node of t as a detached tree:
+// one of the detached trees of t's previous use (until its Reset), with
+// its buffers, or else a new one. Its Bytes, the bytes it was last over,
+// are not read again: the caller may reuse their room (Bytes[:0]) for
+// the new tree's bytes before it resets the tree over them.
+func (t *Tree) SpareTree() *Tree {
+	if k := len(t.spare); k > 0 {
+		d := t.spare[k-1]
+		t.spare[k-1] = nil
+		t.spare = t.spare[:k-1]
+		t.spareBytes -= d.buffers()
+		return d
+	}
+	return &Tree{}
 }
 
 // Len returns the number of nodes.

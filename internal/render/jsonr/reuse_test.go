@@ -1,0 +1,112 @@
+package jsonr
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/hostile"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// compressedProduce is a Produce request of one batch per codec given,
+// each of n records whose values (size bytes of log-like text) are
+// written with seed, so that frames differ in every inflated byte.
+func inflatingProduce(seed, n, size int, codecs ...int) []byte {
+	var batches [][]byte
+	for _, cd := range codecs {
+		var raw []byte
+		for i := range n {
+			line := fmt.Appendf(nil, "GET /items/%d?seed=%d codec=%d 200; ", i, seed, cd)
+			r := kmsg.Record{OffsetDelta: int32(i), Key: fmt.Appendf(nil, "k%d-%d", seed, i),
+				Value: bytes.Repeat(line, size/len(line)+1)[:size]}
+			r.Length = int32(len(r.AppendTo(nil)) - 1)
+			raw = r.AppendTo(raw)
+		}
+		batches = append(batches, hostile.Batch(cd, raw, n))
+	}
+	return hostile.Produce(batches...)
+}
+
+// TestReusedTreeInflated decodes frames of compressed batches, of
+// different codecs, counts and sizes, one after another into one tree
+// (as decode --pcap and the proxy do), and checks that each line is the
+// one a fresh tree gives: the inflated batches' trees and their bytes,
+// reused from the frame before (span.Tree.SpareTree), carry nothing of
+// it.
+func TestReusedTreeInflated(t *testing.T) {
+	c := inflating(t)
+	frames := [][]byte{
+		inflatingProduce(1, 40, 300, hostile.Zstd, hostile.LZ4),
+		inflatingProduce(2, 5, 2000, hostile.Gzip),
+		inflatingProduce(3, 60, 100, hostile.Snappy, hostile.Zstd, hostile.LZ4),
+		inflatingProduce(4, 1, 10, hostile.Zstd),
+		inflatingProduce(1, 40, 300, hostile.Zstd, hostile.LZ4),
+	}
+	tree := &span.Tree{}
+	for round := range 2 {
+		for i, fr := range frames {
+			fresh, err := AppendLine(nil, report.Decode(c, fr, report.Options{Lean: true}), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Contains(fresh, []byte("bytes inflated")) {
+				t.Fatalf("frame %d: not inflated: %.300s", i, fresh)
+			}
+			got, err := AppendLine(nil, report.Decode(c, fr, report.Options{Lean: true, Tree: tree}), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, fresh) {
+				t.Errorf("round %d, frame %d: the line from the reused tree differs from a fresh tree's", round, i)
+			}
+		}
+	}
+}
+
+// TestReusedTreeInflatedAllocates: a frame of compressed batches decoded
+// into a reused tree allocates a small part of what it inflates to: the
+// inflated bytes and their trees reuse the buffers of the frame before.
+// (Before, each batch's bytes grew from 512 bytes by doubling and its
+// tree from nothing: three times the inflated bytes a frame.)
+func TestReusedTreeInflatedAllocates(t *testing.T) {
+	c := inflating(t)
+	fr := inflatingProduce(1, 100, 1024, hostile.Zstd, hostile.LZ4, hostile.Gzip, hostile.Snappy)
+	tree := &span.Tree{}
+	// No collection from the first decode to the last measured: a
+	// collection empties the decompressors' pools, and the next batch
+	// would make a decompressor again (hundreds of KiB, once).
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	decode := func() {
+		if f := report.Decode(c, fr, report.Options{Lean: true, Tree: tree}); !f.OK() {
+			t.Fatal(f.Error)
+		}
+	}
+	decode()
+	inflated := 0
+	for id := range tree.Nodes {
+		if d := tree.Detached(span.ID(id)); d != nil {
+			inflated += len(d.Bytes)
+		}
+	}
+	if inflated < 4*100*1024 {
+		t.Fatalf("%d bytes inflated, want the four batches' %d at least", inflated, 4*100*1024)
+	}
+	const runs = 5
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range runs {
+		decode()
+	}
+	runtime.ReadMemStats(&after)
+	per := int(after.TotalAlloc-before.TotalAlloc) / runs
+	t.Logf("%d bytes inflated a frame, %d bytes allocated a frame", inflated, per)
+	if per > inflated/8 {
+		t.Errorf("%d bytes allocated a frame that inflates to %d; want at most an eighth of it", per, inflated)
+	}
+}

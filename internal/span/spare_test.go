@@ -1,0 +1,69 @@
+package span
+
+import "testing"
+
+// hangDetached hangs a new detached tree over b, of rows rows, on a new
+// child of parent in t, and returns it.
+func hangDetached(t *Tree, parent ID, b []byte, rows int) *Tree {
+	d := &Tree{}
+	d.Reset(b)
+	desc := Register(&Desc{Name: "inflated"})
+	root := d.Add(None, desc, 0, CatRecord)
+	for range rows - 1 {
+		d.Add(root, desc, 0, CatRecord)
+	}
+	id := t.Add(parent, desc, 0, CatRecord)
+	t.Extra(id, true).Detached = d
+	return d
+}
+
+// TestSpareTrees: Reset keeps a tree's detached trees, with their
+// buffers, for SpareTree to hand out, and counts them in Retained;
+// buffers too large for a spare are dropped, and so are spares past the
+// total; a tree with no spares hands out new trees.
+func TestSpareTrees(t *testing.T) {
+	tr := &Tree{}
+	tr.Reset([]byte("frame"))
+	root := tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
+	small := hangDetached(tr, root, make([]byte, 1000), 10)
+	big := hangDetached(tr, root, make([]byte, maxSpareBytes+1), maxSpareRows+1)
+	base := int64(cap(tr.Nodes)) * rowBytes
+	if got := tr.Retained(); got != base {
+		t.Fatalf("before Reset: Retained %d, want the node table's %d", got, base)
+	}
+	tr.Reset(nil)
+	want := base + small.buffers() + big.buffers()
+	if big.Bytes != nil || big.Nodes != nil {
+		t.Error("a spare's buffers over the bounds were kept")
+	}
+	if got := tr.Retained(); got != want || small.buffers() < 1000 {
+		t.Fatalf("after Reset: Retained %d, want %d", got, want)
+	}
+	// Last kept, first handed out.
+	if got := tr.SpareTree(); got != big {
+		t.Error("the first spare is not the last kept")
+	}
+	if got := tr.SpareTree(); got != small || cap(got.Bytes) < 1000 || cap(got.Nodes) < 10 {
+		t.Error("the second spare is not the first tree, with its buffers")
+	}
+	if got := tr.Retained(); got != base {
+		t.Errorf("with no spares: Retained %d, want %d", got, base)
+	}
+	if got := tr.SpareTree(); got == nil || got == small || got == big || got.Len() != 0 {
+		t.Error("with no spares: not a new, empty tree")
+	}
+
+	// The total bound: spares of 1 MiB each, at most maxSpareTotal.
+	tr.Reset(nil)
+	root = tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
+	for range 2 * maxSpareTotal / maxSpareBytes {
+		hangDetached(tr, root, make([]byte, maxSpareBytes), 1)
+	}
+	tr.Reset(nil)
+	if got := tr.Retained() - int64(cap(tr.Nodes))*rowBytes; got > maxSpareTotal || got < maxSpareTotal/2 {
+		t.Errorf("spares hold %d bytes, want at most %d (and most of it)", got, maxSpareTotal)
+	}
+	if len(tr.spare) > maxSpareTrees {
+		t.Errorf("%d spares, want at most %d", len(tr.spare), maxSpareTrees)
+	}
+}
