@@ -60,6 +60,10 @@ var gzipPool sync.Pool
 // frame's declared block size) are likewise reused.
 var lz4Pool sync.Pool
 
+// firstRoom bounds the buffer a records area starts inflating into
+// before its size is known: past it the buffer grows as it fills.
+const firstRoom = 4 << 20
+
 // MaxInflated caps the inflated size of one records area.
 const MaxInflated = 64 << 20
 
@@ -154,11 +158,11 @@ func DecompressLimitInto(dst []byte, codec int, data []byte, limit int) ([]byte,
 
 // readLimited reads r, inflating n compressed bytes, into dst's room,
 // failing beyond limit bytes. An empty dst starts at four times n (the
-// ratio of compressed logs; within limit), so that the buffer is not
-// grown from a few hundred bytes by doubling.
+// ratio of compressed logs; within limit and firstRoom), so that the
+// buffer is not grown from a few hundred bytes by doubling.
 func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, error) {
 	if cap(dst) == 0 {
-		dst = make([]byte, 0, min(limit+1, 4*n+512))
+		dst = make([]byte, 0, min(limit+1, 4*n+512, firstRoom))
 	}
 	buf := bytes.NewBuffer(dst)
 	got, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
