@@ -79,6 +79,22 @@ func Build(known Versions) []Workload {
 type gen struct {
 	rng  *rand.Rand
 	corr int32
+	// codec, when not 0, is the compression of every batch's records
+	// (the RecordBatch attribute), done by compress; their values are
+	// then text (log lines), which compresses as records in the field
+	// do, where random bytes would not.
+	codec    int
+	compress func(codec int, data []byte) []byte
+}
+
+// text returns n bytes of log-like text with random numbers in it.
+func (g *gen) text(n int) []byte {
+	var b []byte
+	for len(b) < n {
+		b = fmt.Appendf(b, "ts=%d level=info path=/api/v1/items/%d status=200 latency_ms=%d user=%d; ",
+			1_700_000_000_000+g.rng.IntN(1e6), g.rng.IntN(1e5), g.rng.IntN(500), g.rng.IntN(1e4))
+	}
+	return b[:n]
 }
 
 func (g *gen) bytes(n int) []byte {
@@ -106,16 +122,21 @@ func version(known Versions, key, max int16) (int16, bool) {
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// batch returns a RecordBatch v2 of n uncompressed records with valueSize-
-// byte values, a 16-byte key and one header each, built with kmsg.
+// batch returns a RecordBatch v2 of n records with valueSize-byte
+// values, a 16-byte key and one header each, built with kmsg; its records
+// are compressed when g.codec is set.
 func (g *gen) batch(baseOffset int64, n, valueSize int) []byte {
 	var recs []byte
 	for i := 0; i < n; i++ {
+		value := g.bytes
+		if g.codec != 0 {
+			value = g.text
+		}
 		r := kmsg.Record{
 			TimestampDelta64: int64(i),
 			OffsetDelta:      int32(i),
 			Key:              []byte(fmt.Sprintf("key-%012d", baseOffset+int64(i))),
-			Value:            g.bytes(valueSize),
+			Value:            value(valueSize),
 			Headers:          []kmsg.Header{{Key: "trace", Value: g.bytes(8)}},
 		}
 		body := r.AppendTo(nil) // Length 0 is one varint byte
@@ -134,6 +155,10 @@ func (g *gen) batch(baseOffset int64, n, valueSize int) []byte {
 		FirstSequence:        -1,
 		NumRecords:           int32(n),
 		Records:              recs,
+	}
+	if g.codec != 0 {
+		b.Attributes |= int16(g.codec)
+		b.Records = g.compress(g.codec, recs)
 	}
 	out := b.AppendTo(nil)
 	binary.BigEndian.PutUint32(out[8:], uint32(len(out)-12))
@@ -413,7 +438,18 @@ type Exchange struct {
 // Metadata responses with filled requests, and every mixed pair. Capture
 // and proxy benchmarks replay them.
 func Exchanges(known Versions) []Exchange {
-	g := &gen{rng: rand.New(rand.NewPCG(3, 4))}
+	return exchanges(&gen{rng: rand.New(rand.NewPCG(3, 4))}, known)
+}
+
+// CompressedExchanges is [Exchanges] with every batch's records compressed
+// by compress with codec (the RecordBatch attribute: 1 gzip, 2 snappy,
+// 3 lz4, 4 zstd), and their values text rather than random bytes, so
+// that they compress as records in the field do.
+func CompressedExchanges(known Versions, codec int, compress func(codec int, data []byte) []byte) []Exchange {
+	return exchanges(&gen{rng: rand.New(rand.NewPCG(3, 4)), codec: codec, compress: compress}, known)
+}
+
+func exchanges(g *gen, known Versions) []Exchange {
 	var out []Exchange
 	pairReq := func(fs []Frame) {
 		for _, f := range fs {

@@ -17,6 +17,7 @@ import (
 	"log"
 	"net"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/schema"
 )
 
@@ -34,11 +36,19 @@ func main() {
 	specDir := flag.String("spec", "../shared/kafka-spec/4.3", "spec directory used to check the frames")
 	conns := flag.Int("conns", 8, "number of TCP connections")
 	mss := flag.Int("mss", 1460, "largest TCP payload per packet")
+	comp := flag.String("compress", "none", "compression of every record batch: none, gzip, snappy, lz4 or zstd (values are then log-like text)")
 	flag.Parse()
-	if err := run(*out, int64(*mb)<<20, *specDir, *conns, *mss); err != nil {
+	cd := slices.Index(codecNames, *comp)
+	if cd < 0 {
+		log.Fatalf("-compress %q: want one of %v", *comp, codecNames)
+	}
+	if err := run(*out, int64(*mb)<<20, *specDir, *conns, *mss, cd); err != nil {
 		log.Fatal(err)
 	}
 }
+
+// codecNames are the -compress values, by RecordBatch attribute.
+var codecNames = []string{"none", "gzip", "snappy", "lz4", "zstd"}
 
 type conn struct {
 	client, server net.IP
@@ -104,19 +114,23 @@ func (w *writer) stream(c *conn, fromClient bool, data []byte) error {
 	return nil
 }
 
-func run(out string, limit int64, specDir string, nconns, mss int) error {
+func run(out string, limit int64, specDir string, nconns, mss, compression int) error {
 	reg, err := schema.Load(specDir)
 	if err != nil {
 		return err
 	}
 	c := codec.New(reg)
-	all := corpus.Exchanges(func(key int16) (int16, int16, bool) {
+	known := func(key int16) (int16, int16, bool) {
 		api, ok := reg.API(key)
 		if !ok || api.Reserved() {
 			return 0, 0, false
 		}
 		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	})
+	}
+	all := corpus.Exchanges(known)
+	if compression != 0 {
+		all = corpus.CompressedExchanges(known, compression, hostile.Compress)
+	}
 	var xs []corpus.Exchange
 	for _, x := range all {
 		api, _ := reg.API(x.Request.Key)
