@@ -82,6 +82,7 @@ func TestThroughDecodeStream(t *testing.T) {
 		{"BytesInOrderWhenDecodingFallsBehind", TestBytesInOrderWhenDecodingFallsBehind},
 		{"TailHeldFetchStreams", TestTailHeldFetchStreams},
 		{"TailRewriteMisfit", TestTailRewriteMisfit},
+		{"TailOffAfterLongerListener", TestTailOffAfterLongerListener},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
