@@ -78,9 +78,12 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// NeedsJSONEscape reports whether [AppendJSONStringBody] would change s.
+// NeedsJSONEscape reports whether [AppendJSONStringBody] may change s:
+// exactly for ASCII, and true for any byte outside it (which it writes
+// as it is when it is valid UTF-8 other than U+2028 and U+2029).
 func NeedsJSONEscape[T []byte | string](s T) bool {
-	for i := 0; i < len(s); i++ {
+	i := plainWords(s, 0)
+	for ; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || !jsonSafe[c] {
 			return true
 		}
@@ -88,11 +91,55 @@ func NeedsJSONEscape[T []byte | string](s T) bool {
 	return false
 }
 
+// Bytes of every lane of a word, for the word-at-a-time scan.
+const (
+	lanes01 = 0x0101010101010101
+	lanes80 = 0x8080808080808080
+)
+
+// plainWords returns the first i' >= i such that s[i:i'] holds only
+// bytes that [AppendJSONStringBody] writes as they are, reading eight
+// bytes at a time: it stops at the first word that holds a byte it
+// escapes or one outside ASCII, or fewer than eight bytes from the end.
+func plainWords[T []byte | string](s T, i int) int {
+	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7]
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if escapesIn(x) {
+			break
+		}
+	}
+	return i
+}
+
+// escapesIn reports whether the word x holds a byte outside ASCII or one
+// that encoding/json escapes: below 0x20, '"', '&' (0x22 and 0x26, which
+// differ in one bit), '<', '>' (0x3c and 0x3e, the same) and '\'. With
+// no lane at or above 0x80 (checked first, in the same expression) the
+// subtractions borrow across lanes only from a lane that matched, so
+// the answer for the word is exact.
+func escapesIn(x uint64) bool {
+	t := x | (x-0x20*lanes01)&^x
+	y := (x ^ 0x22*lanes01) &^ (0x04 * lanes01)
+	t |= (y - lanes01) &^ y
+	y = (x ^ 0x3c*lanes01) &^ (0x02 * lanes01)
+	t |= (y - lanes01) &^ y
+	y = x ^ 0x5c*lanes01
+	t |= (y - lanes01) &^ y
+	return t&lanes80 != 0
+}
+
 // AppendJSONStringBody appends s escaped as [AppendJSONString] escapes it,
 // without the quotes.
 func AppendJSONStringBody[T []byte | string](dst []byte, s T) []byte {
-	start := 0
-	for i := 0; i < len(s); {
+	// Plain ASCII goes a word at a time: from the start, and again after
+	// an ASCII byte escaped (JSON in a string, lines of a log) unless the
+	// last try found the next word not plain (escapes are dense there:
+	// bytes go one at a time for a while). After a byte outside ASCII
+	// the bytes go one at a time, as most text that has one has more.
+	start, wordAt := 0, 0
+	for i := plainWords(s, 0); i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			if jsonSafe[c] {
@@ -118,6 +165,13 @@ func AppendJSONStringBody[T []byte | string](dst []byte, s T) []byte {
 			}
 			i++
 			start = i
+			if i >= wordAt {
+				if j := plainWords(s, i); j > i {
+					i = j
+				} else {
+					wordAt = i + 16
+				}
+			}
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(string(s[i:min(len(s), i+utf8.UTFMax)]))
