@@ -164,18 +164,51 @@ func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, er
 	if cap(dst) == 0 {
 		dst = make([]byte, 0, min(limit+1, 4*n+512, firstRoom))
 	}
-	buf := bytes.NewBuffer(dst)
-	got, err := io.Copy(buf, io.LimitReader(r, int64(limit)+1))
+	got, err := readAll(dst[:0], io.LimitReader(r, int64(limit)+1))
 	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	if got > int64(limit) {
-		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: buf.Bytes()[:limit]}
+	if len(got) > limit {
+		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: got[:limit]}
 	}
-	return buf.Bytes(), nil
+	return got, nil
+}
+
+// readAll appends what r reads to dst until EOF. Unlike bytes.Buffer's
+// ReadFrom, which grows its buffer whenever less than 512 bytes are free,
+// it grows dst (doubling) only when dst is full and a read into a small
+// probe finds more: an area that fills its room exactly stays in it, so
+// that a reused room (a spare tree's bytes) keeps its size.
+func readAll(dst []byte, r io.Reader) ([]byte, error) {
+	var probe [512]byte
+	for {
+		if len(dst) == cap(dst) {
+			k, err := r.Read(probe[:])
+			if k > 0 {
+				dst = append(slices.Grow(dst, max(cap(dst), len(probe))), probe[:k]...)
+			}
+			if err != nil {
+				return dst, eofIsEnd(err)
+			}
+			continue
+		}
+		k, err := r.Read(dst[len(dst):cap(dst)])
+		dst = dst[:len(dst)+k]
+		if err != nil {
+			return dst, eofIsEnd(err)
+		}
+	}
+}
+
+// eofIsEnd returns nil for io.EOF, the end of a stream read whole.
+func eofIsEnd(err error) error {
+	if err == io.EOF {
+		return nil
+	}
+	return err
 }
 
 // xerialMagic starts Kafka's (snappy-java's) framed snappy format, followed

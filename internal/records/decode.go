@@ -456,6 +456,7 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 	sub := d.Tree.SpareTree()
 	raw, ok, cut := d.decompressPartial(sub.Bytes[:0], n, codec, area, true)
 	if !ok {
+		d.Tree.ReturnSpare(sub)
 		return
 	}
 	newDetached(sub, raw, descDecompressed, span.CatRecord)

@@ -49,11 +49,17 @@ func TestSpareTrees(t *testing.T) {
 	if got := tr.Retained(); got != base {
 		t.Errorf("with no spares: Retained %d, want %d", got, base)
 	}
-	if got := tr.SpareTree(); got == nil || got == small || got == big || got.Len() != 0 {
+	fresh := tr.SpareTree()
+	if fresh == nil || fresh == small || fresh == big || fresh.Len() != 0 {
 		t.Error("with no spares: not a new, empty tree")
 	}
+	// A spare given back (its batch did not inflate) is the next one.
+	tr.ReturnSpare(small)
+	if got := tr.SpareTree(); got != small {
+		t.Error("a spare given back is not handed out again")
+	}
 
-	// The total bound: spares of 1 MiB each, at most maxSpareTotal.
+	// The total bound: spares of maxSpareBytes each, at most maxSpareTotal.
 	tr.Reset(nil)
 	root = tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
 	for range 2 * maxSpareTotal / maxSpareBytes {

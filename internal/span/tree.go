@@ -225,7 +225,7 @@ func (t *Tree) Reset(b []byte) {
 // collector, so that one batch of megabytes is not kept for good.
 const (
 	maxSpareTrees = 64
-	maxSpareBytes = 1 << 20 // of one spare tree's bytes
+	maxSpareBytes = 2 << 20 // of one spare tree's bytes: a batch of Kafka's default 1 MiB, grown by doubling
 	maxSpareRows  = 1 << 14 // of one spare tree's rows
 	maxSpareTotal = 4 << 20 // of all of a tree's spare trees' buffers
 )
@@ -275,6 +275,15 @@ func (t *Tree) SpareTree() *Tree {
 		return d
 	}
 	return &Tree{}
+}
+
+// ReturnSpare gives back d, a tree from [Tree.SpareTree] that was not
+// hung on t after all (its batch did not inflate), for t's next
+// SpareTree, within the bounds that Reset keeps spares by.
+func (t *Tree) ReturnSpare(d *Tree) {
+	if d != nil && d != t {
+		t.keepSpare(d)
+	}
 }
 
 // Len returns the number of nodes.

@@ -10,6 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/hostile"
+	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -111,5 +112,40 @@ func TestReusedTreeInflatedAllocates(t *testing.T) {
 	t.Logf("%d bytes inflated a frame, %d bytes allocated a frame", inflated, per)
 	if per > inflated/8 {
 		t.Errorf("%d bytes allocated a frame that inflates to %d; want at most an eighth of it", per, inflated)
+	}
+}
+
+// TestReusedTreeSpareOfFailedBatch: a batch that does not inflate gives
+// back the spare tree it took, so the next frame's batch reuses it (it
+// was dropped before, one lost reuse per bad batch).
+func TestReusedTreeSpareOfFailedBatch(t *testing.T) {
+	c := inflating(t)
+	good := inflatingProduce(1, 10, 100, hostile.Zstd)
+	bad := hostile.Produce(records.AppendBatch(nil, &records.Batch{Attributes: int16(hostile.Zstd), NumRecords: 1,
+		ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1, Records: []byte("these bytes are not zstd")}))
+	tree := &span.Tree{}
+	detached := func() *span.Tree {
+		for id := range tree.Nodes {
+			if d := tree.Detached(span.ID(id)); d != nil {
+				return d
+			}
+		}
+		return nil
+	}
+	report.Decode(c, good, report.Options{Lean: true, Tree: tree})
+	first := detached()
+	if first == nil {
+		t.Fatal("the good frame's batch did not inflate")
+	}
+	line, err := AppendLine(nil, report.Decode(c, bad, report.Options{Lean: true, Tree: tree}), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(line, []byte("zstd")) || detached() != nil {
+		t.Fatalf("the bad batch inflated, or says nothing of zstd: %.400s", line)
+	}
+	report.Decode(c, good, report.Options{Lean: true, Tree: tree})
+	if got := detached(); got != first {
+		t.Error("the good frame's batch after a bad one did not reuse the spare tree the bad one took")
 	}
 }
