@@ -183,10 +183,13 @@ func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, er
 // probe finds more: an area that fills its room exactly stays in it, so
 // that a reused room (a spare tree's bytes) keeps its size.
 func readAll(dst []byte, r io.Reader) ([]byte, error) {
-	var probe [512]byte
+	var probe []byte // made when first needed: it escapes to the heap
 	for {
 		if len(dst) == cap(dst) {
-			k, err := r.Read(probe[:])
+			if probe == nil {
+				probe = make([]byte, 512)
+			}
+			k, err := r.Read(probe)
 			if k > 0 {
 				dst = append(slices.Grow(dst, max(cap(dst), len(probe))), probe[:k]...)
 			}
