@@ -49,22 +49,13 @@ func checkEscape(t *testing.T, s string) {
 		t.Errorf("%q (string): %s, want %s", s, got, want)
 	}
 	// NeedsJSONEscape is exact on ASCII and true for anything else.
-	w := string(want) != s || !isASCII(s)
+	w := string(want) != s || strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf })
 	if got := NeedsJSONEscape(s); got != w {
 		t.Errorf("NeedsJSONEscape(%q) = %v, want %v", s, got, w)
 	}
 	if got := NeedsJSONEscape([]byte(s)); got != w {
 		t.Errorf("NeedsJSONEscape([]byte %q) = %v, want %v", s, got, w)
 	}
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // FuzzAppendJSONStringBody holds the escaper to encoding/json on any
