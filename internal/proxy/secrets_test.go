@@ -102,6 +102,9 @@ func allOutput(t *testing.T, ev *events) []byte {
 	return out.Bytes()
 }
 
+// holdsPiece reports whether out holds any four bytes in a row of secret,
+// as they are or in hex. A secret must have no four digits in a row: the
+// events' times and ports hold such pieces by chance.
 func holdsPiece(out []byte, secret string) bool {
 	for i := 0; i+4 <= len(secret); i++ {
 		if bytes.Contains(out, []byte(secret[i:i+4])) || bytes.Contains(out, []byte(hex.EncodeToString([]byte(secret[i:i+4])))) {
