@@ -96,7 +96,7 @@ func (d *decoder) frame(f *Frame, root span.ID) error {
 		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, only %d do", wire.ErrFrameSize, size, total-4))
 		end = total
 	case int(size) < total-4:
-		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, but %d do (%d bytes after the frame)", wire.ErrFrameSize, size, total-4, total-4-int(size)))
+		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, but %d do (%s after the frame)", wire.ErrFrameSize, size, total-4, plural(total-4-int(size), "byte")))
 	}
 	d.pop()
 	full := r.B
@@ -132,7 +132,10 @@ func (d *decoder) headerAndBody(f *Frame, root span.ID) error {
 	err := d.header(f, hn)
 	if hn != span.None {
 		d.setLen(hn, r.Off-hs)
-		if hv := int(f.HeaderVersion); hv >= 0 && hv < len(descHeader[ki]) {
+		if f.API == nil {
+			// An API the spec does not have: its header version is not
+			// known, and the node says none.
+		} else if hv := int(f.HeaderVersion); hv >= 0 && hv < len(descHeader[ki]) {
 			d.t.SetDesc(hn, descHeader[ki][hv])
 		} else {
 			d.extra(hn).Type = "v" + strconv.Itoa(hv)
@@ -190,7 +193,7 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 		}
 		api, ok := d.c.api(key)
 		if !ok {
-			return within(d.fail(kn, off, fmt.Errorf("%w key %d", ErrUnknownAPI, key)), descAPIKey.Name, -1)
+			return d.unknownAPIHeader(f, hn, kn, off, key)
 		}
 		f.API = api
 		off = r.Off
@@ -261,6 +264,26 @@ func (d *decoder) header(f *Frame, hn span.ID) error {
 		return d.headerTags(f, nil, nil, hn)
 	}
 	return nil
+}
+
+// unknownAPIHeader fails a request whose API key (read at off, into
+// leaf kn) the spec does not have. Every request header version begins
+// with the key, the version and the correlation id, so those two are read,
+// each when its bytes are there: a request of an API newer than the spec
+// is still shown with its version, and paired with its response. The rest
+// of the header depends on the API and is not read.
+func (d *decoder) unknownAPIHeader(f *Frame, hn, kn span.ID, off int, key int16) error {
+	err := within(d.fail(kn, off, fmt.Errorf("%w key %d", ErrUnknownAPI, key)), descAPIKey.Name, -1)
+	if d.r.Remaining() < 2 {
+		return err
+	}
+	if ver, _, verr := d.int16Leaf(hn, descAPIVersion); verr == nil {
+		f.Version = ver
+	}
+	if d.r.Remaining() >= 4 {
+		_ = d.correlationID(f, hn) // four bytes are there: it cannot fail
+	}
+	return err
 }
 
 // correlationID reads the header's correlation id.

@@ -549,7 +549,7 @@ func (f *Frame) Summary() string {
 	if g := f.Gap; g != nil {
 		fmt.Fprintf(&b, " (cut: %d captured)", g.Captured)
 	}
-	if f.hasTree() {
+	if f.hasTree() && f.API != "" {
 		fmt.Fprintf(&b, ", header v%d", f.HeaderVersion)
 	}
 	if f.LatencyMicros != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,5 +181,27 @@ func TestApiVersionsNewer(t *testing.T) {
 	f := Decode(c, b, Options{})
 	if !errors.Is(f.Err, wire.ErrVersion) || !strings.Contains(f.Error, "UNSUPPORTED_VERSION (35)") || !slices.Contains(f.AlsoDecodesAs, 4) {
 		t.Errorf("error %q, also %v", f.Error, f.AlsoDecodesAs)
+	}
+}
+
+// TestUnknownKeySummary: the report of a request whose API key the spec
+// does not have gives the version and correlation id the frame carries
+// (they come right after the key in every request header version), in
+// its fields and its summary, and names no header version, which is not
+// known; the error is the unknown key, at its offset.
+func TestUnknownKeySummary(t *testing.T) {
+	c := load(t)
+	b := frame(createTopics(7), 42)
+	binary.BigEndian.PutUint16(b[4:], 999)
+	f := Decode(c, b, Options{})
+	if f.OK() || !strings.Contains(f.Error, "unknown API key 999") || f.ErrorOffset == nil || *f.ErrorOffset != 4 {
+		t.Fatalf("error %q at %v, want the unknown key at offset 4", f.Error, f.ErrorOffset)
+	}
+	if f.APIKey != 999 || f.API != "" || f.Version != 7 || f.CorrelationID != 42 {
+		t.Errorf("header facts wrong: %+v", f)
+	}
+	want := "request api_key 999 v7 correlation_id 42, " + strconv.Itoa(len(b)) + " bytes"
+	if s := f.Summary(); s != want {
+		t.Errorf("summary %q, want %q", s, want)
 	}
 }
