@@ -7,34 +7,41 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/english"
 )
 
 // Skipped says what a read of a capture could not read, as the parts of a
 // summary line: every count of st that is not zero, in one fixed order,
-// e.g. "2 gaps (1460 bytes not captured)", "1 connections ignored (1
+// e.g. "2 gaps (1460 bytes not captured)", "1 connection ignored (1
 // TLS)". Nothing the reader skipped goes unsaid.
 func Skipped(st capture.Stats) []string {
 	var out []string
 	for _, c := range []struct {
-		n            int64
-		text, detail string
+		n int64
+		// noun is counted; rest follows it, restOne when n is 1.
+		noun, rest, restOne string
 	}{
-		{st.Unpaired, "%d responses without their request", ""},
-		{st.Gaps, "%d gaps", fmt.Sprintf(" (%d bytes not captured)", st.GapBytes)},
-		{st.CutFrames, "%d frames cut by gaps or the end", ""},
-		{st.SkippedBytes, "%d stream bytes skipped", ""},
-		{st.RetransmittedBytes, "%d retransmitted bytes dropped as duplicates", ""},
-		{st.LateBytes, "%d bytes arrived after their gap was declared (the capture reordered them)", ""},
-		{ignoredTotal(st.Ignored), "%d connections ignored", " (" + ignoredText(st.Ignored) + ")"},
-		{st.Suspect, "%d connections decoded although their first request failed the framing checks", ""},
-		{st.OtherPorts, "%d TCP packets on other ports", ""},
-		{st.NotTCP, "%d packets not TCP", ""},
-		{st.Fragments, "%d IP fragments skipped", ""},
-		{st.Undecodable, "%d packets whose headers did not decode", ""},
+		{st.Unpaired, "response", " without their request", " without its request"},
+		{st.Gaps, "gap", " (" + english.Count(st.GapBytes, "byte") + " not captured)", ""},
+		{st.CutFrames, "frame", " cut by gaps or the end", ""},
+		{st.SkippedBytes, "stream byte", " skipped", ""},
+		{st.RetransmittedBytes, "retransmitted byte", " dropped as duplicates", " dropped as a duplicate"},
+		{st.LateBytes, "byte", " arrived after their gap was declared (the capture reordered them)", " arrived after its gap was declared (the capture reordered it)"},
+		{ignoredTotal(st.Ignored), "connection", " ignored (" + ignoredText(st.Ignored) + ")", ""},
+		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
+		{st.OtherPorts, "TCP packet", " on other ports", ""},
+		{st.NotTCP, "packet", " not TCP", ""},
+		{st.Fragments, "IP fragment", " skipped", ""},
+		{st.Undecodable, "packet", " whose headers did not decode", ""},
 	} {
-		if c.n != 0 {
-			out = append(out, fmt.Sprintf(c.text, c.n)+c.detail)
+		if c.n == 0 {
+			continue
 		}
+		rest := c.rest
+		if c.n == 1 && c.restOne != "" {
+			rest = c.restOne
+		}
+		out = append(out, english.Count(c.n, c.noun)+rest)
 	}
 	return out
 }

@@ -12,7 +12,30 @@ func TestSkipped(t *testing.T) {
 		t.Errorf("nothing skipped: %q", got)
 	}
 	got := Skipped(capture.Stats{Undecodable: 1, Gaps: 2, GapBytes: 1460, Ignored: map[string]int64{"TLS": 1, "no payload": 2, "HTTP": 1}, Unpaired: 4})
-	want := []string{"4 responses without their request", "2 gaps (1460 bytes not captured)", "4 connections ignored (2 no payload, 1 HTTP, 1 TLS)", "1 packets whose headers did not decode"}
+	want := []string{"4 responses without their request", "2 gaps (1460 bytes not captured)", "4 connections ignored (2 no payload, 1 HTTP, 1 TLS)", "1 packet whose headers did not decode"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Skipped\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestSkippedOne: a count of one reads in the singular, its words too.
+func TestSkippedOne(t *testing.T) {
+	got := Skipped(capture.Stats{Unpaired: 1, Gaps: 1, GapBytes: 1, CutFrames: 1, SkippedBytes: 1, RetransmittedBytes: 1,
+		LateBytes: 1, Ignored: map[string]int64{"TLS": 1}, Suspect: 1, OtherPorts: 1, NotTCP: 1, Fragments: 1, Undecodable: 1})
+	want := []string{
+		"1 response without its request",
+		"1 gap (1 byte not captured)",
+		"1 frame cut by gaps or the end",
+		"1 stream byte skipped",
+		"1 retransmitted byte dropped as a duplicate",
+		"1 byte arrived after its gap was declared (the capture reordered it)",
+		"1 connection ignored (1 TLS)",
+		"1 connection decoded although its first request failed the framing checks",
+		"1 TCP packet on other ports",
+		"1 packet not TCP",
+		"1 IP fragment skipped",
+		"1 packet whose headers did not decode",
+	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Skipped\n got %q\nwant %q", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
@@ -351,7 +352,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if cut > 0 {
 		// Not a failure (the frames are well formed), but what was not
 		// shown is said.
-		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", plural(cut, "frame"), len(pieces), firstCut)
+		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", english.Count(cut, "frame"), len(pieces), firstCut)
 	}
 	if failed > 0 {
 		if len(pieces) > 1 {

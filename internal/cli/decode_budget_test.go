@@ -84,7 +84,7 @@ func TestDecodeLogBudgetFlags(t *testing.T) {
 	}
 	for _, format := range []string{"text", "json"} {
 		code, out, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", format, "--max-nodes", "1000", "--max-output", "64K", log)
-		if code != 0 || !strings.Contains(errs, "1 frames") {
+		if code != 0 || !strings.Contains(errs, ": 1 frame, 0 other events") {
 			t.Errorf("%s: exit %d, stderr %q", format, code, errs)
 		}
 		if !strings.Contains(out, "span-node budget of 1000 nodes") {

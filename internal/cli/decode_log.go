@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
@@ -113,7 +114,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %d frames, %d other events\n", name, frames, others)
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s\n", name, english.Count(frames, "frame"), english.Count(others, "other event"))
 	sel.Summary(env.Stderr)
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)

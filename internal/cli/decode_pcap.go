@@ -16,6 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/jsonr"
@@ -185,9 +186,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, plural(stats.Packets, "packet"), plural(stats.Connections, "connection"), plural(stats.Requests, "request"), plural(stats.Responses, "response"))
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, english.Count(stats.Packets, "packet"), english.Count(stats.Connections, "connection"), english.Count(stats.Requests, "request"), english.Count(stats.Responses, "response"))
 	if stats.Unanswered > 0 {
-		fmt.Fprintf(env.Stderr, ", %s without a response", plural(stats.Unanswered, "request"))
+		fmt.Fprintf(env.Stderr, ", %s without a response", english.Count(stats.Unanswered, "request"))
 	}
 	// Every count the reader keeps of what it could not read is said.
 	for _, part := range capdecode.Skipped(stats) {

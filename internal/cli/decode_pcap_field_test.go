@@ -223,7 +223,7 @@ func TestDecodePcapLostSegments(t *testing.T) {
 		}
 	}
 	gaps := fmt.Sprintf("2 gaps (%d bytes not captured)", 1448+len(xs[3].req))
-	for _, want := range []string{"1 responses without their request", gaps, "1 frames cut", "2 of 9 frames with warnings"} {
+	for _, want := range []string{"1 response without its request", gaps, "1 frame cut", "2 of 9 frames with warnings"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q: %s", want, errOut)
 		}

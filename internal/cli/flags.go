@@ -378,11 +378,3 @@ func warnNewestOnly(env *Env, cmd string, rels []*Release) {
 		warnf(env, cmd, "%d specs given; %s reads one and uses the newest, %s", len(rels), cmd, rels[len(rels)-1].Label)
 	}
 }
-
-// plural is "1 connection", "2 connections".
-func plural[N ~int | ~int64](n N, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}

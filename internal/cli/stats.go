@@ -12,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/stats"
 )
@@ -80,7 +81,7 @@ func runStats(env *Env, args []string) error {
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", *pcap, err)}
 		}
-		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d packets, %d connections, %d requests, %d responses", *pcap, st.Packets, st.Connections, st.Requests, st.Responses)
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s, %s, %s", *pcap, english.Count(st.Packets, "packet"), english.Count(st.Connections, "connection"), english.Count(st.Requests, "request"), english.Count(st.Responses, "response"))
 		// What the reader skipped, as decode --pcap says it.
 		for _, part := range capdecode.Skipped(st) {
 			fmt.Fprint(env.Stderr, ", "+part)
@@ -99,7 +100,7 @@ func runStats(env *Env, args []string) error {
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", pos[0], err)}
 		}
-		fmt.Fprintf(env.Stderr, "manifester stats: %s: %d frame lines, %d event lines\n", pos[0], st.Frames, st.Events)
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s\n", pos[0], english.Count(st.Frames, "frame line"), english.Count(st.Events, "event line"))
 	}
 	s := agg.Summary()
 	w := bufio.NewWriter(env.Stdout)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -637,7 +638,7 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 // batchNotes caches the notes of small batch counts.
 var batchNotes = func() (t [64]string) {
 	for i := range t {
-		t[i] = plural(i, "batch")
+		t[i] = english.Count(i, "batch")
 	}
 	return t
 }()
@@ -696,7 +697,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 		if rd.Batches < len(batchNotes) {
 			note = batchNotes[rd.Batches]
 		} else {
-			note = plural(rd.Batches, "batch")
+			note = english.Count(rd.Batches, "batch")
 		}
 		d.extra(n).Note = note
 	}
@@ -1264,16 +1265,6 @@ func (d *decoder) tagList(p *plan, out *Value, tn span.ID, count uint32) error {
 		d.setLen(en, d.r.Off-es)
 	}
 	return nil
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	if strings.HasSuffix(w, "ch") {
-		return strconv.Itoa(n) + " " + w + "es"
-	}
-	return strconv.Itoa(n) + " " + w + "s"
 }
 
 // finish repairs a partial span tree after an error: group lengths cover

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -96,7 +97,7 @@ func (d *decoder) frame(f *Frame, root span.ID) error {
 		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, only %d do", wire.ErrFrameSize, size, total-4))
 		end = total
 	case int(size) < total-4:
-		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, but %d do (%s after the frame)", wire.ErrFrameSize, size, total-4, plural(total-4-int(size), "byte")))
+		sizeErr = d.fail(sn, 0, fmt.Errorf("%w: size prefix says %d bytes follow, but %d do (%s after the frame)", wire.ErrFrameSize, size, total-4, english.Count(total-4-int(size), "byte")))
 	}
 	d.pop()
 	full := r.B

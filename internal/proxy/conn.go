@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/redact"
@@ -230,10 +231,10 @@ func (c *conn) run() {
 	c.mu.Unlock()
 	detail := fmt.Sprintf("closed: %d bytes from the client, %d from the broker", reqBytes, respBytes)
 	if unanswered > 0 {
-		detail += fmt.Sprintf(", %d requests unanswered", unanswered)
+		detail += ", " + english.Count(unanswered, "request") + " unanswered"
 	}
 	if evicted > 0 {
-		detail += fmt.Sprintf(", %d requests not paired (more than %d awaited responses at once)", evicted, maxPending)
+		detail += fmt.Sprintf(", %s not paired (more than %d awaited responses at once)", english.Count(evicted, "request"), maxPending)
 	}
 	if c.idled.Load() {
 		detail += ", idle timeout"

@@ -1,9 +1,10 @@
 package proxy
 
 import (
-	"fmt"
 	"sync"
 	"time"
+
+	"github.com/manifester/manifester/internal/english"
 )
 
 // decodeQueue holds the frames and events waiting for the decoding
@@ -266,11 +267,11 @@ func skippedEvent(c *conn, skipped, dropped int) *Event {
 	}
 	switch {
 	case skipped > 0 && dropped > 0:
-		e.Detail = fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding, %d log events dropped", skipped, dropped)
+		e.Detail = "decoding fell behind: " + english.Count(skipped, "frame") + " forwarded without decoding, " + english.Count(dropped, "log event") + " dropped"
 	case skipped > 0:
-		e.Detail = fmt.Sprintf("decoding fell behind: %d frames forwarded without decoding", skipped)
+		e.Detail = "decoding fell behind: " + english.Count(skipped, "frame") + " forwarded without decoding"
 	default:
-		e.Detail = fmt.Sprintf("decoding fell behind: %d log events dropped", dropped)
+		e.Detail = "decoding fell behind: " + english.Count(dropped, "log event") + " dropped"
 	}
 	return e
 }

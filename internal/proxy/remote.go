@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/span"
@@ -99,8 +100,8 @@ func (p *Proxy) sendError() error {
 		return nil
 	}
 	l := p.sendLost
-	return fmt.Errorf("proxy: sending to the decoding process: %w (after it, %d frames and %d events went unlogged, beside %d frames skipped before)",
-		p.sendErr, l.frames, l.events, l.skipped)
+	return fmt.Errorf("proxy: sending to the decoding process: %w (after it, %s and %s went unlogged, beside %s skipped before)",
+		p.sendErr, english.Count(l.frames, "frame"), english.Count(l.events, "event"), english.Count(l.skipped, "frame"))
 }
 
 // DecodeStream is the decoding side of a proxy whose Config.DecodeTo

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/wire"
 )
@@ -969,23 +970,21 @@ func hex32(v uint32) string {
 	return string(b[:])
 }
 
-// plurals caches the notes of small counts.
+// plurals caches the notes of small counts of records, which every batch
+// has.
 var plurals = func() (t [64]string) {
 	for i := range t {
-		t[i] = strconv.Itoa(i) + " records"
+		t[i] = english.Count(i, "record")
 	}
-	t[1] = "1 record"
 	return t
 }()
 
+// plural is english.Count, from plurals for small counts of records.
 func plural(n int64, w string) string {
 	if w == "record" && n >= 0 && n < int64(len(plurals)) {
 		return plurals[n]
 	}
-	if n == 1 {
-		return "1 " + w
-	}
-	return strconv.FormatInt(n, 10) + " " + w + "s"
+	return english.Count(n, w)
 }
 
 // IsText reports whether a record key, value or header value reads as

@@ -2,10 +2,10 @@ package report
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
 )
 
 // budgetNote is the Budget text of a frame: the limits reached while it
@@ -18,16 +18,9 @@ func budgetNote(b *budget.Budget, before, notInflatedBefore int) string {
 	}
 	parts := append([]string(nil), msgs[min(before, len(msgs)):]...)
 	if n := b.NotInflated - notInflatedBefore; n > 0 {
-		parts = append(parts, plural(n, "compressed area")+" of this frame shown compressed, not inflated")
+		parts = append(parts, english.Count(n, "compressed area")+" of this frame shown compressed, not inflated")
 	}
 	return strings.Join(parts, "; ")
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return strconv.Itoa(n) + " " + w + "s"
 }
 
 // outputBudget returns the budget that bounds the rendering of f: the one

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/english"
 )
 
 // WriteJSON writes the summary as one JSON document.
@@ -144,7 +146,11 @@ func (s *Summary) WriteText(w io.Writer) error {
 		table(&b, rows, []bool{true, false, false, false, true})
 	}
 	if s.UnpairedResponses > 0 {
-		fmt.Fprintf(&b, "\n%d responses without their request (not captured): API and version unknown, not counted above\n", s.UnpairedResponses)
+		their := "their"
+		if s.UnpairedResponses == 1 {
+			their = "its"
+		}
+		b.WriteString("\n" + english.Count(s.UnpairedResponses, "response") + " without " + their + " request (not captured): API and version unknown, not counted above\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -102,7 +102,7 @@ CONN  CLIENT  SERVER  CLIENT ID  FRAMES
    1  c1      s       "a"             4
    2  c2      s       "p"             4
 
-1 responses without their request (not captured): API and version unknown, not counted above
+1 response without its request (not captured): API and version unknown, not counted above
 `
 	if txt.String() != wantText {
 		t.Errorf("text:\n%s\nwant\n%s", txt.String(), wantText)

@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/report"
@@ -278,25 +279,18 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	if w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
 		var parts []string
 		if w.cutNodes > 0 {
-			parts = append(parts, plural(w.cutNodes, "tree node"))
+			parts = append(parts, english.Count(w.cutNodes, "tree node"))
 		}
 		if w.cutTrees > 0 {
-			parts = append(parts, plural(w.cutTrees, "decompressed records tree"))
+			parts = append(parts, english.Count(w.cutTrees, "decompressed records tree"))
 		}
 		if w.cutValues > 0 {
-			parts = append(parts, plural(w.cutValues, "long value")+" (their \"value\"; \"text\" shows how they start)")
+			parts = append(parts, english.Count(w.cutValues, "long value")+" (their \"value\"; \"text\" shows how they start)")
 		}
 		w.b = appendString(append(w.b, `,"output_truncated":`...), report.OutputSpent(bud, strings.Join(parts, ", ")))
 	}
 	bud.AddOutput(len(w.b) - start)
 	return append(w.b, '}'), nil
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return strconv.Itoa(n) + " " + w + "s"
 }
 
 // appendRaw appends a JSON value as encoding/json appends a

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -73,7 +74,7 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 			bud.AddOutput(len("\nobject tree\n\n"))
 			limitedTree(&b, t, bud.OutputRoom(), bud, st)
 			if skipped := detached(&b, t, bud, st); skipped > 0 {
-				b.WriteString("\n" + report.OutputSpent(bud, plural(skipped, "decompressed records area")) + "\n")
+				b.WriteString("\n" + report.OutputSpent(bud, english.Count(skipped, "decompressed records area")) + "\n")
 			}
 		}
 		b.WriteString("\n")
@@ -146,11 +147,4 @@ func versionList(vs []int16) string {
 		parts[i] = "v" + strconv.Itoa(int(v))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return strconv.Itoa(n) + " " + w + "s"
 }

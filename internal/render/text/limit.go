@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
 )
@@ -60,7 +61,7 @@ func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budge
 	for {
 		var sb strings.Builder
 		if keep < total {
-			treeStyle(&sb, t, keep, report.OutputSpent(bud, plural(total-keep, "more tree node")), st)
+			treeStyle(&sb, t, keep, report.OutputSpent(bud, english.Count(total-keep, "more tree node")), st)
 		} else {
 			treeStyle(&sb, t, -1, "", st)
 		}
