@@ -133,12 +133,13 @@ func (d *decoder) headerAndBody(f *Frame, root span.ID) error {
 	err := d.header(f, hn)
 	if hn != span.None {
 		d.setLen(hn, r.Off-hs)
-		if f.API == nil {
+		switch hv := int(f.HeaderVersion); {
+		case f.API == nil:
 			// An API the spec does not have: its header version is not
-			// known, and the node says none.
-		} else if hv := int(f.HeaderVersion); hv >= 0 && hv < len(descHeader[ki]) {
+			// known, and the node names none.
+		case hv >= 0 && hv < len(descHeader[ki]):
 			d.t.SetDesc(hn, descHeader[ki][hv])
-		} else {
+		default:
 			d.extra(hn).Type = "v" + strconv.Itoa(hv)
 		}
 	}

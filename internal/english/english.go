@@ -1,6 +1,7 @@
 // Package english writes counts of things as English does: "1 frame",
-// "0 frames", "2 batches". Every count a message prints goes through it,
-// so that none says "1 connections".
+// "0 frames", "2 batches". Messages that count things a user reads
+// (capture summaries, stats, the proxy's details, budget notes) write
+// their counts with it, so that none says "1 connections".
 package english
 
 import (
