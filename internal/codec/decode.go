@@ -635,13 +635,8 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 	return nil
 }
 
-// batchNotes caches the notes of small batch counts.
-var batchNotes = func() (t [64]string) {
-	for i := range t {
-		t[i] = english.Count(i, "batch")
-	}
-	return t
-}()
+// batchNotes are the notes of batch counts.
+var batchNotes = english.NewCounts("batch", 64)
 
 func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) error {
 	start := d.r.Off
@@ -693,13 +688,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 		return d.fail(n, bodyStart, err)
 	}
 	if n != span.None {
-		var note string
-		if rd.Batches < len(batchNotes) {
-			note = batchNotes[rd.Batches]
-		} else {
-			note = english.Count(rd.Batches, "batch")
-		}
-		d.extra(n).Note = note
+		d.extra(n).Note = batchNotes.Of(int64(rd.Batches))
 	}
 	return nil
 }

@@ -290,7 +290,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 		count = v
 	}
 	if bn != span.None {
-		d.note(bn, plural(count, "record"))
+		d.note(bn, recordNotes.Of(int64(count)))
 	}
 	if count < 0 {
 		d.setLen(bn, r.Off-start)
@@ -970,22 +970,8 @@ func hex32(v uint32) string {
 	return string(b[:])
 }
 
-// plurals caches the notes of small counts of records, which every batch
-// has.
-var plurals = func() (t [64]string) {
-	for i := range t {
-		t[i] = english.Count(i, "record")
-	}
-	return t
-}()
-
-// plural is english.Count, from plurals for small counts of records.
-func plural(n int64, w string) string {
-	if w == "record" && n >= 0 && n < int64(len(plurals)) {
-		return plurals[n]
-	}
-	return english.Count(n, w)
-}
+// recordNotes are the notes of record counts, which every batch has.
+var recordNotes = english.NewCounts("record", 64)
 
 // IsText reports whether a record key, value or header value reads as
 // text: valid UTF-8 with no control characters other than tab, newline
