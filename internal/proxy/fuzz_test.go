@@ -30,11 +30,14 @@ func FuzzFraming(f *testing.F) {
 	f.Add(handshakeV0(), []byte{0, 0, 0, 0}, uint16(3))
 	f.Add([]byte{0x7f, 0xff, 0xff, 0xff, 0, 1}, []byte{0x7f, 0xff, 0xff, 0xff}, uint16(1))
 	f.Add([]byte{0, 0, 0, 8, 0, 12, 0, 4, 0, 0, 0, 1}, []byte{0, 0, 0, 4, 0, 0, 0, 1}, uint16(2))
+	// One codec for every input: a codec is safe for concurrent use, and
+	// a new one builds its plans again (most of an input's time).
+	cd := testCodec(f)
 	f.Fuzz(func(t *testing.T, client, broker []byte, cut uint16) {
 		if len(client)+len(broker) > 1<<16 {
 			return
 		}
-		p, err := New(Config{Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1", Codec: testCodec(t), QueueFrames: 8, QueueBytes: 4096, MaxBuffer: 2048, ListenerIdle: -1})
+		p, err := New(Config{Listen: "127.0.0.1:0", Upstream: "127.0.0.1:1", Codec: cd, QueueFrames: 8, QueueBytes: 4096, MaxBuffer: 2048, ListenerIdle: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
