@@ -93,6 +93,7 @@ func Response(c *codec.Codec, b []byte, api *schema.API, v int16, o Options) *Fr
 	if newer {
 		corr, _ := codec.PeekCorrelationID(b)
 		r := &Frame{Kind: "response", APIKey: api.Key, API: api.Name, Version: v, CorrelationID: corr, Size: len(b), Bytes: b, lean: o.Lean}
+		r.Unread = unread(schema.TypeResponse, b, api, v)
 		if !o.Lean {
 			r.Hex = hexOf(b)
 		}
@@ -136,6 +137,7 @@ func candidateBudget(n int) int { return min(32*n+1<<20, candidateBudgetMax) }
 func Orphan(c *codec.Codec, b []byte, hints []Hint, o Options) *Frame {
 	corr, _ := codec.PeekCorrelationID(b)
 	r := &Frame{Kind: "response", APIUnknown: true, CorrelationID: corr, Size: len(b), Bytes: b, lean: o.Lean}
+	r.Unread = unread(schema.TypeResponse, b, nil, 0)
 	if !o.Lean {
 		r.Hex = hexOf(b)
 	}
@@ -241,6 +243,7 @@ func Cut(c *codec.Codec, b []byte, kind schema.MessageType, api *schema.API, v i
 	case kind == schema.TypeResponse && api == nil:
 		corr, _ := codec.PeekCorrelationID(b)
 		r = &Frame{Kind: "response", APIUnknown: true, CorrelationID: corr, Bytes: b, lean: o.Lean}
+		r.Unread = unread(schema.TypeResponse, b, nil, 0)
 		if !o.Lean {
 			r.Hex = hexOf(b)
 		}
@@ -255,6 +258,7 @@ func Cut(c *codec.Codec, b []byte, kind schema.MessageType, api *schema.API, v i
 		// Not even the header's key, version and correlation id: none
 		// of them is known.
 		r.APIUnknown, r.API, r.APIKey, r.Version, r.CorrelationID = true, "", 0, 0, 0
+		r.Unread = FactAPIKey | FactVersion | FactCorrelationID | FactHeaderVersion
 	}
 	r.Size = len(b)
 	if gap.FrameSize >= 0 {

@@ -76,6 +76,13 @@ type Frame struct {
 	// Version and HeaderVersion are not known (not 0), and the JSON line
 	// leaves them out.
 	APIUnknown bool `json:"-"`
+	// Unread holds the header facts that the frame's bytes did not give:
+	// those of a frame that ends before them, and the header version when
+	// the spec gives none (a request whose key it does not have, or at a
+	// version older than its own; a response at a version outside them).
+	// Their fields are 0, not known; the summary and the JSON line leave
+	// them out. [Frame.Known] also counts APIUnknown.
+	Unread HeaderFacts `json:"-"`
 	// Warning says why a frame that is not counted as a failure was not
 	// (fully) decoded: a request at a version newer than the spec, a
 	// response whose request was not captured, a frame cut by a gap in
@@ -243,6 +250,81 @@ type Options struct {
 	Values bool
 }
 
+// HeaderFacts is a set of the facts a frame's header gives.
+type HeaderFacts uint8
+
+// The facts of a frame's header, as HeaderFacts.
+const (
+	FactAPIKey HeaderFacts = 1 << iota
+	FactVersion
+	FactCorrelationID
+	FactHeaderVersion
+)
+
+// Known reports whether the frame's bytes gave every fact of h (a
+// response's API and version are known when its request, or the caller,
+// named them).
+func (f *Frame) Known(h HeaderFacts) bool {
+	u := f.Unread
+	if f.APIUnknown {
+		u |= FactAPIKey | FactVersion | FactHeaderVersion
+	}
+	return u&h == 0
+}
+
+// headerCut reports whether the frame's bytes end before a fact its
+// header holds at a fixed offset (a request's key, version or correlation
+// id, a response's correlation id).
+func (f *Frame) headerCut() bool {
+	at := FactCorrelationID
+	if f.Kind == "request" {
+		at |= FactAPIKey | FactVersion
+	}
+	return f.Unread&at != 0
+}
+
+// unread returns the header facts that b, the first bytes of a frame of
+// kind, does not give. A request's key, version and correlation id sit at
+// offsets 4, 6 and 8 in every header version, a response's correlation id
+// at 4. api is the frame's API when known: a request's, read from its key
+// in the spec; a response's, named by its request or the caller, which
+// names its version v too. The header version follows from the API and
+// the version, for a version the spec has; for a request also for one
+// newer than it (the flexible versions are open-ended, and the decoder
+// reads the header), not for an older one, which has none.
+func unread(kind schema.MessageType, b []byte, api *schema.API, v int16) HeaderFacts {
+	var u HeaderFacts
+	if kind == schema.TypeResponse {
+		if api == nil {
+			u |= FactAPIKey | FactVersion
+		}
+		if len(b) < 8 {
+			u |= FactCorrelationID
+		}
+	} else {
+		if len(b) < 6 {
+			u |= FactAPIKey
+		}
+		if len(b) < 8 {
+			u |= FactVersion
+		}
+		if len(b) < 12 {
+			u |= FactCorrelationID
+		}
+	}
+	if api == nil || u&FactVersion != 0 {
+		return u | FactHeaderVersion
+	}
+	m := api.Request
+	if kind == schema.TypeResponse {
+		m = api.Response
+	}
+	if !m.Valid.Contains(v) && (kind == schema.TypeResponse || m.Valid.Empty() || v < m.Valid.Hi) {
+		u |= FactHeaderVersion
+	}
+	return u
+}
+
 // Decode decodes one frame (size prefix included) and reports on it. It
 // never fails: problems are in the report.
 func Decode(c *codec.Codec, b []byte, o Options) *Frame {
@@ -276,15 +358,6 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if !o.Lean {
 		r.Hex = hex.EncodeToString(b)
 	}
-	if kind == schema.TypeRequest {
-		if key, v, corr, ok := codec.PeekRequest(b); ok {
-			r.APIKey, r.Version, r.CorrelationID = key, v, corr
-		} else if len(b) >= 6 {
-			r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
-		}
-	} else if o.API != nil {
-		r.APIKey, r.Version = o.API.Key, o.Version
-	}
 	if f != nil {
 		if f.API != nil {
 			r.API, r.APIKey = f.API.Name, f.API.Key
@@ -298,6 +371,29 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			r.ClientID = &s
 		}
 	}
+	// The facts at fixed offsets, as the bytes give them: the decoder
+	// stops before some (a request's correlation id after a version older
+	// than the spec's, a response's after a version outside it).
+	api := o.API
+	if kind == schema.TypeRequest {
+		api = nil
+		if f != nil {
+			api = f.API
+		}
+		if key, v, corr, ok := codec.PeekRequest(b); ok {
+			r.APIKey, r.Version, r.CorrelationID = key, v, corr
+		} else if len(b) >= 6 {
+			r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+		}
+	} else {
+		if api != nil {
+			r.APIKey, r.Version = api.Key, o.Version
+		}
+		if corr, ok := codec.PeekCorrelationID(b); ok {
+			r.CorrelationID = corr
+		}
+	}
+	r.Unread = unread(kind, b, api, r.Version)
 	if err != nil {
 		r.Error = err.Error()
 		var de *wire.DecodeError
@@ -540,16 +636,30 @@ func (f *Frame) Summary() string {
 		}
 		return b.String()
 	}
-	if f.API != "" {
-		fmt.Fprintf(&b, "%s(%d)", f.API, f.APIKey)
-	} else {
-		fmt.Fprintf(&b, "api_key %d", f.APIKey)
+	// Only the facts the bytes gave: a header cut short gives fewer.
+	var facts []string
+	switch {
+	case !f.Known(FactAPIKey):
+	case f.API != "":
+		facts = append(facts, fmt.Sprintf("%s(%d)", f.API, f.APIKey))
+	default:
+		facts = append(facts, fmt.Sprintf("api_key %d", f.APIKey))
 	}
-	fmt.Fprintf(&b, " v%d correlation_id %d, %d bytes", f.Version, f.CorrelationID, f.Size)
+	if f.Known(FactVersion) {
+		facts = append(facts, fmt.Sprintf("v%d", f.Version))
+	}
+	if f.Known(FactCorrelationID) {
+		facts = append(facts, fmt.Sprintf("correlation_id %d", f.CorrelationID))
+	}
+	if f.headerCut() {
+		facts = append(facts, "(header cut short)")
+	}
+	b.WriteString(strings.Join(facts, " "))
+	fmt.Fprintf(&b, ", %d bytes", f.Size)
 	if g := f.Gap; g != nil {
 		fmt.Fprintf(&b, " (cut: %d captured)", g.Captured)
 	}
-	if f.hasTree() && f.API != "" {
+	if f.hasTree() && f.API != "" && f.Known(FactHeaderVersion) {
 		fmt.Fprintf(&b, ", header v%d", f.HeaderVersion)
 	}
 	if f.LatencyMicros != nil {

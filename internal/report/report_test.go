@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -203,5 +204,82 @@ func TestUnknownKeySummary(t *testing.T) {
 	want := "request api_key 999 v7 correlation_id 42, " + strconv.Itoa(len(b)) + " bytes"
 	if s := f.Summary(); s != want {
 		t.Errorf("summary %q, want %q", s, want)
+	}
+}
+
+// TestHeaderCutShort: a frame whose bytes end inside its header reports
+// only the header facts they give, in its fields (Known) and its summary,
+// which says the header is cut short; nothing is read as 0.
+func TestHeaderCutShort(t *testing.T) {
+	c := load(t)
+	metadata, ok := c.Reg.API(3)
+	if !ok {
+		t.Fatal("no Metadata in the spec")
+	}
+	all := []HeaderFacts{FactAPIKey, FactVersion, FactCorrelationID, FactHeaderVersion}
+	for _, tc := range []struct {
+		name, hex string
+		opts      Options
+		known     []HeaderFacts
+		summary   string
+	}{
+		{"size and a byte", "0000000100", Options{}, nil, "request (header cut short), 5 bytes"},
+		{"key only", "000000020003", Options{}, []HeaderFacts{FactAPIKey}, "request Metadata(3) (header cut short), 6 bytes"},
+		{"key and version", "0000000400030001", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactHeaderVersion}, "request Metadata(3) v1 (header cut short), 8 bytes, header v1"},
+		{"half a correlation id", "00000006000300010000", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactHeaderVersion}, "request Metadata(3) v1 (header cut short), 10 bytes, header v1"},
+		{"unknown key", "0000000d0fff0001000000070003616263", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactCorrelationID}, "request api_key 4095 v1 correlation_id 7, 17 bytes"},
+		// The decoder stops at a version older than the spec's; the
+		// correlation id after it is still the bytes', and no header
+		// version is known.
+		{"version older than the spec", "0000000e0013000000000007000361626300", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactCorrelationID}, "request CreateTopics(19) v0 correlation_id 7, 18 bytes"},
+		{"response, no correlation id", "000000020000", Options{Kind: schema.TypeResponse, API: metadata, Version: 1}, []HeaderFacts{FactAPIKey, FactVersion, FactHeaderVersion}, "response Metadata(3) v1 (header cut short), 6 bytes, header v0"},
+		{"response without its API", "0000000400000009", Options{Kind: schema.TypeResponse}, []HeaderFacts{FactCorrelationID}, "response correlation_id 9, 8 bytes"},
+	} {
+		b, err := hex.DecodeString(tc.hex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := Decode(c, b, tc.opts)
+		if f.OK() {
+			t.Errorf("%s: decoded cleanly", tc.name)
+		}
+		for _, h := range all {
+			if want := slices.Contains(tc.known, h); f.Known(h) != want {
+				t.Errorf("%s: Known(%d) = %v, want %v", tc.name, h, !want, want)
+			}
+		}
+		if s := f.Summary(); s != tc.summary {
+			t.Errorf("%s: summary %q, want %q", tc.name, s, tc.summary)
+		}
+	}
+}
+
+// TestHeaderFactsOfUnpairedResponses: a response whose request was not
+// captured gives its correlation id only when its bytes hold it, and one
+// at a version newer than the spec (not decoded) gives no header version.
+func TestHeaderFactsOfUnpairedResponses(t *testing.T) {
+	c := load(t)
+	for _, tc := range []struct {
+		name  string
+		f     *Frame
+		known HeaderFacts
+		not   HeaderFacts
+	}{
+		{"orphan of 8 bytes", Orphan(c, []byte{0, 0, 0, 4, 0, 0, 0, 9}, nil, Options{}), FactCorrelationID, FactAPIKey | FactVersion | FactHeaderVersion},
+		{"orphan of 6 bytes", Orphan(c, []byte{0, 0, 0, 2, 0, 0}, nil, Options{}), 0, FactAPIKey | FactVersion | FactCorrelationID | FactHeaderVersion},
+	} {
+		if !tc.f.Known(tc.known) {
+			t.Errorf("%s: not all of %b known", tc.name, tc.known)
+		}
+		for h := HeaderFacts(1); h <= FactHeaderVersion; h <<= 1 {
+			if tc.not&h != 0 && tc.f.Known(h) {
+				t.Errorf("%s: fact %b known", tc.name, h)
+			}
+		}
+	}
+	metadata, _ := c.Reg.API(3)
+	f := Response(c, []byte{0, 0, 0, 5, 0, 0, 0, 9, 0}, metadata, metadata.Response.Valid.Hi+1, Options{})
+	if f.Warning == "" || !f.Known(FactAPIKey|FactVersion|FactCorrelationID) || f.Known(FactHeaderVersion) || f.CorrelationID != 9 {
+		t.Errorf("newer response: warning %q, facts known wrong (unread %b) or correlation id %d", f.Warning, f.Unread, f.CorrelationID)
 	}
 }

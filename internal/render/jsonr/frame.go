@@ -81,8 +81,10 @@ func lineGuess(t *span.Tree, size int) int64 {
 // the fields of [report.Frame] under their JSON names, in their order,
 // then the tree of [report.Frame.SpanTree] ("tree", null when the header
 // did not decode), and "output_truncated" when the frame's output budget
-// cut the tree. A frame whose API is unknown (Frame.APIUnknown) has no
-// "api_key", "version" and "header_version". A lean frame's hex and body
+// cut the tree. A header fact that is not known ([report.Frame.Known]: a
+// response whose request was not captured, a header cut short, a key the
+// spec does not have) is left out: "api_key", "version", "correlation_id",
+// "header_version". A lean frame's hex and body
 // are made here from its bytes and its decoded body. On error dst is
 // returned unchanged.
 func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
@@ -93,22 +95,24 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	b = strconv.AppendInt(b, f.Offset, 10)
 	b = append(b, `,"kind":`...)
 	b = appendString(b, f.Kind)
-	if !f.APIUnknown {
+	if f.Known(report.FactAPIKey) {
 		b = append(b, `,"api_key":`...)
 		b = strconv.AppendInt(b, int64(f.APIKey), 10)
 	}
 	if f.API != "" {
 		b = appendString(append(b, `,"api":`...), f.API)
 	}
-	if !f.APIUnknown {
+	if f.Known(report.FactVersion) {
 		b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
 	}
-	b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
+	if f.Known(report.FactCorrelationID) {
+		b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
+	}
 	if f.ClientID != nil {
 		b = appendString(append(b, `,"client_id":`...), *f.ClientID)
 	}
 	b = strconv.AppendInt(append(b, `,"size":`...), int64(f.Size), 10)
-	if !f.APIUnknown {
+	if f.Known(report.FactHeaderVersion) {
 		b = strconv.AppendInt(append(b, `,"header_version":`...), int64(f.HeaderVersion), 10)
 	}
 	if len(f.HeaderTags) > 0 {

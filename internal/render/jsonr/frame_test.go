@@ -129,6 +129,42 @@ func TestAppendJSONOddFrames(t *testing.T) {
 	checkLine(t, c, "response at a wrong version", base, report.Options{Kind: schema.TypeResponse, API: api, Version: 7}, nil)
 }
 
+// TestUnreadFactsLeftOut: the line of a frame whose header is cut short,
+// or whose key the spec does not have, has no key for a header fact its
+// bytes did not give (encoding/json of report.Frame would write 0), and
+// the keys of the facts they did give.
+func TestUnreadFactsLeftOut(t *testing.T) {
+	c, _, _ := corpusFrames(t)
+	for _, tc := range []struct {
+		name     string
+		b        []byte
+		has, not []string
+	}{
+		{"size and a byte", []byte{0, 0, 0, 1, 0}, nil, []string{"api_key", "version", "correlation_id", "header_version"}},
+		{"key and version", []byte{0, 0, 0, 4, 0, 3, 0, 1}, []string{"api_key", "version", "header_version"}, []string{"correlation_id"}},
+		{"unknown key", []byte{0, 0, 0, 8, 0x0f, 0xff, 0, 1, 0, 0, 0, 7}, []string{"api_key", "version", "correlation_id"}, []string{"header_version"}},
+	} {
+		line, err := AppendLine(nil, report.Decode(c, tc.b, report.Options{}), Options{})
+		if err != nil || !json.Valid(line) {
+			t.Fatalf("%s: %v, or not JSON: %s", tc.name, err, line)
+		}
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(line, &top); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range tc.has {
+			if _, ok := top[k]; !ok {
+				t.Errorf("%s: no %q in %s", tc.name, k, line)
+			}
+		}
+		for _, k := range tc.not {
+			if v, ok := top[k]; ok {
+				t.Errorf("%s: %q is %s, not known from the bytes", tc.name, k, v)
+			}
+		}
+	}
+}
+
 // TestAppendStringEscaping checks the string escaper against encoding/json
 // on random byte strings rich in the characters it treats specially.
 func TestAppendStringEscaping(t *testing.T) {
