@@ -56,8 +56,11 @@ type Frame struct {
 	APIKey  int16
 	API     string // the API's name, when the spec knows it
 	Version int16
-	// CorrelationID is the header's correlation id.
-	CorrelationID int32
+	// CorrelationID is the header's correlation id. NoCorrelationID says
+	// the frame's bytes end before it: no correlation_id comparison
+	// matches (it is not 0).
+	CorrelationID   int32
+	NoCorrelationID bool
 	// ClientID is the request header's client id (for a response, its
 	// request's); nil when null or unknown.
 	ClientID *string

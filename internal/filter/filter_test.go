@@ -28,6 +28,8 @@ var frames = map[string]*Frame{
 		ClientID: ptr("Zürich producer"), Topics: []string{"orders"}, Errors: []int16{0}, LatencyMicros: ptr(int64(800)), Size: 60},
 	"hbReq":  {Kind: "request", HasAPI: true, APIKey: 12, API: "Heartbeat", Version: 4, CorrelationID: 9, Size: 40},
 	"orphan": {Kind: "response", CorrelationID: 99, Size: 30},
+	// A request whose bytes end before its correlation id.
+	"cutReq": {Kind: "request", NoCorrelationID: true, Size: 10},
 }
 
 func TestMatch(t *testing.T) {
@@ -46,8 +48,11 @@ func TestMatch(t *testing.T) {
 		{"api contains RODU", "produceResp"},
 		{"version >= 9 and version < 13", "produceResp"},
 		{"kind == response", "fetchResp orphan produceResp"},
-		{"kind != response", "fetchReq hbReq"},
+		{"kind != response", "cutReq fetchReq hbReq"},
 		{"correlation_id == 99", "orphan"},
+		{"correlation_id == 0", ""}, // cutReq's is not 0 but unknown
+		{"correlation_id >= 0", "fetchReq fetchResp hbReq orphan produceResp"},
+		{"not correlation_id == 0", "cutReq fetchReq fetchResp hbReq orphan produceResp"},
 		{"client_id == consumer-1", "fetchReq fetchResp"},
 		{`client_id == "Zürich producer"`, "produceResp"},
 		{`client_id contains 'ürich'`, "produceResp"},
@@ -65,12 +70,12 @@ func TestMatch(t *testing.T) {
 		{"error > 0", "fetchResp"},
 		{"latency_us > 1000", "fetchResp"},
 		{"latency_us <= 800", "produceResp"},
-		{"not latency_us > 0", "fetchReq hbReq orphan"},
-		{"size >= 4000 || size < 40", "fetchResp orphan"},
+		{"not latency_us > 0", "cutReq fetchReq hbReq orphan"},
+		{"size >= 4000 || size < 40", "cutReq fetchResp orphan"},
 		{"api == Fetch and error != NONE", "fetchResp"},
 		{"api == Fetch && kind == request || api == Heartbeat", "fetchReq hbReq"},
 		{"api == Fetch && (kind == request || api == Heartbeat)", "fetchReq"},
-		{"!(api == Fetch) and kind == request", "hbReq"},
+		{"!(api == Fetch) and kind == request", "cutReq hbReq"},
 		{"not not api == Produce", "produceResp"},
 		{"NOT api == Produce AND kind == response", "fetchResp orphan"},
 		{"api == Produce or api == Heartbeat and kind == response", "produceResp"}, // and binds tighter
@@ -93,7 +98,7 @@ func TestMatch(t *testing.T) {
 }
 
 func sortedNames() []string {
-	return []string{"fetchReq", "fetchResp", "hbReq", "orphan", "produceResp"}
+	return []string{"cutReq", "fetchReq", "fetchResp", "hbReq", "orphan", "produceResp"}
 }
 
 func TestSyntaxErrors(t *testing.T) {

@@ -263,7 +263,7 @@ func (c *cmpNode) eval(f *Frame) bool {
 	case fKind:
 		return (f.Kind == c.str) == (c.op == opEq)
 	case fCorrelationID:
-		return cmpInt(int64(f.CorrelationID), c.op, c.num)
+		return !f.NoCorrelationID && cmpInt(int64(f.CorrelationID), c.op, c.num)
 	case fClientID:
 		return f.ClientID != nil && cmpStr(*f.ClientID, c.op, c.str)
 	case fTopic:

@@ -106,6 +106,8 @@ func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) boo
 			if a, ok := s.codec.Reg.API(key); ok {
 				fr.API = a.Name
 			}
+		} else {
+			fr.NoCorrelationID = true
 		}
 		if f != nil && f.HeaderVersion >= 1 && !f.ClientIDNull && f.ClientID != nil {
 			id := string(f.ClientID)
@@ -114,7 +116,9 @@ func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) boo
 		s.pair(ev.Conn.ID, &fr)
 	} else {
 		fr.Kind = "response"
-		fr.CorrelationID, _ = codec.PeekCorrelationID(ev.Data)
+		var ok bool
+		fr.CorrelationID, ok = codec.PeekCorrelationID(ev.Data)
+		fr.NoCorrelationID = !ok
 		if ev.Request != nil {
 			fr.HasAPI, fr.APIKey, fr.Version = true, ev.Request.APIKey, ev.Request.Version
 			if api != nil {
@@ -210,7 +214,8 @@ func (s *Selector) AdmitReportOn(r *report.Frame, index, conn int) bool {
 		return true
 	}
 	fr := filter.Frame{Kind: r.Kind, HasAPI: r.Decoded != nil && r.Decoded.API != nil, APIKey: r.APIKey, API: r.API,
-		Version: r.Version, CorrelationID: r.CorrelationID, ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
+		Version: r.Version, CorrelationID: r.CorrelationID, NoCorrelationID: !r.Known(report.FactCorrelationID),
+		ClientID: r.ClientID, LatencyMicros: r.LatencyMicros, Size: r.Size}
 	facts := framefacts.OfTree(r.SpanTree(), s.names.Resolver(int64(index)))
 	fr.Topics, fr.Errors = facts.Topics, facts.Errors
 	if conn >= 0 {

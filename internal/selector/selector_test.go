@@ -143,3 +143,26 @@ func TestAdmitReportOn(t *testing.T) {
 		t.Errorf("summary %q", b.String())
 	}
 }
+
+// TestCutCorrelationID: a frame whose bytes end before its correlation id
+// matches no correlation_id comparison (its id is unknown, not 0), and one
+// whose bytes hold it matches by the id they hold.
+func TestCutCorrelationID(t *testing.T) {
+	c := testframes.Codec(t, "4.3")
+	flt, err := filter.Compile(`correlation_id == 0`, func(string) (int16, error) { return 0, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := New(c, flt)
+	cut := report.Decode(c, []byte{0, 0, 0, 4, 0, 3, 0, 1}, report.Options{})
+	whole := report.Decode(c, testframes.Request("billing", fetchReq(topicOrders), 0), report.Options{})
+	if whole.Error != "" {
+		t.Fatal(whole.Error)
+	}
+	if sel.AdmitReport(cut, 0) {
+		t.Error("a request cut before its correlation id matched correlation_id == 0")
+	}
+	if !sel.AdmitReport(whole, 1) {
+		t.Error("a request of correlation id 0 did not match correlation_id == 0")
+	}
+}
