@@ -709,14 +709,18 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	start := d.r.Off
 	count, raw, enc, err := d.readLength(fp.compact, false)
 	if n != span.None {
-		desc := countDesc(enc, count, d.sample)
-		if desc == nil {
-			desc = descLength[enc]
+		// A count that did not read keeps the plain description, not
+		// "0 elements follow".
+		desc := descLength[enc]
+		if err == nil {
+			if c := countDesc(enc, count, d.sample); c != nil {
+				desc = c
+			}
 		}
 		ln := d.t.AddLeaf(n, desc, d.base+start, d.r.Off-start, d.bodyCat, span.ValCount, raw)
 		row := &d.t.Nodes[ln]
 		row.Enc = enc
-		if desc == descLength[enc] {
+		if desc == descLength[enc] && err == nil {
 			d.extra(ln).About = d.countAbout(count)
 		}
 		row = &d.t.Nodes[n]
@@ -1263,6 +1267,7 @@ func (d *decoder) tagList(p *plan, out *Value, tn span.ID, count uint32) error {
 func (d *decoder) finish(root span.ID, total int, err error) {
 	t := d.t
 	t.FixLen(root)
+	t.ClearUnread(root)
 	end := t.End(root)
 	if end < total {
 		u := t.Add(root, descUndecoded, end, span.CatNone)

@@ -22,6 +22,18 @@ func (t *Tree) FixLen(id ID) {
 	}
 }
 
+// ClearUnread drops the value of every node under id (id included) that
+// covers no bytes. Every value the wire carries takes at least a byte, so
+// after a failed decode such a node is one whose read failed (or a part
+// of it not reached): its value is not known, and is not shown as 0.
+func (t *Tree) ClearUnread(id ID) {
+	t.Walk(id, func(x ID, _ int) {
+		if n := &t.Nodes[x]; n.Len == 0 && n.Val != ValNone {
+			n.Val, n.Int, n.Prefix, n.VOff, n.VLen, n.Null = ValNone, 0, 0, 0, 0, false
+		}
+	})
+}
+
 // End returns the end of the last leaf under id (its offset when it has
 // no leaves).
 func (t *Tree) End(id ID) int {

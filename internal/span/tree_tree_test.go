@@ -32,3 +32,32 @@ func TestPathOfIndexedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestClearUnread: nodes that cover no bytes lose their values (an int, a
+// count, a string's range, a null mark); nodes that cover bytes keep
+// theirs, and so do nodes outside the subtree.
+func TestClearUnread(t *testing.T) {
+	d := NewDesc("f", "int32", "")
+	tr := &Tree{}
+	tr.Reset([]byte{0, 0, 0, 7, 0, 1})
+	root := tr.Add(None, NewDesc("Root", "", ""), 0, CatNone)
+	read := tr.AddLeaf(root, d, 0, 4, CatNone, ValInt, 7)
+	group := tr.Add(root, NewDesc("g", "", ""), 4, CatNone)
+	count := tr.AddLeaf(group, d, 4, 0, CatNone, ValCount, 0)
+	str := tr.AddLeaf(group, d, 4, 0, CatNone, ValString, 0)
+	tr.N(str).Null = true
+	other := tr.Add(None, NewDesc("Other", "", ""), 6, CatNone)
+	outside := tr.AddLeaf(other, d, 6, 0, CatNone, ValInt, 0)
+	tr.ClearUnread(root)
+	if n := tr.N(read); n.Val != ValInt || n.Int != 7 {
+		t.Errorf("a node of 4 bytes lost its value: %+v", *n)
+	}
+	for _, id := range []ID{count, str} {
+		if n := tr.N(id); n.Val != ValNone || n.Null {
+			t.Errorf("%s: a node of no bytes kept its value: %+v", tr.Path(id), *n)
+		}
+	}
+	if tr.N(outside).Val != ValInt {
+		t.Error("a node outside the subtree was cleared")
+	}
+}
