@@ -711,16 +711,16 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 	if n != span.None {
 		// A count that did not read keeps the plain description, not
 		// "0 elements follow".
-		desc := descLength[enc]
+		desc, about := descLength[enc], false
 		if err == nil {
-			if c := countDesc(enc, count, d.sample); c != nil {
-				desc = c
+			if desc = countDesc(enc, count, d.sample); desc == nil {
+				desc, about = descLength[enc], true
 			}
 		}
 		ln := d.t.AddLeaf(n, desc, d.base+start, d.r.Off-start, d.bodyCat, span.ValCount, raw)
 		row := &d.t.Nodes[ln]
 		row.Enc = enc
-		if desc == descLength[enc] && err == nil {
+		if about {
 			d.extra(ln).About = d.countAbout(count)
 		}
 		row = &d.t.Nodes[n]

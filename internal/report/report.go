@@ -22,6 +22,7 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -72,16 +73,16 @@ type Frame struct {
 	// frame cleanly, when it does not decode at its own version.
 	AlsoDecodesAs []int16 `json:"also_decodes_as,omitempty"`
 
-	// APIUnknown marks a response whose request was not captured: APIKey,
-	// Version and HeaderVersion are not known (not 0), and the JSON line
-	// leaves them out.
+	// APIUnknown marks a response whose request was not captured (or a
+	// frame whose header was not): its API is not known, and Unread holds
+	// APIKey, Version and HeaderVersion.
 	APIUnknown bool `json:"-"`
 	// Unread holds the header facts that the frame's bytes did not give:
 	// those of a frame that ends before them, and the header version when
 	// the spec gives none (a request whose key it does not have, or at a
 	// version older than its own; a response at a version outside them).
 	// Their fields are 0, not known; the summary and the JSON line leave
-	// them out. [Frame.Known] also counts APIUnknown.
+	// them out.
 	Unread HeaderFacts `json:"-"`
 	// Warning says why a frame that is not counted as a failure was not
 	// (fully) decoded: a request at a version newer than the spec, a
@@ -264,13 +265,7 @@ const (
 // Known reports whether the frame's bytes gave every fact of h (a
 // response's API and version are known when its request, or the caller,
 // named them).
-func (f *Frame) Known(h HeaderFacts) bool {
-	u := f.Unread
-	if f.APIUnknown {
-		u |= FactAPIKey | FactVersion | FactHeaderVersion
-	}
-	return u&h == 0
-}
+func (f *Frame) Known(h HeaderFacts) bool { return f.Unread&h == 0 }
 
 // headerCut reports whether the frame's bytes end before a fact its
 // header holds at a fixed offset (a request's key, version or correlation
@@ -298,7 +293,7 @@ func unread(kind schema.MessageType, b []byte, api *schema.API, v int16) HeaderF
 		if api == nil {
 			u |= FactAPIKey | FactVersion
 		}
-		if len(b) < 8 {
+		if len(b) < frames.ResponseHeaderLen {
 			u |= FactCorrelationID
 		}
 	} else {
@@ -308,7 +303,7 @@ func unread(kind schema.MessageType, b []byte, api *schema.API, v int16) HeaderF
 		if len(b) < 8 {
 			u |= FactVersion
 		}
-		if len(b) < 12 {
+		if len(b) < frames.RequestHeaderLen {
 			u |= FactCorrelationID
 		}
 	}
