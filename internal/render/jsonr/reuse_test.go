@@ -101,15 +101,21 @@ func TestReusedTreeInflatedAllocates(t *testing.T) {
 	if inflated < 4*100*1024 {
 		t.Fatalf("%d bytes inflated, want the four batches' %d at least", inflated, 4*100*1024)
 	}
-	const runs = 5
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	for range runs {
+	// The least of five decodes: a goroutine that moves to another P
+	// between a decompressor's Put and the next Get misses the pool's
+	// private slot and makes one again (on a loaded machine); without the
+	// reuse every decode allocates several times the inflated bytes.
+	per := -1
+	for range 5 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
 		decode()
+		runtime.ReadMemStats(&after)
+		if n := int(after.TotalAlloc - before.TotalAlloc); per < 0 || n < per {
+			per = n
+		}
 	}
-	runtime.ReadMemStats(&after)
-	per := int(after.TotalAlloc-before.TotalAlloc) / runs
-	t.Logf("%d bytes inflated a frame, %d bytes allocated a frame", inflated, per)
+	t.Logf("%d bytes inflated a frame, %d bytes allocated by the least-allocating decode", inflated, per)
 	if per > inflated/8 {
 		t.Errorf("%d bytes allocated a frame that inflates to %d; want at most an eighth of it", per, inflated)
 	}
