@@ -354,6 +354,7 @@ func (d *recDecoder) recordBody(n span.ID, r *blobReader, m *schema.Message, v i
 	if err != nil {
 		dropEmptyErrors(d.t, sn)
 		d.t.FixLen(sn)
+		d.t.ClearUnread(sn)
 		sr := d.t.N(sn)
 		r.Off = max(r.Off, int(sr.Off+sr.Len)-r.base)
 	}

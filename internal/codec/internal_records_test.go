@@ -272,7 +272,8 @@ func TestClusterMetadataRecords(t *testing.T) {
 	id := []byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 	good := append(append([]byte{1, 2, 0, 0x02, 't'}, id...), 0)
 	cut := []byte{1, 2, 0, 0x02, 't', 0, 1}
-	frame := fetchFrame("__cluster_metadata", kmsgBatch(nil, good, nil, cut))
+	cutName := []byte{1, 2, 0, 0x05, 't'} // a name of 4 bytes, one there
+	frame := fetchFrame("__cluster_metadata", kmsgBatch(nil, good, nil, cut, nil, cutName))
 	api, _ := c.Reg.API(1)
 	f, err := c.DecodeResponse(frame, api, 12, codec.Options{Spans: true})
 	if err != nil {
@@ -280,7 +281,7 @@ func TestClusterMetadataRecords(t *testing.T) {
 	}
 	checkFrameTree(t, f, len(frame), schema.TypeResponse)
 	keys, vals := recordNodes(f.SpanTree())
-	if len(vals) != 2 || !keys[0].Null() {
+	if len(vals) != 3 || !keys[0].Null() {
 		t.Fatalf("%d values", len(vals))
 	}
 	v := vals[0]
@@ -319,6 +320,13 @@ func TestClusterMetadataRecords(t *testing.T) {
 	}
 	if last := bad.Kids()[len(bad.Kids())-1]; last.Name() != "undecoded" && last.Name() != "TopicRecord" {
 		t.Errorf("cut record ends with %s", last.Name())
+	}
+	// A name cut after its prefix shows the prefix alone, not "".
+	if got := fieldsOf(bad.Kids()[4]); got != `Name= "t" (compact, len+1=2)` {
+		t.Errorf("cut record's fields: %s", got)
+	}
+	if got := fieldsOf(vals[2].Kids()[4]); got != `Nameno value (compact, len+1=5)` {
+		t.Errorf("record cut in its name: %s", got)
 	}
 }
 

@@ -488,6 +488,7 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 		}
 		if err != nil {
 			sub.Extra(0, true).Err = err
+			sub.ClearUnread(0)
 			break
 		}
 	}
@@ -519,6 +520,7 @@ func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string)
 		if a.Err == nil {
 			a.Err = err
 		}
+		sub.ClearUnread(0)
 	}
 	if d.Budget != nil {
 		d.Budget.InflatedNodes += int64(sub.Len())

@@ -65,6 +65,11 @@ const (
 	// values that are UTF-8 without control characters other than tab,
 	// newline and carriage return): Bytes, shown quoted and as hex.
 	ValText
+	// ValPrefixOnly is a string, bytes or records value whose length
+	// prefix was read and whose bytes were not (the frame ended first,
+	// or the prefix is no length): Enc and Prefix are the prefix, and
+	// there is no value to show.
+	ValPrefixOnly
 )
 
 // Enc is how a length prefix was encoded.
@@ -105,6 +110,8 @@ func (n valueView) appendText(dst []byte) []byte {
 	switch n.Val {
 	case ValNone:
 		return dst
+	case ValPrefixOnly:
+		dst = AppendLenNote(append(dst, "no value"...), n.Enc, n.Prefix)
 	case ValInt:
 		dst = strconv.AppendInt(append(dst, "= "...), n.Int, 10)
 	case ValBool:

@@ -26,12 +26,31 @@ func (t *Tree) FixLen(id ID) {
 // covers no bytes. Every value the wire carries takes at least a byte, so
 // after a failed decode such a node is one whose read failed (or a part
 // of it not reached): its value is not known, and is not shown as 0.
+// A string, bytes or records node whose prefix was read but whose bytes
+// are not what the prefix says (the frame ended first, or the prefix is
+// negative) keeps the prefix alone, as [ValPrefixOnly]: it is not shown
+// as "".
 func (t *Tree) ClearUnread(id ID) {
 	t.Walk(id, func(x ID, _ int) {
-		if n := &t.Nodes[x]; n.Len == 0 && n.Val != ValNone {
+		n := &t.Nodes[x]
+		switch {
+		case n.Val == ValNone:
+		case n.Len == 0:
 			n.Val, n.Int, n.Prefix, n.VOff, n.VLen, n.Null = ValNone, 0, 0, 0, 0, false
+		case (n.Val == ValString || n.Val == ValBytes || n.Val == ValText || n.Val == ValRecords) && !n.Null &&
+			n.Enc != EncNone && int64(len(t.ValueBytes(x))) != prefixLen(n.Enc, n.Prefix):
+			n.Val, n.VOff, n.VLen = ValPrefixOnly, 0, 0
 		}
 	})
+}
+
+// prefixLen is the length a length prefix (raw value prefix, encoding e)
+// says follows: -1 for null or a negative length.
+func prefixLen(e Enc, prefix int64) int64 {
+	if e == EncCompact {
+		prefix--
+	}
+	return max(prefix, -1)
 }
 
 // End returns the end of the last leaf under id (its offset when it has

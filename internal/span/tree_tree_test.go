@@ -61,3 +61,47 @@ func TestClearUnread(t *testing.T) {
 		t.Error("a node outside the subtree was cleared")
 	}
 }
+
+// TestClearUnreadKeepsPrefixOnly: a string, bytes or records node whose
+// prefix was read but whose bytes are not what the prefix says (cut
+// short, or a negative length) keeps its prefix and no value, shown as
+// "no value (...)" with no JSON value; one whose bytes are all there, a
+// null one, and an empty compact one keep their values.
+func TestClearUnreadKeepsPrefixOnly(t *testing.T) {
+	d := NewDesc("s", "string", "")
+	tr := &Tree{}
+	tr.Reset([]byte{0, 5, 'a', 'b', 0, 2, 'a', 'b', 0xff, 0xff, 3, 'a', 'b', 1, 0xff, 0xfb, 0, 0, 0, 9})
+	root := tr.Add(None, NewDesc("Root", "", ""), 0, CatNone)
+	leaf := func(off, n, voff, vlen int, val ValueKind, e Enc, prefix int64) ID {
+		id := tr.AddLeaf(root, d, off, n, CatNone, val, 0)
+		r := tr.N(id)
+		r.Enc, r.Prefix, r.VOff, r.VLen = e, prefix, int32(voff), int32(vlen)
+		return id
+	}
+	cut := leaf(0, 2, 0, 0, ValString, EncInt16, 5)
+	whole := leaf(4, 4, 6, 2, ValString, EncInt16, 2)
+	null := leaf(8, 2, 0, 0, ValString, EncInt16, -1)
+	tr.N(null).Null = true
+	compactCut := leaf(10, 1, 0, 0, ValBytes, EncCompact, 3)
+	empty := leaf(13, 1, 0, 0, ValString, EncCompact, 1)
+	negative := leaf(14, 2, 0, 0, ValString, EncInt16, -5)
+	records := leaf(16, 4, 0, 0, ValRecords, EncInt32, 9)
+	tr.ClearUnread(root)
+	for id, want := range map[ID]string{
+		cut:        "no value (int16 len=5)",
+		compactCut: "no value (compact, len+1=3)",
+		negative:   "no value (int16 len=-5)",
+		records:    "no value (int32 len=9)",
+		whole:      `= "ab" (int16 len=2)`,
+		null:       "= null (int16 len=-1)",
+		empty:      `= "" (compact, len+1=1)`,
+	} {
+		if got := tr.ValueText(id); got != want {
+			t.Errorf("node at %d: text %q, want %q", tr.N(id).Off, got, want)
+		}
+		_, ok := tr.AppendValueJSON(nil, id)
+		if prefixOnly := tr.N(id).Val == ValPrefixOnly; ok == prefixOnly {
+			t.Errorf("node at %d: prefix only %v, but a JSON value %v", tr.N(id).Off, prefixOnly, ok)
+		}
+	}
+}
