@@ -35,7 +35,8 @@ func TestPathOfIndexedRows(t *testing.T) {
 
 // TestClearUnread: nodes that cover no bytes lose their values (an int, a
 // count, a string's range, a null mark); nodes that cover bytes keep
-// theirs, and so do nodes outside the subtree.
+// theirs, and so do an unknown tag's empty data and nodes outside the
+// subtree.
 func TestClearUnread(t *testing.T) {
 	d := NewDesc("f", "int32", "")
 	tr := &Tree{}
@@ -46,6 +47,7 @@ func TestClearUnread(t *testing.T) {
 	count := tr.AddLeaf(group, d, 4, 0, CatNone, ValCount, 0)
 	str := tr.AddLeaf(group, d, 4, 0, CatNone, ValString, 0)
 	tr.N(str).Null = true
+	tagData := tr.AddLeaf(group, d, 4, 0, CatNone, ValBytes, 0) // an unknown tag of size 0
 	other := tr.Add(None, NewDesc("Other", "", ""), 6, CatNone)
 	outside := tr.AddLeaf(other, d, 6, 0, CatNone, ValInt, 0)
 	tr.ClearUnread(root)
@@ -56,6 +58,9 @@ func TestClearUnread(t *testing.T) {
 		if n := tr.N(id); n.Val != ValNone || n.Null {
 			t.Errorf("%s: a node of no bytes kept its value: %+v", tr.Path(id), *n)
 		}
+	}
+	if tr.N(tagData).Val != ValBytes {
+		t.Error("the empty data of an unknown tag (bytes with no prefix of their own) lost its value")
 	}
 	if tr.N(outside).Val != ValInt {
 		t.Error("a node outside the subtree was cleared")
