@@ -26,18 +26,20 @@ func (t *Tree) FixLen(id ID) {
 // covers no bytes. Every value the wire carries takes at least a byte, so
 // after a failed decode such a node is one whose read failed (or a part
 // of it not reached): its value is not known, and is not shown as 0.
-// Bytes with no prefix of their own (an unknown tag's data, whose size
-// is a row before it) are the exception: their row is added only once
-// they are all there, and a tag of size 0 has empty data.
+//
 // A string, bytes or records node whose prefix was read but whose bytes
 // are not what the prefix says (the frame ended first, or the prefix is
 // negative) keeps the prefix alone, as [ValPrefixOnly]: it is not shown
 // as "".
+//
+// Bytes with no prefix of their own (an unknown tag's data, whose size is
+// a row before it) are left as they are: their row is added only once
+// all their bytes are there, and a tag of size 0 has empty data.
 func (t *Tree) ClearUnread(id ID) {
 	t.Walk(id, func(x ID, _ int) {
 		n := &t.Nodes[x]
 		switch {
-		case n.Val == ValNone, n.Val == ValBytes && n.Enc == EncNone:
+		case n.Val == ValNone, n.Val == ValBytes && n.Enc == EncNone: // nothing to clear; bytes known whole
 		case n.Len == 0:
 			n.Val, n.Int, n.Prefix, n.VOff, n.VLen, n.Null = ValNone, 0, 0, 0, 0, false
 		case (n.Val == ValString || n.Val == ValBytes || n.Val == ValText || n.Val == ValRecords) && !n.Null &&

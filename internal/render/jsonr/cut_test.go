@@ -70,7 +70,7 @@ func TestCutFramesShowNoUnreadValue(t *testing.T) {
 // "no value (int16 len=5)" and has no "value"; the frame's fields read
 // before it keep theirs.
 func TestCutStringLine(t *testing.T) {
-	c, _, _ := corpusFrames(t)
+	c := load(t)
 	b := []byte{0, 0, 0, 12, 0, 3, 0, 0, 0, 0, 0, 7, 0, 5, 'a', 'b'}
 	r := report.Decode(c, b, report.Options{})
 	if r.OK() {
