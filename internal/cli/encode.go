@@ -11,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 const encodeUsage = "[--spec P] --api KEY [--version N] [--kind request|response] [--correlation-id N] [--client-id S] [--raw] (FILE.json | -)"
@@ -190,6 +191,11 @@ func readEncodeInput(env *Env, name string) ([]byte, error) {
 	}
 	if len(data) > maxEncodeInput {
 		return nil, failure{fmt.Errorf("%s: more than %d bytes", name, maxEncodeInput)}
+	}
+	// JSON saved on Windows may start with a byte order mark, and
+	// PowerShell 5's ">" writes UTF-16.
+	if data, err = textenc.UTF8(data); err != nil {
+		return nil, failure{fmt.Errorf("reading %s: %w", name, err)}
 	}
 	return data, nil
 }

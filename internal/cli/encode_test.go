@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -125,6 +126,62 @@ func TestEncodeCommand(t *testing.T) {
 	code, out, errs = decRun(t, []byte(`{"Topics":[{"Name":"orders","ErrorCode":36,"ErrorMessage":null}]}`), "encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "2", "--kind", "response", "--correlation-id", "5", "-")
 	if code != 0 || strings.TrimSpace(out) != hex.EncodeToString(wantResp) {
 		t.Errorf("response: exit %d %s %s\nwant %x", code, out, errs, wantResp)
+	}
+}
+
+// TestEncodeTextEncodings: a body saved on Windows (UTF-8 with a byte order
+// mark, or UTF-16 from PowerShell 5's ">") encodes as the same body in
+// plain UTF-8 does, non-ASCII names included; UTF-16 that is not whole is
+// an error naming the file and the byte.
+func TestEncodeTextEncodings(t *testing.T) {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	tp := kmsg.NewCreateTopicsRequestTopic()
+	tp.Topic = "caf\u00e9-\u6ce8\u6587-\U0001F600"
+	tp.NumPartitions = 1
+	tp.ReplicationFactor = 1
+	req.Topics = append(req.Topics, tp)
+	want := hex.EncodeToString(kmsg.NewRequestFormatter(kmsg.FormatterClientID("app")).AppendRequest(nil, req, 3))
+
+	js := `{"Topics": [{"Name": "` + tp.Topic + `", "NumPartitions": 1, "ReplicationFactor": 1}]}` + "\r\n"
+	utf16 := func(le bool) []byte {
+		out := []byte{0xfe, 0xff}
+		if le {
+			out = []byte{0xff, 0xfe}
+		}
+		for _, u := range utf16.Encode([]rune(js)) {
+			if le {
+				out = append(out, byte(u), byte(u>>8))
+			} else {
+				out = append(out, byte(u>>8), byte(u))
+			}
+		}
+		return out
+	}
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{
+		{"utf-8", []byte(js)},
+		{"utf-8 with a byte order mark", append([]byte{0xef, 0xbb, 0xbf}, js...)},
+		{"utf-16le", utf16(true)},
+		{"utf-16be", utf16(false)},
+	} {
+		file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+		if err := os.WriteFile(file, tc.data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := decRun(t, nil, "encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "7", "--correlation-id", "3", "--client-id", "app", file)
+		if code != 0 || strings.TrimSpace(out) != want {
+			t.Errorf("%s: exit %d: %s%s\nwant %s", tc.name, code, out, errs, want)
+		}
+	}
+	cut := utf16(true)
+	cut = cut[:len(cut)-1]
+	code, _, errs := decRun(t, cut, "encode", "--spec", decSpec, "--api", "CreateTopics", "-")
+	if code != 1 || !strings.Contains(errs, "reading -: UTF-16 text (after a byte order mark) of an odd length") {
+		t.Errorf("cut UTF-16: exit %d, %q", code, errs)
 	}
 }
 

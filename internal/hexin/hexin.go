@@ -32,6 +32,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 // ErrSyntax is the cause of every [Error].
@@ -502,23 +504,9 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 // anything else, which callers read as raw bytes (a Kafka frame starts
 // with a size whose high byte is almost always 0, which text has not).
 func DecodeText(raw []byte) (string, bool) {
-	switch {
-	case len(raw) >= 3 && raw[0] == 0xef && raw[1] == 0xbb && raw[2] == 0xbf:
-		raw = raw[3:]
-	case len(raw) >= 2 && len(raw)%2 == 0 && (raw[0] == 0xff && raw[1] == 0xfe || raw[0] == 0xfe && raw[1] == 0xff):
-		le := raw[0] == 0xff
-		out := make([]byte, 0, len(raw)/2)
-		for i := 2; i < len(raw); i += 2 {
-			lo, hi := raw[i], raw[i+1]
-			if !le {
-				lo, hi = hi, lo
-			}
-			if hi != 0 {
-				return "", false
-			}
-			out = append(out, lo)
-		}
-		raw = out
+	raw, err := textenc.UTF8(raw)
+	if err != nil {
+		return "", false
 	}
 	for _, c := range raw {
 		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
