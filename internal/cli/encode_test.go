@@ -195,6 +195,7 @@ func TestEncodeErrors(t *testing.T) {
 		{`{"Topics":[{"Nmae":"x"}]}`, []string{"--api", "CreateTopics"}, 1, "CreateTopicsRequest.Topics[0].Nmae: unknown field"},
 		{`{"timeoutMs":1e99}`, []string{"--api", "CreateTopics"}, 1, "CreateTopicsRequest.timeoutMs"},
 		{`{"Topics":[}`, []string{"--api", "CreateTopics"}, 1, "line 1, column 12"},
+		{"{\"Topics\":[],\r\n \"Topics\":[]}", []string{"--api", "CreateTopics"}, 1, `CreateTopicsRequest.Topics: JSON syntax error: duplicate key "Topics" at line 2, column 2`},
 		{`{}`, []string{}, 2, "--api is required"},
 		{`{}`, []string{"--api", "NoSuchApi"}, 2, "NoSuchApi"},
 		{`{}`, []string{"--api", "CreateTopics", "--version", "1"}, 2, "valid versions are 2-7"},

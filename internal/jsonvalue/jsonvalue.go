@@ -25,8 +25,8 @@
 //     spec field name starts with "_").
 //
 // On input, missing fields take their defaults; a key that names no field,
-// or a field that does not exist at the version, is an [*Error] naming the
-// path.
+// a field that does not exist at the version, or a key given twice in one
+// object, is an [*Error] naming the path.
 package jsonvalue
 
 import (
@@ -287,6 +287,9 @@ func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		off := dec.InputOffset()
 		return codec.Value{}, &Error{Err: fmt.Errorf("%w at %s: data after the JSON object", ErrSyntax, lineCol(data, off))}
+	}
+	if err := checkDuplicates(data, m.Name); err != nil {
+		return codec.Value{}, err
 	}
 	r := &reader{v: v, flex: m.Flexible}
 	return r.structValue(m.Body, doc, m.Name, 0)

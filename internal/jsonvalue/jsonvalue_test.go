@@ -237,6 +237,13 @@ func TestErrors(t *testing.T) {
 		{7, `{"Topics":[{"Configs":[{"Value":{"hex":"zz"}}]}]}`, ErrType, "Configs[0].Value.hex"},
 		{7, `{"_unknown_tags":[{"tag":-1,"data":""}]}`, ErrRange, "_unknown_tags[0].tag"},
 		{7, `[]`, ErrType, "want an object, got an array"},
+		// A key given twice in one object, at its path and position;
+		// the same key in two objects is fine.
+		{7, `{"Topics":[],"Topics":[]}`, ErrDuplicate, `CreateTopicsRequest.Topics: JSON syntax error: duplicate key "Topics" at line 1, column 14`},
+		{7, "{\"Topics\":[{\"Name\":\"a\"},{\"Name\":\"b\",\n \"Name\":\"c\"}]}", ErrDuplicate, `CreateTopicsRequest.Topics[1].Name: JSON syntax error: duplicate key "Name" at line 2, column 2`},
+		{7, `{"Topics":[], "\u0054opics":[]}`, ErrDuplicate, `duplicate key "Topics" at line 1, column 15`},
+		{7, `{"_unknown_tags":[{"tag":1,"data":"","tag":2}]}`, ErrDuplicate, `CreateTopicsRequest._unknown_tags[0].tag: JSON syntax error: duplicate key "tag"`},
+		{7, `{"Topics":[{"Name":"a"},{"Name":"b"}],"timeoutMs":5}`, nil, ""},
 	} {
 		_, err := Unmarshal(ct.Request, tc.v, []byte(tc.in))
 		if tc.cause == nil {
