@@ -79,7 +79,7 @@ func runDecode(env *Env, args []string) error {
 	roundtrip := fs.Bool("roundtrip", false, "re-encode each frame and report whether the bytes are reproduced")
 	about := fs.Bool("about", false, "include each tree node's description (\"about\") in JSON output")
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
-	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x)")
+	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x), quoted literals (Python's b'\\x00', Go's %q) or decimal lists ([0, 12])")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")

@@ -4,7 +4,8 @@
 // (xxd -i), and dumps
 // with an offset column and an ASCII column: xxd, hexdump -C, Wireshark's
 // "copy as hex dump", and tcpdump -X / -XX (whose packet header lines are
-// skipped).
+// skipped); and bytes as programs print them, quoted literals with escapes
+// and decimal lists (see literal.go).
 //
 // # Dumps
 //
@@ -105,7 +106,14 @@ func Parse(s string) ([]byte, error) {
 // ParseDump reads hex in any of the package's shapes, keeping a dump's
 // packets apart.
 func ParseDump(s string) (*Dump, error) {
-	s = strings.TrimPrefix(cArray(s), "\uFEFF") // a UTF-8 byte order mark
+	s = strings.TrimPrefix(s, "\uFEFF") // a UTF-8 byte order mark
+	if d, ok, err := parseLiteral(s); ok {
+		return d, err
+	}
+	if d, ok, err := parseDecimal(s); ok {
+		return d, err
+	}
+	s = cArray(s)
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	dumpish := false
 	for _, l := range lines {
@@ -180,12 +188,24 @@ func plainLine(out []byte, l string, line int) ([]byte, error) {
 			continue
 		case c == '#':
 			return out, nil // a comment to the end of the line
-		case (c == '0' || c == '\\') && i+1 < len(l) && (l[i+1] == 'x' || l[i+1] == 'X') && i+2 < len(l) && isHex(l[i+2]):
+		}
+		prefix := byte(0) // '0' or '\\' before an x
+		if (c == '0' || c == '\\') && i+1 < len(l) && (l[i+1] == 'x' || l[i+1] == 'X') && i+2 < len(l) && isHex(l[i+2]) {
+			prefix = c
 			i += 2
 		}
 		start := i
 		for i < len(l) && isHex(l[i]) {
 			i++
+		}
+		switch {
+		case prefix == '\\' && i-start != 2:
+			// Python and Go print bytes as escapes and characters; unquoted,
+			// "\x02ab" would read as 02 ab where they meant 02 'a' 'b'.
+			return out, &Error{Line: line, Col: start - 1, Msg: fmt.Sprintf(`\x is followed by %d hex digits, not two (escapes mixed with characters, as Python and Go print bytes, are read in quotes: "\x02ab")`, i-start)}
+		case prefix == '0' && i-start == 1:
+			out = append(out, hexVal(l[start])) // Go's %#v writes 0x0, 0xc
+			continue
 		}
 		if i == start {
 			return out, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("unexpected %s", quoteChar(l, i))}

@@ -1,0 +1,185 @@
+package hexin
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pythonRepr writes b as Python 3's repr of a bytes object does: printable
+// ASCII as itself, \t \n \r \\ as escapes, the rest \xHH; quoted with '
+// unless b holds a ' and no ".
+func pythonRepr(b []byte) string {
+	q := byte('\'')
+	if bytes.IndexByte(b, '\'') >= 0 && bytes.IndexByte(b, '"') < 0 {
+		q = '"'
+	}
+	var s strings.Builder
+	s.WriteString("b" + string(q))
+	for _, c := range b {
+		switch {
+		case c == q || c == '\\':
+			s.WriteByte('\\')
+			s.WriteByte(c)
+		case c == '\t':
+			s.WriteString(`\t`)
+		case c == '\n':
+			s.WriteString(`\n`)
+		case c == '\r':
+			s.WriteString(`\r`)
+		case c >= 0x20 && c < 0x7f:
+			s.WriteByte(c)
+		default:
+			fmt.Fprintf(&s, `\x%02x`, c)
+		}
+	}
+	s.WriteByte(q)
+	return s.String()
+}
+
+// javaArrays writes b as Java's Arrays.toString(byte[]) does (signed).
+func javaArrays(b []byte) string {
+	parts := make([]string, len(b))
+	for i, c := range b {
+		parts[i] = strconv.Itoa(int(int8(c)))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// printers are the programs' ways of printing bytes that Parse reads, each
+// written by the program's own formatter or a copy of its rule.
+var printers = []struct {
+	name  string
+	print func([]byte) string
+}{
+	{"python repr", pythonRepr},
+	{"go %q", func(b []byte) string { return fmt.Sprintf("%q", b) }},
+	{"go %+q", func(b []byte) string { return fmt.Sprintf("%+q", b) }},
+	{"go %v", func(b []byte) string { return fmt.Sprint(b) }},
+	{"go %#v", func(b []byte) string { return fmt.Sprintf("%#v", b) }},
+	{"java Arrays.toString", javaArrays},
+	{"python list", func(b []byte) string { return strings.ReplaceAll(fmt.Sprint(b), " ", ", ") }},
+	{"wireshark escaped string", func(b []byte) string {
+		var s strings.Builder
+		s.WriteByte('"')
+		for _, c := range b {
+			fmt.Fprintf(&s, `\x%02x`, c)
+		}
+		s.WriteByte('"')
+		return s.String()
+	}},
+}
+
+// TestProgramPrints: bytes as Python, Go, Java and Wireshark print them
+// read back as the same bytes: a Kafka frame whose client id is text (the
+// case where an escape is followed by characters), every byte value, UTF-8
+// text, quotes and backslashes, random bytes, and none.
+func TestProgramPrints(t *testing.T) {
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(i)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	random := make([]byte, 300)
+	for i := range random {
+		random[i] = byte(rng.UintN(256))
+	}
+	inputs := [][]byte{
+		{0, 0, 0, 12, 0, 3, 0, 0, 0, 0, 0, 7, 0, 2, 'a', 'b'},
+		all,
+		[]byte("caf\u00e9 \u6ce8\u6587 \U0001F600"),
+		[]byte(`it's "quoted" \ and ' alone`),
+		[]byte("only'"),
+		random,
+		{},
+	}
+	for _, p := range printers {
+		for _, in := range inputs {
+			text := p.print(in)
+			got, err := Parse(text)
+			if len(in) == 0 && p.name == "go %#v" {
+				// []byte{} is a C-like array of no hex digits.
+				if err == nil || !strings.Contains(err.Error(), "no hex digits") {
+					t.Errorf("%s: Parse(%s) = %x, %v; want no hex digits", p.name, text, got, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Errorf("%s: Parse(%s): %v", p.name, text, err)
+				continue
+			}
+			if !bytes.Equal(got, in) {
+				t.Errorf("%s: Parse(%s) = %x, want %x", p.name, text, got, in)
+			}
+		}
+	}
+	// Literals over lines, as C and Python concatenate them, and C's octal.
+	got, err := Parse("\"\\0\\0\\0\\014\" \n  b'\\x00\\x03' \"\\1\\02\\003\"\r\n")
+	if want := []byte{0, 0, 0, 12, 0, 3, 1, 2, 3}; err != nil || !bytes.Equal(got, want) {
+		t.Errorf("concatenated literals: %x, %v; want %x", got, err, want)
+	}
+}
+
+func TestProgramPrintErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		// Unquoted, an escape followed by characters is refused, not read
+		// as hex digits: "\x02ab" is 02 'a' 'b' in Python and Go, not 02 ab.
+		{`\x00\x02ab`, `line 1, column 5: \x is followed by 4 hex digits, not two`},
+		{`\x0`, `line 1, column 1: \x is followed by 1 hex digits, not two`},
+		{`b'\x00ab`, `line 1, column 9: the string is not closed`},
+		{"b'\\x00'\nb'ab\n'", `line 2, column 5: the string is not closed`},
+		{`"\x0g"`, `line 1, column 2: \x takes two hex digits`},
+		{`"\q"`, `line 1, column 2: unknown escape \q`},
+		{`"\400"`, `line 1, column 2: octal escape \400 is more than a byte`},
+		{`"\ud800"`, `\u takes 4 hex digits of a valid code point`},
+		{`"ab" x`, `line 1, column 6: unexpected 'x' between quoted strings`},
+		{`"ab\`, `line 1, column 4: a backslash at the end of the input`},
+		{`[0, 0, 256]`, `line 1, column 8: "256" is not a byte (-128 to 255)`},
+		{`[0, -129]`, `"-129" is not a byte`},
+		{`[0, , 1]`, `line 1, column 5: unexpected ','`},
+		{`[0, 1`, `the list is not closed`},
+		{`[0, 1] 2`, `line 1, column 8: unexpected '2' after the list`},
+		{`[0, 1a]`, `line 1, column 6: unexpected 'a' after a number`},
+		{`[0, x]`, `unexpected 'x' in a list of decimal bytes`},
+	} {
+		_, err := Parse(tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%s) = %v; want an error with %q", tc.in, err, tc.want)
+		}
+	}
+	// The shapes already read keep their reading: a C array's "[]" and
+	// braces, and hex groups of two digits after \x or of any even count
+	// after 0x.
+	for in, want := range map[string][]byte{
+		"unsigned char f[] = { 0x00, 0x1c };": {0, 0x1c},
+		`\x00\x1c`:                             {0, 0x1c},
+		"0x0000001c":                           {0, 0, 0, 0x1c},
+		"0x0 0xc 0x1c":                         {0, 0xc, 0x1c},
+	} {
+		if got, err := Parse(in); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("Parse(%s) = %x, %v; want %x", in, got, err, want)
+		}
+	}
+}
+
+// FuzzProgramPrints: whatever bytes, every printer's text reads back as
+// them.
+func FuzzProgramPrints(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 12, 0, 3, 'a', 'b'})
+	f.Add([]byte("\\'\"\x7f\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) == 0 {
+			return
+		}
+		for _, p := range printers {
+			text := p.print(b)
+			got, err := Parse(text)
+			if err != nil || !bytes.Equal(got, b) {
+				t.Fatalf("%s: Parse(%s) = %x, %v; want %x", p.name, text, got, err, b)
+			}
+		}
+	})
+}
