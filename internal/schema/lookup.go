@@ -15,9 +15,11 @@ import (
 // matches it whichever layer failed.
 var ErrUnknownAPI = errors.New("unknown API")
 
-// Lookup finds an API by name (case-insensitive, with or without a
-// Request/Response suffix) or by numeric key. The error for an unknown API
-// suggests close names.
+// Lookup finds an API by name or by numeric key. A name matches in any
+// case, with or without a Request/Response suffix, and with underscores,
+// hyphens or spaces anywhere: Kafka's ApiKeys enum names (API_VERSIONS,
+// OFFSET_COMMIT), as broker logs print them, find their API. The error
+// for an unknown API suggests close names.
 func (r *Registry) Lookup(s string) (*API, error) {
 	s = strings.TrimSpace(s)
 	if n, err := strconv.Atoi(s); err == nil {
@@ -30,10 +32,20 @@ func (r *Registry) Lookup(s string) (*API, error) {
 	if a, ok := r.byName[strings.ToLower(base)]; ok {
 		return a, nil
 	}
+	if a, ok := r.byName[nameKey(s)]; ok {
+		return a, nil
+	}
 	if sug := r.Suggest(base, 3); len(sug) > 0 {
 		return nil, fmt.Errorf("%w %q; did you mean %s?", ErrUnknownAPI, s, strings.Join(sug, ", "))
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownAPI, s)
+}
+
+// nameKey is s as byName keys it (API names are letters and digits):
+// lower case, without separators and a request or response suffix.
+func nameKey(s string) string {
+	s = strings.ToLower(strings.NewReplacer("_", "", "-", "", " ", "").Replace(s))
+	return strings.TrimSuffix(strings.TrimSuffix(s, "request"), "response")
 }
 
 // Suggest returns up to n API names close to s: by substring, then by edit

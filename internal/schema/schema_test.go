@@ -303,7 +303,8 @@ func TestLookup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"AlterConfigs", "alterconfigs", " ALTERCONFIGS ", "33", "AlterConfigsRequest", "AlterConfigsResponse"} {
+	for _, s := range []string{"AlterConfigs", "alterconfigs", " ALTERCONFIGS ", "33", "AlterConfigsRequest", "AlterConfigsResponse",
+		"ALTER_CONFIGS", "alter-configs", "Alter Configs", "alter_configs_request", "ALTER_CONFIGS_RESPONSE"} {
 		a, err := reg.Lookup(s)
 		if err != nil || a.Key != 33 {
 			t.Errorf("Lookup(%q) = %v, %v", s, a, err)
