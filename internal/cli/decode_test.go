@@ -354,6 +354,18 @@ func TestDecodeNotCleanAtVersion(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errs, "give --version N (the first frame decodes cleanly as CreateTopics v5") {
 		t.Errorf("without --version: exit %d, %s", code, errs)
 	}
+	// Without --api either, the hint names every API and version that
+	// decodes it cleanly, CreateTopics v5 among them (this frame, with one
+	// topic named "orders", reads as no other API of 4.3), and nothing
+	// for bytes that no response is.
+	code, _, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", hex.EncodeToString(b))
+	if code != ExitUsage || !strings.Contains(errs, "give --api KEY --version N (the first frame decodes cleanly as CreateTopics v5") {
+		t.Errorf("without --api: exit %d, %s", code, errs)
+	}
+	code, _, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000400000003")
+	if code != ExitUsage || !strings.HasSuffix(strings.TrimSpace(errs), "give --api KEY --version N (no API of the spec decodes the first frame cleanly)") {
+		t.Errorf("no API: exit %d, %s", code, errs)
+	}
 	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--api", "19", "--version", "5", "--roundtrip", "--hex", hex.EncodeToString(b))
 	if code != 0 || !strings.Contains(out, "roundtrip: re-encoding reproduces") || !strings.Contains(out, `"orders"`) {
 		t.Errorf("exit %d\n%s", code, out)
