@@ -155,9 +155,9 @@ func TestProgramPrintErrors(t *testing.T) {
 	// after 0x.
 	for in, want := range map[string][]byte{
 		"unsigned char f[] = { 0x00, 0x1c };": {0, 0x1c},
-		`\x00\x1c`:                             {0, 0x1c},
-		"0x0000001c":                           {0, 0, 0, 0x1c},
-		"0x0 0xc 0x1c":                         {0, 0xc, 0x1c},
+		`\x00\x1c`:                            {0, 0x1c},
+		"0x0000001c":                          {0, 0, 0, 0x1c},
+		"0x0 0xc 0x1c":                        {0, 0xc, 0x1c},
 	} {
 		if got, err := Parse(in); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("Parse(%s) = %x, %v; want %x", in, got, err, want)
