@@ -2,8 +2,10 @@ package hexin
 
 import (
 	"bytes"
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,6 +122,40 @@ func TestProgramPrints(t *testing.T) {
 	got, err := Parse("\"\\0\\0\\0\\014\" \n  b'\\x00\\x03' \"\\1\\02\\003\"\r\n")
 	if want := []byte{0, 0, 0, 12, 0, 3, 1, 2, 3}; err != nil || !bytes.Equal(got, want) {
 		t.Errorf("concatenated literals: %x, %v; want %x", got, err, want)
+	}
+}
+
+// TestPythonRepr checks pythonRepr, and Parse, against Python's own repr
+// when python3 is installed.
+func TestPythonRepr(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed")
+	}
+	all := make([]byte, 256)
+	for i := range all {
+		all[i] = byte(255 - i)
+	}
+	inputs := [][]byte{all, []byte("it's"), []byte(`it's "q"`), []byte("\x41"), {0, 0, 0, 12, 'a', 'b'}}
+	var script strings.Builder
+	for _, in := range inputs {
+		fmt.Fprintf(&script, "print(repr(bytes.fromhex(%q)))\n", hex.EncodeToString(in))
+	}
+	out, err := exec.Command(py, "-c", script.String()).Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(inputs) {
+		t.Fatalf("python3 printed %d lines for %d inputs", len(lines), len(inputs))
+	}
+	for i, in := range inputs {
+		if lines[i] != pythonRepr(in) {
+			t.Errorf("python3 prints %s, pythonRepr %s", lines[i], pythonRepr(in))
+		}
+		if got, err := Parse(lines[i]); err != nil || !bytes.Equal(got, in) {
+			t.Errorf("Parse(%s) = %x, %v; want %x", lines[i], got, err, in)
+		}
 	}
 }
 
