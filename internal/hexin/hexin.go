@@ -110,6 +110,7 @@ func ParseDump(s string) (*Dump, error) {
 	if d, ok, err := parseLiteral(s); ok {
 		return d, err
 	}
+	s = unquoteHex(s)
 	if d, ok, err := parseDecimal(s); ok {
 		return d, err
 	}

@@ -33,10 +33,18 @@ const (
 )
 
 // parseLiteral reads s as quoted literals; ok is false when s does not
-// start with a quote (b' and b" included).
+// start with a quote (b' and b" included), or when it holds no escape and
+// only hex digits and separators between its quotes (hex in quotes, read
+// as hex: see unquoteHex).
 func parseLiteral(s string) (d *Dump, ok bool, err error) {
 	t := strings.TrimLeft(s, " \t\r\n")
 	if !(strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`) || strings.HasPrefix(t, `b'`) || strings.HasPrefix(t, `b"`)) {
+		return nil, false, nil
+	}
+	if !strings.Contains(s, `\`) && onlyHex(unquoteHex(s)) {
+		// Hex in quotes (a JSON string's value copied with them,
+		// "0000000c0003..."), not characters: a frame starts with its size,
+		// whose first byte, 0, every program prints as an escape.
 		return nil, false, nil
 	}
 	p := pos{s: s, line: 1}
@@ -57,6 +65,9 @@ func parseLiteral(s string) (d *Dump, ok bool, err error) {
 		if out, err = p.literal(out, q); err != nil {
 			return nil, true, err
 		}
+	}
+	if len(out) == 0 {
+		return nil, true, &Error{Line: 1, Col: 1, Msg: "no bytes in the input (the quoted strings are empty)"}
 	}
 	return &Dump{Format: FormatLiteral, Packets: [][]byte{out}}, true, nil
 }
@@ -203,6 +214,9 @@ func parseDecimal(s string) (d *Dump, ok bool, err error) {
 			if p.skipSpace(); p.i != len(s) {
 				return nil, true, p.errorf("unexpected %s after the list", quoteChar(s, p.i))
 			}
+			if len(out) == 0 {
+				return nil, true, &Error{Line: 1, Col: 1, Msg: "no bytes in the input (the list is empty)"}
+			}
 			return &Dump{Format: FormatDecimal, Packets: [][]byte{out}}, true, nil
 		case c == ',':
 			if sep {
@@ -236,4 +250,39 @@ func parseDecimal(s string) (d *Dump, ok bool, err error) {
 			return nil, true, p.errorf("unexpected %s in a list of decimal bytes", quoteChar(s, p.i))
 		}
 	}
+}
+
+// unquoteHex blanks the quotes of hex in quotes (and the b of b'...'),
+// keeping every other byte where it is, so that errors keep their
+// columns; s without a leading quote is returned as it is.
+func unquoteHex(s string) string {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if !(strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`) || strings.HasPrefix(t, `b'`) || strings.HasPrefix(t, `b"`)) {
+		return s
+	}
+	b := []byte(s)
+	for i, c := range b {
+		switch {
+		case c == '"' || c == '\'':
+			b[i] = ' '
+		case c == 'b' && i+1 < len(b) && (b[i+1] == '"' || b[i+1] == '\'') && (i == 0 || strings.IndexByte(" \t\r\n", b[i-1]) >= 0):
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
+// onlyHex reports whether s holds at least one hex digit and nothing but
+// hex digits and the separators of plain hex.
+func onlyHex(s string) bool {
+	digits := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isHex(c):
+			digits = true
+		case strings.IndexByte(" \t\r\n:,-", c) < 0:
+			return false
+		}
+	}
+	return digits
 }

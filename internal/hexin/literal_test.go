@@ -102,10 +102,10 @@ func TestProgramPrints(t *testing.T) {
 		for _, in := range inputs {
 			text := p.print(in)
 			got, err := Parse(text)
-			if len(in) == 0 && p.name == "go %#v" {
-				// []byte{} is a C-like array of no hex digits.
-				if err == nil || !strings.Contains(err.Error(), "no hex digits") {
-					t.Errorf("%s: Parse(%s) = %x, %v; want no hex digits", p.name, text, got, err)
+			if len(in) == 0 {
+				// No bytes is an error, as for plain hex.
+				if err == nil || !strings.Contains(err.Error(), "line 1, column 1: no ") {
+					t.Errorf("%s: Parse(%s) = %x, %v; want an error saying there are no bytes", p.name, text, got, err)
 				}
 				continue
 			}
@@ -136,7 +136,7 @@ func TestPythonRepr(t *testing.T) {
 	for i := range all {
 		all[i] = byte(255 - i)
 	}
-	inputs := [][]byte{all, []byte("it's"), []byte(`it's "q"`), []byte("\x41"), {0, 0, 0, 12, 'a', 'b'}}
+	inputs := [][]byte{all, []byte("it's"), []byte(`it's "q"`), []byte(`\x41 and \\`), {0, 0, 0, 12, 'a', 'b'}}
 	var script strings.Builder
 	for _, in := range inputs {
 		fmt.Fprintf(&script, "print(repr(bytes.fromhex(%q)))\n", hex.EncodeToString(in))
@@ -212,10 +212,39 @@ func FuzzProgramPrints(f *testing.F) {
 		}
 		for _, p := range printers {
 			text := p.print(b)
+			if !strings.Contains(text, `\`) && onlyHex(unquoteHex(text)) {
+				continue // hex in quotes: b'ab' is the byte ab (see TestQuotedHex)
+			}
 			got, err := Parse(text)
 			if err != nil || !bytes.Equal(got, b) {
 				t.Fatalf("%s: Parse(%s) = %x, %v; want %x", p.name, text, got, err, b)
 			}
 		}
 	})
+}
+
+// TestQuotedHex: hex in quotes (a JSON string's value copied with its
+// quotes) reads as hex, not as the characters of a literal, and its errors
+// keep their columns; with an escape, or any character that is not hex, it
+// is a literal.
+func TestQuotedHex(t *testing.T) {
+	for in, want := range map[string][]byte{
+		`"0000000c0003"`:    {0, 0, 0, 0x0c, 0, 3},
+		`'00 00 00 0c'`:     {0, 0, 0, 0x0c},
+		` b"00:0c" "ab"`:    {0, 0x0c, 0xab},
+		`b'ab'`:             {0xab},
+		`b'\x00ab'`:         {0, 'a', 'b'},
+		`"00 0c x"`:         []byte("00 0c x"),
+		"\"\u00e9t\u00e9\"": []byte("\u00e9t\u00e9"),
+	} {
+		if got, err := Parse(in); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("Parse(%s) = %x, %v; want %x", in, got, err, want)
+		}
+	}
+	if _, err := Parse(`"0000000g"`); err != nil {
+		t.Errorf("a quoted string that is not hex reads as characters: %v", err)
+	}
+	if _, err := Parse(`"0000000c0"`); err == nil || !strings.Contains(err.Error(), "line 1, column 2: odd number of hex digits") {
+		t.Errorf("quoted hex with an odd digit count: %v", err)
+	}
 }
