@@ -37,8 +37,7 @@ const (
 // only hex digits and separators between its quotes (hex in quotes, read
 // as hex: see unquoteHex).
 func parseLiteral(s string) (d *Dump, ok bool, err error) {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if !(strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`) || strings.HasPrefix(t, `b'`) || strings.HasPrefix(t, `b"`)) {
+	if !quoted(s) {
 		return nil, false, nil
 	}
 	if !strings.Contains(s, `\`) && onlyHex(unquoteHex(s)) {
@@ -70,6 +69,13 @@ func parseLiteral(s string) (d *Dump, ok bool, err error) {
 		return nil, true, &Error{Line: 1, Col: 1, Msg: "no bytes in the input (the quoted strings are empty)"}
 	}
 	return &Dump{Format: FormatLiteral, Packets: [][]byte{out}}, true, nil
+}
+
+// quoted reports whether s starts (after blank space) with a quote, b'
+// or b" included.
+func quoted(s string) bool {
+	t := strings.TrimLeft(s, " \t\r\n")
+	return strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`) || strings.HasPrefix(t, `b'`) || strings.HasPrefix(t, `b"`)
 }
 
 // pos is a place in the input, for errors at a line and column.
@@ -191,8 +197,9 @@ func digits(s string, base, max int) (v, n int) {
 }
 
 // parseDecimal reads s as a bracketed list of decimal bytes; ok is false
-// when s is not one (it does not start with '[' followed by a digit, a
-// minus sign or ']': a C array's "[]" is not).
+// when s does not start with '[' and then a digit, a minus sign, a space
+// or ']', or when it holds a brace (Go's []byte{0x0, ...} is a C-like
+// array of hex).
 func parseDecimal(s string) (d *Dump, ok bool, err error) {
 	t := strings.TrimLeft(s, " \t\r\n")
 	if len(t) < 2 || t[0] != '[' || !(t[1] >= '0' && t[1] <= '9' || t[1] == '-' || t[1] == ']' || t[1] == ' ') || strings.Contains(t, "{") {
@@ -256,8 +263,7 @@ func parseDecimal(s string) (d *Dump, ok bool, err error) {
 // keeping every other byte where it is, so that errors keep their
 // columns; s without a leading quote is returned as it is.
 func unquoteHex(s string) string {
-	t := strings.TrimLeft(s, " \t\r\n")
-	if !(strings.HasPrefix(t, `"`) || strings.HasPrefix(t, `'`) || strings.HasPrefix(t, `b'`) || strings.HasPrefix(t, `b"`)) {
+	if !quoted(s) {
 		return s
 	}
 	b := []byte(s)
@@ -275,14 +281,14 @@ func unquoteHex(s string) string {
 // onlyHex reports whether s holds at least one hex digit and nothing but
 // hex digits and the separators of plain hex.
 func onlyHex(s string) bool {
-	digits := false
+	seen := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case isHex(c):
-			digits = true
+			seen = true
 		case strings.IndexByte(" \t\r\n:,-", c) < 0:
 			return false
 		}
 	}
-	return digits
+	return seen
 }
