@@ -203,7 +203,7 @@ func plainLine(out []byte, l string, line int) ([]byte, error) {
 		case prefix == '\\' && i-start != 2:
 			// Python and Go print bytes as escapes and characters; unquoted,
 			// "\x02ab" would read as 02 ab where they meant 02 'a' 'b'.
-			return out, &Error{Line: line, Col: start - 1, Msg: fmt.Sprintf(`\x is followed by %d hex digits, not two (escapes mixed with characters, as Python and Go print bytes, are read in quotes: "\x02ab")`, i-start)}
+			return out, &Error{Line: line, Col: start - 1, Msg: fmt.Sprintf(`\x is followed by %d hex digit%s, not two (escapes mixed with characters, as Python and Go print bytes, are read in quotes: "\x02ab")`, i-start, plural(i-start))}
 		case prefix == '0' && i-start == 1:
 			out = append(out, hexVal(l[start])) // Go's %#v writes 0x0, 0xc
 			continue
@@ -222,6 +222,13 @@ func plainLine(out []byte, l string, line int) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func isSep(c byte) bool {

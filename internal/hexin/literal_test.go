@@ -164,7 +164,7 @@ func TestProgramPrintErrors(t *testing.T) {
 		// Unquoted, an escape followed by characters is refused, not read
 		// as hex digits: "\x02ab" is 02 'a' 'b' in Python and Go, not 02 ab.
 		{`\x00\x02ab`, `line 1, column 5: \x is followed by 4 hex digits, not two`},
-		{`\x0`, `line 1, column 1: \x is followed by 1 hex digits, not two`},
+		{`\x0`, `line 1, column 1: \x is followed by 1 hex digit, not two`},
 		{`b'\x00ab`, `line 1, column 9: the string is not closed`},
 		{"b'\\x00'\nb'ab\n'", `line 2, column 5: the string is not closed`},
 		{`"\x0g"`, `line 1, column 2: \x takes two hex digits`},
