@@ -176,21 +176,21 @@ func runDecode(env *Env, args []string) error {
 		}
 	case "response":
 		ro.Kind = schema.TypeResponse
-		if *apiArg == "" {
-			return responseHint(env, rel, nil, *hexArg, pos)
-		}
-		if *version < 0 {
-			api, err := rel.Reg.Lookup(*apiArg)
-			if err != nil {
-				return usageError{err}
+		// Without --api, each frame is reported with the APIs and
+		// versions that explain it (report.Unnamed), as a capture's
+		// response whose request was lost is.
+		if *apiArg != "" {
+			if *version < 0 {
+				return responseVersionHint(env, rel, *apiArg, *hexArg, pos)
 			}
-			return responseHint(env, rel, api, *hexArg, pos)
+			api, v, err := lookupAPI(rel.Reg, *apiArg, *version)
+			if err != nil {
+				return err
+			}
+			ro.API, ro.Version = api, v
+		} else if *version >= 0 {
+			return usagef("--version goes with --api")
 		}
-		api, v, err := lookupAPI(rel.Reg, *apiArg, *version)
-		if err != nil {
-			return err
-		}
-		ro.API, ro.Version = api, v
 	default:
 		return usagef("unknown --kind %q (want request or response)", *kind)
 	}
@@ -202,66 +202,29 @@ func runDecode(env *Env, args []string) error {
 	return decodeStream(env, data, ro, o)
 }
 
-// responseHintMax bounds the first frame that responseHint tries as
-// every API (a decode per API version).
-const responseHintMax = 1 << 20
-
-// responseHint is the usage error for a response given without --version
-// (api set) or without --api too (api nil): it names the versions of api,
-// or the APIs and versions of the spec, at which the first frame decodes
-// cleanly, when the input can be read. It guesses nothing: the user
-// chooses.
-func responseHint(env *Env, rel *Release, api *schema.API, hexArg string, pos []string) error {
-	msg := "a response does not name its API or version: give --api KEY --version N"
-	if api != nil {
-		msg = "a response does not name its version: give --version N"
+// responseVersionHint is the usage error for a response given without
+// --version: it names the versions at which the first frame decodes
+// cleanly, when the input can be read.
+func responseVersionHint(env *Env, rel *Release, apiArg, hexArg string, pos []string) error {
+	api, err := rel.Reg.Lookup(apiArg)
+	if err != nil {
+		return usageError{err}
 	}
+	const msg = "a response does not name its version: give --version N"
 	data, err := decodeInput(env, hexArg, pos)
-	if err != nil || len(data) == 0 || api != nil && api.Reserved() {
+	if err != nil || len(data) == 0 || api.Reserved() {
 		return usagef("%s", msg)
 	}
-	first := frames.Split(data)[0].Bytes
-	if api != nil {
-		vs := cleanVersions(rel, api, first)
-		if len(vs) == 0 {
-			return usagef("%s (no version of %s, %s, decodes the first frame cleanly)", msg, api.Name, api.Response.Valid)
-		}
-		return usagef("%s (the first frame decodes cleanly as %s %s)", msg, api.Name, vs)
+	first := frames.Split(data)[0]
+	r := report.Decode(rel.Codec, first.Bytes, report.Options{Kind: schema.TypeResponse, API: api, Version: -1})
+	if len(r.AlsoDecodesAs) == 0 {
+		return usagef("%s (no version of %s, %s, decodes the first frame cleanly)", msg, api.Name, api.Response.Valid)
 	}
-	if len(first) > responseHintMax {
-		return usagef("%s", msg)
-	}
-	const shown = 8
-	var found []string
-	n := 0
-	for _, a := range rel.Reg.APIs {
-		if a.Reserved() {
-			continue
-		}
-		if vs := cleanVersions(rel, a, first); vs != "" {
-			if n++; n <= shown {
-				found = append(found, a.Name+" "+vs)
-			}
-		}
-	}
-	switch {
-	case n == 0:
-		return usagef("%s (no API of the spec decodes the first frame cleanly)", msg)
-	case n > shown:
-		found = append(found, fmt.Sprintf("and %d more APIs", n-shown))
-	}
-	return usagef("%s (the first frame decodes cleanly as %s)", msg, strings.Join(found, "; "))
-}
-
-// cleanVersions lists the versions of api whose response decodes b
-// cleanly ("v3, v4"), or "".
-func cleanVersions(rel *Release, api *schema.API, b []byte) string {
-	r := report.Decode(rel.Codec, b, report.Options{Kind: schema.TypeResponse, API: api, Version: -1})
 	vs := make([]string, len(r.AlsoDecodesAs))
 	for i, v := range r.AlsoDecodesAs {
 		vs[i] = "v" + strconv.Itoa(int(v))
 	}
-	return strings.Join(vs, ", ")
+	return usagef("%s (the first frame decodes cleanly as %s %s)", msg, api.Name, strings.Join(vs, ", "))
 }
 
 // prepareCodec wires the decompressors into a release's codec (notes
@@ -342,7 +305,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	}
 	pieces := frameflow.Split(data)
 	w := bufio.NewWriter(env.Stdout)
-	failed, cut := 0, 0
+	failed, cut, unnamed := 0, 0, 0
 	var firstErr, firstCut string
 	// JSON lines are written straight from the span tree.
 	ro.Lean = o.Format == "json"
@@ -360,6 +323,9 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 			if cut++; firstCut == "" {
 				firstCut = r.Budget
 			}
+		}
+		if r.Unnamed && len(r.Candidates) > 0 {
+			unnamed++
 		}
 		if !r.OK() {
 			failed++
@@ -390,6 +356,9 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	sel.Summary(env.Stderr)
+	if unnamed > 0 {
+		fmt.Fprintf(env.Stderr, "manifester decode: %s not decoded: give --kind response --api KEY --version N to decode one as a candidate\n", english.Count(unnamed, "response"))
+	}
 	if cut > 0 {
 		// Not a failure (the frames are well formed), but what was not
 		// shown is said.

@@ -311,7 +311,7 @@ func TestDecodeInputShapes(t *testing.T) {
 func TestDecodeUsage(t *testing.T) {
 	frame := hex.EncodeToString(decCreateTopics(7))
 	for _, args := range [][]string{
-		{"--hex", frame, "--kind", "response"},
+		{"--hex", frame, "--kind", "response", "--version", "7"},
 		{"--hex", frame, "--kind", "response", "--api", "CreateTopics"},
 		{"--hex", frame, "--api", "CreateTopics", "--version", "7"},
 		{"--hex", frame, "--format", "xml"},
@@ -354,17 +354,27 @@ func TestDecodeNotCleanAtVersion(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errs, "give --version N (the first frame decodes cleanly as CreateTopics v5") {
 		t.Errorf("without --version: exit %d, %s", code, errs)
 	}
-	// Without --api either, the hint names every API and version that
-	// decodes it cleanly, CreateTopics v5 among them (this frame, with one
-	// topic named "orders", reads as no other API of 4.3), and nothing
-	// for bytes that no response is.
-	code, _, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", hex.EncodeToString(b))
-	if code != ExitUsage || !strings.Contains(errs, "give --api KEY --version N (the first frame decodes cleanly as CreateTopics v5") {
-		t.Errorf("without --api: exit %d, %s", code, errs)
+	// Without --api either, the frame is shown with the APIs and versions
+	// that explain it (CreateTopics v5 among them; nothing is chosen), as a
+	// capture's response whose request was lost is, and stderr says how
+	// to decode it as one; bytes that no response is are an error; a
+	// version without an API is refused.
+	code, out, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", hex.EncodeToString(b))
+	if code != ExitOK || !strings.Contains(out, "response (API unknown: not given) correlation_id 3") ||
+		!strings.Contains(out, "candidates (decode cleanly and re-encode byte for byte): ") || !strings.Contains(out, "CreateTopics(19) v5") ||
+		!strings.Contains(errs, "1 response not decoded: give --kind response --api KEY --version N") {
+		t.Errorf("without --api: exit %d\n%s%s", code, out, errs)
 	}
-	code, _, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000400000003")
-	if code != ExitUsage || !strings.HasSuffix(strings.TrimSpace(errs), "give --api KEY --version N (no API of the spec decodes the first frame cleanly)") {
-		t.Errorf("no API: exit %d, %s", code, errs)
+	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--format", "json", "--hex", hex.EncodeToString(b))
+	if code != ExitOK || !strings.Contains(out, `{"api_key":19,"name":"CreateTopics","version":5}`) {
+		t.Errorf("without --api, JSON: exit %d\n%s", code, out)
+	}
+	code, out, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000400000003")
+	if code != ExitFailure || !strings.Contains(errs, "no response schema of this spec decodes it cleanly") || strings.Count(out, "no response schema") != 1 {
+		t.Errorf("no API: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--version", "5", "--hex", "0000000400000003"); code != ExitUsage || !strings.Contains(errs, "--version goes with --api") {
+		t.Errorf("--version alone: exit %d, %s", code, errs)
 	}
 	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--api", "19", "--version", "5", "--roundtrip", "--hex", hex.EncodeToString(b))
 	if code != 0 || !strings.Contains(out, "roundtrip: re-encoding reproduces") || !strings.Contains(out, `"orders"`) {

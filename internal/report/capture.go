@@ -136,13 +136,32 @@ func candidateBudget(n int) int { return min(32*n+1<<20, candidateBudgetMax) }
 // frame is a warning; with none, an error (no schema explains its bytes).
 func Orphan(c *codec.Codec, b []byte, hints []Hint, o Options) *Frame {
 	corr, _ := codec.PeekCorrelationID(b)
+	why := fmt.Sprintf("no request with correlation id %d was seen on this connection (the capture lost it), so the response's API and version are unknown", corr)
+	return apiUnknown(c, b, hints, o, why)
+}
+
+// Unnamed reports a response given without its API and version (bytes
+// pasted with neither: a response does not name them) as [Orphan] reports
+// one whose request was lost: every response schema of the spec is tried
+// on it, and the frame names those that explain it (a warning), or says
+// that none does (an error). It chooses none: small responses often read
+// cleanly as several APIs.
+func Unnamed(c *codec.Codec, b []byte, o Options) *Frame {
+	r := apiUnknown(c, b, nil, o, "a response does not name its API or version, and they were not given")
+	r.Unnamed = true
+	return r
+}
+
+// apiUnknown is Orphan and Unnamed, which differ in why the API is not
+// known.
+func apiUnknown(c *codec.Codec, b []byte, hints []Hint, o Options, why string) *Frame {
+	corr, _ := codec.PeekCorrelationID(b)
 	r := &Frame{Kind: "response", APIUnknown: true, CorrelationID: corr, Size: len(b), Bytes: b, lean: o.Lean}
 	r.Unread = unread(schema.TypeResponse, b, nil, 0)
 	if !o.Lean {
 		r.Hex = hexOf(b)
 	}
 	r.Candidates, r.CandidatesIncomplete = Candidates(c, b, hints)
-	why := fmt.Sprintf("no request with correlation id %d was seen on this connection (the capture lost it), so the response's API and version are unknown", corr)
 	if len(r.Candidates) > 0 {
 		r.Warning = why
 	} else {

@@ -77,6 +77,10 @@ type Frame struct {
 	// frame whose header was not): its API is not known, and Unread holds
 	// APIKey, Version and HeaderVersion.
 	APIUnknown bool `json:"-"`
+	// Unnamed: the frame is APIUnknown because it is a response given
+	// without its API and version (see [Unnamed]), not one whose request
+	// the capture lost.
+	Unnamed bool `json:"-"`
 	// Unread holds the header facts that the frame's bytes did not give:
 	// those of a frame that ends before them, and the header version when
 	// the spec gives none (a request whose key it does not have, or at a
@@ -321,11 +325,15 @@ func unread(kind schema.MessageType, b []byte, api *schema.API, v int16) HeaderF
 }
 
 // Decode decodes one frame (size prefix included) and reports on it. It
-// never fails: problems are in the report.
+// never fails: problems are in the report. A response without its API
+// (o.API nil) is reported by [Unnamed].
 func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	kind := o.Kind
 	if kind == 0 {
 		kind = schema.TypeRequest
+	}
+	if kind == schema.TypeResponse && o.API == nil {
+		return Unnamed(c, b, o)
 	}
 	bud := o.Budget
 	if bud == nil {
@@ -340,11 +348,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		err error
 	)
 	if kind == schema.TypeResponse {
-		if o.API == nil {
-			err = &wire.DecodeError{Offset: 0, Err: fmt.Errorf("%w key: a response needs its API and version", codec.ErrUnknownAPI)}
-		} else {
-			f, err = c.DecodeResponse(b, o.API, o.Version, opts)
-		}
+		f, err = c.DecodeResponse(b, o.API, o.Version, opts)
 	} else {
 		f, err = c.DecodeRequest(b, opts)
 	}
@@ -618,9 +622,14 @@ func (f *Frame) Summary() string {
 	}
 	b.WriteString(f.Kind + " ")
 	if f.APIUnknown {
-		if f.Kind == "response" && len(f.Bytes) >= 8 {
+		switch {
+		case f.Unnamed && len(f.Bytes) >= 8:
+			fmt.Fprintf(&b, "(API unknown: not given) correlation_id %d, %d bytes", f.CorrelationID, f.Size)
+		case f.Unnamed:
+			fmt.Fprintf(&b, "(API unknown: not given), %d bytes", f.Size)
+		case f.Kind == "response" && len(f.Bytes) >= 8:
 			fmt.Fprintf(&b, "(API unknown: request not captured) correlation_id %d, %d bytes", f.CorrelationID, f.Size)
-		} else {
+		default:
 			fmt.Fprintf(&b, "(header not captured), %d bytes", f.Size)
 		}
 		if g := f.Gap; g != nil {

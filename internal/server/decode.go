@@ -173,7 +173,9 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 		return nil, err
 	}
 	opts := report.Options{Kind: kind, Roundtrip: true}
-	if kind == schema.TypeResponse {
+	// A response given without its API is reported with the APIs and
+	// versions that explain it (report.Unnamed).
+	if kind == schema.TypeResponse && (strings.TrimSpace(in.API) != "" || in.Version != nil) {
 		v := -1
 		if in.Version != nil {
 			v = *in.Version
@@ -247,7 +249,11 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 // Result converts a report into what the page renders.
 func Result(f *report.Frame) htmlr.DecodeResult {
 	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
-		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Bytes: f.Bytes, Tree: f.SpanTree()}
+		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Warning: f.Warning, Note: f.Note,
+		CandidatesIncomplete: f.CandidatesIncomplete, Bytes: f.Bytes, Tree: f.SpanTree()}
+	for _, c := range f.Candidates {
+		res.Candidates = append(res.Candidates, htmlr.Candidate{Name: c.Name, Key: c.APIKey, Version: c.Version})
+	}
 	if f.Budget != "" {
 		// Said on the page too, not only in the tree's flags.
 		res.Summary += "; budget: " + f.Budget

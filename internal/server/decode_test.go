@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/report"
 )
 
 // kmsgAlterConfigs is AlterConfigs v2 with one resource and one config,
@@ -137,9 +139,21 @@ func TestDecodeAPIResponseAndErrors(t *testing.T) {
 	// Response frame: size, correlation id, header tagged fields (v1), body.
 	frame := append([]byte{0, 0, 0, byte(5 + len(b)), 0, 0, 0, 9, 0}, b...)
 
+	// Without its API, the frame is answered with the APIs and versions
+	// that explain it (as the CLI and a capture's lost request do), this
+	// AlterConfigs v2 response's among them; with a version but no API,
+	// the request is refused.
 	w, a := postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame), "kind": "response"})
+	if w.Code != 200 || len(a.Frames) != 1 || !strings.Contains(a.Frames[0].Warning, "does not name its API") ||
+		!slices.Contains(a.Frames[0].Candidates, report.Candidate{APIKey: 33, Name: "AlterConfigs", Version: 2}) ||
+		!strings.Contains(a.Frames[0].HTML, "response (API unknown: not given) correlation_id 9") ||
+		!strings.Contains(a.Frames[0].HTML, `<p class="note">warning: a response does not name its API or version`) ||
+		!strings.Contains(a.Frames[0].HTML, `<p class="note">candidates (decode cleanly and re-encode byte for byte): `) {
+		t.Errorf("response without API: %d %q %+v", w.Code, a.Error, a.Frames)
+	}
+	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame), "kind": "response", "version": 2})
 	if w.Code != 400 || !strings.Contains(a.Error, "API") {
-		t.Errorf("response without API: %d %q", w.Code, a.Error)
+		t.Errorf("response with a version and no API: %d %q", w.Code, a.Error)
 	}
 	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame), "kind": "response", "api": "33", "version": 7})
 	if w.Code != 400 || !strings.Contains(a.Error, "valid versions are 0-2") {

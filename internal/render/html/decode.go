@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/manifester/manifester/internal/span"
 )
@@ -33,7 +34,16 @@ type DecodeResult struct {
 	CorrelationID int32
 	ClientID      *string
 	Error         string
-	Bytes         []byte
+	// Warning and Note say what the decoder said of a frame it did not
+	// (fully) decode, or read in a way that is not the obvious one.
+	Warning, Note string
+	// Candidates, for a response whose API is not known, are the APIs and
+	// versions whose response schema decodes it cleanly and re-encodes it
+	// byte for byte; CandidatesIncomplete says the search stopped at its
+	// budget.
+	Candidates           []Candidate
+	CandidatesIncomplete bool
+	Bytes                []byte
 	// Tree is the frame's annotated tree over Bytes (report.Frame.SpanTree),
 	// partial when decoding failed; nil when the header did not decode.
 	// Inflated record batches are trees of their own (span.Tree.Detached).
@@ -41,6 +51,14 @@ type DecodeResult struct {
 	// Body is the message body as indented JSON, editable and re-encodable;
 	// empty when the frame did not decode.
 	Body string
+}
+
+// Candidate is an API (its name and key) and version that explains a
+// response whose API is not known.
+type Candidate struct {
+	Name    string
+	Key     int16
+	Version int16
 }
 
 // DecodeInput is the data of the /decode/ page.
@@ -66,6 +84,7 @@ type decodeView struct {
 type decodeResultView struct {
 	sectionView
 	Summary       string
+	Notes         []string // warning, note and candidates, one paragraph each
 	Body          string
 	API           string
 	Version       int16
@@ -94,6 +113,15 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 	v.ID = fmt.Sprintf("f%d", res.Index)
 	v.Kind = res.Kind
 	v.Error = clean(res.Error)
+	if res.Warning != "" {
+		v.Notes = append(v.Notes, "warning: "+clean(res.Warning))
+	}
+	if res.Note != "" {
+		v.Notes = append(v.Notes, "note: "+clean(res.Note))
+	}
+	if len(res.Candidates) > 0 {
+		v.Notes = append(v.Notes, candidatesText(res.Candidates, res.CandidatesIncomplete))
+	}
 	if len(res.Bytes) > MaxGridBytes {
 		v.TooLarge = true
 		v.Size = len(res.Bytes)
@@ -142,4 +170,22 @@ func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// candidatesText names the candidates of a response whose API is not
+// known, as the text renderer does.
+func candidatesText(cands []Candidate, incomplete bool) string {
+	const show = 5
+	names := make([]string, 0, show)
+	for _, c := range cands[:min(show, len(cands))] {
+		names = append(names, fmt.Sprintf("%s(%d) v%d", clean(c.Name), c.Key, c.Version))
+	}
+	s := "candidates (decode cleanly and re-encode byte for byte): " + strings.Join(names, ", ")
+	if n := len(cands) - show; n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
+	}
+	if incomplete {
+		s += " (search stopped at its budget)"
+	}
+	return s
 }

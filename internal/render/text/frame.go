@@ -38,7 +38,8 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	if f.Note != "" {
 		b.WriteString("  note: " + f.Note + "\n")
 	}
-	if f.APIUnknown {
+	if f.APIUnknown && (len(f.Candidates) > 0 || f.Error == "") {
+		// (With none, the error has said so.)
 		b.WriteString("  " + candidateText(f) + "\n")
 	}
 	if f.Roundtrip != nil {
