@@ -369,6 +369,12 @@ func TestDecodeNotCleanAtVersion(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `{"api_key":19,"name":"CreateTopics","version":5}`) {
 		t.Errorf("without --api, JSON: exit %d\n%s", code, out)
 	}
+	// A response this small (AlterConfigs v2 with no resources) reads as
+	// more schemas than the search lists.
+	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000b0000000900000000050100")
+	if code != ExitOK || !strings.Contains(out, " and 45 more (the search stops at 50)\n") {
+		t.Errorf("capped: exit %d\n%s", code, out)
+	}
 	code, out, errs = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000400000003")
 	if code != ExitFailure || !strings.Contains(errs, "no response schema of this spec decodes it cleanly") || strings.Count(out, "no response schema") != 1 {
 		t.Errorf("no API: exit %d\n%s%s", code, out, errs)

@@ -102,7 +102,8 @@ type Frame struct {
 	// Candidates, for a response whose request was not captured, are the
 	// (API, version) pairs of the spec whose response schema decodes the
 	// frame cleanly and re-encodes it byte for byte, most likely first.
-	// CandidatesIncomplete says the search stopped at its budget.
+	// CandidatesIncomplete says the search stopped early: at its budget, or
+	// with MaxCandidates found.
 	Candidates           []Candidate `json:"candidates,omitempty"`
 	CandidatesIncomplete bool        `json:"candidates_incomplete,omitempty"`
 

@@ -40,10 +40,10 @@ type DecodeResult struct {
 	// Candidates, for a response whose API is not known, are the APIs and
 	// versions whose response schema decodes it cleanly and re-encodes it
 	// byte for byte; CandidatesIncomplete says the search stopped at its
-	// budget.
-	Candidates           []Candidate
-	CandidatesIncomplete bool
-	Bytes                []byte
+	// budget, CandidatesCapped at the most it lists.
+	Candidates                             []Candidate
+	CandidatesIncomplete, CandidatesCapped bool
+	Bytes                                  []byte
 	// Tree is the frame's annotated tree over Bytes (report.Frame.SpanTree),
 	// partial when decoding failed; nil when the header did not decode.
 	// Inflated record batches are trees of their own (span.Tree.Detached).
@@ -120,7 +120,7 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		v.Notes = append(v.Notes, "note: "+clean(res.Note))
 	}
 	if len(res.Candidates) > 0 {
-		v.Notes = append(v.Notes, candidatesText(res.Candidates, res.CandidatesIncomplete))
+		v.Notes = append(v.Notes, candidatesText(res))
 	}
 	if len(res.Bytes) > MaxGridBytes {
 		v.TooLarge = true
@@ -174,7 +174,8 @@ func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
 
 // candidatesText names the candidates of a response whose API is not
 // known, as the text renderer does.
-func candidatesText(cands []Candidate, incomplete bool) string {
+func candidatesText(res *DecodeResult) string {
+	cands := res.Candidates
 	const show = 5
 	names := make([]string, 0, show)
 	for _, c := range cands[:min(show, len(cands))] {
@@ -184,7 +185,10 @@ func candidatesText(cands []Candidate, incomplete bool) string {
 	if n := len(cands) - show; n > 0 {
 		s += fmt.Sprintf(" and %d more", n)
 	}
-	if incomplete {
+	switch {
+	case res.CandidatesCapped:
+		s += fmt.Sprintf(" (the search stops at %d)", len(cands))
+	case res.CandidatesIncomplete:
 		s += " (search stopped at its budget)"
 	}
 	return s

@@ -129,7 +129,10 @@ func candidateText(f *report.Frame) string {
 	if n := len(f.Candidates) - show; n > 0 {
 		s += fmt.Sprintf(" and %d more", n)
 	}
-	if f.CandidatesIncomplete {
+	switch {
+	case len(f.Candidates) >= report.MaxCandidates:
+		s += fmt.Sprintf(" (the search stops at %d)", report.MaxCandidates)
+	case f.CandidatesIncomplete:
 		s += " (search stopped at its budget)"
 	}
 	return s
