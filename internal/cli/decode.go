@@ -83,7 +83,7 @@ func runDecode(env *Env, args []string) error {
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
-	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection whose first bytes read as a Kafka request)")
+	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection whose first bytes read as a Kafka request)")
 	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	tf := addTermFlags(fs, true, true)
@@ -234,17 +234,32 @@ func prepareCodec(rel *Release) {
 	rel.Codec.DecompressLimit = compress.LimitDecompressor()
 }
 
+// parsePorts reads --port: comma-separated ports and ranges of them
+// ("9092,9093", "9092-9094", as a cluster's listeners often are).
 func parsePorts(s string) ([]int, error) {
 	if s == "" {
 		return nil, nil
 	}
+	port := func(p string) (int, bool) {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		return n, err == nil && n > 0 && n <= 65535
+	}
 	var out []int
 	for _, p := range strings.Split(s, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n <= 0 || n > 65535 {
-			return nil, usagef("bad --port %q: want comma-separated port numbers", p)
+		lo, hi, isRange := strings.Cut(p, "-")
+		a, ok := port(lo)
+		b := a
+		if isRange {
+			var okHi bool
+			b, okHi = port(hi)
+			ok = ok && okHi && a <= b
 		}
-		out = append(out, n)
+		if !ok {
+			return nil, usagef("bad --port %q: want comma-separated port numbers or ranges (9092,9093 or 9092-9094)", strings.TrimSpace(p))
+		}
+		for n := a; n <= b; n++ {
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }

@@ -247,6 +247,13 @@ func TestDecodePcapFailures(t *testing.T) {
 		t.Errorf("%d frames with errors, want 1", errs)
 	}
 
+	// A range holding the port selects what the port does.
+	code, ranged, _ := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", writePcap(t, pcapExchanges(), capture.PCAP, true, 0), "--port", "9000, 9090-9092")
+	code2, single, _ := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", writePcap(t, pcapExchanges(), capture.PCAP, true, 0), "--port", "9092")
+	if code != 0 || code2 != 0 || ranged != single || !strings.Contains(single, "request") {
+		t.Errorf("--port 9000,9090-9092: exit %d, %q; --port 9092: exit %d, %q", code, ranged, code2, single)
+	}
+
 	// Another port: nothing selected.
 	code, out, errOut = decRun(t, nil, "decode", "--spec", decSpec, "--pcap", writePcap(t, pcapExchanges(), capture.PCAP, true, 0), "--port", "9093")
 	if code != 0 || out != "" || !strings.Contains(errOut, "no Kafka frames found on the given --port") {

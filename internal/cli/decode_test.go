@@ -472,3 +472,24 @@ func TestDecodeTcpdumpX(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s\n%s", code, dump, out, errs)
 	}
 }
+
+func TestParsePorts(t *testing.T) {
+	for in, want := range map[string][]int{
+		"":                   nil,
+		"9092":               {9092},
+		" 9092 , 9093":       {9092, 9093},
+		"9092-9094":          {9092, 9093, 9094},
+		"29092, 9092 - 9093": {29092, 9092, 9093},
+		"65535-65535,1":      {65535, 1},
+	} {
+		got, err := parsePorts(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("parsePorts(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"http", "0", "65536", "9094-9092", "9092-", "-9092", "9092-x", "1-2-3", "9092,,9093"} {
+		if _, err := parsePorts(in); err == nil || !strings.Contains(err.Error(), "bad --port") {
+			t.Errorf("parsePorts(%q) = %v; want a bad --port error", in, err)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func runStats(env *Env, args []string) error {
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (default $MANIFESTER_SPEC)")
 	format := fs.String("format", "text", "output format: text (aligned tables), json, or html (one self-contained page with latency histograms)")
 	pcap := fs.String("pcap", "", "read a pcap or pcapng `FILE` (- for standard input)")
-	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated (default: every connection that reads as Kafka)")
+	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection that reads as Kafka)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
