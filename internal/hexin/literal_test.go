@@ -5,7 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -156,6 +158,40 @@ func TestPythonRepr(t *testing.T) {
 		if got, err := Parse(lines[i]); err != nil || !bytes.Equal(got, in) {
 			t.Errorf("Parse(%s) = %x, %v; want %x", lines[i], got, err, in)
 		}
+	}
+}
+
+// TestJavaArrays checks javaArrays, and Parse, against Java's own
+// Arrays.toString when java (11 or later, which runs a source file) is
+// installed.
+func TestJavaArrays(t *testing.T) {
+	java, err := exec.LookPath("java")
+	if err != nil {
+		t.Skip("java not installed")
+	}
+	in := make([]byte, 256)
+	for i := range in {
+		in[i] = byte(i)
+	}
+	src := filepath.Join(t.TempDir(), "Print.java")
+	prog := `public class Print { public static void main(String[] a) {
+		byte[] b = new byte[256];
+		for (int i = 0; i < 256; i++) b[i] = (byte) i;
+		System.out.println(java.util.Arrays.toString(b));
+	} }`
+	if err := os.WriteFile(src, []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(java, src).Output()
+	if err != nil {
+		t.Fatalf("java: %v", err)
+	}
+	line := strings.TrimSpace(string(out))
+	if line != javaArrays(in) {
+		t.Errorf("java prints %s\njavaArrays %s", line, javaArrays(in))
+	}
+	if got, err := Parse(line); err != nil || !bytes.Equal(got, in) {
+		t.Errorf("Parse(%s) = %x, %v; want %x", line, got, err, in)
 	}
 }
 
