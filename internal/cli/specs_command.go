@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -169,7 +170,7 @@ func runSpecsFetch(env *Env, args []string) error {
 		}
 	} else {
 		if version, err = f.Latest(ctx); err != nil {
-			return failure{err}
+			return failure{unreachable(err, "VERSION")}
 		}
 		fmt.Fprintf(env.Stdout, "latest release: %s\n", version)
 	}
@@ -178,11 +179,21 @@ func runSpecsFetch(env *Env, args []string) error {
 		if errors.Is(err, specfetch.ErrVersion) {
 			return usageError{err}
 		}
-		return failure{err}
+		return failure{unreachable(err, version)}
 	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(env.Stdout, "not published for %s (no record schemas from them): %s\n", res.Version, strings.Join(res.Missing, ", "))
 	}
 	fmt.Fprintf(env.Stdout, "stored in %s; used without --spec when it is the newest release found, or with --spec %s\n", res.Dir, res.Version)
 	return nil
+}
+
+// unreachable adds what to do to the error of a fetch that could not reach
+// the repository (no network, a firewall, a name that does not resolve).
+func unreachable(err error, version string) error {
+	var ne net.Error
+	if errors.Is(err, specfetch.ErrNotFound) || !errors.As(err, &ne) {
+		return err
+	}
+	return fmt.Errorf("%w\nthe repository could not be reached (offline, or behind a firewall?): set HTTPS_PROXY, give --repo URL (or $MANIFESTER_MAVEN_REPO) of a mirror, or download kafka-clients-%s.jar where it can be reached and give --spec PATH/TO/kafka-clients-%s.jar", err, version, version)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -135,6 +136,30 @@ func TestSpecsFetchMirrorFromEnv(t *testing.T) {
 	// Not a version: exit 2, and nothing asked.
 	if code, _, errs := m.run(t, "specs", "fetch", "../../x"); code != ExitUsage || !strings.Contains(errs, "bad version") {
 		t.Errorf("bad version: exit %d: %s", code, errs)
+	}
+}
+
+// TestSpecsFetchUnreachable: a repository that cannot be reached (a
+// closed port here; offline or a firewall in the field) is an error that
+// says what to do instead; a release the repository does not have is not.
+func TestSpecsFetchUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String()
+	ln.Close()
+	m := newMachine(t)
+	for _, args := range [][]string{{"4.3.0"}, {}} {
+		code, _, errs := m.run(t, append([]string{"specs", "fetch", "--repo", closed}, args...)...)
+		if code != ExitFailure || !strings.Contains(errs, "could not be reached (offline, or behind a firewall?)") || !strings.Contains(errs, "HTTPS_PROXY") ||
+			len(args) > 0 && !strings.Contains(errs, "--spec PATH/TO/kafka-clients-4.3.0.jar") {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	url, _ := mavenRepo(t)
+	if code, _, errs := m.run(t, "specs", "fetch", "--repo", url, "4.2.0"); code != ExitFailure || strings.Contains(errs, "could not be reached") {
+		t.Errorf("missing release: exit %d: %s", code, errs)
 	}
 }
 
