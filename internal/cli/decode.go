@@ -171,6 +171,9 @@ func runDecode(env *Env, args []string) error {
 	switch *kind {
 	case "request":
 		ro.Kind = schema.TypeRequest
+		// A response pasted without --kind response reads as a request
+		// that fails: say when it reads as a response.
+		ro.MaybeResponse = true
 		if *apiArg != "" || *version >= 0 {
 			return usagef("requests name their API and version in their header; --api and --version are for --kind response")
 		}

@@ -369,6 +369,12 @@ func TestDecodeNotCleanAtVersion(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, `{"api_key":19,"name":"CreateTopics","version":5}`) {
 		t.Errorf("without --api, JSON: exit %d\n%s", code, out)
 	}
+	// Without --kind response, it fails as a request, and says that as a
+	// response it reads cleanly.
+	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--hex", hex.EncodeToString(b))
+	if code != ExitFailure || !strings.Contains(out, "it may be a response: as one it decodes cleanly and re-encodes as ") || !strings.Contains(out, "CreateTopics(19) v5") {
+		t.Errorf("without --kind: exit %d\n%s", code, out)
+	}
 	// A response this small (AlterConfigs v2 with no resources) reads as
 	// more schemas than the search lists.
 	code, out, _ = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--hex", "0000000b0000000900000000050100")

@@ -106,6 +106,11 @@ type Frame struct {
 	// with MaxCandidates found.
 	Candidates           []Candidate `json:"candidates,omitempty"`
 	CandidatesIncomplete bool        `json:"candidates_incomplete,omitempty"`
+	// AsResponse, for a request that did not decode (with
+	// Options.MaybeResponse), are the APIs and versions whose response
+	// schema decodes its bytes cleanly and re-encodes them: it may be a
+	// response given as a request.
+	AsResponse []Candidate `json:"as_response,omitempty"`
 
 	// Roundtrip, when checked, says whether re-encoding the decoded frame
 	// reproduced the input byte for byte; RoundtripDiff says where not.
@@ -230,6 +235,12 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
+	// MaybeResponse: the bytes were not said to be a request (hex pasted
+	// without its kind). A request that fails to decode, at its version
+	// and at every other, is tried as a response of every API, as
+	// [Unnamed] does, and Frame.AsResponse names the APIs and versions that
+	// explain it.
+	MaybeResponse bool
 	// Lean leaves Frame.Hex and Frame.Body empty: the JSON writer (package
 	// jsonr) writes them straight from the bytes and the decoded body. For
 	// front ends that print each frame once (decode --pcap); it saves a hex
@@ -403,6 +414,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
 			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
+			if o.MaybeResponse && kind == schema.TypeRequest && len(r.AlsoDecodesAs) == 0 {
+				r.AsResponse, _ = Candidates(c, b, nil)
+			}
 		}
 		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {
 			r.APIKey, r.Version, r.CorrelationID, _ = codec.PeekRequest(b)

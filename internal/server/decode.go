@@ -172,7 +172,7 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	if err != nil {
 		return nil, err
 	}
-	opts := report.Options{Kind: kind, Roundtrip: true}
+	opts := report.Options{Kind: kind, Roundtrip: true, MaybeResponse: kind == schema.TypeRequest}
 	// A response given without its API is reported with the APIs and
 	// versions that explain it (report.Unnamed).
 	if kind == schema.TypeResponse && (strings.TrimSpace(in.API) != "" || in.Version != nil) {
@@ -254,6 +254,9 @@ func Result(f *report.Frame) htmlr.DecodeResult {
 		Bytes: f.Bytes, Tree: f.SpanTree()}
 	for _, c := range f.Candidates {
 		res.Candidates = append(res.Candidates, htmlr.Candidate{Name: c.Name, Key: c.APIKey, Version: c.Version})
+	}
+	for _, c := range f.AsResponse {
+		res.AsResponse = append(res.AsResponse, htmlr.Candidate{Name: c.Name, Key: c.APIKey, Version: c.Version})
 	}
 	if f.Budget != "" {
 		// Said on the page too, not only in the tree's flags.

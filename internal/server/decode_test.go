@@ -152,6 +152,13 @@ func TestDecodeAPIResponseAndErrors(t *testing.T) {
 		!strings.Contains(a.Frames[0].HTML, "and 45 more (the search stops at 50)</p>") {
 		t.Errorf("response without API: %d %q %+v", w.Code, a.Error, a.Frames)
 	}
+	// Given as a request, it fails, and the page says that it reads as a
+	// response.
+	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame)})
+	if w.Code != 200 || len(a.Frames) != 1 || a.Frames[0].Error == "" || !slices.Contains(a.Frames[0].AsResponse, report.Candidate{APIKey: 33, Name: "AlterConfigs", Version: 2}) ||
+		!strings.Contains(a.Frames[0].HTML, `<p class="note">it may be a response: as one it decodes cleanly and re-encodes as `) {
+		t.Errorf("response as a request: %d %q %+v", w.Code, a.Error, a.Frames)
+	}
 	w, a = postJSON(t, srv, "/api/decode", map[string]any{"hex": hex.EncodeToString(frame), "kind": "response", "version": 2})
 	if w.Code != 400 || !strings.Contains(a.Error, "API") {
 		t.Errorf("response with a version and no API: %d %q", w.Code, a.Error)

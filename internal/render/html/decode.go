@@ -43,7 +43,10 @@ type DecodeResult struct {
 	// budget, CandidatesCapped at the most it lists.
 	Candidates                             []Candidate
 	CandidatesIncomplete, CandidatesCapped bool
-	Bytes                                  []byte
+	// AsResponse, for a request that did not decode, are the APIs and
+	// versions whose response schema explains its bytes.
+	AsResponse []Candidate
+	Bytes      []byte
 	// Tree is the frame's annotated tree over Bytes (report.Frame.SpanTree),
 	// partial when decoding failed; nil when the header did not decode.
 	// Inflated record batches are trees of their own (span.Tree.Detached).
@@ -120,7 +123,10 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		v.Notes = append(v.Notes, "note: "+clean(res.Note))
 	}
 	if len(res.Candidates) > 0 {
-		v.Notes = append(v.Notes, candidatesText(res))
+		v.Notes = append(v.Notes, "candidates (decode cleanly and re-encode byte for byte): "+candidateNames(res.Candidates)+capText(res))
+	}
+	if len(res.AsResponse) > 0 {
+		v.Notes = append(v.Notes, "it may be a response: as one it decodes cleanly and re-encodes as "+candidateNames(res.AsResponse))
 	}
 	if len(res.Bytes) > MaxGridBytes {
 		v.TooLarge = true
@@ -172,24 +178,28 @@ func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
 	return err
 }
 
-// candidatesText names the candidates of a response whose API is not
-// known, as the text renderer does.
-func candidatesText(res *DecodeResult) string {
-	cands := res.Candidates
+// candidateNames names the first candidates and counts the rest, as the
+// text renderer does.
+func candidateNames(cands []Candidate) string {
 	const show = 5
 	names := make([]string, 0, show)
 	for _, c := range cands[:min(show, len(cands))] {
 		names = append(names, fmt.Sprintf("%s(%d) v%d", clean(c.Name), c.Key, c.Version))
 	}
-	s := "candidates (decode cleanly and re-encode byte for byte): " + strings.Join(names, ", ")
+	s := strings.Join(names, ", ")
 	if n := len(cands) - show; n > 0 {
 		s += fmt.Sprintf(" and %d more", n)
 	}
+	return s
+}
+
+// capText says why the candidate search stopped early, if it did.
+func capText(res *DecodeResult) string {
 	switch {
 	case res.CandidatesCapped:
-		s += fmt.Sprintf(" (the search stops at %d)", len(cands))
+		return fmt.Sprintf(" (the search stops at %d)", len(res.Candidates))
 	case res.CandidatesIncomplete:
-		s += " (search stopped at its budget)"
+		return " (search stopped at its budget)"
 	}
-	return s
+	return ""
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -217,5 +218,30 @@ func TestRecordContentsJSON(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, texts); diff != "" {
 		t.Errorf("record contents (-want +got):\n%s", diff)
+	}
+}
+
+// TestAsResponseLine: a response decoded as a request (its kind not given)
+// fails, and with MaybeResponse names the responses that explain it, in
+// its line as encoding/json writes the field; a request that fails for
+// want of bytes names none.
+func TestAsResponseLine(t *testing.T) {
+	c := load(t)
+	ct := kmsg.NewPtrCreateTopicsResponse()
+	ct.Version = 5
+	rt := kmsg.NewCreateTopicsResponseTopic()
+	rt.Topic = "orders"
+	ct.Topics = append(ct.Topics, rt)
+	b := testframes.Response(ct, 3)
+	f := report.Decode(c, b, report.Options{MaybeResponse: true})
+	if f.OK() || !slices.Contains(f.AsResponse, report.Candidate{APIKey: 19, Name: "CreateTopics", Version: 5}) {
+		t.Fatalf("error %q, as response %v", f.Error, f.AsResponse)
+	}
+	checkLine(t, c, "as response", b, report.Options{MaybeResponse: true}, nil)
+	if f := report.Decode(c, b, report.Options{}); len(f.AsResponse) != 0 {
+		t.Errorf("without MaybeResponse: %v", f.AsResponse)
+	}
+	if f := report.Decode(c, frame(createTopics(7), 3)[:30], report.Options{MaybeResponse: true}); f.OK() || len(f.AsResponse) != 0 {
+		t.Errorf("a cut request: error %q, as response %v", f.Error, f.AsResponse)
 	}
 }

@@ -184,19 +184,13 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		b = append(b, '}')
 	}
 	if len(f.Candidates) > 0 {
-		b = append(b, `,"candidates":[`...)
-		for i, c := range f.Candidates {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = strconv.AppendInt(append(b, `{"api_key":`...), int64(c.APIKey), 10)
-			b = appendString(append(b, `,"name":`...), c.Name)
-			b = append(strconv.AppendInt(append(b, `,"version":`...), int64(c.Version), 10), '}')
-		}
-		b = append(b, ']')
+		b = appendCandidates(append(b, `,"candidates":`...), f.Candidates)
 	}
 	if f.CandidatesIncomplete {
 		b = append(b, `,"candidates_incomplete":true`...)
+	}
+	if len(f.AsResponse) > 0 {
+		b = appendCandidates(append(b, `,"as_response":`...), f.AsResponse)
 	}
 	if f.Roundtrip != nil {
 		b = strconv.AppendBool(append(b, `,"roundtrip":`...), *f.Roundtrip)
@@ -375,4 +369,18 @@ func rawIsClean(raw []byte) bool {
 // sameBytes reports whether a and b are the same bytes in memory.
 func sameBytes(a, b []byte) bool {
 	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// appendCandidates writes a list of report.Candidate as encoding/json does.
+func appendCandidates(b []byte, cands []report.Candidate) []byte {
+	b = append(b, '[')
+	for i, c := range cands {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(append(b, `{"api_key":`...), int64(c.APIKey), 10)
+		b = appendString(append(b, `,"name":`...), c.Name)
+		b = append(strconv.AppendInt(append(b, `,"version":`...), int64(c.Version), 10), '}')
+	}
+	return append(b, ']')
 }

@@ -31,6 +31,9 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 		case f.API != "" || f.Kind == "response":
 			b.WriteString("  no other version of this API decodes it cleanly\n")
 		}
+		if len(f.AsResponse) > 0 {
+			b.WriteString(Wrap("  it may be a response: as one it decodes cleanly and re-encodes as "+candidateNames(f.AsResponse), st.Width) + "\n")
+		}
 	}
 	if f.Warning != "" {
 		b.WriteString("  warning: " + f.Warning + "\n")
@@ -120,20 +123,26 @@ func candidateText(f *report.Frame) string {
 	if len(f.Candidates) == 0 {
 		return "no response schema of this spec decodes it cleanly and re-encodes it"
 	}
-	const show = 5
-	var names []string
-	for _, c := range f.Candidates[:min(show, len(f.Candidates))] {
-		names = append(names, fmt.Sprintf("%s(%d) v%d", c.Name, c.APIKey, c.Version))
-	}
-	s := "candidates (decode cleanly and re-encode byte for byte): " + strings.Join(names, ", ")
-	if n := len(f.Candidates) - show; n > 0 {
-		s += fmt.Sprintf(" and %d more", n)
-	}
+	s := "candidates (decode cleanly and re-encode byte for byte): " + candidateNames(f.Candidates)
 	switch {
 	case len(f.Candidates) >= report.MaxCandidates:
 		s += fmt.Sprintf(" (the search stops at %d)", report.MaxCandidates)
 	case f.CandidatesIncomplete:
 		s += " (search stopped at its budget)"
+	}
+	return s
+}
+
+// candidateNames names the first candidates and counts the rest.
+func candidateNames(cands []report.Candidate) string {
+	const show = 5
+	var names []string
+	for _, c := range cands[:min(show, len(cands))] {
+		names = append(names, fmt.Sprintf("%s(%d) v%d", Safe(c.Name), c.APIKey, c.Version))
+	}
+	s := strings.Join(names, ", ")
+	if n := len(cands) - show; n > 0 {
+		s += fmt.Sprintf(" and %d more", n)
 	}
 	return s
 }
