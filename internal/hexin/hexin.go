@@ -33,6 +33,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/textenc"
 )
@@ -528,13 +529,19 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 
 // DecodeText returns raw as text when it reads as hex text: printable
 // ASCII and whitespace, after a UTF-8 byte order mark or as UTF-16 with
-// one (as Windows editors and PowerShell's ">" write). ok is false for
-// anything else, which callers read as raw bytes (a Kafka frame starts
-// with a size whose high byte is almost always 0, which text has not).
+// one (as Windows editors and PowerShell's ">" write); or any valid UTF-8
+// that starts with a quote (a program's print of bytes, whose characters
+// may be any: Go's %q writes "é" as it is). ok is false for anything
+// else, which callers read as raw bytes (a Kafka frame starts with a size
+// whose high byte is almost always 0, which text has not, and never a
+// quote: that would be a size of over 570 MB).
 func DecodeText(raw []byte) (string, bool) {
 	raw, err := textenc.UTF8(raw)
 	if err != nil {
 		return "", false
+	}
+	if quoted(string(raw)) && utf8.Valid(raw) {
+		return string(raw), true
 	}
 	for _, c := range raw {
 		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {

@@ -80,6 +80,14 @@ func TestInput(t *testing.T) {
 	if got, err := Input([]byte(tcpdump)); err != nil || !bytes.Equal(got, raw[4:]) {
 		t.Errorf("tcpdump -X: % x, %v", got, err)
 	}
+	// A program's print of bytes holding UTF-8 is text too; binary that
+	// is not valid UTF-8 stays binary.
+	if got, err := Input([]byte("\"\\x00\\x00\\x00\\x04\u00e9t\u00e9\"\n")); err != nil || !bytes.Equal(got, []byte("\x00\x00\x00\x04\u00e9t\u00e9")) {
+		t.Errorf("Go %%q with UTF-8: % x, %v", got, err)
+	}
+	if got, err := Input([]byte("\"\xff\"")); err != nil || !bytes.Equal(got, []byte("\"\xff\"")) {
+		t.Errorf("quoted binary: % x, %v", got, err)
+	}
 	if _, err := TextInput("00 0g"); err == nil {
 		t.Error("bad hex: no error")
 	}
