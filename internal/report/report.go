@@ -235,11 +235,11 @@ type Options struct {
 	// a request whose API key the spec lacks (a newer API). For captures
 	// and proxies, where the traffic is what it is.
 	NewerAsWarning bool
-	// MaybeResponse: the bytes were not said to be a request (hex pasted
-	// without its kind). A request that fails to decode, at its version
-	// and at every other, is tried as a response of every API, as
-	// [Unnamed] does, and Frame.AsResponse names the APIs and versions that
-	// explain it.
+	// MaybeResponse: that the bytes are a request is the user's word, not
+	// the traffic's (hex pasted, where the kind defaults to request). A
+	// request that fails to decode, at its version and at every other, is
+	// tried as a response of every API, as [Unnamed] does, and
+	// Frame.AsResponse names the APIs and versions that explain it.
 	MaybeResponse bool
 	// Lean leaves Frame.Hex and Frame.Body empty: the JSON writer (package
 	// jsonr) writes them straight from the bytes and the decoded body. For
