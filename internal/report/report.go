@@ -103,7 +103,7 @@ type Frame struct {
 	// (API, version) pairs of the spec whose response schema decodes the
 	// frame cleanly and re-encodes it byte for byte, most likely first.
 	// CandidatesIncomplete says the search stopped early: at its budget, or
-	// with MaxCandidates found.
+	// with MaxCandidates found ([Frame.CandidatesCapped] tells which).
 	Candidates           []Candidate `json:"candidates,omitempty"`
 	CandidatesIncomplete bool        `json:"candidates_incomplete,omitempty"`
 	// AsResponse, for a request that did not decode (with
@@ -624,6 +624,10 @@ func minimalLen(b []byte) int {
 	}
 	return n
 }
+
+// CandidatesCapped reports whether the candidate search stopped because
+// it had found MaxCandidates (not at its work budget).
+func (f *Frame) CandidatesCapped() bool { return len(f.Candidates) >= MaxCandidates }
 
 // Summary is the one-line description of a frame:
 // "request Produce(0) v9 correlation_id 7, 120 bytes, header v2".

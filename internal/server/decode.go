@@ -250,14 +250,8 @@ func (d *Decoder) EncodeContext(ctx context.Context, in EncodeRequest) (*report.
 func Result(f *report.Frame) htmlr.DecodeResult {
 	res := htmlr.DecodeResult{Index: f.Index, Summary: f.Summary(), Kind: f.Kind, API: f.API, Version: f.Version,
 		CorrelationID: f.CorrelationID, ClientID: f.ClientID, Error: f.Error, Warning: f.Warning, Note: f.Note,
-		CandidatesIncomplete: f.CandidatesIncomplete, CandidatesCapped: len(f.Candidates) >= report.MaxCandidates,
-		Bytes: f.Bytes, Tree: f.SpanTree()}
-	for _, c := range f.Candidates {
-		res.Candidates = append(res.Candidates, htmlr.Candidate{Name: c.Name, Key: c.APIKey, Version: c.Version})
-	}
-	for _, c := range f.AsResponse {
-		res.AsResponse = append(res.AsResponse, htmlr.Candidate{Name: c.Name, Key: c.APIKey, Version: c.Version})
-	}
+		Candidates: f.Candidates, CandidatesIncomplete: f.CandidatesIncomplete, CandidatesCapped: f.CandidatesCapped(),
+		AsResponse: f.AsResponse, Bytes: f.Bytes, Tree: f.SpanTree()}
 	if f.Budget != "" {
 		// Said on the page too, not only in the tree's flags.
 		res.Summary += "; budget: " + f.Budget

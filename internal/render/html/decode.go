@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
 )
 
@@ -41,11 +42,11 @@ type DecodeResult struct {
 	// versions whose response schema decodes it cleanly and re-encodes it
 	// byte for byte; CandidatesIncomplete says the search stopped at its
 	// budget, CandidatesCapped at the most it lists.
-	Candidates                             []Candidate
+	Candidates                             []report.Candidate
 	CandidatesIncomplete, CandidatesCapped bool
 	// AsResponse, for a request that did not decode, are the APIs and
 	// versions whose response schema explains its bytes.
-	AsResponse []Candidate
+	AsResponse []report.Candidate
 	Bytes      []byte
 	// Tree is the frame's annotated tree over Bytes (report.Frame.SpanTree),
 	// partial when decoding failed; nil when the header did not decode.
@@ -54,14 +55,6 @@ type DecodeResult struct {
 	// Body is the message body as indented JSON, editable and re-encodable;
 	// empty when the frame did not decode.
 	Body string
-}
-
-// Candidate is an API (its name and key) and version that explains a
-// response whose API is not known.
-type Candidate struct {
-	Name    string
-	Key     int16
-	Version int16
 }
 
 // DecodeInput is the data of the /decode/ page.
@@ -180,11 +173,11 @@ func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
 
 // candidateNames names the first candidates and counts the rest, as the
 // text renderer does.
-func candidateNames(cands []Candidate) string {
+func candidateNames(cands []report.Candidate) string {
 	const show = 5
 	names := make([]string, 0, show)
 	for _, c := range cands[:min(show, len(cands))] {
-		names = append(names, fmt.Sprintf("%s(%d) v%d", clean(c.Name), c.Key, c.Version))
+		names = append(names, fmt.Sprintf("%s(%d) v%d", clean(c.Name), c.APIKey, c.Version))
 	}
 	s := strings.Join(names, ", ")
 	if n := len(cands) - show; n > 0 {

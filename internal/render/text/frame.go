@@ -125,7 +125,7 @@ func candidateText(f *report.Frame) string {
 	}
 	s := "candidates (decode cleanly and re-encode byte for byte): " + candidateNames(f.Candidates)
 	switch {
-	case len(f.Candidates) >= report.MaxCandidates:
+	case f.CandidatesCapped():
 		s += fmt.Sprintf(" (the search stops at %d)", report.MaxCandidates)
 	case f.CandidatesIncomplete:
 		s += " (search stopped at its budget)"
