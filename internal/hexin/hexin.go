@@ -29,6 +29,7 @@
 package hexin
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -108,10 +109,15 @@ func Parse(s string) ([]byte, error) {
 // packets apart.
 func ParseDump(s string) (*Dump, error) {
 	s = strings.TrimPrefix(s, "\uFEFF") // a UTF-8 byte order mark
-	if d, ok, err := parseLiteral(s); ok {
-		return d, err
+	if quoted(s) {
+		// Hex in quotes (a JSON string's value copied with them,
+		// "0000000c0003..."), or a literal: see quotedHex.
+		u, isHex := quotedHex(s)
+		if !isHex {
+			return parseLiteral(s)
+		}
+		s = u
 	}
-	s = unquoteHex(s)
 	if d, ok, err := parseDecimal(s); ok {
 		return d, err
 	}
@@ -540,7 +546,7 @@ func DecodeText(raw []byte) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	if quoted(string(raw)) && utf8.Valid(raw) {
+	if head := bytes.TrimLeft(raw, " \t\r\n"); quoted(string(head[:min(len(head), 2)])) && utf8.Valid(raw) {
 		return string(raw), true
 	}
 	for _, c := range raw {

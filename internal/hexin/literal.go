@@ -32,20 +32,9 @@ const (
 	FormatDecimal Format = "decimal" // a bracketed list of decimal bytes
 )
 
-// parseLiteral reads s as quoted literals; ok is false when s does not
-// start with a quote (b' and b" included), or when it holds no escape and
-// only hex digits and separators between its quotes (hex in quotes, read
-// as hex: see unquoteHex).
-func parseLiteral(s string) (d *Dump, ok bool, err error) {
-	if !quoted(s) {
-		return nil, false, nil
-	}
-	if !strings.Contains(s, `\`) && onlyHex(unquoteHex(s)) {
-		// Hex in quotes (a JSON string's value copied with them,
-		// "0000000c0003..."), not characters: a frame starts with its size,
-		// whose first byte, 0, every program prints as an escape.
-		return nil, false, nil
-	}
+// parseLiteral reads s, which starts with a quote (see quoted), as quoted
+// literals.
+func parseLiteral(s string) (*Dump, error) {
 	p := pos{s: s, line: 1}
 	var out []byte
 	for {
@@ -58,17 +47,18 @@ func parseLiteral(s string) (d *Dump, ok bool, err error) {
 		}
 		q := s[p.i]
 		if q != '\'' && q != '"' {
-			return nil, true, p.errorf("unexpected %s between quoted strings", quoteChar(s, p.i))
+			return nil, p.errorf("unexpected %s between quoted strings", quoteChar(s, p.i))
 		}
 		p.next()
+		var err error
 		if out, err = p.literal(out, q); err != nil {
-			return nil, true, err
+			return nil, err
 		}
 	}
 	if len(out) == 0 {
-		return nil, true, &Error{Line: 1, Col: 1, Msg: "no bytes in the input (the quoted strings are empty)"}
+		return nil, &Error{Line: 1, Col: 1, Msg: "no bytes in the input (the quoted strings are empty)"}
 	}
-	return &Dump{Format: FormatLiteral, Packets: [][]byte{out}}, true, nil
+	return &Dump{Format: FormatLiteral, Packets: [][]byte{out}}, nil
 }
 
 // quoted reports whether s starts (after blank space) with a quote, b'
@@ -259,12 +249,16 @@ func parseDecimal(s string) (d *Dump, ok bool, err error) {
 	}
 }
 
-// unquoteHex blanks the quotes of hex in quotes (and the b of b'...'),
-// keeping every other byte where it is, so that errors keep their
-// columns; s without a leading quote is returned as it is.
-func unquoteHex(s string) string {
-	if !quoted(s) {
-		return s
+// quotedHex returns s, which starts with a quote (see quoted), with its
+// quotes (and the b of b'...') blanked, every other byte where it is so
+// that errors keep their columns; isHex reports whether that is hex in
+// quotes rather than literals: no escape, and only hex digits and
+// separators (a JSON string's value copied with its quotes). A literal
+// always has an escape: a frame starts with its size, whose first byte,
+// 0, every program prints as one.
+func quotedHex(s string) (u string, isHex bool) {
+	if strings.Contains(s, `\`) {
+		return "", false
 	}
 	b := []byte(s)
 	for i, c := range b {
@@ -275,7 +269,8 @@ func unquoteHex(s string) string {
 			b[i] = ' '
 		}
 	}
-	return string(b)
+	u = string(b)
+	return u, onlyHex(u)
 }
 
 // onlyHex reports whether s holds at least one hex digit and nothing but
