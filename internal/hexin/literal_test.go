@@ -130,10 +130,7 @@ func TestProgramPrints(t *testing.T) {
 // TestPythonRepr checks pythonRepr, and Parse, against Python's own repr
 // when python3 is installed.
 func TestPythonRepr(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("python3 not installed")
-	}
+	py := program(t, "python3")
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(255 - i)
@@ -152,12 +149,29 @@ func TestPythonRepr(t *testing.T) {
 		t.Fatalf("python3 printed %d lines for %d inputs", len(lines), len(inputs))
 	}
 	for i, in := range inputs {
-		if lines[i] != pythonRepr(in) {
-			t.Errorf("python3 prints %s, pythonRepr %s", lines[i], pythonRepr(in))
-		}
-		if got, err := Parse(lines[i]); err != nil || !bytes.Equal(got, in) {
-			t.Errorf("Parse(%s) = %x, %v; want %x", lines[i], got, err, in)
-		}
+		checkPrinted(t, "python3", lines[i], in, pythonRepr)
+	}
+}
+
+// program is the path of name, or skips the test when it is not installed.
+func program(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// checkPrinted checks that a program printed in as its copy ours prints it,
+// and that Parse reads it back as in.
+func checkPrinted(t *testing.T, prog, printed string, in []byte, ours func([]byte) string) {
+	t.Helper()
+	if printed != ours(in) {
+		t.Errorf("%s prints %s\nour copy of its rule %s", prog, printed, ours(in))
+	}
+	if got, err := Parse(printed); err != nil || !bytes.Equal(got, in) {
+		t.Errorf("Parse(%s) = %x, %v; want %x", printed, got, err, in)
 	}
 }
 
@@ -165,10 +179,7 @@ func TestPythonRepr(t *testing.T) {
 // Arrays.toString when java (11 or later, which runs a source file) is
 // installed.
 func TestJavaArrays(t *testing.T) {
-	java, err := exec.LookPath("java")
-	if err != nil {
-		t.Skip("java not installed")
-	}
+	java := program(t, "java")
 	in := make([]byte, 256)
 	for i := range in {
 		in[i] = byte(i)
@@ -186,13 +197,7 @@ func TestJavaArrays(t *testing.T) {
 	if err != nil {
 		t.Fatalf("java: %v", err)
 	}
-	line := strings.TrimSpace(string(out))
-	if line != javaArrays(in) {
-		t.Errorf("java prints %s\njavaArrays %s", line, javaArrays(in))
-	}
-	if got, err := Parse(line); err != nil || !bytes.Equal(got, in) {
-		t.Errorf("Parse(%s) = %x, %v; want %x", line, got, err, in)
-	}
+	checkPrinted(t, "java", strings.TrimSpace(string(out)), in, javaArrays)
 }
 
 func TestProgramPrintErrors(t *testing.T) {
