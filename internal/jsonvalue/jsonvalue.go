@@ -278,17 +278,8 @@ func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
 	if m.Body == nil {
 		return codec.Value{}, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var doc any
-	if err := dec.Decode(&doc); err != nil {
-		return codec.Value{}, syntaxError(data, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		off := dec.InputOffset()
-		return codec.Value{}, &Error{Err: fmt.Errorf("%w at %s: data after the JSON object", ErrSyntax, lineCol(data, off))}
-	}
-	if err := checkDuplicates(data, m.Name); err != nil {
+	doc, err := parseDocument(data, m.Name)
+	if err != nil {
 		return codec.Value{}, err
 	}
 	r := &reader{v: v, flex: m.Flexible}

@@ -257,6 +257,12 @@ func TestErrors(t *testing.T) {
 			t.Errorf("Unmarshal(%s) = %v; want %v containing %q", tc.in, err, tc.cause, tc.text)
 		}
 	}
+	// Nesting deeper than encoding/json allows is refused, not recursed
+	// into (and at the limit's depth, not past it).
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	if _, err := Unmarshal(ct.Request, 7, []byte(`{"Topics":`+deep+`}`)); !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), "nested more than 10000 deep") {
+		t.Errorf("deep nesting: %v", err)
+	}
 	// A field that exists, but not at this version.
 	_, err := Unmarshal(ct.Request, 0+2, []byte(`{}`))
 	if err != nil {
