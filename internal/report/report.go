@@ -625,6 +625,24 @@ func minimalLen(b []byte) int {
 	return n
 }
 
+// CandidateNames names the first five of cands ("OffsetCommit(8) v10,
+// CreateTopics(19) v6") and counts the rest, for the renderers' lines;
+// names are as the spec gives them, for each renderer to make safe.
+func CandidateNames(cands []Candidate) string {
+	const show = 5
+	var s strings.Builder
+	for i, c := range cands[:min(show, len(cands))] {
+		if i > 0 {
+			s.WriteString(", ")
+		}
+		fmt.Fprintf(&s, "%s(%d) v%d", c.Name, c.APIKey, c.Version)
+	}
+	if n := len(cands) - show; n > 0 {
+		fmt.Fprintf(&s, " and %d more", n)
+	}
+	return s.String()
+}
+
 // CandidatesCapped reports whether the candidate search stopped because
 // it had found MaxCandidates (not at its work budget).
 func (f *Frame) CandidatesCapped() bool { return len(f.Candidates) >= MaxCandidates }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
@@ -116,10 +115,10 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		v.Notes = append(v.Notes, "note: "+clean(res.Note))
 	}
 	if len(res.Candidates) > 0 {
-		v.Notes = append(v.Notes, "candidates (decode cleanly and re-encode byte for byte): "+candidateNames(res.Candidates)+capText(res))
+		v.Notes = append(v.Notes, "candidates (decode cleanly and re-encode byte for byte): "+clean(report.CandidateNames(res.Candidates))+capText(res))
 	}
 	if len(res.AsResponse) > 0 {
-		v.Notes = append(v.Notes, "it may be a response: as one it decodes cleanly and re-encodes as "+candidateNames(res.AsResponse))
+		v.Notes = append(v.Notes, "it may be a response: as one it decodes cleanly and re-encodes as "+clean(report.CandidateNames(res.AsResponse)))
 	}
 	if len(res.Bytes) > MaxGridBytes {
 		v.TooLarge = true
@@ -169,21 +168,6 @@ func (r *Renderer) DecodeFragment(w io.Writer, res *DecodeResult) error {
 	}
 	_, err := w.Write(b.Bytes())
 	return err
-}
-
-// candidateNames names the first candidates and counts the rest, as the
-// text renderer does.
-func candidateNames(cands []report.Candidate) string {
-	const show = 5
-	names := make([]string, 0, show)
-	for _, c := range cands[:min(show, len(cands))] {
-		names = append(names, fmt.Sprintf("%s(%d) v%d", clean(c.Name), c.APIKey, c.Version))
-	}
-	s := strings.Join(names, ", ")
-	if n := len(cands) - show; n > 0 {
-		s += fmt.Sprintf(" and %d more", n)
-	}
-	return s
 }
 
 // capText says why the candidate search stopped early, if it did.

@@ -32,7 +32,7 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 			b.WriteString("  no other version of this API decodes it cleanly\n")
 		}
 		if len(f.AsResponse) > 0 {
-			b.WriteString(Wrap("  it may be a response: as one it decodes cleanly and re-encodes as "+candidateNames(f.AsResponse), st.Width) + "\n")
+			b.WriteString(Wrap("  it may be a response: as one it decodes cleanly and re-encodes as "+Safe(report.CandidateNames(f.AsResponse)), st.Width) + "\n")
 		}
 	}
 	if f.Warning != "" {
@@ -118,31 +118,17 @@ func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style) in
 }
 
 // candidateText is the line that names the first candidates of a
-// response whose request was not captured.
+// response whose API is not known.
 func candidateText(f *report.Frame) string {
 	if len(f.Candidates) == 0 {
 		return "no response schema of this spec decodes it cleanly and re-encodes it"
 	}
-	s := "candidates (decode cleanly and re-encode byte for byte): " + candidateNames(f.Candidates)
+	s := "candidates (decode cleanly and re-encode byte for byte): " + Safe(report.CandidateNames(f.Candidates))
 	switch {
 	case f.CandidatesCapped():
 		s += fmt.Sprintf(" (the search stops at %d)", report.MaxCandidates)
 	case f.CandidatesIncomplete:
 		s += " (search stopped at its budget)"
-	}
-	return s
-}
-
-// candidateNames names the first candidates and counts the rest.
-func candidateNames(cands []report.Candidate) string {
-	const show = 5
-	var names []string
-	for _, c := range cands[:min(show, len(cands))] {
-		names = append(names, fmt.Sprintf("%s(%d) v%d", Safe(c.Name), c.APIKey, c.Version))
-	}
-	s := strings.Join(names, ", ")
-	if n := len(cands) - show; n > 0 {
-		s += fmt.Sprintf(" and %d more", n)
 	}
 	return s
 }
