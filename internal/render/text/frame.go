@@ -41,8 +41,9 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	if f.Note != "" {
 		b.WriteString("  note: " + f.Note + "\n")
 	}
-	if f.APIUnknown && (len(f.Candidates) > 0 || f.Error == "") {
-		// (With none, the error has said so.)
+	if len(f.Candidates) > 0 {
+		// (With none, a searched frame's error says so; a frame cut before
+		// its header was not searched.)
 		b.WriteString("  " + candidateText(f) + "\n")
 	}
 	if f.Roundtrip != nil {
@@ -118,11 +119,8 @@ func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style) in
 }
 
 // candidateText is the line that names the first candidates of a
-// response whose API is not known.
+// response whose API is not known (it has some).
 func candidateText(f *report.Frame) string {
-	if len(f.Candidates) == 0 {
-		return "no response schema of this spec decodes it cleanly and re-encodes it"
-	}
 	s := "candidates (decode cleanly and re-encode byte for byte): " + Safe(report.CandidateNames(f.Candidates))
 	switch {
 	case f.CandidatesCapped():

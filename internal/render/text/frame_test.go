@@ -121,6 +121,21 @@ func TestFrameOrphan(t *testing.T) {
 	}
 }
 
+// TestFrameCutUnsearched: a response cut before its correlation id, whose
+// request is unknown, was not searched for candidates, and its text claims
+// no search; an orphan that none explains says so once, in its error.
+func TestFrameCutUnsearched(t *testing.T) {
+	c := loadCodec(t, testshared.Spec(t, "4.3"))
+	cut := report.Cut(c, []byte{0, 0, 0, 40, 0, 0}, schema.TypeResponse, nil, 0, report.Gap{Offset: 6, Size: 100, FrameSize: 44, Captured: 6}, report.Options{})
+	if out := frameText(t, cut, false); !strings.Contains(out, "(header not captured)") || strings.Contains(out, "no response schema") || strings.Contains(out, "candidates") {
+		t.Errorf("cut frame: %s", out)
+	}
+	none := report.Orphan(c, []byte{0, 0, 0, 4, 0, 0, 0, 9}, nil, report.Options{})
+	if out := frameText(t, none, false); strings.Count(out, "no response schema of this spec decodes it cleanly") != 1 {
+		t.Errorf("orphan with no candidate: %s", out)
+	}
+}
+
 // plainProduce is a Produce v9 request with one uncompressed RecordBatch
 // v2 of the given records, built with kmsg.
 func plainProduce(recs []kmsg.Record) []byte {

@@ -95,9 +95,6 @@ func TestSampleTreeZerosBare(t *testing.T) {
 // counted, and an incomplete search said.
 func TestCandidateText(t *testing.T) {
 	f := &report.Frame{}
-	if got := candidateText(f); !strings.HasPrefix(got, "no response schema") {
-		t.Errorf("no candidates: %q", got)
-	}
 	for v := int16(0); v < 7; v++ {
 		f.Candidates = append(f.Candidates, report.Candidate{APIKey: 3, Name: "Metadata", Version: v})
 	}
