@@ -46,6 +46,18 @@ func Skipped(st capture.Stats) []string {
 	return out
 }
 
+// Packets says how many packets a capture held and, when some of its TCP
+// came out of tunnels, how many and which: "1200 packets (800 from
+// tunnels: 800 VXLAN)".
+func Packets(st capture.Stats) string {
+	s := english.Count(st.Packets, "packet")
+	if n := ignoredTotal(st.Tunnels); n > 0 {
+		s += " (" + fmt.Sprint(n) + " from tunnels: " + ignoredText(st.Tunnels) + ")"
+	}
+	return s
+}
+
+// ignoredTotal adds up the counts of m.
 func ignoredTotal(m map[string]int64) int64 {
 	var n int64
 	for _, v := range m {
@@ -54,8 +66,8 @@ func ignoredTotal(m map[string]int64) int64 {
 	return n
 }
 
-// ignoredText lists the reasons connections were ignored, most common
-// first: "2 TLS, 1 no payload".
+// ignoredText lists the counts of m, most common first: "2 TLS, 1 no
+// payload".
 func ignoredText(m map[string]int64) string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b string) int {

@@ -40,3 +40,20 @@ func TestSkippedOne(t *testing.T) {
 		t.Errorf("Skipped\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestPackets: the packet count says how many of its TCP packets came out
+// of tunnels, by kind, and says nothing of tunnels when none did.
+func TestPackets(t *testing.T) {
+	for _, c := range []struct {
+		st   capture.Stats
+		want string
+	}{
+		{capture.Stats{Packets: 1}, "1 packet"},
+		{capture.Stats{Packets: 12, Tunnels: map[string]int64{}}, "12 packets"},
+		{capture.Stats{Packets: 12, Tunnels: map[string]int64{capture.TunnelGRE: 2, capture.TunnelVXLAN: 8}}, "12 packets (10 from tunnels: 8 VXLAN, 2 GRE)"},
+	} {
+		if got := Packets(c.st); got != c.want {
+			t.Errorf("Packets(%+v) = %q, want %q", c.st, got, c.want)
+		}
+	}
+}

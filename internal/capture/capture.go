@@ -137,7 +137,7 @@ type Stats struct {
 	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
 	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
-	Fragments    int64 // IPv4 fragments (not reassembled)
+	Fragments    int64 // IPv4 and IPv6 fragments (not reassembled)
 	NotTCP       int64 // packets that carry no TCP (UDP, ARP, ...)
 	OtherPorts   int64 // TCP packets not on one of Options.Ports
 	// ControlOnly counts bare ACK, FIN and RST packets of connections
@@ -163,4 +163,8 @@ type Stats struct {
 	// Suspect counts connections decoded although their first request
 	// failed the framing checks (see [Conn.Note]).
 	Suspect int64
+	// Tunnels counts the TCPPackets read from inside a tunnel, by its
+	// kind (the outermost): TunnelVXLAN, TunnelGeneve, TunnelGRE,
+	// TunnelIPinIP.
+	Tunnels map[string]int64
 }

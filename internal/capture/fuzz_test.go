@@ -10,7 +10,7 @@ import (
 // each read sets up a reassembler, so minimising at the default 60s per
 // input stalls) feeds arbitrary bytes to the capture reader, seeded with small
 // captures written at test time (pcap, pcapng, one starting
-// mid-connection). Properties: no panic, no hang, and every frame handed
+// mid-connection, each kind of tunnel). Properties: no panic, no hang, and every frame handed
 // out is made of bytes the input carried (their total cannot exceed it).
 func FuzzRead(f *testing.F) {
 	xs := sampleExchanges()
@@ -21,6 +21,10 @@ func FuzzRead(f *testing.F) {
 	for _, m := range mutations {
 		segs, _ := segments(gapExchanges())
 		f.Add(writeSegments(t, m(segs), nil))
+	}
+	plain := writeCapture(t, PCAP, xs, true, 0, 0)
+	for _, tn := range tunnels {
+		f.Add(rewrap(t, plain, func(eth []byte) []byte { return tn.wrap(t, eth) }))
 	}
 	opts := Options{Known: known(f), Verify: verify(f), MaxFrame: 1 << 20, MaxBuffered: 256}
 	f.Fuzz(func(t *testing.T, data []byte) {

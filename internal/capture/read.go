@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
-	"slices"
 	"time"
 
 	"github.com/gopacket/gopacket"
@@ -189,20 +188,24 @@ type reader struct {
 	// buffered is the out-of-order data held over all connections.
 	buffered, maxBufTotal, maxBufConn int
 
-	eth     layers.Ethernet
-	dot1q   layers.Dot1Q
-	loop    layers.Loopback
-	sll     layers.LinuxSLL
-	sll2    layers.LinuxSLL2
-	ip4     layers.IPv4
-	ip6     layers.IPv6
-	tcp     layers.TCP
-	parsers map[gopacket.LayerType]*gopacket.DecodingLayerParser
-	decoded []gopacket.LayerType
+	eth    layers.Ethernet
+	dot1q  layers.Dot1Q
+	loop   layers.Loopback
+	sll    layers.LinuxSLL
+	sll2   layers.LinuxSLL2
+	ip4    layers.IPv4
+	ip6    layers.IPv6
+	ip6dst ipv6Options
+	tcp    layers.TCP
+	udp    layers.UDP
+	vxlan  layers.VXLAN
+	geneve geneve
+	gre    layers.GRE
+	erspan layers.ERSPANII
 }
 
 func newReader(opts Options, fn func(*Event) error) *reader {
-	rd := &reader{opts: opts, fn: fn, parsers: map[gopacket.LayerType]*gopacket.DecodingLayerParser{}, conns: map[connKey]*tcpConn{}}
+	rd := &reader{opts: opts, fn: fn, conns: map[connKey]*tcpConn{}}
 	if len(opts.Ports) > 0 {
 		rd.ports = map[uint16]bool{}
 		for _, p := range opts.Ports {
@@ -216,17 +219,6 @@ func newReader(opts Options, fn func(*Event) error) *reader {
 }
 
 func (rd *reader) release() { rd.conns = nil }
-
-// parser returns the layer parser starting at first.
-func (rd *reader) parser(first gopacket.LayerType) *gopacket.DecodingLayerParser {
-	p, ok := rd.parsers[first]
-	if !ok {
-		p = gopacket.NewDecodingLayerParser(first, &rd.eth, &rd.dot1q, &rd.loop, &rd.sll, &rd.sll2, &rd.ip4, &rd.ip6, &rd.tcp)
-		p.IgnoreUnsupported = true
-		rd.parsers[first] = p
-	}
-	return p
-}
 
 // firstLayer maps a link type to the layer its packets start with.
 func firstLayer(lt layers.LinkType, data []byte) (gopacket.LayerType, bool) {
@@ -258,30 +250,15 @@ func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTyp
 		rd.stats.Undecodable++
 		return
 	}
-	p := rd.parser(first)
-	if err := p.DecodeLayers(data, &rd.decoded); err != nil && !slices.Contains(rd.decoded, layers.LayerTypeTCP) {
+	res, srcIP, dstIP, tunnel := rd.walk(first, data)
+	switch res {
+	case layersUndecodable:
 		rd.stats.Undecodable++
 		return
-	}
-	var srcIP, dstIP netip.Addr
-	hasTCP := false
-	for _, t := range rd.decoded {
-		switch t {
-		case layers.LayerTypeIPv4:
-			if rd.ip4.Flags&layers.IPv4MoreFragments != 0 || rd.ip4.FragOffset != 0 {
-				rd.stats.Fragments++
-				return // fragments are not reassembled
-			}
-			srcIP, _ = netip.AddrFromSlice(rd.ip4.SrcIP)
-			dstIP, _ = netip.AddrFromSlice(rd.ip4.DstIP)
-		case layers.LayerTypeIPv6:
-			srcIP, _ = netip.AddrFromSlice(rd.ip6.SrcIP)
-			dstIP, _ = netip.AddrFromSlice(rd.ip6.DstIP)
-		case layers.LayerTypeTCP:
-			hasTCP = true
-		}
-	}
-	if !hasTCP || !srcIP.IsValid() || !dstIP.IsValid() {
+	case layersFragment:
+		rd.stats.Fragments++
+		return // fragments are not reassembled
+	case layersNotTCP:
 		rd.stats.NotTCP++
 		return
 	}
@@ -290,6 +267,12 @@ func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkTyp
 		return
 	}
 	rd.stats.TCPPackets++
+	if tunnel != "" {
+		if rd.stats.Tunnels == nil {
+			rd.stats.Tunnels = map[string]int64{}
+		}
+		rd.stats.Tunnels[tunnel]++
+	}
 	if ci.Timestamp.After(rd.last) {
 		rd.last = ci.Timestamp
 	}

@@ -10,9 +10,10 @@ import (
 )
 
 // tsharkCount runs tshark on a capture with a display filter and counts
-// the packets it shows. tshark missing is a skip locally and a failure in
+// the packets it shows; extra are more arguments (-d to decode a port as
+// a protocol). tshark missing is a skip locally and a failure in
 // CI.
-func tsharkCount(t *testing.T, data []byte, filter string) int {
+func tsharkCount(t *testing.T, data []byte, filter string, extra ...string) int {
 	t.Helper()
 	tshark, err := exec.LookPath("tshark")
 	if err != nil {
@@ -29,6 +30,7 @@ func tsharkCount(t *testing.T, data []byte, filter string) int {
 	if filter != "" {
 		args = append(args, "-Y", filter)
 	}
+	args = append(args, extra...)
 	cmd := exec.Command(tshark, args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se

@@ -186,7 +186,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, english.Count(stats.Packets, "packet"), english.Count(stats.Connections, "connection"), english.Count(stats.Requests, "request"), english.Count(stats.Responses, "response"))
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, capdecode.Packets(stats), english.Count(stats.Connections, "connection"), english.Count(stats.Requests, "request"), english.Count(stats.Responses, "response"))
 	if stats.Unanswered > 0 {
 		fmt.Fprintf(env.Stderr, ", %s without a response", english.Count(stats.Unanswered, "request"))
 	}

@@ -81,7 +81,7 @@ func runStats(env *Env, args []string) error {
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", *pcap, err)}
 		}
-		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s, %s, %s", *pcap, english.Count(st.Packets, "packet"), english.Count(st.Connections, "connection"), english.Count(st.Requests, "request"), english.Count(st.Responses, "response"))
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s, %s, %s", *pcap, capdecode.Packets(st), english.Count(st.Connections, "connection"), english.Count(st.Requests, "request"), english.Count(st.Responses, "response"))
 		// What the reader skipped, as decode --pcap says it.
 		for _, part := range capdecode.Skipped(st) {
 			fmt.Fprint(env.Stderr, ", "+part)
