@@ -8,7 +8,9 @@
 // spec's order, holding only the fields that exist at the version (tagged
 // fields included). Values:
 //
-//   - bool: true/false; integers: JSON numbers (int64 too, written exactly);
+//   - bool: true/false; integers: JSON numbers (int64 too, written exactly;
+//     on input an integral number in any form, 1e3 or 1000.0, is read
+//     exactly, one with a fraction is refused);
 //     float64: a number, or "NaN", "Infinity", "-Infinity";
 //   - uuid: the usual 8-4-4-4-12 hex form; Kafka's 22-character URL-safe
 //     base64 form is accepted on input;
@@ -468,13 +470,13 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		if !ok {
 			return codec.Value{}, typeErr(path, "an integer", x)
 		}
-		i, err := strconv.ParseInt(n.String(), 10, 64)
-		if err != nil {
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a %s", ErrRange, n, t.Kind)}
-		}
 		lo, hi := intRange(t.Kind)
+		i, err := parseInteger(n.String())
+		if err != nil {
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not %s %s (%v)", ErrRange, n, article(t.Kind.String()), t.Kind, err)}
+		}
 		if i < lo || i > hi {
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %d is not a %s (%d..%d)", ErrRange, i, t.Kind, lo, hi)}
+			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %d is not %s %s (%d..%d)", ErrRange, i, article(t.Kind.String()), t.Kind, lo, hi)}
 		}
 		return codec.Value{Int: i}, nil
 	case schema.KindFloat64:
@@ -616,4 +618,70 @@ func ParseUUID(s string) ([]byte, error) {
 		}
 	}
 	return nil, fmt.Errorf("%w: %q is not a uuid (want 8-4-4-4-12 hex or 22-character base64)", ErrType, s)
+}
+
+// parseInteger reads a JSON number that is an integer, in whatever form
+// it is written: 1000, 1e3, 1000.0, 1.5e3 (JSON has one number type, and
+// Python writes an integral float as 1000.0, JavaScript a large one with
+// an exponent). The value is worked out in decimal digits, exactly: a
+// number with a fraction (1.5, 1.0000000000000000001e3) is refused, not
+// rounded, and so is one beyond int64, without expanding a huge exponent.
+func parseInteger(s string) (int64, error) {
+	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return i, nil
+	} else if !strings.ContainsAny(s, ".eE") {
+		return 0, errors.New("beyond int64")
+	}
+	mant, exp := s, int64(0)
+	if k := strings.IndexAny(s, "eE"); k >= 0 {
+		mant = s[:k]
+		// An exponent beyond int64 is clamped: with it, a mantissa
+		// (shorter than the input) is 0, a fraction or too big, as
+		// with the true exponent.
+		e, err := strconv.ParseInt(s[k+1:], 10, 64)
+		if err != nil {
+			e = 1 << 40
+			if s[k+1] == '-' {
+				e = -e
+			}
+		}
+		exp = max(min(e, 1<<40), -1<<40)
+	}
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(mant, "-")
+	if k := strings.IndexByte(mant, '.'); k >= 0 {
+		exp -= int64(len(mant) - k - 1)
+		mant = mant[:k] + mant[k+1:]
+	}
+	// Leading zeros say nothing; trailing ones move into the exponent.
+	mant = strings.TrimLeft(mant, "0")
+	for len(mant) > 0 && mant[len(mant)-1] == '0' {
+		mant, exp = mant[:len(mant)-1], exp+1
+	}
+	switch {
+	case mant == "":
+		return 0, nil
+	case exp < 0:
+		return 0, errors.New("it has a fraction")
+	case int64(len(mant))+exp > 19:
+		return 0, errors.New("beyond int64")
+	}
+	digits := mant + strings.Repeat("0", int(exp))
+	if neg {
+		digits = "-" + digits
+	}
+	i, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, errors.New("beyond int64")
+	}
+	return i, nil
+}
+
+// article is "an" before a kind said with a vowel (int32) and "a" before
+// the others (uint16 is said "you-int").
+func article(kind string) string {
+	if strings.HasPrefix(kind, "int") {
+		return "an"
+	}
+	return "a"
 }

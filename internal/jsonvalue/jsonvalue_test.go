@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -228,7 +230,12 @@ func TestErrors(t *testing.T) {
 		{7, `{"topics":[]}`, ErrUnknownField, `did you mean "Topics"?`},
 		{0 + 2, `{"validateOnly":true}`, nil, ""},
 		{7, `{"timeoutMs":"soon"}`, ErrType, "CreateTopicsRequest.timeoutMs: wrong JSON type: want an integer, got a string"},
-		{7, `{"timeoutMs":2147483648}`, ErrRange, "2147483648 is not a int32"},
+		{7, `{"timeoutMs":2147483648}`, ErrRange, "2147483648 is not an int32 (-2147483648..2147483647)"},
+		{7, `{"timeoutMs":1.5}`, ErrRange, "1.5 is not an int32 (it has a fraction)"},
+		{7, `{"timeoutMs":1.0000000000000000001e3}`, ErrRange, "it has a fraction"},
+		{7, `{"timeoutMs":2.5e9}`, ErrRange, "2500000000 is not an int32"},
+		{7, `{"timeoutMs":1e999999999999999999999}`, ErrRange, "1e999999999999999999999 is not an int32 (beyond int64)"},
+		{7, `{"timeoutMs":123456789012345678901}`, ErrRange, "is not an int32 (beyond int64)"},
 		{7, `{"Topics":null}`, ErrNull, "CreateTopicsRequest.Topics: null"},
 		{7, `{"Topics":[{"Name":null}]}`, ErrNull, "Topics[0].Name"},
 		{7, `{"Topics":[{"Assignments":[{"BrokerIds":[null]}]}]}`, ErrNull, "BrokerIds[0]"},
@@ -273,4 +280,77 @@ func TestErrors(t *testing.T) {
 	if !errors.Is(err, ErrNotInVersion) || !strings.Contains(err.Error(), "MetadataRequest.AllowAutoTopicCreation") {
 		t.Errorf("got %v, want ErrNotInVersion naming the path", err)
 	}
+}
+
+// TestIntegerForms: an integer is read from any JSON form of it, exactly,
+// as math/big reads the same text; a number that is not an integer, or
+// not an int64, is refused.
+func TestIntegerForms(t *testing.T) {
+	for _, s := range []string{
+		"0", "-0", "7", "-7", "1e3", "1E3", "1e+3", "1000.0", "1.5e3", "-2.50e1", "0.0", "0e0", "0e99999",
+		"9223372036854775807", "-9223372036854775808", "9.223372036854775807e18", "-9223372036854775808.000",
+		"9223372036854775808", "-9223372036854775809", "1e19", "1.5", "-0.5", "1e-1", "10e-1", "100e-2", "123e-2",
+		"1.0000000000000000001e3", "5e-324", "1e18", "0.000001e6", "12345678901234567890e-1",
+		"-1e100000",
+		"1" + strings.Repeat("0", 2000) + "e-2000", "0." + strings.Repeat("0", 2000) + "1e2001",
+	} {
+		got, err := parseInteger(s)
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			t.Fatalf("math/big cannot read %s", s)
+		}
+		want := r.IsInt() && r.Num().IsInt64()
+		if want != (err == nil) || want && got != r.Num().Int64() {
+			t.Errorf("parseInteger(%s) = %d, %v; math/big reads %s", s, got, err, r.RatString())
+		}
+	}
+	// Exponents beyond int64, which math/big does not read.
+	for s, want := range map[string]bool{"1e999999999999999999999": false, "1e-999999999999999999999": false, "0e-999999999999999999999": true, "0e999999999999999999999": true} {
+		if got, err := parseInteger(s); (err == nil) != want || got != 0 {
+			t.Errorf("parseInteger(%s) = %d, %v; want an integer: %v", s, got, err, want)
+		}
+	}
+}
+
+// FuzzIntegerForms writes numbers in JSON's grammar from the fuzzer's
+// parts (sign, digits before and after a point, an exponent) and checks
+// parseInteger against math/big's exact reading of the same text.
+func FuzzIntegerForms(f *testing.F) {
+	f.Add(false, "1", "", int16(3))
+	f.Add(true, "9223372036854775808", "", int16(0))
+	f.Add(false, "1", "50", int16(1))
+	f.Add(false, "0", "0001", int16(4))
+	f.Fuzz(func(t *testing.T, neg bool, whole, frac string, exp int16) {
+		digits := func(s string) string {
+			return strings.Map(func(r rune) rune {
+				if r < '0' || r > '9' {
+					return -1
+				}
+				return r
+			}, s)
+		}
+		whole, frac = strings.TrimLeft(digits(whole), "0"), digits(frac)
+		if whole == "" {
+			whole = "0"
+		}
+		s := whole
+		if neg {
+			s = "-" + s
+		}
+		if frac != "" {
+			s += "." + frac
+		}
+		if exp != 0 {
+			s += "e" + strconv.Itoa(int(exp%400))
+		}
+		got, err := parseInteger(s)
+		r, ok := new(big.Rat).SetString(s)
+		if !ok {
+			t.Fatalf("math/big cannot read %s", s)
+		}
+		want := r.IsInt() && r.Num().IsInt64()
+		if want != (err == nil) || want && got != r.Num().Int64() {
+			t.Errorf("parseInteger(%s) = %d, %v; math/big reads %s", s, got, err, r.RatString())
+		}
+	})
 }
