@@ -117,7 +117,8 @@ func TestReleaseRename(t *testing.T) {
 }
 
 // VoteRequest: 3.9 names Topics[].Partitions[] fields CandidateEpoch and
-// CandidateId ("0+"), 4.0 names them ReplicaEpoch and ReplicaId.
+// CandidateId ("0+"), 4.0 names them ReplicaEpoch and ReplicaId, at the
+// same places with the same types: renames, not fields removed and added.
 func TestReleaseRedefinedVote(t *testing.T) {
 	d := Releases(load(t, "3.9").Reg, load(t, "4.0").Reg)
 	c := findChange(d, "Vote")
@@ -135,8 +136,13 @@ func TestReleaseRedefinedVote(t *testing.T) {
 		for _, f := range sd.Added {
 			names = append(names, "+"+f.Name)
 		}
+		for _, fc := range sd.Changed {
+			for _, ch := range fc.Changes {
+				names = append(names, "~"+fc.Name+" "+ch.Property+" "+ch.From+" "+ch.To)
+			}
+		}
 	}
-	want := []string{"-CandidateEpoch", "-CandidateId", "+ReplicaEpoch", "+ReplicaId"}
+	want := []string{"~ReplicaEpoch name CandidateEpoch ReplicaEpoch", "~ReplicaId name CandidateId ReplicaId"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("Vote v0 Topics.Partitions (-want +got):\n%s", diff)
 	}

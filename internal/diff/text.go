@@ -136,7 +136,8 @@ func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
 
 // RedefinedLines describes the struct changes of a version that two
 // releases define differently, one line per struct ("v0 request (body):
-// -CandidateId, +ReplicaId"). minus and arrow are the glyphs for a removed
+// -CandidateId, +ReplicaId", "v3 request (body): ~GenerationId renamed to
+// GenerationIdOrMemberEpoch (same bytes)"). minus and arrow are the glyphs for a removed
 // field and for a change ("-" and "->" in plain text).
 func RedefinedLines(v int16, kind string, sds []StructDiff, minus, arrow string) []string {
 	var out []string
@@ -150,6 +151,10 @@ func RedefinedLines(v int16, kind string, sds []StructDiff, minus, arrow string)
 		}
 		for _, fc := range sd.Changed {
 			for _, c := range fc.Changes {
+				if c.Property == "name" {
+					parts = append(parts, fmt.Sprintf("~%s renamed to %s (same bytes)", c.From, c.To))
+					continue
+				}
 				parts = append(parts, fmt.Sprintf("~%s %s %s %s %s", fc.Name, c.Property, c.From, arrow, c.To))
 			}
 		}

@@ -6,6 +6,7 @@ package diff
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -102,8 +103,9 @@ type FieldChange struct {
 	Changes []Change `json:"changes"`
 }
 
-// Change is one changed property of a field: "type", "nullable", "tagged",
-// "tag", "default" or "flexibleVersions". A field's "versions" range is
+// Change is one changed property of a field: "name" (between two
+// releases, a field renamed with its bytes unchanged), "type",
+// "nullable", "tagged", "tag", "default" or "flexibleVersions". A field's "versions" range is
 // not compared: at two versions both inside it, it does not change what
 // is on the wire (releases narrow "0+" to "0-12" when v13 drops a field).
 type Change struct {
@@ -282,10 +284,17 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 			nested = append(nested, func() { compareStruct(out, sub, ta, a, tb, b, depth+1) })
 		}
 	}
+	var removed []*schema.Field
 	for _, fa := range sa.Fields {
 		if fa.Versions.Contains(a) && !seen[fa.Name] {
-			sd.Removed = append(sd.Removed, info(fa, a, depth))
+			removed = append(removed, fa)
 		}
+	}
+	if a == b && len(removed) > 0 && len(sd.Added) > 0 {
+		removed = renames(&sd, &nested, out, path, sa, sb, a, removed, depth)
+	}
+	for _, fa := range removed {
+		sd.Removed = append(sd.Removed, info(fa, a, depth))
 	}
 	if !sd.Empty() {
 		*out = append(*out, sd)
@@ -293,6 +302,61 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 	for _, f := range nested {
 		f()
 	}
+}
+
+// renames finds, in two definitions of one version (two releases'), the
+// removed fields that were renamed: an added field at the same place on
+// the wire (the same position among the untagged fields present, or the
+// same tag) with the same type, nullability and taggedness reads the
+// same bytes, so it is the field under a new name, reported as a change
+// of property "name" (with any other change, such as its default)
+// rather than as one field removed and another added. It returns the
+// removed fields left; their struct fields are compared under the new
+// name.
+func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, sa, sb *schema.Struct, v int16, removed []*schema.Field, depth int) []*schema.Field {
+	place := func(s *schema.Struct, f *schema.Field) string {
+		if f.IsTagged(v) {
+			return "tag " + strconv.Itoa(int(f.Tag))
+		}
+		n := 0
+		for _, g := range s.Fields {
+			if g == f {
+				return strconv.Itoa(n)
+			}
+			if g.Versions.Contains(v) && !g.IsTagged(v) {
+				n++
+			}
+		}
+		return ""
+	}
+	byName := map[string]*schema.Field{}
+	for _, fb := range sb.Fields {
+		byName[fb.Name] = fb
+	}
+	added := sd.Added[:0]
+	for _, ad := range sd.Added {
+		fb := byName[ad.Name]
+		k := slices.IndexFunc(removed, func(fa *schema.Field) bool {
+			return fa.Type.Name == fb.Type.Name && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
+		})
+		if k < 0 {
+			added = append(added, ad)
+			continue
+		}
+		fa := removed[k]
+		removed = slices.Delete(removed, k, k+1)
+		ch := append([]Change{{Property: "name", From: fa.Name, To: fb.Name}}, fieldChanges(fa, v, fb, v)...)
+		sd.Changed = append(sd.Changed, FieldChange{Name: fb.Name, Changes: ch})
+		if ta, tb := fa.Type.ElemStruct(), fb.Type.ElemStruct(); ta != nil && tb != nil {
+			sub := fb.Name
+			if path != "" {
+				sub = path + "." + fb.Name
+			}
+			*nested = append(*nested, func() { compareStruct(out, sub, ta, v, tb, v, depth+1) })
+		}
+	}
+	sd.Added = added
+	return removed
 }
 
 // info describes f at version v, with its struct's fields.
