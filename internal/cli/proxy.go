@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -264,6 +265,12 @@ func runProxy(env *Env, args []string) error {
 	if child != nil {
 		where, childDone = fmt.Sprintf("decoding in process %d", child.cmd.Process.Pid), child.done
 	}
+	// A broker name that does not resolve now (a typo, a cluster-internal
+	// name used from outside) is said once at the start; each connection
+	// still dials, and says why it could not.
+	if err := upstreamResolves(ctx, *upstream, min(*dialTimeout, 3*time.Second)); err != nil {
+		fmt.Fprintf(env.Stderr, "manifester proxy: warning: %v; each client connection will try it again\n", err)
+	}
 	fmt.Fprintf(env.Stderr, "manifester proxy: listening on %s, forwarding to %s (spec %s, %s); Ctrl-C stops\n", p.Addr(), *upstream, rel.Label, where)
 	select {
 	case <-ctx.Done():
@@ -286,6 +293,24 @@ func runProxy(env *Env, args []string) error {
 	defer mu.Unlock()
 	if writeErr != nil {
 		return failure{fmt.Errorf("writing the log: %w", writeErr)}
+	}
+	return nil
+}
+
+// upstreamResolves looks the host of hostport up, within timeout: nil for
+// an IP address or a name that resolves, else an error saying so.
+func upstreamResolves(ctx context.Context, hostport string, timeout time.Duration) error {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil // the proxy refused it already
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if _, err := net.DefaultResolver.LookupHost(ctx, host); err != nil {
+		return fmt.Errorf("upstream %s does not resolve now: %w", hostport, err)
 	}
 	return nil
 }

@@ -149,3 +149,36 @@ func TestProxyFormatJSON(t *testing.T) {
 		t.Errorf("no open/close event lines: %v", events)
 	}
 }
+
+// TestProxyUpstreamDoesNotResolve: an upstream name that does not resolve
+// (.invalid never does) is said once at the start, as a warning; the
+// proxy still starts, and stops cleanly. An IP address is not looked up.
+func TestProxyUpstreamDoesNotResolve(t *testing.T) {
+	for _, c := range []struct {
+		upstream string
+		warned   bool
+	}{{"broker.manifester-test.invalid:9092", true}, {"127.0.0.1:9", false}} {
+		ctx, stop := context.WithCancel(context.Background())
+		stderr := &lockedBuffer{}
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &lockedBuffer{}, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
+		done := make(chan int)
+		go func() {
+			done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.upstream, "--decode-process=false"})
+		}()
+		for deadline := testdeadline.Deadline(t); !strings.Contains(stderr.String(), "listening on") && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+		if code := <-done; code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.upstream, code, stderr.String())
+		}
+		out := stderr.String()
+		warn := "manifester proxy: warning: upstream " + c.upstream + " does not resolve now: "
+		if strings.Contains(out, warn) != c.warned || !strings.Contains(out, "listening on") {
+			t.Errorf("%s: stderr %q; want the warning: %v", c.upstream, out, c.warned)
+		}
+		if c.warned && strings.Index(out, warn) > strings.Index(out, "listening on") {
+			t.Errorf("the warning comes after the listening line: %q", out)
+		}
+	}
+}
