@@ -282,6 +282,22 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// checkInteger compares parseInteger(s) with math/big's exact reading of
+// s: an integer within int64 is read as that integer, anything else is
+// refused.
+func checkInteger(t *testing.T, s string) {
+	t.Helper()
+	got, err := parseInteger(s)
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		t.Fatalf("math/big cannot read %s", s)
+	}
+	want := r.IsInt() && r.Num().IsInt64()
+	if want != (err == nil) || want && got != r.Num().Int64() {
+		t.Errorf("parseInteger(%s) = %d, %v; math/big reads %s", s, got, err, r.RatString())
+	}
+}
+
 // TestIntegerForms: an integer is read from any JSON form of it, exactly,
 // as math/big reads the same text; a number that is not an integer, or
 // not an int64, is refused.
@@ -294,15 +310,7 @@ func TestIntegerForms(t *testing.T) {
 		"-1e100000",
 		"1" + strings.Repeat("0", 2000) + "e-2000", "0." + strings.Repeat("0", 2000) + "1e2001",
 	} {
-		got, err := parseInteger(s)
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			t.Fatalf("math/big cannot read %s", s)
-		}
-		want := r.IsInt() && r.Num().IsInt64()
-		if want != (err == nil) || want && got != r.Num().Int64() {
-			t.Errorf("parseInteger(%s) = %d, %v; math/big reads %s", s, got, err, r.RatString())
-		}
+		checkInteger(t, s)
 	}
 	// Exponents beyond int64, which math/big does not read.
 	for s, want := range map[string]bool{"1e999999999999999999999": false, "1e-999999999999999999999": false, "0e-999999999999999999999": true, "0e999999999999999999999": true} {
@@ -343,14 +351,6 @@ func FuzzIntegerForms(f *testing.F) {
 		if exp != 0 {
 			s += "e" + strconv.Itoa(int(exp%400))
 		}
-		got, err := parseInteger(s)
-		r, ok := new(big.Rat).SetString(s)
-		if !ok {
-			t.Fatalf("math/big cannot read %s", s)
-		}
-		want := r.IsInt() && r.Num().IsInt64()
-		if want != (err == nil) || want && got != r.Num().Int64() {
-			t.Errorf("parseInteger(%s) = %d, %v; math/big reads %s", s, got, err, r.RatString())
-		}
+		checkInteger(t, s)
 	})
 }
