@@ -307,8 +307,9 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 // renames finds, in two definitions of one version (two releases'), the
 // removed fields that were renamed: an added field at the same place on
 // the wire (the same position among the untagged fields present, or the
-// same tag) with the same type, nullability and taggedness reads the
-// same bytes, so it is the field under a new name, reported as a change
+// same tag) with the same type (or a struct, or array of structs, of the
+// same shape under other names: see sameShape), nullability and
+// taggedness reads the same bytes, so it is the field under a new name, reported as a change
 // of property "name" (with any other change, such as its default)
 // rather than as one field removed and another added. It returns the
 // removed fields left; their struct fields are compared under the new
@@ -337,7 +338,7 @@ func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, s
 	for _, ad := range sd.Added {
 		fb := byName[ad.Name]
 		k := slices.IndexFunc(removed, func(fa *schema.Field) bool {
-			return fa.Type.Name == fb.Type.Name && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
+			return sameShape(fa.Type, fb.Type, v, depth) && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
 		})
 		if k < 0 {
 			added = append(added, ad)
@@ -357,6 +358,35 @@ func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, s
 	}
 	sd.Added = added
 	return removed
+}
+
+// sameShape reports whether types ta and tb put the same bytes on the
+// wire at version v: the same scalar type, arrays of the same shape, or
+// structs (of any names) whose fields present at v pair up in order with
+// the same shape, nullability and tags.
+func sameShape(ta, tb *schema.Type, v int16, depth int) bool {
+	switch {
+	case ta.Kind != tb.Kind || depth > maxDepth:
+		return false
+	case ta.Kind == schema.KindArray:
+		return sameShape(ta.Elem, tb.Elem, v, depth+1)
+	case ta.Kind != schema.KindStruct:
+		return ta.Name == tb.Name
+	}
+	present := func(s *schema.Struct) []*schema.Field {
+		var out []*schema.Field
+		for _, f := range s.Fields {
+			if f.Versions.Contains(v) {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	fa, fb := present(ta.Struct), present(tb.Struct)
+	return slices.EqualFunc(fa, fb, func(a, b *schema.Field) bool {
+		return a.IsNullable(v) == b.IsNullable(v) && a.IsTagged(v) == b.IsTagged(v) &&
+			(!a.IsTagged(v) || a.Tag == b.Tag) && sameShape(a.Type, b.Type, v, depth+1)
+	})
 }
 
 // info describes f at version v, with its struct's fields.
