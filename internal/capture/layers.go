@@ -115,8 +115,8 @@ func (rd *reader) walk(first gopacket.LayerType, data []byte) (res packetLayers,
 			}
 			return layersTCP, src, dst, tunnel
 		case layers.LayerTypeUDP:
-			// UDP carries TCP only in a tunnel; gopacket's port table
-			// knows more than these, each read here only when asked for.
+			// UDP carries TCP only in a tunnel, and only these three
+			// are read (gopacket's port table names more protocols).
 			switch rd.udp.DstPort {
 			case portVXLAN, portVXLANLinux:
 				next = layers.LayerTypeVXLAN

@@ -135,10 +135,11 @@ func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
 }
 
 // RedefinedLines describes the struct changes of a version that two
-// releases define differently, one line per struct ("v0 request (body):
-// -CandidateId, +ReplicaId", "v3 request (body): ~GenerationId renamed to
-// GenerationIdOrMemberEpoch (same bytes)"). minus and arrow are the glyphs for a removed
-// field and for a change ("-" and "->" in plain text).
+// releases define differently, one line per struct ("v0 response
+// Results.Partitions: +LeaderEpoch", "v3 request (body): ~GenerationId
+// renamed to GenerationIdOrMemberEpoch (same bytes)"). minus and arrow
+// are the glyphs for a removed field and for a change ("-" and "->" in
+// plain text).
 func RedefinedLines(v int16, kind string, sds []StructDiff, minus, arrow string) []string {
 	var out []string
 	for _, sd := range sds {

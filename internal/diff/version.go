@@ -105,9 +105,10 @@ type FieldChange struct {
 
 // Change is one changed property of a field: "name" (between two
 // releases, a field renamed with its bytes unchanged), "type",
-// "nullable", "tagged", "tag", "default" or "flexibleVersions". A field's "versions" range is
-// not compared: at two versions both inside it, it does not change what
-// is on the wire (releases narrow "0+" to "0-12" when v13 drops a field).
+// "nullable", "tagged", "tag", "default" or "flexibleVersions". A
+// field's "versions" range is not compared: at two versions both inside
+// it, it does not change what is on the wire (releases narrow "0+" to
+// "0-12" when v13 drops a field).
 type Change struct {
 	Property string `json:"property"`
 	From     string `json:"from"`
@@ -305,15 +306,15 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 }
 
 // renames finds, in two definitions of one version (two releases'), the
-// removed fields that were renamed: an added field at the same place on
+// removed fields that were renamed. An added field at the same place on
 // the wire (the same position among the untagged fields present, or the
-// same tag) with the same type (or a struct, or array of structs, of the
-// same shape under other names: see sameShape), nullability and
-// taggedness reads the same bytes, so it is the field under a new name, reported as a change
-// of property "name" (with any other change, such as its default)
+// same tag), with the same type (or a struct, or array of structs, of
+// the same shape under other names: see sameShape) and nullability,
+// reads the same bytes: it is the field under a new name, reported as a
+// change of property "name" (with any other change, such as its default)
 // rather than as one field removed and another added. It returns the
-// removed fields left; their struct fields are compared under the new
-// name.
+// removed fields left; a renamed struct's fields are compared under the
+// new names.
 func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, sa, sb *schema.Struct, v int16, removed []*schema.Field, depth int) []*schema.Field {
 	place := func(s *schema.Struct, f *schema.Field) string {
 		if f.IsTagged(v) {
