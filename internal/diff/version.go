@@ -254,26 +254,52 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 	if depth > maxDepth {
 		return
 	}
-	sd := StructDiff{Path: path, Struct: sb.Name}
 	byName := map[string]*schema.Field{}
 	for _, f := range sa.Fields {
 		if f.Versions.Contains(a) {
 			byName[f.Name] = f
 		}
 	}
-	var nested []func()
+	// The fields of both, paired by name (in sb's order) and then, in two
+	// definitions of one version, by place (renames); the rest added or
+	// removed.
+	var pairs [][2]*schema.Field
+	var added, removed []*schema.Field
 	seen := map[string]bool{}
 	for _, fb := range sb.Fields {
 		if !fb.Versions.Contains(b) {
 			continue
 		}
 		seen[fb.Name] = true
-		fa, ok := byName[fb.Name]
-		if !ok {
-			sd.Added = append(sd.Added, info(fb, b, depth))
-			continue
+		if fa, ok := byName[fb.Name]; ok {
+			pairs = append(pairs, [2]*schema.Field{fa, fb})
+		} else {
+			added = append(added, fb)
 		}
-		if ch := fieldChanges(fa, a, fb, b); len(ch) > 0 {
+	}
+	for _, fa := range sa.Fields {
+		if fa.Versions.Contains(a) && !seen[fa.Name] {
+			removed = append(removed, fa)
+		}
+	}
+	if a == b {
+		pairs, added, removed = renames(pairs, added, removed, sa, sb, a, depth)
+	}
+	sd := StructDiff{Path: path, Struct: sb.Name}
+	for _, fb := range added {
+		sd.Added = append(sd.Added, info(fb, b, depth))
+	}
+	for _, fa := range removed {
+		sd.Removed = append(sd.Removed, info(fa, a, depth))
+	}
+	var nested []func()
+	for _, p := range pairs {
+		fa, fb := p[0], p[1]
+		ch := fieldChanges(fa, a, fb, b)
+		if fa.Name != fb.Name {
+			ch = append([]Change{{Property: "name", From: fa.Name, To: fb.Name}}, ch...)
+		}
+		if len(ch) > 0 {
 			sd.Changed = append(sd.Changed, FieldChange{Name: fb.Name, Changes: ch})
 		}
 		ta, tb := fa.Type.ElemStruct(), fb.Type.ElemStruct()
@@ -285,18 +311,6 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 			nested = append(nested, func() { compareStruct(out, sub, ta, a, tb, b, depth+1) })
 		}
 	}
-	var removed []*schema.Field
-	for _, fa := range sa.Fields {
-		if fa.Versions.Contains(a) && !seen[fa.Name] {
-			removed = append(removed, fa)
-		}
-	}
-	if a == b && len(removed) > 0 && len(sd.Added) > 0 {
-		removed = renames(&sd, &nested, out, path, sa, sb, a, removed, depth)
-	}
-	for _, fa := range removed {
-		sd.Removed = append(sd.Removed, info(fa, a, depth))
-	}
 	if !sd.Empty() {
 		*out = append(*out, sd)
 	}
@@ -305,17 +319,16 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 	}
 }
 
-// renames finds, in two definitions of one version (two releases'), the
-// removed fields that were renamed. An added field at the same place on
-// the wire (the same position among the untagged fields present, or the
-// same tag), with the same type (or a struct, or array of structs, of
+// renames finds, in two definitions of one version v (two releases'),
+// the removed fields that were renamed. An added field at the same place
+// on the wire (the same position among the untagged fields present, or
+// the same tag), with the same type (or a struct, or array of structs, of
 // the same shape under other names: see sameShape) and nullability,
-// reads the same bytes: it is the field under a new name, reported as a
-// change of property "name" (with any other change, such as its default)
-// rather than as one field removed and another added. It returns the
-// removed fields left; a renamed struct's fields are compared under the
-// new names.
-func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, sa, sb *schema.Struct, v int16, removed []*schema.Field, depth int) []*schema.Field {
+// reads the same bytes: it is the field under a new name, paired with
+// the removed one (and reported as a change of property "name") rather
+// than as one field removed and another added. It returns the pairs with
+// the renames after them, and the fields still added and removed.
+func renames(pairs [][2]*schema.Field, added, removed []*schema.Field, sa, sb *schema.Struct, v int16, depth int) ([][2]*schema.Field, []*schema.Field, []*schema.Field) {
 	place := func(s *schema.Struct, f *schema.Field) string {
 		if f.IsTagged(v) {
 			return "tag " + strconv.Itoa(int(f.Tag))
@@ -331,34 +344,19 @@ func renames(sd *StructDiff, nested *[]func(), out *[]StructDiff, path string, s
 		}
 		return ""
 	}
-	byName := map[string]*schema.Field{}
-	for _, fb := range sb.Fields {
-		byName[fb.Name] = fb
-	}
-	added := sd.Added[:0]
-	for _, ad := range sd.Added {
-		fb := byName[ad.Name]
+	var left []*schema.Field
+	for _, fb := range added {
 		k := slices.IndexFunc(removed, func(fa *schema.Field) bool {
 			return sameShape(fa.Type, fb.Type, v, depth) && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
 		})
 		if k < 0 {
-			added = append(added, ad)
+			left = append(left, fb)
 			continue
 		}
-		fa := removed[k]
+		pairs = append(pairs, [2]*schema.Field{removed[k], fb})
 		removed = slices.Delete(removed, k, k+1)
-		ch := append([]Change{{Property: "name", From: fa.Name, To: fb.Name}}, fieldChanges(fa, v, fb, v)...)
-		sd.Changed = append(sd.Changed, FieldChange{Name: fb.Name, Changes: ch})
-		if ta, tb := fa.Type.ElemStruct(), fb.Type.ElemStruct(); ta != nil && tb != nil {
-			sub := fb.Name
-			if path != "" {
-				sub = path + "." + fb.Name
-			}
-			*nested = append(*nested, func() { compareStruct(out, sub, ta, v, tb, v, depth+1) })
-		}
 	}
-	sd.Added = added
-	return removed
+	return pairs, left, removed
 }
 
 // sameShape reports whether types ta and tb put the same bytes on the
