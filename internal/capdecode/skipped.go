@@ -27,7 +27,7 @@ func Skipped(st capture.Stats) []string {
 		{st.SkippedBytes, "stream byte", " skipped", ""},
 		{st.RetransmittedBytes, "retransmitted byte", " dropped as duplicates", " dropped as a duplicate"},
 		{st.LateBytes, "byte", " arrived after their gap was declared (the capture reordered them)", " arrived after its gap was declared (the capture reordered it)"},
-		{ignoredTotal(st.Ignored), "connection", " ignored (" + ignoredText(st.Ignored) + ")", ""},
+		{countTotal(st.Ignored), "connection", " ignored (" + countText(st.Ignored) + ")", ""},
 		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
 		{st.OtherPorts, "TCP packet", " on other ports", ""},
 		{st.NotTCP, "packet", " not TCP", ""},
@@ -46,19 +46,29 @@ func Skipped(st capture.Stats) []string {
 	return out
 }
 
-// Packets says how many packets a capture held and, when some of its TCP
+// Summary is the line that sums a read of a capture up: its packets,
+// connections, requests and responses, then the parts of extra, then
+// everything [Skipped] says, joined by commas ("1200 packets, 1
+// connection, 3 requests, 3 responses, 1 gap (1460 bytes not captured)").
+func Summary(st capture.Stats, extra ...string) string {
+	parts := append([]string{packets(st), english.Count(st.Connections, "connection"),
+		english.Count(st.Requests, "request"), english.Count(st.Responses, "response")}, extra...)
+	return strings.Join(append(parts, Skipped(st)...), ", ")
+}
+
+// packets says how many packets a capture held and, when some of its TCP
 // came out of tunnels, how many and which: "1200 packets (800 from
 // tunnels: 800 VXLAN)".
-func Packets(st capture.Stats) string {
+func packets(st capture.Stats) string {
 	s := english.Count(st.Packets, "packet")
-	if n := ignoredTotal(st.Tunnels); n > 0 {
-		s += " (" + fmt.Sprint(n) + " from tunnels: " + ignoredText(st.Tunnels) + ")"
+	if n := countTotal(st.Tunnels); n > 0 {
+		s += " (" + fmt.Sprint(n) + " from tunnels: " + countText(st.Tunnels) + ")"
 	}
 	return s
 }
 
-// ignoredTotal adds up the counts of m.
-func ignoredTotal(m map[string]int64) int64 {
+// countTotal adds up the counts of m.
+func countTotal(m map[string]int64) int64 {
 	var n int64
 	for _, v := range m {
 		n += v
@@ -66,9 +76,9 @@ func ignoredTotal(m map[string]int64) int64 {
 	return n
 }
 
-// ignoredText lists the counts of m, most common first: "2 TLS, 1 no
+// countText lists the counts of m, most common first: "2 TLS, 1 no
 // payload".
-func ignoredText(m map[string]int64) string {
+func countText(m map[string]int64) string {
 	keys := slices.Collect(maps.Keys(m))
 	slices.SortFunc(keys, func(a, b string) int {
 		if m[a] != m[b] {

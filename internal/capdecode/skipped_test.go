@@ -52,8 +52,21 @@ func TestPackets(t *testing.T) {
 		{capture.Stats{Packets: 12, Tunnels: map[string]int64{}}, "12 packets"},
 		{capture.Stats{Packets: 12, Tunnels: map[string]int64{capture.TunnelGRE: 2, capture.TunnelVXLAN: 8}}, "12 packets (10 from tunnels: 8 VXLAN, 2 GRE)"},
 	} {
-		if got := Packets(c.st); got != c.want {
-			t.Errorf("Packets(%+v) = %q, want %q", c.st, got, c.want)
+		if got := packets(c.st); got != c.want {
+			t.Errorf("packets(%+v) = %q, want %q", c.st, got, c.want)
 		}
+	}
+}
+
+// TestSummary: the counts, then the caller's parts, then what was
+// skipped, one comma-separated line.
+func TestSummary(t *testing.T) {
+	st := capture.Stats{Packets: 9, Connections: 1, Requests: 3, Responses: 2, NotTCP: 2, Tunnels: map[string]int64{capture.TunnelGeneve: 7}}
+	want := "9 packets (7 from tunnels: 7 Geneve), 1 connection, 3 requests, 2 responses, 1 request without a response, 2 packets not TCP"
+	if got := Summary(st, "1 request without a response"); got != want {
+		t.Errorf("Summary\n got %q\nwant %q", got, want)
+	}
+	if got := Summary(capture.Stats{}); got != "0 packets, 0 connections, 0 requests, 0 responses" {
+		t.Errorf("empty: %q", got)
 	}
 }

@@ -186,15 +186,12 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if err != nil {
 		return failure{fmt.Errorf("%s: %w", path, err)}
 	}
-	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s, %s, %s", path, capdecode.Packets(stats), english.Count(stats.Connections, "connection"), english.Count(stats.Requests, "request"), english.Count(stats.Responses, "response"))
+	var unanswered []string
 	if stats.Unanswered > 0 {
-		fmt.Fprintf(env.Stderr, ", %s without a response", english.Count(stats.Unanswered, "request"))
+		unanswered = append(unanswered, english.Count(stats.Unanswered, "request")+" without a response")
 	}
 	// Every count the reader keeps of what it could not read is said.
-	for _, part := range capdecode.Skipped(stats) {
-		fmt.Fprint(env.Stderr, ", "+part)
-	}
-	fmt.Fprintln(env.Stderr)
+	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s\n", path, capdecode.Summary(stats, unanswered...))
 	sel.Summary(env.Stderr)
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)

@@ -81,12 +81,8 @@ func runStats(env *Env, args []string) error {
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", *pcap, err)}
 		}
-		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s, %s, %s", *pcap, capdecode.Packets(st), english.Count(st.Connections, "connection"), english.Count(st.Requests, "request"), english.Count(st.Responses, "response"))
 		// What the reader skipped, as decode --pcap says it.
-		for _, part := range capdecode.Skipped(st) {
-			fmt.Fprint(env.Stderr, ", "+part)
-		}
-		fmt.Fprintln(env.Stderr)
+		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s\n", *pcap, capdecode.Summary(st))
 	} else {
 		if *portArg != "" {
 			return usagef("--port goes with --pcap")
