@@ -1,0 +1,378 @@
+package tlsdecrypt
+
+import (
+	"bytes"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/manifester/manifester/internal/testcert"
+)
+
+// chunk is bytes one side wrote, as the wire carried them.
+type chunk struct {
+	dir  int // 0: the TLS client's, 1: the server's
+	data []byte
+}
+
+// wire records what passes a client's connection, in order.
+type wire struct {
+	net.Conn
+	mu     sync.Mutex
+	chunks []chunk
+}
+
+func (w *wire) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.chunks = append(w.chunks, chunk{0, append([]byte(nil), p...)})
+	w.mu.Unlock()
+	return w.Conn.Write(p)
+}
+
+func (w *wire) Read(p []byte) (int, error) {
+	n, err := w.Conn.Read(p)
+	if n > 0 {
+		w.mu.Lock()
+		w.chunks = append(w.chunks, chunk{1, append([]byte(nil), p[:n]...)})
+		w.mu.Unlock()
+	}
+	return n, err
+}
+
+// session is a recorded TLS connection made by Go's crypto/tls.
+type session struct {
+	chunks []chunk
+	keylog []byte
+	sent   [2][]byte // the application bytes each side wrote
+	state  tls.ConnectionState
+	err    error // the handshake's, when it failed
+}
+
+// record runs a TLS session over loopback TCP: the client writes its
+// messages, the server answers each with its own, and both close.
+func record(t *testing.T, client, server *tls.Config, msgs int) *session {
+	t.Helper()
+	certs := testcert.New(t, "broker")
+	if server.Certificates == nil {
+		server.Certificates = []tls.Certificate{certs.Server}
+	}
+	client.RootCAs = certs.Pool
+	client.ServerName = "localhost"
+	var keylog bytes.Buffer
+	client.KeyLogWriter = &keylog
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := &session{}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		tc := tls.Server(c, server)
+		if tc.Handshake() != nil {
+			return
+		}
+		buf := make([]byte, 1<<16)
+		for k := 0; ; k++ {
+			n, err := tc.Read(buf)
+			if err != nil {
+				return
+			}
+			reply := bytes.Repeat([]byte(fmt.Sprintf("answer %d to %d bytes ✓ ", k, n)), k%7+1)
+			s.sent[1] = append(s.sent[1], reply...)
+			if _, err := tc.Write(reply); err != nil {
+				return
+			}
+		}
+	}()
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{Conn: raw}
+	tc := tls.Client(w, client)
+	if s.err = tc.Handshake(); s.err == nil {
+		s.state = tc.ConnectionState()
+		buf := make([]byte, 1<<16)
+		for k := 0; k < msgs; k++ {
+			msg := bytes.Repeat([]byte{byte(k), 'k', 0xc3, 0xa9}, 1+k*k*97%5000)
+			s.sent[0] = append(s.sent[0], msg...)
+			if _, err := tc.Write(msg); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tc.Read(buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// close_notify; the server then stops, and the answers not read
+		// yet are read (and so recorded) to the end.
+		if err := tc.CloseWrite(); err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, tc)
+	}
+	tc.Close()
+	raw.Close()
+	wg.Wait()
+	s.chunks = w.chunks
+	s.keylog = keylog.Bytes()
+	return s
+}
+
+// decrypt feeds a session's chunks to a Stream, each split into pieces
+// of at most split bytes (0: whole), and returns each direction's
+// plaintext and the stream.
+func decrypt(t *testing.T, s *session, keylog []byte, split int) ([2][]byte, *Stream) {
+	t.Helper()
+	keys := NewKeyLog()
+	if err := keys.Read(bytes.NewReader(keylog), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	st := NewStream(keys)
+	var out [2][]byte
+	for _, c := range s.chunks {
+		d := c.data
+		for len(d) > 0 {
+			n := len(d)
+			if split > 0 {
+				n = min(n, split)
+			}
+			plain, _, _ := st.Feed(c.dir, d[:n])
+			out[c.dir] = append(out[c.dir], plain...)
+			d = d[n:]
+		}
+	}
+	return out, st
+}
+
+func TestDecryptGoSessions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		client  tls.Config
+		server  tls.Config
+		session string
+	}{
+		{"TLS 1.3", tls.Config{}, tls.Config{}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"TLS 1.3 after a HelloRetryRequest", tls.Config{}, tls.Config{CurvePreferences: []tls.CurveID{tls.CurveP256}}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"TLS 1.2 AES-128-GCM", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{"TLS 1.2 AES-256-GCM", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{"TLS 1.2 ChaCha20-Poly1305", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := record(t, &tc.client, &tc.server, 12)
+			if s.err != nil {
+				t.Fatal(s.err)
+			}
+			if got := tls.CipherSuiteName(s.state.CipherSuite); !strings.HasSuffix(tc.session, got) {
+				t.Fatalf("negotiated %s, the test wants %s", got, tc.session)
+			}
+			if tc.server.CurvePreferences != nil && !s.state.HelloRetryRequest {
+				t.Fatal("no HelloRetryRequest was made")
+			}
+			for _, split := range []int{0, 1, 7, 1000} {
+				out, st := decrypt(t, s, s.keylog, split)
+				for d := range 2 {
+					if !bytes.Equal(out[d], s.sent[d]) {
+						t.Errorf("split %d: direction %d: decrypted %d bytes, sent %d (equal prefix %v)", split, d, len(out[d]), len(s.sent[d]),
+							bytes.HasPrefix(s.sent[d], out[d]))
+					}
+					if err := st.Err(d); err != nil {
+						t.Errorf("split %d: direction %d stopped: %v", split, d, err)
+					}
+				}
+				if got := st.Session(); got != tc.session {
+					t.Errorf("Session() = %q, want %q", got, tc.session)
+				}
+				if st.Client() != 0 {
+					t.Errorf("Client() = %d, want 0", st.Client())
+				}
+			}
+		})
+	}
+}
+
+// reason returns the Reason of direction d's error.
+func reason(t *testing.T, st *Stream, d int) string {
+	t.Helper()
+	var e *Error
+	if !errors.As(st.Err(d), &e) {
+		t.Fatalf("direction %d: error %v, not an *Error", d, st.Err(d))
+	}
+	return e.Reason
+}
+
+func TestDecryptFailures(t *testing.T) {
+	s13 := record(t, &tls.Config{}, &tls.Config{}, 3)
+	s12 := record(t, &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, &tls.Config{}, 3)
+
+	t.Run("no key", func(t *testing.T) {
+		for _, s := range []*session{s13, s12} {
+			out, st := decrypt(t, s, nil, 0)
+			for d := range 2 {
+				if len(out[d]) != 0 || reason(t, st, d) != ReasonNoKey {
+					t.Errorf("direction %d: %d bytes, error %v", d, len(out[d]), st.Err(d))
+				}
+			}
+		}
+	})
+	t.Run("another session's key", func(t *testing.T) {
+		// The key log of one session under the client random of another.
+		other := record(t, &tls.Config{}, &tls.Config{}, 1)
+		random := func(keylog []byte) string { return strings.Fields(string(keylog))[1] }
+		swapped := strings.ReplaceAll(string(other.keylog), random(other.keylog), random(s13.keylog))
+		_, st := decrypt(t, s13, []byte(swapped), 0)
+		for d := range 2 {
+			if got := reason(t, st, d); got != ReasonAuth {
+				t.Errorf("direction %d: %v", d, st.Err(d))
+			}
+		}
+	})
+	t.Run("a damaged record", func(t *testing.T) {
+		for _, s := range []*session{s13, s12} {
+			damaged := &session{chunks: append([]chunk(nil), s.chunks...)}
+			last := &damaged.chunks[len(damaged.chunks)-2]
+			data := append([]byte(nil), last.data...)
+			data[len(data)-1] ^= 1
+			last.data = data
+			_, st := decrypt(t, damaged, s.keylog, 0)
+			if got := reason(t, st, last.dir); got != ReasonAuth {
+				t.Errorf("%v", st.Err(last.dir))
+			}
+		}
+	})
+	t.Run("mid-connection", func(t *testing.T) {
+		// The capture begins after the handshake: the first chunks of
+		// each direction with application data only.
+		var late session
+		seen := [2]int{}
+		for _, c := range s13.chunks {
+			seen[c.dir]++
+			if seen[c.dir] > 3 {
+				late.chunks = append(late.chunks, c)
+			}
+		}
+		out, st := decrypt(t, &late, s13.keylog, 0)
+		for d := range 2 {
+			if len(out[d]) != 0 || reason(t, st, d) != ReasonNoHandshake {
+				t.Errorf("direction %d: %d bytes, error %v", d, len(out[d]), st.Err(d))
+			}
+		}
+	})
+	t.Run("a gap", func(t *testing.T) {
+		keys := NewKeyLog()
+		if err := keys.Read(bytes.NewReader(s13.keylog), "keylog"); err != nil {
+			t.Fatal(err)
+		}
+		st := NewStream(keys)
+		// The gap comes before the server's middle chunk.
+		var server []int
+		for k, c := range s13.chunks {
+			if c.dir == 1 {
+				server = append(server, k)
+			}
+		}
+		at, after := server[len(server)/2], 0
+		for _, k := range server[len(server)/2:] {
+			after += len(s13.chunks[k].data)
+		}
+		var out []byte
+		fed, dropped := 0, 0
+		for k, c := range s13.chunks {
+			if c.dir != 1 {
+				st.Feed(0, c.data)
+				continue
+			}
+			if k == at {
+				n, err := st.Gap(1, 100)
+				dropped += n
+				if err == nil {
+					t.Fatal("Gap returned no error")
+				}
+				var e *Error
+				if !errors.As(err, &e) || e.Reason != ReasonGap || e.Offset != int64(fed) {
+					t.Errorf("Gap: %v (want offset %d)", err, fed)
+				}
+			}
+			plain, n, _ := st.Feed(1, c.data)
+			out = append(out, plain...)
+			dropped += n
+			fed += len(c.data)
+		}
+		if !bytes.HasPrefix(s13.sent[1], out) || len(out) == len(s13.sent[1]) {
+			t.Errorf("decrypted %d of %d bytes", len(out), len(s13.sent[1]))
+		}
+		if dropped != after {
+			t.Errorf("dropped %d bytes, want the %d after the gap", dropped, after)
+		}
+	})
+	t.Run("a CBC suite", func(t *testing.T) {
+		s := record(t, &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA}}, &tls.Config{}, 1)
+		_, st := decrypt(t, s, s.keylog, 0)
+		for d := range 2 {
+			if got := reason(t, st, d); got != ReasonSuite || !strings.Contains(st.Err(d).Error(), "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA") {
+				t.Errorf("direction %d: %v", d, st.Err(d))
+			}
+		}
+	})
+	t.Run("not TLS", func(t *testing.T) {
+		st := NewStream(NewKeyLog())
+		_, dropped, err := st.Feed(0, []byte("\x00\x00\x00\x0c\x00\x12\x00\x03\x00\x00\x00\x01"))
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != ReasonNotTLS || dropped != 12 {
+			t.Errorf("%v, %d dropped", err, dropped)
+		}
+		if _, dropped, err := st.Feed(0, []byte("more")); err != nil || dropped != 4 {
+			t.Errorf("after the stop: %v, %d dropped", err, dropped)
+		}
+	})
+}
+
+func TestKeyLogErrors(t *testing.T) {
+	r64 := strings.Repeat("ab", 32)
+	for _, tc := range []struct{ text, want string }{
+		{"CLIENT_RANDOM " + r64 + " " + strings.Repeat("cd", 48) + "\n", ""},
+		{"# a comment\n\r\nRSA 0011223344556677 " + strings.Repeat("cd", 48) + "\n", ""},
+		{"CLIENT_RANDOM " + r64 + "\n", "keylog:1: 2 fields"},
+		{"\nCLIENT_RANDOM abc " + r64 + "\n", "keylog:2: the client random: encoding/hex: odd length hex string"},
+		{"CLIENT_RANDOM " + r64[:62] + " " + r64 + "\n", "keylog:1: CLIENT_RANDOM: a client random of 31 bytes, want 32"},
+		{"SERVER_TRAFFIC_SECRET_0 " + r64 + " " + strings.Repeat("00", 65) + "\n", "keylog:1: a secret of 130 hex digits"},
+		{"CLIENT_RANDOM " + r64 + " zz\n", "keylog:1: the secret: encoding/hex: invalid byte"},
+		{strings.Repeat("x", MaxLine+1), "keylog:1: a line longer than 4096 bytes"},
+	} {
+		k := NewKeyLog()
+		err := k.Read(strings.NewReader(tc.text), "keylog")
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", tc.text, err)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) || !errors.Is(err, ErrLine) {
+			t.Errorf("%.40q: error %v, want %q", tc.text, err, tc.want)
+		}
+	}
+}
+
+// A reader that fails is said as a read error, not a line error.
+func TestKeyLogReadError(t *testing.T) {
+	err := NewKeyLog().Read(io.MultiReader(strings.NewReader("# x\n"), errReader{}), "keylog")
+	if err == nil || errors.Is(err, ErrLine) || !strings.Contains(err.Error(), "reading keylog") {
+		t.Errorf("%v", err)
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("broken") }
