@@ -48,6 +48,8 @@ type Frame struct {
 	Time   time.Time
 	// Src and Dst are the sender's and receiver's addresses.
 	Src, Dst string
+	// TLS names the TLS session the frame was decrypted from, if any.
+	TLS      string
 	Response bool
 	// Paired is set for a response whose request was captured.
 	Paired bool
@@ -72,7 +74,7 @@ type Frame struct {
 // capture.Read gives them), copying its data.
 func (r *Reader) Frame(ev *capture.Event) *Frame {
 	f := &Frame{Index: r.index, Offset: ev.Offset, Data: bytes.Clone(ev.Data), Time: ev.Time,
-		Skipped: ev.Skipped, Lost: ev.Lost, Options: r.base}
+		Skipped: ev.Skipped, Lost: ev.Lost, Options: r.base, TLS: ev.Conn.TLS}
 	r.index++
 	if ev.Cut != nil {
 		f.Cut = &report.Gap{Offset: ev.Cut.GapOffset, Size: ev.Cut.GapSize, FrameSize: ev.Cut.Size, Captured: ev.Cut.Captured, AtEnd: ev.Cut.AtEnd}
@@ -128,7 +130,7 @@ func (f *Frame) Decode(c *codec.Codec, plan *redact.Plan) *report.Frame {
 	plan.Apply(r)
 	r.Index, r.Offset = f.Index, f.Offset
 	t := f.Time
-	r.Time, r.Src, r.Dst, r.LatencyMicros = &t, f.Src, f.Dst, f.Latency
+	r.Time, r.Src, r.Dst, r.TLS, r.LatencyMicros = &t, f.Src, f.Dst, f.TLS, f.Latency
 	r.Skipped, r.Lost = f.Skipped, f.Lost
 	return r
 }

@@ -28,6 +28,7 @@ func Skipped(st capture.Stats) []string {
 		{st.RetransmittedBytes, "retransmitted byte", " dropped as duplicates", " dropped as a duplicate"},
 		{st.LateBytes, "byte", " arrived after their gap was declared (the capture reordered them)", " arrived after its gap was declared (the capture reordered it)"},
 		{countTotal(st.Ignored), "connection", " ignored (" + countText(st.Ignored) + ")", ""},
+		{st.TLS.Undecrypted, "TLS byte", " not decrypted" + tlsWhy(st.TLS), ""},
 		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
 		{st.OtherPorts, "TCP packet", " on other ports", ""},
 		{st.NotTCP, "packet", " not TCP", ""},
@@ -51,7 +52,7 @@ func Skipped(st capture.Stats) []string {
 // everything [Skipped] says, joined by commas ("1200 packets, 1
 // connection, 3 requests, 3 responses, 1 gap (1460 bytes not captured)").
 func Summary(st capture.Stats, extra ...string) string {
-	parts := append([]string{packets(st), english.Count(st.Connections, "connection"),
+	parts := append([]string{packets(st), connections(st),
 		english.Count(st.Requests, "request"), english.Count(st.Responses, "response")}, extra...)
 	return strings.Join(append(parts, Skipped(st)...), ", ")
 }
@@ -65,6 +66,28 @@ func packets(st capture.Stats) string {
 		s += " (" + fmt.Sprint(n) + " from tunnels: " + countText(st.Tunnels) + ")"
 	}
 	return s
+}
+
+// connections says how many connections carried Kafka and, when the read
+// decrypted TLS, how many TLS connections it decrypted: "3 connections
+// (2 TLS connections decrypted)".
+func connections(st capture.Stats) string {
+	s := english.Count(st.Connections, "connection")
+	if n := st.TLS.Decrypted; n > 0 {
+		s += " (" + english.Count(n, "TLS connection") + " decrypted)"
+	}
+	return s
+}
+
+// tlsWhy says why TLS directions stopped being decrypted: " (2
+// directions stopped: 1 gap in the TLS stream, 1 no key in the key log)";
+// empty when none stopped (the bytes were a record cut by the end).
+func tlsWhy(t capture.TLSStats) string {
+	n := countTotal(t.Stopped)
+	if n == 0 {
+		return " (a record cut by the end of the capture)"
+	}
+	return " (" + english.Count(n, "direction") + " stopped: " + countText(t.Stopped) + ")"
 }
 
 // countTotal adds up the counts of m.

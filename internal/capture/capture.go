@@ -86,6 +86,10 @@ type Conn struct {
 	// request looked like Kafka but failed the framing checks; its frames
 	// are decoded all the same.
 	Note string
+	// TLS, for a connection read through TLS, names its version and
+	// cipher suite ("TLS 1.3 TLS_AES_128_GCM_SHA256"); its frames' offsets
+	// are offsets in the decrypted stream.
+	TLS string
 }
 
 func (c *Conn) String() string {
@@ -158,7 +162,9 @@ type Stats struct {
 	// "any", can reorder packets); the frames they belong to stay cut.
 	LateBytes int64
 	// Ignored counts the connections that carried no Kafka frame, by
-	// reason: "no payload", "TLS", "HTTP", "not Kafka", "no Kafka frame".
+	// reason: "no payload", "TLS" (the read had no TLS secrets), "TLS: "
+	// and why it was not decrypted (a Reason of package tlsdecrypt),
+	// "HTTP", "not Kafka", "no Kafka frame".
 	Ignored map[string]int64
 	// Suspect counts connections decoded although their first request
 	// failed the framing checks (see [Conn.Note]).
@@ -167,4 +173,6 @@ type Stats struct {
 	// kind (the outermost): TunnelVXLAN, TunnelGeneve, TunnelGRE,
 	// TunnelIPinIP.
 	Tunnels map[string]int64
+	// TLS counts the TLS connections read (see [Options.TLSKeys]).
+	TLS TLSStats
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/gopacket/gopacket"
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
+
+	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
 // Defaults for [Options].
@@ -56,6 +58,12 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of bytes
 	// of the file read so far.
 	Progress func(read int64)
+	// TLSKeys, when set, holds TLS secrets (a key log): a connection whose
+	// first bytes are a TLS record is decrypted with them and read as any
+	// other. The secrets of a pcapng file's Decryption Secrets Blocks are
+	// added to it as they are read (to a key log of the read's own when
+	// TLSKeys is nil).
+	TLSKeys *tlsdecrypt.KeyLog
 }
 
 // ErrFormat is returned for input that is neither pcap nor pcapng.
@@ -187,6 +195,8 @@ type reader struct {
 	numbered int
 	// buffered is the out-of-order data held over all connections.
 	buffered, maxBufTotal, maxBufConn int
+	// keys are the TLS secrets (Options.TLSKeys, and the file's own).
+	keys *tlsdecrypt.KeyLog
 
 	eth    layers.Ethernet
 	dot1q  layers.Dot1Q
@@ -205,7 +215,10 @@ type reader struct {
 }
 
 func newReader(opts Options, fn func(*Event) error) *reader {
-	rd := &reader{opts: opts, fn: fn, conns: map[connKey]*tcpConn{}}
+	rd := &reader{opts: opts, fn: fn, conns: map[connKey]*tcpConn{}, keys: opts.TLSKeys}
+	if rd.keys == nil {
+		rd.keys = tlsdecrypt.NewKeyLog()
+	}
 	if len(opts.Ports) > 0 {
 		rd.ports = map[uint16]bool{}
 		for _, p := range opts.Ports {

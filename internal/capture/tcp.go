@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/gopacket/gopacket/layers"
+
+	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
 // This file is the TCP reassembler: per connection and direction it puts
@@ -43,6 +45,12 @@ type tcpConn struct {
 	dirs [2]tcpDir
 	last time.Time
 	done bool // both FINs or a RST: finished; kept to absorb stray packets
+	// decided: the first bytes were seen and told TLS or not; tls, when
+	// not nil, decrypts the connection (tls.go); tlsReason is why its
+	// first direction stopped being decrypted.
+	decided   bool
+	tls       *tlsdecrypt.Stream
+	tlsReason string
 }
 
 // tcpDir is one direction of a connection.
@@ -245,7 +253,11 @@ func (rd *reader) resolve(c *tcpConn, i int) {
 func (rd *reader) gapTo(c *tcpConn, i int, seq uint32) {
 	d := &c.dirs[i]
 	if n := seqDiff(seq, d.next); n > 0 {
-		rd.half(c, i).gap(int64(n))
+		if c.tls != nil {
+			rd.gapTLS(c, i, int64(n))
+		} else {
+			rd.half(c, i).gap(int64(n))
+		}
 		d.gapStart, d.gapEnd = d.next, seq
 		d.next = seq
 	}
@@ -286,6 +298,13 @@ func (rd *reader) half(c *tcpConn, i int) *half {
 }
 
 func (rd *reader) deliver(c *tcpConn, i int, data []byte, t time.Time) {
+	if !c.decided {
+		rd.startTLS(c, data)
+	}
+	if c.tls != nil {
+		rd.deliverTLS(c, i, data, t)
+		return
+	}
 	if c.s.ignored || rd.err != nil {
 		return
 	}
@@ -314,6 +333,9 @@ func (rd *reader) finishConn(c *tcpConn) {
 		if d.fin && d.started {
 			rd.gapTo(c, i, d.finSeq)
 		}
+	}
+	if c.tls != nil {
+		rd.finishTLS(c)
 	}
 	c.s.complete(c.dirs[0].sawPayload || c.dirs[1].sawPayload)
 	// Kept as a tombstone that absorbs the connection's last packets:

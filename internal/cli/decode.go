@@ -22,9 +22,10 @@ import (
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/selector"
+	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST] [--tls-keylog FILE])"
 
 func init() {
 	register(&command{
@@ -63,6 +64,10 @@ type decodeOptions struct {
 	// Style is how text output looks: the terminal's width and colours,
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
+	// TLSKeys decrypt a capture's TLS connections (--tls-keylog, whose
+	// path is TLSKeyLog); nil without one.
+	TLSKeys   *tlsdecrypt.KeyLog
+	TLSKeyLog string
 }
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
@@ -86,6 +91,7 @@ func runDecode(env *Env, args []string) error {
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection whose first bytes read as a Kafka request)")
 	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
+	keylog := addKeyLogFlag(fs)
 	tf := addTermFlags(fs, true, true)
 	var lim budgetFlags
 	lim.register(fs)
@@ -113,6 +119,10 @@ func runDecode(env *Env, args []string) error {
 	if o.Filter, err = compileFilter(*filterArg, rel.Reg); err != nil {
 		return err
 	}
+	if o.TLSKeys, err = loadKeyLog(*keylog); err != nil {
+		return err
+	}
+	o.TLSKeyLog = *keylog
 	if *format == "json" {
 		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
 	} else if *verbose || *pcap == "" {
@@ -160,6 +170,9 @@ func runDecode(env *Env, args []string) error {
 	}
 	if *portArg != "" {
 		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
+	}
+	if *keylog != "" {
+		return usagef("--tls-keylog goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
 	}
 	// A JSON-lines input (a proxy log, decode --format json output)
 	// names each frame's kind, API and version itself.

@@ -70,6 +70,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 	c := o.Release.Codec
 	opts := capdecode.Options(c, ports)
+	opts.TLSKeys = o.TLSKeys
 	clearBar := func() {}
 	if st, err := statOf(f); err == nil && st.Size() >= progressMin(env) && isTerminal(env.Stderr) {
 		bar := &term.Progress{W: env.Stderr, Name: path, Total: st.Size()}
@@ -150,6 +151,9 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 					how = "mid-connection (no SYN captured)"
 				}
 				fmt.Fprintf(&pre, "# connection %d: client %s, server %s, captured %s\n", ev.Conn.ID, ev.Conn.Client, ev.Conn.Server, how)
+				if ev.Conn.TLS != "" {
+					fmt.Fprintf(&pre, "# connection %d: decrypted: %s (offsets are in the decrypted stream)\n", ev.Conn.ID, ev.Conn.TLS)
+				}
 				if ev.Conn.Note != "" {
 					fmt.Fprintf(&pre, "# connection %d: %s\n", ev.Conn.ID, ev.Conn.Note)
 				}
@@ -192,6 +196,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 	// Every count the reader keeps of what it could not read is said.
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s\n", path, capdecode.Summary(stats, unanswered...))
+	tlsHint(env.Stderr, "decode", stats, o.TLSKeyLog)
 	sel.Summary(env.Stderr)
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)

@@ -17,7 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/stats"
 )
 
-const statsUsage = "[--spec P] [--format text|json|html] [--port LIST] (--pcap FILE|- | FILE.jsonl|-)"
+const statsUsage = "[--spec P] [--format text|json|html] [--port LIST] [--tls-keylog FILE] (--pcap FILE|- | FILE.jsonl|-)"
 
 func init() {
 	register(&command{
@@ -38,6 +38,7 @@ func runStats(env *Env, args []string) error {
 	format := fs.String("format", "text", "output format: text (aligned tables), json, or html (one self-contained page with latency histograms)")
 	pcap := fs.String("pcap", "", "read a pcap or pcapng `FILE` (- for standard input)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection that reads as Kafka)")
+	keylog := addKeyLogFlag(fs)
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -73,7 +74,13 @@ func runStats(env *Env, args []string) error {
 			return err
 		}
 		defer done()
-		st, err := readCaptureStats(r, capdecode.Options(rel.Codec, ports), rel.Codec, agg.Add)
+		keys, err := loadKeyLog(*keylog)
+		if err != nil {
+			return err
+		}
+		opts := capdecode.Options(rel.Codec, ports)
+		opts.TLSKeys = keys
+		st, err := readCaptureStats(r, opts, rel.Codec, agg.Add)
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
 			err = nil
@@ -83,9 +90,13 @@ func runStats(env *Env, args []string) error {
 		}
 		// What the reader skipped, as decode --pcap says it.
 		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s\n", *pcap, capdecode.Summary(st))
+		tlsHint(env.Stderr, "stats", st, *keylog)
 	} else {
 		if *portArg != "" {
 			return usagef("--port goes with --pcap")
+		}
+		if *keylog != "" {
+			return usagef("--tls-keylog goes with --pcap")
 		}
 		r, done, err := open(pos[0])
 		if err != nil {

@@ -56,6 +56,9 @@ type Frame struct {
 	Time *time.Time `json:"time,omitempty"`
 	Src  string     `json:"src,omitempty"`
 	Dst  string     `json:"dst,omitempty"`
+	// TLS names the TLS session a captured frame was decrypted from
+	// ("TLS 1.3 TLS_AES_128_GCM_SHA256").
+	TLS string `json:"tls,omitempty"`
 	// LatencyMicros is, for a response, the time since its request.
 	LatencyMicros *int64 `json:"latency_us,omitempty"`
 	// Skipped is how many bytes of the frame's direction were skipped just

@@ -139,6 +139,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	if f.Dst != "" {
 		b = appendString(append(b, `,"dst":`...), f.Dst)
 	}
+	if f.TLS != "" {
+		b = appendString(append(b, `,"tls":`...), f.TLS)
+	}
 	if f.LatencyMicros != nil {
 		b = strconv.AppendInt(append(b, `,"latency_us":`...), *f.LatencyMicros, 10)
 	}
