@@ -44,9 +44,10 @@ const (
 )
 
 // DefaultMaxSecrets is the largest secrets length of a DSB a [Reader]
-// collects unless [Reader.MaxSecrets] says otherwise: 16 MiB, the key
-// log of some hundred thousand TLS sessions. A longer one is an error
-// ([ErrTooLarge]).
+// collects unless [Reader.MaxSecrets] says otherwise: 16 MiB, room for
+// some 95,000 CLIENT_RANDOM lines of 176 bytes (TLS 1.2 sessions), or
+// 20,000 TLS 1.3 sessions of five traffic-secret lines. A longer one is
+// an error ([ErrTooLarge]).
 const DefaultMaxSecrets = 16 << 20
 
 // Block types and the byte-order magic of pcapng.
@@ -150,9 +151,9 @@ func Sniff(r io.Reader, fn func(secretsType uint32, data []byte) error) *Reader 
 
 // Err returns the [*BlockError] that stopped the sniffing, or nil: no
 // problem so far, or input that is not pcapng. A block cut by the end of
-// the input is reported once r has returned [io.EOF]; before the first
-// block's byte-order magic has passed, the input is not known to be
-// pcapng and a cut is no error.
+// the input is reported once the wrapped reader has returned [io.EOF];
+// before the first block's byte-order magic has passed, the input is not
+// known to be pcapng and a cut is no error.
 func (r *Reader) Err() error { return r.err }
 
 // Read reads from the wrapped reader into p and follows the bytes read;
