@@ -29,6 +29,7 @@ func Skipped(st capture.Stats) []string {
 		{st.LateBytes, "byte", " arrived after their gap was declared (the capture reordered them)", " arrived after its gap was declared (the capture reordered it)"},
 		{countTotal(st.Ignored), "connection", " ignored (" + countText(st.Ignored) + ")", ""},
 		{st.TLS.Undecrypted, "TLS byte", " not decrypted" + tlsWhy(st.TLS), ""},
+		{st.TLS.OtherSecrets, "pcapng secrets block", " of another kind than a TLS key log ignored", ""},
 		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
 		{st.OtherPorts, "TCP packet", " on other ports", ""},
 		{st.NotTCP, "packet", " not TCP", ""},
@@ -43,6 +44,9 @@ func Skipped(st capture.Stats) []string {
 			rest = c.restOne
 		}
 		out = append(out, english.Count(c.n, c.noun)+rest)
+	}
+	if st.TLS.SecretsError != "" {
+		out = append(out, "secrets blocks not read past a bad one ("+st.TLS.SecretsError+")")
 	}
 	return out
 }

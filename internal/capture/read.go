@@ -13,6 +13,7 @@ import (
 	"github.com/gopacket/gopacket/layers"
 	"github.com/gopacket/gopacket/pcapgo"
 
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
@@ -92,7 +93,22 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
 		opts.MaxBuffered = DefaultMaxBuffered
 	}
 	cr := &countingReader{r: r}
-	br := bufio.NewReaderSize(cr, 1<<16)
+	// A pcapng file's Decryption Secrets Blocks add to the TLS secrets
+	// as they pass, before the packets after them are read.
+	keys := opts.TLSKeys
+	if keys == nil {
+		keys = tlsdecrypt.NewKeyLog()
+	}
+	var secretBlocks, otherSecrets int64
+	sniff := ngsecrets.Sniff(cr, func(typ uint32, data []byte) error {
+		if typ != ngsecrets.TypeTLSKeyLog {
+			otherSecrets++
+			return nil
+		}
+		secretBlocks++
+		return keys.Read(bytes.NewReader(data), fmt.Sprintf("the capture's TLS key log block %d", secretBlocks))
+	})
+	br := bufio.NewReaderSize(sniff, 1<<16)
 	magic, err := br.Peek(4)
 	if err != nil {
 		return Stats{}, fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
@@ -126,8 +142,15 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
 		return Stats{}, fmt.Errorf("%w: starts % x", ErrFormat, magic)
 	}
 
+	opts.TLSKeys = keys
 	rd := newReader(opts, fn)
 	defer rd.release()
+	defer func() {
+		rd.stats.TLS.KeyLogBlocks, rd.stats.TLS.OtherSecrets = secretBlocks, otherSecrets
+		if err := sniff.Err(); err != nil {
+			rd.stats.TLS.SecretsError = err.Error()
+		}
+	}()
 	var lastFlush time.Time
 	for {
 		data, ci, err := src.ZeroCopyReadPacketData()

@@ -32,6 +32,13 @@ type TLSStats struct {
 	// Stopped counts the directions that stopped being decrypted, by
 	// reason (tlsdecrypt's Reason constants).
 	Stopped map[string]int64
+	// KeyLogBlocks counts the pcapng Decryption Secrets Blocks read that
+	// held a TLS key log; OtherSecrets those of other kinds (WireGuard,
+	// SSH), which nothing here uses.
+	KeyLogBlocks, OtherSecrets int64
+	// SecretsError, when set, says why the file's secrets blocks were not
+	// followed to its end (a malformed or oversized block).
+	SecretsError string
 }
 
 // looksTLS reports whether a connection's first bytes are a TLS record

@@ -1,10 +1,11 @@
-package ngsecrets
+package ngsecrets_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"testing"
 	"testing/iotest"
@@ -133,12 +134,12 @@ func (f *ngFile) blockAt(off int) (int, bool) {
 	return at, at == off
 }
 
-// sniffAll reads src through Sniff to the end, as io.Copy does, with the
+// sniffAll reads src through ngsecrets.Sniff to the end, as io.Copy does, with the
 // given MaxSecrets (0: the default); it returns the bytes yielded, the
 // calls of fn, the Reader and io.Copy's error.
-func sniffAll(src io.Reader, limit int) ([]byte, []call, *Reader, error) {
+func sniffAll(src io.Reader, limit int) ([]byte, []call, *ngsecrets.Reader, error) {
 	var calls []call
-	r := Sniff(src, func(typ uint32, data []byte) error {
+	r := ngsecrets.Sniff(src, func(typ uint32, data []byte) error {
 		calls = append(calls, call{typ, string(data)})
 		return nil
 	})
@@ -158,7 +159,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return c.r.Read(p[:min(len(p), c.n)])
 }
 
-// readers are the ways the tests feed a file to Sniff: at once, in tiny
+// readers are the ways the tests feed a file to ngsecrets.Sniff: at once, in tiny
 // and odd reads, with the EOF on the last data.
 var readers = []struct {
 	name string
@@ -175,7 +176,7 @@ var readers = []struct {
 
 // refParse is the tests' oracle: a plain walk over a whole file, as far
 // from the streaming code as it can be, returning the DSBs and the error
-// Sniff should report (its block offset and sentinel; -1 and nil when
+// ngsecrets.Sniff should report (its block offset and sentinel; -1 and nil when
 // none).
 func refParse(b []byte, limit int) ([]call, int, error) {
 	isSHB := func(p []byte) bool { return bytes.Equal(p, []byte{0x0A, 0x0D, 0x0D, 0x0A}) }
@@ -204,7 +205,7 @@ func refParse(b []byte, limit int) ([]call, int, error) {
 				return calls, off, io.ErrUnexpectedEOF
 			}
 			if order = orderOf(rest[8:12]); order == nil {
-				return calls, off, ErrMalformed
+				return calls, off, ngsecrets.ErrMalformed
 			}
 			minLen = 28
 		}
@@ -213,7 +214,7 @@ func refParse(b []byte, limit int) ([]call, int, error) {
 			minLen = 20
 		}
 		if total < minLen || total%4 != 0 {
-			return calls, off, ErrMalformed
+			return calls, off, ngsecrets.ErrMalformed
 		}
 		if typ == 0xA {
 			if len(rest) < 16 {
@@ -221,17 +222,17 @@ func refParse(b []byte, limit int) ([]call, int, error) {
 			}
 			n := order.Uint32(rest[12:16])
 			if uint64(n)+20 > uint64(total) {
-				return calls, off, ErrMalformed
+				return calls, off, ngsecrets.ErrMalformed
 			}
 			if uint64(n) > uint64(limit) {
-				return calls, off, ErrTooLarge
+				return calls, off, ngsecrets.ErrTooLarge
 			}
 		}
 		if uint64(len(rest)) < uint64(total) {
 			return calls, off, io.ErrUnexpectedEOF
 		}
 		if order.Uint32(rest[total-4:total]) != total {
-			return calls, off, ErrMalformed
+			return calls, off, ngsecrets.ErrMalformed
 		}
 		if typ == 0xA {
 			n := order.Uint32(rest[12:16])
@@ -243,7 +244,7 @@ func refParse(b []byte, limit int) ([]call, int, error) {
 }
 
 // checkErr checks that err is nil when wantOff is -1, and otherwise a
-// *BlockError at wantOff wrapping want.
+// *ngsecrets.BlockError at wantOff wrapping want.
 func checkErr(t *testing.T, err error, wantOff int, want error) {
 	t.Helper()
 	if wantOff < 0 {
@@ -252,12 +253,20 @@ func checkErr(t *testing.T, err error, wantOff int, want error) {
 		}
 		return
 	}
-	var be *BlockError
+	var be *ngsecrets.BlockError
 	if !errors.As(err, &be) {
-		t.Errorf("Err() = %v, want a *BlockError at offset %d wrapping %v", err, wantOff, want)
+		t.Errorf("Err() = %v, want a *ngsecrets.BlockError at offset %d wrapping %v", err, wantOff, want)
 		return
 	}
 	if be.Offset != int64(wantOff) || !errors.Is(err, want) {
 		t.Errorf("Err() = %v (offset %d), want offset %d wrapping %v", err, be.Offset, wantOff, want)
 	}
 }
+
+// The pcapng numbers the hand-built files use, written out here as the
+// format defines them (not taken from the package under test).
+const (
+	blockSHB       uint32 = 0x0A0D0D0A
+	blockDSB       uint32 = 0x0000000A
+	byteOrderMagic uint32 = 0x1A2B3C4D
+)

@@ -1,8 +1,9 @@
-package ngsecrets
+package ngsecrets_test
 
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"slices"
 	"testing"
@@ -23,21 +24,21 @@ func FuzzSniff(f *testing.F) {
 	lying := (&ngFile{}).section(le).buf
 	lying = le.AppendUint32(lying, 0xA)
 	lying = le.AppendUint32(lying, 0xFFFFFFFC)
-	lying = le.AppendUint32(lying, TypeTLSKeyLog)
+	lying = le.AppendUint32(lying, ngsecrets.TypeTLSKeyLog)
 	lying = le.AppendUint32(lying, 0x1000)
 	f.Add(append(lying, keylogLine...), uint8(2), uint16(0))
-	f.Add((&ngFile{}).section(binary.BigEndian).secrets(TypeWireGuard, "wg", "c").buf, uint8(3), uint16(1))
+	f.Add((&ngFile{}).section(binary.BigEndian).secrets(ngsecrets.TypeWireGuard, "wg", "c").buf, uint8(3), uint16(1))
 	f.Add([]byte{0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0}, uint8(0), uint16(0))
 	f.Add([]byte{0x0A, 0x0D, 0x0D, 0x0A, 28, 0, 0, 0, 0x4D, 0x3C, 0x2B, 0x1A}, uint8(0), uint16(0))
 
 	f.Fuzz(func(t *testing.T, in []byte, chunk uint8, limit uint16) {
 		var calls []call
-		r := Sniff(&chunkReader{bytes.NewReader(in), int(chunk) + 1}, func(typ uint32, data []byte) error {
+		r := ngsecrets.Sniff(&chunkReader{bytes.NewReader(in), int(chunk) + 1}, func(typ uint32, data []byte) error {
 			calls = append(calls, call{typ, string(data)})
 			return nil
 		})
 		r.MaxSecrets = int(limit)
-		lim := DefaultMaxSecrets
+		lim := ngsecrets.DefaultMaxSecrets
 		if limit > 0 {
 			lim = int(limit)
 		}
@@ -46,8 +47,8 @@ func FuzzSniff(f *testing.F) {
 		for {
 			n, err := r.Read(buf)
 			out = append(out, buf[:n]...)
-			if c := cap(r.secrets); c > 0 && (c > int(r.secLen) || c > max(512, 2*len(r.secrets))) {
-				t.Fatalf("secrets buffer of %d for %d bytes arrived of %d", c, len(r.secrets), r.secLen)
+			if c, got, want := ngsecrets.SecretsBuffer(r); c > 0 && (int64(c) > want || c > max(512, 2*got)) {
+				t.Fatalf("secrets buffer of %d for %d bytes arrived of %d", c, got, want)
 			}
 			if err == io.EOF {
 				break

@@ -1,10 +1,11 @@
-package ngsecrets
+package ngsecrets_test
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"net/netip"
 	"runtime"
@@ -26,19 +27,19 @@ const keylogLine = "CLIENT_RANDOM 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69
 func sample() *ngFile {
 	f := &ngFile{}
 	f.section(binary.LittleEndian).
-		secrets(TypeTLSKeyLog, keylogLine, "").
-		secrets(TypeTLSKeyLog, "a", "one byte").
+		secrets(ngsecrets.TypeTLSKeyLog, keylogLine, "").
+		secrets(ngsecrets.TypeTLSKeyLog, "a", "one byte").
 		packet(frame(1)).
-		secrets(TypeWireGuard, "LOCAL_STATIC_PRIVATE_KEY = QUJD\n", "").
+		secrets(ngsecrets.TypeWireGuard, "LOCAL_STATIC_PRIVATE_KEY = QUJD\n", "").
 		packet(frame(2))
 	f.section(binary.BigEndian).
-		secrets(TypeTLSKeyLog, "ab", "").
+		secrets(ngsecrets.TypeTLSKeyLog, "ab", "").
 		packet(frame(3)).
 		secrets(0x5353484b, "abc", "SSH, three bytes"). // SSHK
-		secrets(TypeTLSKeyLog, "", "")
+		secrets(ngsecrets.TypeTLSKeyLog, "", "")
 	f.section(binary.LittleEndian).
 		packet(frame(4)).
-		secrets(TypeTLSKeyLog, keylogLine+keylogLine, "two lines")
+		secrets(ngsecrets.TypeTLSKeyLog, keylogLine+keylogLine, "two lines")
 	return f
 }
 
@@ -77,7 +78,7 @@ func TestSniffCallTime(t *testing.T) {
 	f := sample()
 	yielded := 0
 	var at []int
-	r := Sniff(bytes.NewReader(f.buf), func(uint32, []byte) error {
+	r := ngsecrets.Sniff(bytes.NewReader(f.buf), func(uint32, []byte) error {
 		at = append(at, yielded)
 		return nil
 	})
@@ -104,7 +105,7 @@ func TestSniffCallTime(t *testing.T) {
 // TestSniffReaderContract: the Reader is a well-behaved io.Reader.
 func TestSniffReaderContract(t *testing.T) {
 	f := sample()
-	if err := iotest.TestReader(Sniff(bytes.NewReader(f.buf), nil), f.buf); err != nil {
+	if err := iotest.TestReader(ngsecrets.Sniff(bytes.NewReader(f.buf), nil), f.buf); err != nil {
 		t.Error(err)
 	}
 }
@@ -163,10 +164,10 @@ func TestSniffMalformed(t *testing.T) {
 	// file is a section with a DSB, then bad (the bad block), then
 	// a good DSB that must not be reported.
 	file := func(bad func(f *ngFile)) ([]byte, int) {
-		f := (&ngFile{}).section(le).secrets(TypeTLSKeyLog, "before", "")
+		f := (&ngFile{}).section(le).secrets(ngsecrets.TypeTLSKeyLog, "before", "")
 		at := len(f.buf)
 		bad(f)
-		f.secrets(TypeTLSKeyLog, "after", "")
+		f.secrets(ngsecrets.TypeTLSKeyLog, "after", "")
 		return f.buf, at
 	}
 	raw := func(words ...uint32) func(f *ngFile) {
@@ -177,30 +178,30 @@ func TestSniffMalformed(t *testing.T) {
 		}
 	}
 	tcs := []tc{
-		{"total length 8", func() ([]byte, int) { return file(raw(6, 8, 8)) }, ErrMalformed, 0},
-		{"total length 0", func() ([]byte, int) { return file(raw(6, 0, 0)) }, ErrMalformed, 0},
-		{"total length 30", func() ([]byte, int) { return file(raw(6, 30, 0, 0, 0, 0, 0, 30)) }, ErrMalformed, 0},
-		{"DSB of 16 bytes", func() ([]byte, int) { return file(raw(0xA, 16, TypeTLSKeyLog, 16)) }, ErrMalformed, 0},
-		{"SHB of 24 bytes", func() ([]byte, int) { return file(raw(blockSHB, 24, byteOrderMagic, 1, 0, 24)) }, ErrMalformed, 0},
+		{"total length 8", func() ([]byte, int) { return file(raw(6, 8, 8)) }, ngsecrets.ErrMalformed, 0},
+		{"total length 0", func() ([]byte, int) { return file(raw(6, 0, 0)) }, ngsecrets.ErrMalformed, 0},
+		{"total length 30", func() ([]byte, int) { return file(raw(6, 30, 0, 0, 0, 0, 0, 30)) }, ngsecrets.ErrMalformed, 0},
+		{"DSB of 16 bytes", func() ([]byte, int) { return file(raw(0xA, 16, ngsecrets.TypeTLSKeyLog, 16)) }, ngsecrets.ErrMalformed, 0},
+		{"SHB of 24 bytes", func() ([]byte, int) { return file(raw(blockSHB, 24, byteOrderMagic, 1, 0, 24)) }, ngsecrets.ErrMalformed, 0},
 		{"SHB without magic", func() ([]byte, int) {
 			return file(raw(blockSHB, 28, 0x1A2B3C4E, 1, 0xffffffff, 0xffffffff, 28))
-		}, ErrMalformed, 0},
-		{"trailer differs", func() ([]byte, int) { return file(raw(6, 16, 0, 20)) }, ErrMalformed, 0},
+		}, ngsecrets.ErrMalformed, 0},
+		{"trailer differs", func() ([]byte, int) { return file(raw(6, 16, 0, 20)) }, ngsecrets.ErrMalformed, 0},
 		{"DSB trailer differs", func() ([]byte, int) {
-			return file(raw(0xA, 24, TypeTLSKeyLog, 4, 0x41414141, 28))
-		}, ErrMalformed, 0},
+			return file(raw(0xA, 24, ngsecrets.TypeTLSKeyLog, 4, 0x41414141, 28))
+		}, ngsecrets.ErrMalformed, 0},
 		{"secrets beyond the block", func() ([]byte, int) {
-			return file(raw(0xA, 24, TypeTLSKeyLog, 5, 0x41414141, 24))
-		}, ErrMalformed, 0},
+			return file(raw(0xA, 24, ngsecrets.TypeTLSKeyLog, 5, 0x41414141, 24))
+		}, ngsecrets.ErrMalformed, 0},
 		{"secrets length huge", func() ([]byte, int) {
-			return file(raw(0xA, 24, TypeTLSKeyLog, 0xFFFFFFFF, 0x41414141, 24))
-		}, ErrMalformed, 0},
+			return file(raw(0xA, 24, ngsecrets.TypeTLSKeyLog, 0xFFFFFFFF, 0x41414141, 24))
+		}, ngsecrets.ErrMalformed, 0},
 		{"secrets over MaxSecrets", func() ([]byte, int) {
-			return file(func(f *ngFile) { f.secrets(TypeTLSKeyLog, strings.Repeat("x", 11), "") })
-		}, ErrTooLarge, 10},
+			return file(func(f *ngFile) { f.secrets(ngsecrets.TypeTLSKeyLog, strings.Repeat("x", 11), "") })
+		}, ngsecrets.ErrTooLarge, 10},
 		{"secrets over the default limit", func() ([]byte, int) {
-			return file(raw(0xA, 20+DefaultMaxSecrets+4, TypeTLSKeyLog, DefaultMaxSecrets+1))
-		}, ErrTooLarge, 0},
+			return file(raw(0xA, 20+ngsecrets.DefaultMaxSecrets+4, ngsecrets.TypeTLSKeyLog, ngsecrets.DefaultMaxSecrets+1))
+		}, ngsecrets.ErrTooLarge, 0},
 	}
 	for _, tc := range tcs {
 		in, at := tc.build()
@@ -209,17 +210,17 @@ func TestSniffMalformed(t *testing.T) {
 			if err != nil || !bytes.Equal(out, in) {
 				t.Errorf("%s, %s: copy error %v, bytes equal %v", tc.name, rd.name, err, bytes.Equal(out, in))
 			}
-			if want := []call{{TypeTLSKeyLog, "before"}}; !slices.Equal(calls, want) {
+			if want := []call{{ngsecrets.TypeTLSKeyLog, "before"}}; !slices.Equal(calls, want) {
 				t.Errorf("%s, %s: calls %v, want %v", tc.name, rd.name, calls, want)
 			}
 			checkErr(t, r.Err(), at, tc.want)
-			if be := (*BlockError)(nil); errors.As(r.Err(), &be) && !strings.Contains(be.Error(), fmt.Sprintf("offset %d", at)) {
+			if be := (*ngsecrets.BlockError)(nil); errors.As(r.Err(), &be) && !strings.Contains(be.Error(), fmt.Sprintf("offset %d", at)) {
 				t.Errorf("%s: %q does not name offset %d", tc.name, be.Error(), at)
 			}
 		}
 	}
 	// At the limit is not over it.
-	f := (&ngFile{}).section(le).secrets(TypeTLSKeyLog, strings.Repeat("x", 10), "")
+	f := (&ngFile{}).section(le).secrets(ngsecrets.TypeTLSKeyLog, strings.Repeat("x", 10), "")
 	if _, calls, r, _ := sniffAll(bytes.NewReader(f.buf), 10); len(calls) != 1 || r.Err() != nil {
 		t.Errorf("secrets at MaxSecrets: calls %v, Err() %v", calls, r.Err())
 	}
@@ -265,8 +266,8 @@ func TestSniffLyingLength(t *testing.T) {
 	packet = le.AppendUint32(packet, 0xFFFFFFFC)
 	dsb := le.AppendUint32(slices.Clone(head), 0xA)
 	dsb = le.AppendUint32(dsb, 0xFFFFFFFC)
-	dsb = le.AppendUint32(dsb, TypeTLSKeyLog)
-	dsb = le.AppendUint32(dsb, DefaultMaxSecrets)
+	dsb = le.AppendUint32(dsb, ngsecrets.TypeTLSKeyLog)
+	dsb = le.AppendUint32(dsb, ngsecrets.DefaultMaxSecrets)
 	for name, in := range map[string][]byte{
 		"packet block": append(packet, make([]byte, 1000)...),
 		"DSB":          append(dsb, keylogLine...),
@@ -274,7 +275,7 @@ func TestSniffLyingLength(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		r := Sniff(bytes.NewReader(in), func(uint32, []byte) error {
+		r := ngsecrets.Sniff(bytes.NewReader(in), func(uint32, []byte) error {
 			t.Errorf("%s: fn called", name)
 			return nil
 		})
@@ -298,7 +299,7 @@ func TestSniffFnError(t *testing.T) {
 	f := sample()
 	stop := errors.New("stop")
 	calls := 0
-	r := Sniff(bytes.NewReader(f.buf), func(uint32, []byte) error {
+	r := ngsecrets.Sniff(bytes.NewReader(f.buf), func(uint32, []byte) error {
 		calls++
 		if calls == 2 {
 			return stop
@@ -337,11 +338,11 @@ func TestSniffReadError(t *testing.T) {
 // wrong oracle cannot agree with a wrong Reader unnoticed.
 func TestRefParse(t *testing.T) {
 	f := sample()
-	calls, off, err := refParse(f.buf, DefaultMaxSecrets)
+	calls, off, err := refParse(f.buf, ngsecrets.DefaultMaxSecrets)
 	if !slices.Equal(calls, f.calls()) || off != -1 || err != nil {
 		t.Errorf("refParse: %v, %d, %v", calls, off, err)
 	}
-	calls, off, err = refParse(f.buf[:f.dsbs[2].start+17], DefaultMaxSecrets)
+	calls, off, err = refParse(f.buf[:f.dsbs[2].start+17], ngsecrets.DefaultMaxSecrets)
 	if !slices.Equal(calls, f.calls()[:2]) || off != f.dsbs[2].start || err != io.ErrUnexpectedEOF {
 		t.Errorf("refParse of a cut file: %v, %d, %v", calls, off, err)
 	}

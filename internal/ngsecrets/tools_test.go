@@ -1,4 +1,4 @@
-package ngsecrets
+package ngsecrets_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -150,9 +151,9 @@ func tsharkPackets(t *testing.T, path string) int {
 }
 
 // TestEditcapSecrets: Wireshark's editcap, an independent producer,
-// injects two key logs into a capture the project's writer made; Sniff,
+// injects two key logs into a capture the project's writer made; ngsecrets.Sniff,
 // whatever the size of the reads, yields the file's bytes unchanged and
-// calls fn once per key log, in order, with TypeTLSKeyLog and the key
+// calls fn once per key log, in order, with ngsecrets.TypeTLSKeyLog and the key
 // log's bytes exactly; the file as editcap wrote it has the layout the
 // format says (secrets length the key log's, zero padding, no options);
 // and the project's capture reader and tshark still read its packets.
@@ -184,7 +185,7 @@ func TestEditcapSecrets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := []call{{TypeTLSKeyLog, keys[0]}, {TypeTLSKeyLog, keys[1]}}
+			want := []call{{ngsecrets.TypeTLSKeyLog, keys[0]}, {ngsecrets.TypeTLSKeyLog, keys[1]}}
 			checkDSBLayout(t, file, keys[:])
 			for _, rd := range readers {
 				out, calls, r, err := sniffAll(rd.wrap(file), 0)
@@ -228,7 +229,7 @@ func checkDSBLayout(t *testing.T, file []byte, keys []string) {
 		}
 		h := file[at-16 : at]
 		total := 20 + pad4(len(k))
-		if le.Uint32(h[0:]) != 0xA || le.Uint32(h[4:]) != uint32(total) || le.Uint32(h[8:]) != TypeTLSKeyLog || le.Uint32(h[12:]) != uint32(len(k)) {
+		if le.Uint32(h[0:]) != 0xA || le.Uint32(h[4:]) != uint32(total) || le.Uint32(h[8:]) != ngsecrets.TypeTLSKeyLog || le.Uint32(h[12:]) != uint32(len(k)) {
 			t.Errorf("key log %d: DSB header % x, want type 0xA, total %d, TLSK, length %d", i, h, total, len(k))
 			continue
 		}
@@ -241,7 +242,7 @@ func checkDSBLayout(t *testing.T, file []byte, keys []string) {
 
 // TestEditcapSections: two files editcap wrote, one after the other, make
 // one file of two sections (tshark and our capture reader read both);
-// Sniff reports each section's key log, in order.
+// ngsecrets.Sniff reports each section's key log, in order.
 func TestEditcapSections(t *testing.T) {
 	editcap := tool(t, "editcap")
 	dir := t.TempDir()
@@ -269,7 +270,7 @@ func TestEditcapSections(t *testing.T) {
 	if err := os.WriteFile(path, file, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := []call{{TypeTLSKeyLog, keys[0]}, {TypeTLSKeyLog, keys[1]}}
+	want := []call{{ngsecrets.TypeTLSKeyLog, keys[0]}, {ngsecrets.TypeTLSKeyLog, keys[1]}}
 	for _, rd := range readers {
 		out, calls, r, err := sniffAll(rd.wrap(file), 0)
 		if err != nil || !bytes.Equal(out, file) || r.Err() != nil || !slices.Equal(calls, want) {
@@ -302,8 +303,8 @@ func TestHandBuiltThroughTshark(t *testing.T) {
 	}
 	for name, order := range map[string]byteOrder{"little-endian": binary.LittleEndian, "big-endian": binary.BigEndian} {
 		line := fmt.Sprintf("CLIENT_RANDOM %s %s\n", randHex(t, 32), randHex(t, 48))
-		g := (&ngFile{}).section(order).secrets(TypeWireGuard, "not TLS\n", "").
-			secrets(TypeTLSKeyLog, line, "with a comment").packet(frame(1))
+		g := (&ngFile{}).section(order).secrets(ngsecrets.TypeWireGuard, "not TLS\n", "").
+			secrets(ngsecrets.TypeTLSKeyLog, line, "with a comment").packet(frame(1))
 		in := filepath.Join(dir, name+".pcapng")
 		keys := filepath.Join(dir, name+".keys")
 		if err := os.WriteFile(in, g.buf, 0o644); err != nil {
