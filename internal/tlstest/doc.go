@@ -1,11 +1,19 @@
 // Package tlstest makes real, recorded TLS traffic for tests of TLS
-// decryption:
+// decryption, and checks it with an independent tool:
 //
 //   - [Conn] and [Dialer] record the raw bytes of TCP connections, both
-//     directions in order, with timestamps ([Recording]);
+//     directions in order, with timestamps ([Recording]); [TLSRecords]
+//     finds the TLS records of a recorded direction;
 //   - [WritePcap] turns recordings into a pcap or pcapng capture, one TCP
 //     connection each, optionally with bytes left out as a lost segment
-//     would leave them ([Recording.WithSkip]).
+//     would leave them ([Recording.WithSkip]);
+//   - [KafkaTLS] runs a Kafka session (franz-go's kgo against a one-broker
+//     kfake cluster) over TLS 1.2 or 1.3 and returns its recordings, their
+//     plaintext and the TLS key log (NSS SSLKEYLOGFILE format);
+//   - [TsharkKafka], [TsharkData] and [TsharkFields] are tshark's view of
+//     a capture decrypted with a key log.
 //
-// It is a test-support package: only tests import it.
+// Where tshark is missing, the tests that need it are skipped, or fail
+// when CI=true ([Tool]). It is a test-support package: only tests import
+// it.
 package tlstest
