@@ -63,6 +63,12 @@ type Session struct {
 	// Keys and Produced are the keys and values of the records produced
 	// ([KafkaTLS]), Consumed the values read back, in offset order.
 	Keys, Produced, Consumed [][]byte
+	// Plaintext is the application data sent in each direction (indexed
+	// by capture.Dir), concatenated ([OpenSSL]).
+	Plaintext [2][]byte
+	// KeyUpdates is the number of TLS 1.3 KeyUpdates the server sent, each
+	// asking the client for one back ([OpenSSLKeyUpdate]).
+	KeyUpdates int
 }
 
 // record returns the key and value of record i of a [KafkaTLS] session.
