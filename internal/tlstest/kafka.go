@@ -86,7 +86,8 @@ func record(i int) (key, value []byte) {
 // client, whose dialer records the TCP connection and does the TLS
 // handshake itself with a key log, produces the records of o to [Topic]
 // (one partition; synchronously, uncompressed), consumes them back with
-// o.Consume, and is closed. The session's Recordings and Plain (of the
+// o.Consume, and is closed (so the connection that fetched may end with
+// a Fetch, a long poll, the broker had not answered). The session's Recordings and Plain (of the
 // connections whose handshake completed), KeyLog, Port, Version,
 // CipherSuite, Keys, Produced and Consumed are set.
 func KafkaTLS(t testing.TB, o Options) *Session {

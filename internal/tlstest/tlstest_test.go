@@ -177,8 +177,6 @@ func TestKafkaTLS(t *testing.T) {
 					t.Errorf("format %d: capture.Read ignored %v, want %d TLS connections", f, st.Ignored, len(s.Recordings))
 				}
 			}
-
-			checkPlain(t, s)
 			for i, v := range s.Produced {
 				if !slices.ContainsFunc(s.Plain, func(p *Recording) bool { return bytes.Contains(p.Stream(capture.ClientToServer), v) }) {
 					t.Errorf("value %d is in no plain request stream", i)
@@ -187,6 +185,8 @@ func TestKafkaTLS(t *testing.T) {
 					t.Errorf("value %d is in no plain response stream", i)
 				}
 			}
+			// tshark's checks last: without tshark they skip the rest.
+			checkPlain(t, s)
 			pcapPath, keylogPath := files(t, s)
 			msgs := TsharkKafka(t, pcapPath, keylogPath, s.Port)
 			checkTsharkKafka(t, msgs, len(s.Recordings), c.o.MaxVersions != nil)
@@ -235,8 +235,10 @@ func hasRequest(msgs []Message, key int16) bool {
 
 // checkTsharkKafka checks tshark's messages of conns connections: on
 // each, requests numbered 0, 1, 2, ... by correlation id, each answered
-// by one later response; with paired, tshark names each response's
-// request, and it is the one with its correlation id.
+// by one later response (but for the consumer's last Fetch, a long poll
+// the broker may not have answered when the client closed); with paired,
+// tshark names each response's request, and it is the one with its
+// correlation id.
 func checkTsharkKafka(t *testing.T, msgs []Message, conns int, paired bool) {
 	t.Helper()
 	type key struct {
@@ -268,7 +270,7 @@ func checkTsharkKafka(t *testing.T, msgs []Message, conns int, paired bool) {
 		answered[k] = true
 	}
 	for k, m := range reqs {
-		if !answered[k] {
+		if !answered[k] && !(m.APIKey == 1 && k.corr == next[k.stream]-1) {
 			t.Errorf("frame %d: %s request %d on stream %d has no response", m.Frame, kmsg.NameForKey(m.APIKey), k.corr, k.stream)
 		}
 	}
