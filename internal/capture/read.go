@@ -79,7 +79,7 @@ type packetSource interface {
 // frame, in capture order. It stops at the first error fn returns. A
 // capture cut short (a truncated last packet) is read up to the cut and
 // reported as an error after the frames before it.
-func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
+func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error) {
 	if opts.Known == nil {
 		return Stats{}, errors.New("capture: Options.Known is required")
 	}
@@ -145,10 +145,10 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (Stats, error) {
 	opts.TLSKeys = keys
 	rd := newReader(opts, fn)
 	defer rd.release()
-	defer func() {
-		rd.stats.TLS.KeyLogBlocks, rd.stats.TLS.OtherSecrets = secretBlocks, otherSecrets
+	defer func() { // st is what every return below gives
+		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets = secretBlocks, otherSecrets
 		if err := sniff.Err(); err != nil {
-			rd.stats.TLS.SecretsError = err.Error()
+			st.TLS.SecretsError = err.Error()
 		}
 	}()
 	var lastFlush time.Time

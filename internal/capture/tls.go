@@ -48,14 +48,27 @@ func looksTLS(b []byte) bool {
 }
 
 // startTLS decides, on a connection's first bytes, whether it is read
-// as TLS.
+// as TLS: they must be a TLS record header and, unless the connection's
+// start was captured, a hello's (bytes in the middle of a Kafka stream
+// may look like a record header, never like both). Without secrets such
+// a connection is ignored at once, as "TLS".
 func (rd *reader) startTLS(c *tcpConn, data []byte) {
 	c.decided = true
-	if rd.keys.Sessions() == 0 || !looksTLS(data) {
+	if !looksTLS(data) || !c.s.conn.SawSYN && !looksHello(data) {
+		return
+	}
+	if rd.keys.Sessions() == 0 {
+		c.s.ignored, c.s.ignoreReason = true, "TLS"
 		return
 	}
 	c.tls = tlsdecrypt.NewStream(rd.keys)
 	rd.stats.TLS.Connections++
+}
+
+// looksHello reports whether b starts with a handshake record holding a
+// ClientHello or ServerHello.
+func looksHello(b []byte) bool {
+	return len(b) >= 6 && b[0] == 22 && b[1] == 3 && b[2] <= 4 && (b[5] == 1 || b[5] == 2)
 }
 
 // deliverTLS decrypts bytes of direction i and frames what they hold.
@@ -108,6 +121,7 @@ func (rd *reader) tlsStopped(c *tcpConn, i int, dropped int, err error) {
 // the reason of one that gave no plaintext at all.
 func (rd *reader) finishTLS(c *tcpConn) {
 	for i := range 2 {
+		rd.tlsStopped(c, i, 0, c.tls.Unsaid(i))
 		if n := c.tls.Pending(i); n > 0 {
 			rd.stats.TLS.Undecrypted += int64(n)
 		}

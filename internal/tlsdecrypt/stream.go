@@ -126,6 +126,7 @@ type side struct {
 	rec   []byte // bytes of records not yet whole
 	out   []byte // plaintext handed out by the latest Feed
 	err   *Error // set when this direction stopped
+	said  bool   // err was returned
 	hs    hsReader
 	aead  cipher.AEAD // nil: records are in the clear
 	iv    []byte
@@ -147,13 +148,14 @@ func NewStream(keys *KeyLog) *Stream { return &Stream{keys: keys, client: -1} }
 // Feed takes the next bytes of direction i and returns the application
 // data they complete (valid until the next call for that direction), how
 // many of the bytes will never be decrypted (this direction stopped,
-// now or before), and the error that stopped it, returned once, by the
-// call in which it happened.
+// now or before), and the error that stopped it, returned once: by the
+// call in which it happened, or (when reading the other direction
+// stopped both) by the next call or [Stream.Unsaid].
 func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error) {
 	sd := &s.sides[i]
 	sd.out = sd.out[:0]
 	if sd.err != nil {
-		return nil, len(data), nil
+		return nil, len(data), s.Unsaid(i)
 	}
 	sd.rec = append(sd.rec, data...)
 	b := sd.rec
@@ -180,7 +182,7 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 	if sd.err != nil {
 		dropped = len(b)
 		sd.rec = nil
-		return sd.out, dropped, sd.err
+		return sd.out, dropped, s.Unsaid(i)
 	}
 	sd.rec = sd.rec[:copy(sd.rec, b)]
 	return sd.out, 0, nil
@@ -193,13 +195,25 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 func (s *Stream) Gap(i int, n int64) (dropped int, err error) {
 	sd := &s.sides[i]
 	if sd.err != nil {
-		return 0, nil
+		return 0, s.Unsaid(i)
 	}
 	dropped = len(sd.rec)
 	sd.pos += int64(dropped)
 	s.stop(i, ReasonGap, fmt.Sprintf("%d bytes not captured: a record's boundaries and sequence number cannot be followed past them", n))
 	sd.rec = nil
-	return dropped, sd.err
+	return dropped, s.Unsaid(i)
+}
+
+// Unsaid returns the error that stopped direction i if no call has
+// returned it yet (a stop of both directions is found while reading one
+// of them), else nil.
+func (s *Stream) Unsaid(i int) error {
+	sd := &s.sides[i]
+	if sd.err == nil || sd.said {
+		return nil
+	}
+	sd.said = true
+	return sd.err
 }
 
 // Pending is how many bytes of direction i wait for the rest of their

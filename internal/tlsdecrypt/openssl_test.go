@@ -1,0 +1,89 @@
+package tlsdecrypt_test
+
+import (
+	"bytes"
+	"fmt"
+	"testing"
+
+	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/tlsdecrypt"
+	"github.com/manifester/manifester/internal/tlstest"
+)
+
+// payloads are the application bytes an OpenSSL session exchanges: text
+// beyond ASCII, a record's worth and more, a byte alone.
+func payloads() [][2][]byte {
+	var p [][2][]byte
+	for i, n := range []int{1, 40, 5000, 17000, 3} {
+		c := bytes.Repeat(fmt.Appendf(nil, "client %d ünïcode ✓ ", i), n/20+1)[:n]
+		s := bytes.Repeat(fmt.Appendf(nil, "server %d Ωmega ", i), min(n, 4000)/16+1)[:min(n, 4000)]
+		p = append(p, [2][]byte{c, s})
+	}
+	return p
+}
+
+// decryptRecording feeds a recording's chunks to a Stream and returns the
+// application bytes of each direction.
+func decryptRecording(t *testing.T, s *tlstest.Session) ([2][]byte, *tlsdecrypt.Stream) {
+	t.Helper()
+	keys := tlsdecrypt.NewKeyLog()
+	if err := keys.Read(bytes.NewReader(s.KeyLog), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	st := tlsdecrypt.NewStream(keys)
+	var out [2][]byte
+	for _, c := range s.Recordings[0].Chunks {
+		plain, _, _ := st.Feed(int(c.Dir), c.Data)
+		out[c.Dir] = append(out[c.Dir], plain...)
+	}
+	return out, st
+}
+
+// TestDecryptOpenSSL: sessions with OpenSSL's s_server, in every suite
+// read (the TLS 1.3 ones Go cannot choose among them), decrypt to the
+// bytes each side sent, with s_server's key log.
+func TestDecryptOpenSSL(t *testing.T) {
+	for _, tc := range []struct{ version, suite, name string }{
+		{"1.3", "TLS_AES_128_GCM_SHA256", "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"1.3", "TLS_AES_256_GCM_SHA384", "TLS 1.3 TLS_AES_256_GCM_SHA384"},
+		{"1.3", "TLS_CHACHA20_POLY1305_SHA256", "TLS 1.3 TLS_CHACHA20_POLY1305_SHA256"},
+		{"1.2", "ECDHE-ECDSA-AES128-GCM-SHA256", "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{"1.2", "ECDHE-ECDSA-AES256-GCM-SHA384", "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{"1.2", "ECDHE-ECDSA-CHACHA20-POLY1305", "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+	} {
+		t.Run(tc.suite, func(t *testing.T) {
+			s := tlstest.OpenSSL(t, tc.version, tc.suite, payloads())
+			out, st := decryptRecording(t, s)
+			for d := range 2 {
+				if !bytes.Equal(out[d], s.Plaintext[d]) {
+					t.Errorf("%s: decrypted %d bytes, sent %d", capture.Dir(d), len(out[d]), len(s.Plaintext[d]))
+				}
+				if err := st.Err(d); err != nil {
+					t.Errorf("%s: %v", capture.Dir(d), err)
+				}
+			}
+			if st.Session() != tc.name {
+				t.Errorf("Session() = %q, want %q", st.Session(), tc.name)
+			}
+		})
+	}
+}
+
+// TestDecryptKeyUpdate: TLS 1.3 KeyUpdates (two in a row, then one
+// more), each answered, move both directions to the next traffic keys;
+// every byte after them decrypts.
+func TestDecryptKeyUpdate(t *testing.T) {
+	s := tlstest.OpenSSLKeyUpdate(t, "TLS_AES_256_GCM_SHA384", payloads(), 1, 1, 2)
+	if s.KeyUpdates != 3 {
+		t.Fatalf("%d KeyUpdates sent, want 3", s.KeyUpdates)
+	}
+	out, st := decryptRecording(t, s)
+	for d := range 2 {
+		if !bytes.Equal(out[d], s.Plaintext[d]) {
+			t.Errorf("%s: decrypted %d bytes, sent %d", capture.Dir(d), len(out[d]), len(s.Plaintext[d]))
+		}
+		if err := st.Err(d); err != nil {
+			t.Errorf("%s: %v", capture.Dir(d), err)
+		}
+	}
+}
