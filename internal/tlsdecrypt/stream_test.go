@@ -160,18 +160,18 @@ func decrypt(t *testing.T, s *session, keylog []byte, split int) ([2][]byte, *St
 func TestDecryptGoSessions(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		client  tls.Config
-		server  tls.Config
+		client  *tls.Config
+		server  *tls.Config
 		session string
 	}{
-		{"TLS 1.3", tls.Config{}, tls.Config{}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
-		{"TLS 1.3 after a HelloRetryRequest", tls.Config{}, tls.Config{CurvePreferences: []tls.CurveID{tls.CurveP256}}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
-		{"TLS 1.2 AES-128-GCM", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
-		{"TLS 1.2 AES-256-GCM", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
-		{"TLS 1.2 ChaCha20-Poly1305", tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}, tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
+		{"TLS 1.3", &tls.Config{}, &tls.Config{}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"TLS 1.3 after a HelloRetryRequest", &tls.Config{}, &tls.Config{CurvePreferences: []tls.CurveID{tls.CurveP256}}, "TLS 1.3 TLS_AES_128_GCM_SHA256"},
+		{"TLS 1.2 AES-128-GCM", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}, &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256"},
+		{"TLS 1.2 AES-256-GCM", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}, &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"},
+		{"TLS 1.2 ChaCha20-Poly1305", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}, &tls.Config{}, "TLS 1.2 TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := record(t, &tc.client, &tc.server, 12)
+			s := record(t, tc.client, tc.server, 12)
 			if s.err != nil {
 				t.Fatal(s.err)
 			}
