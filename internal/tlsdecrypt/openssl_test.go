@@ -39,6 +39,22 @@ func decryptRecording(t *testing.T, s *tlstest.Session) ([2][]byte, *tlsdecrypt.
 	return out, st
 }
 
+// checkDecrypted decrypts a session's recording and checks that each
+// direction gives the bytes its side sent, with no stop.
+func checkDecrypted(t *testing.T, s *tlstest.Session) *tlsdecrypt.Stream {
+	t.Helper()
+	out, st := decryptRecording(t, s)
+	for d := range 2 {
+		if !bytes.Equal(out[d], s.Plaintext[d]) {
+			t.Errorf("%s: decrypted %d bytes, sent %d", capture.Dir(d), len(out[d]), len(s.Plaintext[d]))
+		}
+		if err := st.Err(d); err != nil {
+			t.Errorf("%s: %v", capture.Dir(d), err)
+		}
+	}
+	return st
+}
+
 // TestDecryptOpenSSL: sessions with OpenSSL's s_server, in every suite
 // read (the TLS 1.3 ones Go cannot choose among them), decrypt to the
 // bytes each side sent, with s_server's key log.
@@ -53,15 +69,7 @@ func TestDecryptOpenSSL(t *testing.T) {
 	} {
 		t.Run(tc.suite, func(t *testing.T) {
 			s := tlstest.OpenSSL(t, tc.version, tc.suite, payloads())
-			out, st := decryptRecording(t, s)
-			for d := range 2 {
-				if !bytes.Equal(out[d], s.Plaintext[d]) {
-					t.Errorf("%s: decrypted %d bytes, sent %d", capture.Dir(d), len(out[d]), len(s.Plaintext[d]))
-				}
-				if err := st.Err(d); err != nil {
-					t.Errorf("%s: %v", capture.Dir(d), err)
-				}
-			}
+			st := checkDecrypted(t, s)
 			if st.Session() != tc.name {
 				t.Errorf("Session() = %q, want %q", st.Session(), tc.name)
 			}
@@ -77,13 +85,5 @@ func TestDecryptKeyUpdate(t *testing.T) {
 	if s.KeyUpdates != 3 {
 		t.Fatalf("%d KeyUpdates sent, want 3", s.KeyUpdates)
 	}
-	out, st := decryptRecording(t, s)
-	for d := range 2 {
-		if !bytes.Equal(out[d], s.Plaintext[d]) {
-			t.Errorf("%s: decrypted %d bytes, sent %d", capture.Dir(d), len(out[d]), len(s.Plaintext[d]))
-		}
-		if err := st.Err(d); err != nil {
-			t.Errorf("%s: %v", capture.Dir(d), err)
-		}
-	}
+	checkDecrypted(t, s)
 }
