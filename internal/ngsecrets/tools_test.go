@@ -18,21 +18,12 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/tlstest"
 )
 
-// tool returns the path of one of Wireshark's programs. Missing is a skip
-// locally and a failure in CI, which installs them.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is required in CI (Wireshark's tools): %v", name, err)
-		}
-		t.Skipf("%s not installed (Wireshark's tools; required when CI=true)", name)
-	}
-	return path
-}
+// tool returns the path of one of Wireshark's programs (tlstest.Tool:
+// missing is a skip locally and a failure in CI, which installs them).
+func tool(t *testing.T, name string) string { t.Helper(); return tlstest.Tool(t, name) }
 
 // run runs a program and returns its standard output.
 func run(t *testing.T, name string, args ...string) string {
