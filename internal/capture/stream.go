@@ -142,11 +142,16 @@ type Cut struct {
 // gap ends inside it, the stream stays in step and the next frame starts
 // right after it; otherwise the first frame after the gap is searched for.
 func (h *half) gap(n int64) {
-	rd := h.s.rd
+	h.s.rd.stats.Gaps++
+	h.s.rd.stats.GapBytes += n
+	h.lose(n)
+}
+
+// lose is gap without counting the gap: n bytes of the stream are
+// missing.
+func (h *half) lose(n int64) {
 	at := h.pos + int64(len(h.buf))
 	end := at + n
-	rd.stats.Gaps++
-	rd.stats.GapBytes += n
 	// lostBefore counts missing bytes that belong to no reported frame:
 	// the next frame says they were skipped before it.
 	lostBefore := func(k int64) {

@@ -12,9 +12,12 @@ import (
 // Blocks), a connection whose first bytes are a TLS record is decrypted
 // (package tlsdecrypt) and its application bytes are framed as any
 // connection's are. Offsets of its frames are offsets in the decrypted
-// stream. A direction that can no longer be decrypted (no key, a gap, a
-// record that does not authenticate) ends there: the frame it cut is
-// reported cut at its end, and every byte after it is counted.
+// stream. A gap in the application data is followed by the next record
+// (tlsdecrypt finds it and its sequence number) and is a gap of the
+// decrypted stream, as large as the plaintext the lost records held. A
+// direction that can no longer be decrypted (no key, a gap in the
+// handshake, a record that does not authenticate) ends there: the frame
+// it cut is reported cut at its end, and every byte after it is counted.
 
 // TLSStats counts what a read did with TLS connections.
 type TLSStats struct {
@@ -25,6 +28,9 @@ type TLSStats struct {
 	// Records and Bytes count the protected records decrypted and the
 	// application bytes they held.
 	Records, Bytes int64
+	// Resynced counts the gaps after which decryption found the stream
+	// again (the next record, and its sequence number).
+	Resynced int64
 	// Undecrypted counts the bytes of TLS connections that were not
 	// decrypted: after a direction stopped, or a record left unfinished
 	// (they are not in Stats.SkippedBytes).
@@ -75,6 +81,19 @@ func looksHello(b []byte) bool {
 func (rd *reader) deliverTLS(c *tcpConn, i int, data []byte, t time.Time) {
 	plain, dropped, err := c.tls.Feed(i, data)
 	rd.tlsStopped(c, i, dropped, err)
+	if lost, ok := c.tls.GapBefore(i); ok {
+		// Found again after a gap: the plaintext it took is a gap of the
+		// decrypted stream. Its size is reckoned from the records lost,
+		// so the first frame after it must be confirmed as a frame found
+		// by resynchronisation is.
+		rd.stats.TLS.Resynced++
+		if h := rd.half(c, i); !c.s.ignored {
+			h.lose(lost)
+			if h.synced {
+				h.tentative, h.tentativeReq = true, h.dir == ClientToServer
+			}
+		}
+	}
 	if c.s.conn.TLS == "" {
 		c.s.conn.TLS = c.tls.Session()
 	}
@@ -83,7 +102,8 @@ func (rd *reader) deliverTLS(c *tcpConn, i int, data []byte, t time.Time) {
 	}
 }
 
-// gapTLS tells the decryption of direction i that n bytes were lost.
+// gapTLS tells the decryption of direction i that n bytes were lost: it
+// looks for the stream again after them (or stops).
 func (rd *reader) gapTLS(c *tcpConn, i int, n int64) {
 	dropped, err := c.tls.Gap(i, n)
 	rd.stats.GapBytes += n

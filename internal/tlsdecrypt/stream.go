@@ -137,6 +137,16 @@ type side struct {
 	// toApp and update are key changes that take effect after the
 	// current record: the handshake's Finished (TLS 1.3), a KeyUpdate.
 	toApp, update bool
+	// resync: a gap was declared and the next record is being looked for
+	// (resync.go); lost is the bytes lost since the last record read,
+	// work the bytes tried since the gap, scratch the trial output.
+	// gapBefore, when not -1, is the plaintext the latest gap took
+	// (estimated), said by GapBefore.
+	resync    bool
+	lost      int64
+	work      int64
+	scratch   []byte
+	gapBefore int64
 
 	records, plain int64
 }
@@ -154,11 +164,26 @@ func NewStream(keys *KeyLog) *Stream { return &Stream{keys: keys, client: -1} }
 func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error) {
 	sd := &s.sides[i]
 	sd.out = sd.out[:0]
+	sd.gapBefore = -1
 	if sd.err != nil {
 		return nil, len(data), s.Unsaid(i)
 	}
 	sd.rec = append(sd.rec, data...)
 	b := sd.rec
+	if sd.resync {
+		k, found := s.resyncFrom(i, b)
+		dropped, sd.pos, b = k, sd.pos+int64(k), b[k:]
+		sd.lost += int64(k)
+		if !found {
+			if sd.err != nil {
+				dropped += len(b)
+				sd.rec = nil
+				return nil, dropped, s.Unsaid(i)
+			}
+			sd.rec = sd.rec[:copy(sd.rec, b)]
+			return nil, dropped, nil
+		}
+	}
 	for len(b) >= 5 && sd.err == nil {
 		n := int(binary.BigEndian.Uint16(b[3:5]))
 		if b[0] < typeCCS || b[0] > typeHeartbeat || b[1] != 3 {
@@ -180,18 +205,30 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 		b = b[5+n:]
 	}
 	if sd.err != nil {
-		dropped = len(b)
+		dropped += len(b)
 		sd.rec = nil
 		return sd.out, dropped, s.Unsaid(i)
 	}
 	sd.rec = sd.rec[:copy(sd.rec, b)]
-	return sd.out, 0, nil
+	return sd.out, dropped, nil
 }
 
-// Gap tells the stream that n bytes of direction i were not captured:
-// record boundaries and sequence numbers are lost, so the direction
-// stops (unless it stopped already). It returns the error, the first
-// time, and how many buffered bytes of an unfinished record go with it.
+// GapBefore reports, after a Feed of direction i that found the stream
+// again after a gap, how many bytes of plaintext the gap took (reckoned
+// from the bytes and records lost; exact unless the lost records were
+// padded or held no application data): the plaintext that Feed returned
+// follows them.
+func (s *Stream) GapBefore(i int) (int64, bool) {
+	g := s.sides[i].gapBefore
+	return g, g >= 0
+}
+
+// Gap tells the stream that n bytes of direction i were not captured.
+// Record boundaries and sequence numbers are lost with them: once the
+// application keys are in use, the next Feeds look for the next record
+// and its sequence number (see [Stream.GapBefore]); before, the
+// direction stops. It returns how many buffered bytes of an unfinished
+// record go with the gap, and the error of a stop, once.
 func (s *Stream) Gap(i int, n int64) (dropped int, err error) {
 	sd := &s.sides[i]
 	if sd.err != nil {
@@ -199,6 +236,13 @@ func (s *Stream) Gap(i int, n int64) (dropped int, err error) {
 	}
 	dropped = len(sd.rec)
 	sd.pos += int64(dropped)
+	if sd.phase == phaseApp && !sd.toApp && !sd.update {
+		sd.pos += n
+		sd.rec = sd.rec[:0]
+		sd.resync, sd.work = true, 0
+		sd.lost += int64(dropped) + n
+		return dropped, nil
+	}
 	s.stop(i, ReasonGap, fmt.Sprintf("%d bytes not captured: a record's boundaries and sequence number cannot be followed past them", n))
 	sd.rec = nil
 	return dropped, s.Unsaid(i)
@@ -330,40 +374,9 @@ func (s *Stream) record(i int, r []byte) {
 // its content type and plaintext.
 func (s *Stream) open(i int, r []byte) (byte, []byte, bool) {
 	sd := &s.sides[i]
-	var nonce [12]byte
-	var ct, aad []byte
-	var seq [8]byte
-	binary.BigEndian.PutUint64(seq[:], sd.seq)
-	overhead := sd.aead.Overhead()
-	switch {
-	case s.version == tls.VersionTLS13 || s.suite.kind == chacha:
-		copy(nonce[:], sd.iv)
-		for k := 0; k < 8; k++ {
-			nonce[4+k] ^= seq[k]
-		}
-		ct = r[5:]
-		if s.version == tls.VersionTLS13 {
-			aad = r[:5]
-		}
-	default: // TLS 1.2 GCM: a 4-byte salt and an 8-byte explicit nonce
-		if len(r) < 5+8 {
-			s.stop(i, ReasonAuth, fmt.Sprintf("a protected record of %d bytes, too short for its nonce", len(r)-5))
-			return 0, nil, false
-		}
-		copy(nonce[:4], sd.iv)
-		copy(nonce[4:], r[5:13])
-		ct = r[13:]
-	}
-	if len(ct) < overhead {
-		s.stop(i, ReasonAuth, fmt.Sprintf("a protected record of %d bytes, too short for its tag", len(r)-5))
+	nonce, ct, aad, ok := s.nonceFor(i, r, sd.seq)
+	if !ok {
 		return 0, nil, false
-	}
-	if aad == nil { // TLS 1.2: sequence number, type, version, length
-		var a [13]byte
-		copy(a[:8], seq[:])
-		copy(a[8:11], r[:3])
-		binary.BigEndian.PutUint16(a[11:], uint16(len(ct)-overhead))
-		aad = a[:]
 	}
 	plain, err := sd.aead.Open(ct[:0], nonce[:], ct, aad)
 	if err != nil {
@@ -384,6 +397,47 @@ func (s *Stream) open(i int, r []byte) (byte, []byte, bool) {
 		return 0, nil, false
 	}
 	return plain[k], plain[:k], true
+}
+
+// nonceFor returns the nonce, ciphertext and additional data of record r
+// of direction i at sequence number seqNum; false (the direction
+// stopped) when r is too short to hold them.
+func (s *Stream) nonceFor(i int, r []byte, seqNum uint64) (nonce [12]byte, ct, aad []byte, ok bool) {
+	sd := &s.sides[i]
+	var seq [8]byte
+	binary.BigEndian.PutUint64(seq[:], seqNum)
+	overhead := sd.aead.Overhead()
+	switch {
+	case s.version == tls.VersionTLS13 || s.suite.kind == chacha:
+		copy(nonce[:], sd.iv)
+		for k := 0; k < 8; k++ {
+			nonce[4+k] ^= seq[k]
+		}
+		ct = r[5:]
+		if s.version == tls.VersionTLS13 {
+			aad = r[:5]
+		}
+	default: // TLS 1.2 GCM: a 4-byte salt and an 8-byte explicit nonce
+		if len(r) < 5+8 {
+			s.stop(i, ReasonAuth, fmt.Sprintf("a protected record of %d bytes, too short for its nonce", len(r)-5))
+			return nonce, nil, nil, false
+		}
+		copy(nonce[:4], sd.iv)
+		copy(nonce[4:], r[5:13])
+		ct = r[13:]
+	}
+	if len(ct) < overhead {
+		s.stop(i, ReasonAuth, fmt.Sprintf("a protected record of %d bytes, too short for its tag", len(r)-5))
+		return nonce, nil, nil, false
+	}
+	if aad == nil { // TLS 1.2: sequence number, type, version, length
+		var a [13]byte
+		copy(a[:8], seq[:])
+		copy(a[8:11], r[:3])
+		binary.BigEndian.PutUint16(a[11:], uint16(len(ct)-overhead))
+		aad = a[:]
+	}
+	return nonce, ct, aad, true
 }
 
 // handshake reads handshake bytes of direction i.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -270,51 +271,17 @@ func TestDecryptFailures(t *testing.T) {
 			}
 		}
 	})
-	t.Run("a gap", func(t *testing.T) {
+	t.Run("a gap in the handshake", func(t *testing.T) {
 		keys := NewKeyLog()
 		if err := keys.Read(bytes.NewReader(s13.keylog), "keylog"); err != nil {
 			t.Fatal(err)
 		}
 		st := NewStream(keys)
-		// The gap comes before the server's middle chunk.
-		var server []int
-		for k, c := range s13.chunks {
-			if c.dir == 1 {
-				server = append(server, k)
-			}
-		}
-		at, after := server[len(server)/2], 0
-		for _, k := range server[len(server)/2:] {
-			after += len(s13.chunks[k].data)
-		}
-		var out []byte
-		fed, dropped := 0, 0
-		for k, c := range s13.chunks {
-			if c.dir != 1 {
-				st.Feed(0, c.data)
-				continue
-			}
-			if k == at {
-				n, err := st.Gap(1, 100)
-				dropped += n
-				if err == nil {
-					t.Fatal("Gap returned no error")
-				}
-				var e *Error
-				if !errors.As(err, &e) || e.Reason != ReasonGap || e.Offset != int64(fed) {
-					t.Errorf("Gap: %v (want offset %d)", err, fed)
-				}
-			}
-			plain, n, _ := st.Feed(1, c.data)
-			out = append(out, plain...)
-			dropped += n
-			fed += len(c.data)
-		}
-		if !bytes.HasPrefix(s13.sent[1], out) || len(out) == len(s13.sent[1]) {
-			t.Errorf("decrypted %d of %d bytes", len(out), len(s13.sent[1]))
-		}
-		if dropped != after {
-			t.Errorf("dropped %d bytes, want the %d after the gap", dropped, after)
+		st.Feed(0, s13.chunks[0].data) // the ClientHello
+		_, err := st.Gap(1, 100)
+		var e *Error
+		if !errors.As(err, &e) || e.Reason != ReasonGap || e.Offset != 0 {
+			t.Errorf("Gap: %v", err)
 		}
 	})
 	t.Run("a CBC suite", func(t *testing.T) {
@@ -376,3 +343,66 @@ func TestKeyLogReadError(t *testing.T) {
 type errReader struct{}
 
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("broken") }
+
+// TestDecryptAfterGap: a gap in the application data (a chunk the
+// capture lost, cutting records anywhere) is followed by the next record
+// and its sequence number: every byte after the lost records decrypts,
+// and GapBefore says exactly how much plaintext the gap took.
+func TestDecryptAfterGap(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		client *tls.Config
+	}{
+		{"TLS 1.3", &tls.Config{}},
+		{"TLS 1.2 AES-GCM", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}},
+		{"TLS 1.2 ChaCha20-Poly1305", &tls.Config{MaxVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := record(t, tc.client, &tls.Config{}, 20)
+			for dir := range 2 {
+				var idx []int
+				for k, c := range s.chunks {
+					if c.dir == dir {
+						idx = append(idx, k)
+					}
+				}
+				for _, lose := range [][]int{idx[len(idx)/2 : len(idx)/2+1], idx[len(idx)/3 : len(idx)/3+3]} {
+					keys := NewKeyLog()
+					if err := keys.Read(bytes.NewReader(s.keylog), "keylog"); err != nil {
+						t.Fatal(err)
+					}
+					st := NewStream(keys)
+					var before, after []byte
+					gapped, lost := false, int64(-1)
+					for k, c := range s.chunks {
+						if slices.Contains(lose, k) {
+							if _, err := st.Gap(c.dir, int64(len(c.data))); err != nil {
+								t.Fatal(err)
+							}
+							gapped = true
+							continue
+						}
+						plain, _, err := st.Feed(c.dir, c.data)
+						if err != nil {
+							t.Fatalf("direction %d: %v", c.dir, err)
+						}
+						if g, ok := st.GapBefore(c.dir); ok {
+							lost = g
+						}
+						switch {
+						case c.dir != dir:
+						case gapped:
+							after = append(after, plain...)
+						default:
+							before = append(before, plain...)
+						}
+					}
+					sent := s.sent[dir]
+					if lost < 0 || int(lost)+len(before)+len(after) != len(sent) || !bytes.HasPrefix(sent, before) || !bytes.HasSuffix(sent, after) || len(after) == 0 {
+						t.Errorf("direction %d, chunks %v lost: %d bytes before the gap, %d after, the gap took %d; %d sent", dir, lose, len(before), len(after), lost, len(sent))
+					}
+				}
+			}
+		})
+	}
+}
