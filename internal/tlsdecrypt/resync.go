@@ -16,12 +16,17 @@ import (
 // one read. TLS 1.2's GCM records carry their nonce, which Go, OpenSSL and
 // Java make the sequence number, so it is tried first; then each number
 // from the next expected one on, as many as the lost bytes could have
-// held records. The work is bounded: at most maxResyncWork bytes are
-// opened for one gap before the direction stops.
+// held records. The work is bounded by the input: the bytes opened for
+// one gap are at most resyncBase plus resyncPerByte for every byte lost
+// or searched, and never more than maxResyncWork; past that the
+// direction stops.
 
-// maxResyncWork bounds the bytes authenticated while looking for the
-// record after one gap.
-const maxResyncWork = 64 << 20
+// The bounds of the trial decryption after one gap.
+const (
+	maxResyncWork = 64 << 20
+	resyncBase    = 256 << 10
+	resyncPerByte = 256
+)
 
 // minRecordOnWire is the fewest bytes a protected record takes (a header,
 // a byte of content, a tag).
@@ -77,8 +82,8 @@ func (s *Stream) trySeqs(i int, r []byte, skipped int64) (uint64, bool) {
 	sd := &s.sides[i]
 	try := func(seq uint64) bool {
 		sd.work += int64(len(r))
-		if sd.work > maxResyncWork {
-			s.stop(i, ReasonGap, fmt.Sprintf("the stream was not found again after the gap within %d MiB of trial decryption", maxResyncWork>>20))
+		if limit := min(maxResyncWork, resyncBase+resyncPerByte*(sd.lost+skipped+int64(len(r)))); sd.work > limit {
+			s.stop(i, ReasonGap, fmt.Sprintf("the stream was not found again after the gap within %d bytes of trial decryption", limit))
 			return false
 		}
 		return s.authentic(i, r, seq)

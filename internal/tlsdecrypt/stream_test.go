@@ -406,3 +406,42 @@ func TestDecryptAfterGap(t *testing.T) {
 		})
 	}
 }
+
+// TestResyncBounded: after a gap, bytes shaped like records that never
+// authenticate cost trial decryption in proportion to them, and the
+// direction stops, saying so, rather than searching on.
+func TestResyncBounded(t *testing.T) {
+	s := record(t, &tls.Config{}, &tls.Config{}, 3)
+	keys := NewKeyLog()
+	if err := keys.Read(bytes.NewReader(s.keylog), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	st := NewStream(keys)
+	for _, c := range s.chunks[:len(s.chunks)-2] {
+		st.Feed(c.dir, c.data)
+	}
+	if _, err := st.Gap(1, 10); err != nil {
+		t.Fatal(err)
+	}
+	fake := bytes.Repeat(append([]byte{23, 3, 3, 0, 64}, bytes.Repeat([]byte{0xa5}, 64)...), 20000)
+	fed, stopped := 0, false
+	for len(fake) > 0 && !stopped {
+		k := min(1460, len(fake))
+		_, _, err := st.Feed(1, fake[:k])
+		fed += k
+		fake = fake[k:]
+		var e *Error
+		if err != nil {
+			if !errors.As(err, &e) || e.Reason != ReasonGap {
+				t.Fatalf("stopped with %v", err)
+			}
+			stopped = true
+		}
+	}
+	if !stopped {
+		t.Fatalf("still searching after %d bytes", fed)
+	}
+	if w, limit := st.sides[1].work, int64(resyncBase+resyncPerByte*(fed+10+2*69)); w > limit {
+		t.Errorf("%d bytes of trial decryption for %d bytes of input, more than %d", w, fed, limit)
+	}
+}
