@@ -83,15 +83,25 @@ func connections(st capture.Stats) string {
 	return s
 }
 
-// tlsWhy says why TLS directions stopped being decrypted: " (2
-// directions stopped: 1 gap in the TLS stream, 1 no key in the key log)";
-// empty when none stopped (the bytes were a record cut by the end).
+// tlsWhy says why TLS bytes were not decrypted: " (2 directions
+// stopped: 1 gap in the TLS stream, 1 no key in the key log; records cut
+// by 1 gap, decrypted again after it; records cut by the end)".
 func tlsWhy(t capture.TLSStats) string {
-	n := countTotal(t.Stopped)
-	if n == 0 {
-		return " (a record cut by the end of the capture)"
+	var why []string
+	if n := countTotal(t.Stopped); n > 0 {
+		why = append(why, english.Count(n, "direction")+" stopped: "+countText(t.Stopped))
 	}
-	return " (" + english.Count(n, "direction") + " stopped: " + countText(t.Stopped) + ")"
+	if t.Resynced > 0 {
+		after := "it"
+		if t.Resynced > 1 {
+			after = "them"
+		}
+		why = append(why, "records cut by "+english.Count(t.Resynced, "gap")+", decrypted again after "+after)
+	}
+	if t.AtEnd > 0 {
+		why = append(why, "records cut by the end")
+	}
+	return " (" + strings.Join(why, "; ") + ")"
 }
 
 // countTotal adds up the counts of m.

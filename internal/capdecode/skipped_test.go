@@ -70,3 +70,28 @@ func TestSummary(t *testing.T) {
 		t.Errorf("empty: %q", got)
 	}
 }
+
+// TestSkippedTLS: what a read did with TLS is said: the connections
+// decrypted beside the count of connections, and every byte not
+// decrypted with each reason (directions stopped, records cut by gaps
+// that decryption crossed, records cut by the end), and the secrets
+// blocks it could not use.
+func TestSkippedTLS(t *testing.T) {
+	st := capture.Stats{Connections: 3, TLS: capture.TLSStats{Connections: 4, Decrypted: 2, Undecrypted: 5000, AtEnd: 40, Resynced: 2,
+		Stopped: map[string]int64{"no key in the key log": 2, "gap in the TLS stream": 1}, OtherSecrets: 1, SecretsError: "pcapng block at offset 96: too large"}}
+	want := []string{
+		"5000 TLS bytes not decrypted (3 directions stopped: 2 no key in the key log, 1 gap in the TLS stream; records cut by 2 gaps, decrypted again after them; records cut by the end)",
+		"1 pcapng secrets block of another kind than a TLS key log ignored",
+		"secrets blocks not read past a bad one (pcapng block at offset 96: too large)",
+	}
+	if got := Skipped(st); !slices.Equal(got, want) {
+		t.Errorf("Skipped\n got %q\nwant %q", got, want)
+	}
+	if got, want := connections(st), "3 connections (2 TLS connections decrypted)"; got != want {
+		t.Errorf("connections: %q, want %q", got, want)
+	}
+	st = capture.Stats{Connections: 1, TLS: capture.TLSStats{Decrypted: 1, Undecrypted: 30, Resynced: 1}}
+	if got, want := Skipped(st), []string{"30 TLS bytes not decrypted (records cut by 1 gap, decrypted again after it)"}; !slices.Equal(got, want) {
+		t.Errorf("Skipped\n got %q\nwant %q", got, want)
+	}
+}

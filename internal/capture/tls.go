@@ -32,9 +32,10 @@ type TLSStats struct {
 	// again (the next record, and its sequence number).
 	Resynced int64
 	// Undecrypted counts the bytes of TLS connections that were not
-	// decrypted: after a direction stopped, or a record left unfinished
-	// (they are not in Stats.SkippedBytes).
-	Undecrypted int64
+	// decrypted: after a direction stopped, of records a gap cut, or of a
+	// record the end of the connection cut (AtEnd of them); they are not
+	// in Stats.SkippedBytes.
+	Undecrypted, AtEnd int64
 	// Stopped counts the directions that stopped being decrypted, by
 	// reason (tlsdecrypt's Reason constants).
 	Stopped map[string]int64
@@ -144,6 +145,7 @@ func (rd *reader) finishTLS(c *tcpConn) {
 		rd.tlsStopped(c, i, 0, c.tls.Unsaid(i))
 		if n := c.tls.Pending(i); n > 0 {
 			rd.stats.TLS.Undecrypted += int64(n)
+			rd.stats.TLS.AtEnd += int64(n)
 		}
 	}
 	records, plain := c.tls.Records()
