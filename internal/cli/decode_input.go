@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -30,8 +29,8 @@ func withPeekableStdin(env *Env) *Env {
 
 // captureInput looks at the first bytes of a FILE (or "-", standard
 // input, which withPeekableStdin made peekable) and, when they are a
-// capture's, returns a path to read it from: the file itself, or a
-// temporary copy of standard input that cleanup removes.
+// capture's, returns a path to read it from: the file itself, or "-"
+// (read from standard input as it streams, as --pcap - reads it).
 func captureInput(env *Env, name string) (path string, cleanup func(), isCapture bool, err error) {
 	cleanup = func() {}
 	if name != "-" {
@@ -52,21 +51,9 @@ func captureInput(env *Env, name string) (path string, cleanup func(), isCapture
 	if !capture.IsCapture(head) {
 		return "", cleanup, false, nil
 	}
-	tmp, err := os.CreateTemp("", "manifester-stdin-*.pcap")
-	if err != nil {
-		return "", cleanup, false, failure{fmt.Errorf("copying the capture on standard input: %w", err)}
-	}
-	cleanup = func() { os.Remove(tmp.Name()) }
-	if _, err := io.Copy(tmp, br); err != nil {
-		tmp.Close()
-		cleanup()
-		return "", func() {}, false, failure{fmt.Errorf("copying the capture on standard input: %w", err)}
-	}
-	if err := tmp.Close(); err != nil {
-		cleanup()
-		return "", func() {}, false, failure{fmt.Errorf("copying the capture on standard input: %w", err)}
-	}
-	return tmp.Name(), cleanup, true, nil
+	// Read as it comes, as with --pcap -: the peeked bytes are still in
+	// br, which is env.Stdin.
+	return "-", cleanup, true, nil
 }
 
 // warnIgnored warns about each named flag that was given but has no

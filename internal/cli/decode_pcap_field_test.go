@@ -362,18 +362,26 @@ func (l *lineSignal) String() string {
 var streamGuard = 2 * time.Minute
 
 // TestDecodePcapStdinStreams: --pcap - reads pcap and pcapng from
-// standard input and writes each frame before the input ends: the test
-// writes the first exchange into a pipe, waits for its first line of
-// output, and only then writes the rest and closes the pipe.
+// standard input and writes each frame before the input ends, and so
+// does - alone (a capture told by its first bytes): the test writes the
+// first exchange into a pipe, waits for its first line of output, and
+// only then writes the rest and closes the pipe.
 func TestDecodePcapStdinStreams(t *testing.T) {
-	for _, format := range []capture.Format{capture.PCAP, capture.PCAPNG} {
+	for _, tc := range []struct {
+		format capture.Format
+		input  []string
+	}{
+		{capture.PCAP, []string{"--pcap", "-"}}, {capture.PCAPNG, []string{"--pcap", "-"}},
+		{capture.PCAP, []string{"-"}}, {capture.PCAPNG, []string{"-"}},
+	} {
+		format := tc.format
 		pr, pw := io.Pipe()
 		out := &lineSignal{line: make(chan struct{})}
 		var errOut bytes.Buffer
 		env := &Env{Stdin: pr, Stdout: out, Stderr: &errOut, Getenv: func(string) string { return "" }}
 		done := make(chan int, 1)
 		go func() {
-			done <- Main(env, []string{"decode", "--spec", decSpec, "--pcap", "-", "--format", "json"})
+			done <- Main(env, append([]string{"decode", "--spec", decSpec, "--format", "json"}, tc.input...))
 			pr.Close()
 		}()
 		w, err := capture.NewWriter(pw, format)
