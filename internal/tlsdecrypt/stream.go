@@ -137,6 +137,9 @@ type side struct {
 	// toApp and update are key changes that take effect after the
 	// current record: the handshake's Finished (TLS 1.3), a KeyUpdate.
 	toApp, update bool
+	// pendingMaster: TLS 1.2 keys are due at the next record, from a
+	// master secret yet to be found (a resumed session).
+	pendingMaster bool
 	// resync: a gap was declared and the next record is being looked for
 	// (resync.go); lost is the bytes lost since the last record read,
 	// work the bytes tried since the gap, scratch the trial output.
@@ -316,6 +319,12 @@ func (s *Stream) stopBoth(reason, detail string) {
 func (s *Stream) record(i int, r []byte) {
 	sd := &s.sides[i]
 	typ, body := r[0], r[5:]
+	if sd.pendingMaster {
+		sd.pendingMaster = false
+		if !s.findMaster(i, r) {
+			return
+		}
+	}
 	if sd.aead == nil {
 		switch typ {
 		case typeHandshake:
@@ -581,14 +590,24 @@ func (s *Stream) changeCipher12(i int) {
 		s.stop(i, ReasonNoHandshake, "a ChangeCipherSpec before the hellos")
 		return
 	}
+	sd := &s.sides[i]
+	sd.seq, sd.phase = 0, phaseApp
 	if s.sec == nil || s.sec.master == nil {
-		s.stopBoth(ReasonNoKey, s.noKey("CLIENT_RANDOM (master secret)"))
+		// A resumed session: its abbreviated handshake writes no key log
+		// line; its master secret is the session's it resumes, found on
+		// the first protected record (findMaster).
+		sd.pendingMaster = true
 		return
 	}
-	c, sv, civ, siv, err := s.suite.keys12(s.sec.master, s.clientRandom, s.serverRandom)
+	s.keys12(i, s.sec.master)
+}
+
+// keys12 sets direction i's TLS 1.2 record keys from a master secret.
+func (s *Stream) keys12(i int, master []byte) bool {
+	c, sv, civ, siv, err := s.suite.keys12(master, s.clientRandom, s.serverRandom)
 	if err != nil {
 		s.stopBoth(ReasonNoKey, err.Error())
-		return
+		return false
 	}
 	sd := &s.sides[i]
 	if i == s.client {
@@ -596,7 +615,32 @@ func (s *Stream) changeCipher12(i int) {
 	} else {
 		sd.aead, sd.iv = sv, siv
 	}
-	sd.seq, sd.phase = 0, phaseApp
+	return true
+}
+
+// findMaster finds the master secret of a resumed TLS 1.2 session: the
+// one of the key log's under which r, direction i's first protected
+// record, authenticates. Each secret costs a key expansion and the
+// opening of one short record.
+func (s *Stream) findMaster(i int, r []byte) bool {
+	sd := &s.sides[i]
+	if s.sec != nil && s.sec.master != nil { // found on the other direction
+		return s.keys12(i, s.sec.master)
+	}
+	if s.keys != nil && len(r) <= 5+8+16+64 {
+		for _, sec := range s.keys.byRandom {
+			if sec.master == nil || !s.keys12(i, sec.master) {
+				continue
+			}
+			if s.authentic(i, r, 0) {
+				s.sec = sec
+				return true
+			}
+		}
+	}
+	sd.aead = nil
+	s.stopBoth(ReasonNoKey, s.noKey("CLIENT_RANDOM (master secret)")+"; nor does any of its master secrets open the first protected record, as that of a resumed session would")
+	return false
 }
 
 // hsReader splits a direction's handshake bytes into messages, which may

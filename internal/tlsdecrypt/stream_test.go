@@ -58,11 +58,11 @@ type session struct {
 // messages, the server answers each with its own, and both close.
 func record(t *testing.T, client, server *tls.Config, msgs int) *session {
 	t.Helper()
-	certs := testcert.New(t, "broker")
 	if server.Certificates == nil {
+		certs := testcert.New(t, "broker")
 		server.Certificates = []tls.Certificate{certs.Server}
+		client.RootCAs = certs.Pool
 	}
-	client.RootCAs = certs.Pool
 	client.ServerName = "localhost"
 	var keylog bytes.Buffer
 	client.KeyLogWriter = &keylog
@@ -443,5 +443,32 @@ func TestResyncBounded(t *testing.T) {
 	}
 	if w, limit := st.sides[1].work, int64(resyncBase+resyncPerByte*(fed+10+2*69)); w > limit {
 		t.Errorf("%d bytes of trial decryption for %d bytes of input, more than %d", w, fed, limit)
+	}
+}
+
+// TestDecryptResumed: a session resumed from a ticket decrypts: TLS
+// 1.3's PSK handshake with the key log lines it writes; TLS 1.2's
+// abbreviated handshake, which writes none (and where the server changes
+// cipher first), with the master secret of the session it resumes.
+func TestDecryptResumed(t *testing.T) {
+	for _, max := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		client := &tls.Config{MaxVersion: max, ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+		server := &tls.Config{}
+		first := record(t, client, server, 2)
+		second := record(t, client, server, 4)
+		if first.err != nil || second.err != nil || !second.state.DidResume {
+			t.Fatalf("TLS %x: %v, %v; resumed %v", max, first.err, second.err, second.state.DidResume)
+		}
+		// A client's key log holds every session it made: the resumed
+		// one's secret is its original's.
+		keylog := append(append([]byte(nil), first.keylog...), second.keylog...)
+		for _, s := range []*session{first, second} {
+			out, st := decrypt(t, s, keylog, 0)
+			for d := range 2 {
+				if !bytes.Equal(out[d], s.sent[d]) || st.Err(d) != nil {
+					t.Errorf("TLS %x, resumed %v, direction %d: %d of %d bytes, %v", max, s.state.DidResume, d, len(out[d]), len(s.sent[d]), st.Err(d))
+				}
+			}
+		}
 	}
 }
