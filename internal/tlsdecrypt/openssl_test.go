@@ -87,3 +87,35 @@ func TestDecryptKeyUpdate(t *testing.T) {
 	}
 	checkDecrypted(t, s)
 }
+
+// TestJoinMidwayOpenSSL: sessions of each TLS 1.3 suite, captured from
+// the middle on, are read from their first whole records: the suite is
+// found with the secret (AES-256-GCM by its 48-byte secrets,
+// ChaCha20-Poly1305 after AES-128-GCM fails under a 32-byte one).
+func TestJoinMidwayOpenSSL(t *testing.T) {
+	for _, suite := range []string{"TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256"} {
+		t.Run(suite, func(t *testing.T) {
+			s := tlstest.OpenSSL(t, "1.3", suite, payloads())
+			keys := tlsdecrypt.NewKeyLog()
+			if err := keys.Read(bytes.NewReader(s.KeyLog), "keylog"); err != nil {
+				t.Fatal(err)
+			}
+			st := tlsdecrypt.NewStream(keys)
+			st.JoinMidway()
+			chunks := s.Recordings[0].Chunks
+			var out [2][]byte
+			for _, c := range chunks[len(chunks)/3:] {
+				plain, _, _ := st.Feed(int(c.Dir), c.Data)
+				out[c.Dir] = append(out[c.Dir], plain...)
+			}
+			for d := range 2 {
+				if st.Err(d) != nil || len(out[d]) == 0 || !bytes.HasSuffix(s.Plaintext[d], out[d]) {
+					t.Errorf("%s: %d bytes, a tail of the %d sent: %v; %v", capture.Dir(d), len(out[d]), len(s.Plaintext[d]), bytes.HasSuffix(s.Plaintext[d], out[d]), st.Err(d))
+				}
+			}
+			if want := "TLS 1.3 " + suite; st.Session() != want {
+				t.Errorf("Session() = %q, want %q", st.Session(), want)
+			}
+		})
+	}
+}

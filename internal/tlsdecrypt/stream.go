@@ -109,6 +109,10 @@ type Stream struct {
 	version      uint16 // 0x0303 or 0x0304, once the ServerHello is read
 	suite        *suite
 	sec          *secrets
+	// midway: the capture began after the handshake (JoinMidway); work
+	// counts the trials spent joining it (midway.go).
+	midway bool
+	work   int64
 }
 
 // phase is which keys protect a direction's records.
@@ -178,6 +182,19 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 		dropped, sd.pos, b = k, sd.pos+int64(k), b[k:]
 		sd.lost += int64(k)
 		if !found {
+			if sd.err != nil {
+				dropped += len(b)
+				sd.rec = nil
+				return nil, dropped, s.Unsaid(i)
+			}
+			sd.rec = sd.rec[:copy(sd.rec, b)]
+			return nil, dropped, nil
+		}
+	}
+	if s.midway && sd.aead == nil {
+		k, joined := s.joinFrom(i, b)
+		dropped, sd.pos, b = dropped+k, sd.pos+int64(k), b[k:]
+		if !joined {
 			if sd.err != nil {
 				dropped += len(b)
 				sd.rec = nil

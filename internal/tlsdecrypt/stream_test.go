@@ -472,3 +472,61 @@ func TestDecryptResumed(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinMidway: a TLS 1.3 connection captured after its handshake (and
+// after some of its records, the first captured bytes anywhere in a
+// record) is read from its first whole record on: each direction's
+// plaintext is a tail of what its side sent, the session found by trying
+// the key log's traffic secrets; a key log without the session, and a
+// TLS 1.2 session, are said.
+func TestJoinMidway(t *testing.T) {
+	s := record(t, &tls.Config{}, &tls.Config{}, 30)
+	other := record(t, &tls.Config{}, &tls.Config{}, 1)
+	s12 := record(t, &tls.Config{MaxVersion: tls.VersionTLS12}, &tls.Config{}, 10)
+	keylog := append(append(append([]byte(nil), other.keylog...), s.keylog...), s12.keylog...)
+	feed := func(sess *session, skip int, keylog []byte) ([2][]byte, *Stream, [2]int) {
+		keys := NewKeyLog()
+		if err := keys.Read(bytes.NewReader(keylog), "keylog"); err != nil {
+			t.Fatal(err)
+		}
+		st := NewStream(keys)
+		st.JoinMidway()
+		var out [2][]byte
+		var dropped [2]int
+		var started [2]bool
+		for _, c := range sess.chunks[skip:] {
+			data := c.data
+			if !started[c.dir] && len(data) > 7 {
+				data = data[3:] // the capture begins inside a record
+			}
+			started[c.dir] = true
+			plain, n, _ := st.Feed(c.dir, data)
+			out[c.dir] = append(out[c.dir], plain...)
+			dropped[c.dir] += n
+		}
+		return out, st, dropped
+	}
+	for _, skip := range []int{len(s.chunks) / 3, len(s.chunks) / 2} {
+		out, st, _ := feed(s, skip, keylog)
+		for d := range 2 {
+			if st.Err(d) != nil || len(out[d]) == 0 || !bytes.HasSuffix(s.sent[d], out[d]) {
+				t.Errorf("skip %d, direction %d: %d bytes, a tail of the %d sent: %v; %v", skip, d, len(out[d]), len(s.sent[d]), bytes.HasSuffix(s.sent[d], out[d]), st.Err(d))
+			}
+		}
+		if st.Session() != "TLS 1.3 TLS_AES_128_GCM_SHA256" || st.Client() != 0 || !st.Midway() {
+			t.Errorf("session %q, client %d", st.Session(), st.Client())
+		}
+	}
+	// Only the other session's secrets, and a TLS 1.2 session.
+	for _, tc := range []struct {
+		sess   *session
+		keylog []byte
+	}{{s, other.keylog}, {s12, keylog}} {
+		out, st, dropped := feed(tc.sess, len(tc.sess.chunks)/2, tc.keylog)
+		for d := range 2 {
+			if len(out[d]) != 0 || reason(t, st, d) != ReasonNoKey || dropped[d] == 0 {
+				t.Errorf("direction %d: %d bytes, %d dropped, %v", d, len(out[d]), dropped[d], st.Err(d))
+			}
+		}
+	}
+}

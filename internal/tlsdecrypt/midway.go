@@ -1,0 +1,250 @@
+package tlsdecrypt
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/tls"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"golang.org/x/crypto/chacha20"
+)
+
+// Joining a TLS 1.3 connection midway
+//
+// Kafka's connections live for hours, so a capture usually begins after
+// their handshakes. A TLS 1.3 session's records are protected with keys
+// that come from its application traffic secrets alone (TLS 1.2's need
+// the hellos' randoms, which such a capture lacks), so a key log that
+// holds the secrets can still read it: the direction's first whole
+// record is tried under each secret of the key log, in each suite its
+// length allows, at each sequence number from 0. A sequence number is
+// tested by deriving one block of key stream: the one over the record's
+// last content byte, its inner content type, which must be application
+// data, a handshake or an alert; only the numbers that pass are
+// authenticated in full. Once one direction is found, its session's
+// other secret reads the other direction.
+
+// The bounds of joining midway: the sequence numbers tried for a
+// secret (records sent before the capture began), with ChaCha20-Poly1305
+// (whose key stream costs about 16 times AES's to derive), and the
+// trials for a stream in all, in AES key stream blocks (about half a
+// second's work).
+const (
+	MidwayRecords       = 1 << 20
+	midwayChaChaRecords = 1 << 16
+	maxMidwayWork       = 1 << 26
+	chachaWeight        = 16
+)
+
+// FindRecords returns the first offset of b at which chain records of
+// application data follow one another (each a header of type 23,
+// version 3.3 and a length TLS allows, the next header right after its
+// body), the shape of TLS 1.3 (or 1.2) traffic; false when b holds none
+// yet.
+func FindRecords(b []byte, chain int) (int, bool) {
+	for j := 0; j+5 <= len(b); j++ {
+		k, links := j, 0
+		for links < chain && k+5 <= len(b) {
+			n := int(binary.BigEndian.Uint16(b[k+3 : k+5]))
+			if b[k] != typeAppData || b[k+1] != 3 || b[k+2] != 3 || n < 17 || n > maxRecord {
+				break
+			}
+			links++
+			k += 5 + n
+		}
+		if links == chain {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
+// JoinMidway makes the stream read a connection whose handshake the
+// capture did not hold: each direction starts at the first record that
+// opens under one of the key log's TLS 1.3 application traffic secrets.
+// The bytes before it are dropped (counted by Feed).
+func (s *Stream) JoinMidway() { s.midway = true }
+
+// Midway reports whether the stream joined its session midway.
+func (s *Stream) Midway() bool { return s.midway }
+
+// joinFrom looks in b for direction i's first record and its session,
+// suite and sequence number. It returns how many bytes before the
+// record to drop, and whether the direction's keys are set.
+func (s *Stream) joinFrom(i int, b []byte) (int, bool) {
+	sd := &s.sides[i]
+	start, ok := FindRecords(b, 2)
+	if !ok {
+		// Keep what could still start the records.
+		return max(len(b)-2*(5+maxRecord), 0), false
+	}
+	n := int(binary.BigEndian.Uint16(b[start+3 : start+5]))
+	r := b[start : start+5+n]
+	if s.join(i, r) {
+		return start, true
+	}
+	if sd.err == nil {
+		s.stop(i, ReasonNoKey, fmt.Sprintf("the capture began after the handshake, and no TLS 1.3 application traffic secret of the key log's (%d sessions) opens this direction's first record at a sequence number below %d", s.keys.Sessions(), MidwayRecords))
+	}
+	return start, false
+}
+
+// candidate is a secret to try, with the session it belongs to.
+type candidate struct {
+	sec    *secrets
+	secret []byte
+	client bool // the client's secret
+}
+
+// join finds the secret, suite and sequence number record r of
+// direction i opens under.
+func (s *Stream) join(i int, r []byte) bool {
+	var cands []candidate
+	if s.sec != nil { // the other direction found the session
+		if i == s.client {
+			cands = append(cands, candidate{s.sec, s.sec.clientAP, true})
+		} else {
+			cands = append(cands, candidate{s.sec, s.sec.serverAP, false})
+		}
+	} else if s.keys != nil {
+		randoms := make([][32]byte, 0, len(s.keys.byRandom))
+		for r := range s.keys.byRandom {
+			randoms = append(randoms, r)
+		}
+		slices.SortFunc(randoms, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
+		for _, r := range randoms {
+			sec := s.keys.byRandom[r]
+			for _, c := range []candidate{{sec, sec.clientAP, true}, {sec, sec.serverAP, false}} {
+				if c.secret != nil {
+					cands = append(cands, c)
+				}
+			}
+		}
+	}
+	// AES-GCM first: it is what the peers negotiate on processors with
+	// AES instructions, and its key stream is the cheaper to derive.
+	for _, kind := range []aeadKind{aesGCM, chacha} {
+		for _, c := range cands {
+			for _, st := range suitesFor(c.secret, kind) {
+				if s.suite != nil && st != s.suite {
+					continue
+				}
+				seq, ok := s.searchSeq(i, st, c.secret, r)
+				if s.sides[i].err != nil {
+					return false
+				}
+				if !ok {
+					continue
+				}
+				s.version, s.suite, s.sec = tls.VersionTLS13, st, c.sec
+				if c.client {
+					s.client = i
+				} else {
+					s.client = 1 - i
+				}
+				s.setKeys13(i, c.secret, phaseApp)
+				s.sides[i].seq = seq
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// suitesFor are the TLS 1.3 suites of a kind whose hash makes secrets
+// of the secret's length.
+func suitesFor(secret []byte, kind aeadKind) []*suite {
+	var out []*suite
+	for _, id := range []uint16{0x1301, 0x1302, 0x1303} {
+		if st := suites[id]; st.kind == kind && st.hash().Size() == len(secret) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// searchSeq returns the sequence number at which record r opens under
+// secret in suite st, trying those the bounds allow.
+func (s *Stream) searchSeq(i int, st *suite, secret, r []byte) (uint64, bool) {
+	sd := &s.sides[i]
+	key, err := st.expandLabel(secret, "key", st.keyLen)
+	if err != nil {
+		return 0, false
+	}
+	iv, err := st.expandLabel(secret, "iv", 12)
+	if err != nil {
+		return 0, false
+	}
+	aead, err := st.newAEAD(key)
+	if err != nil {
+		return 0, false
+	}
+	enc := r[5 : len(r)-16] // the ciphertext before its tag
+	q := len(enc) - 1       // the inner content type's place
+	if q < 0 {
+		return 0, false
+	}
+	var nonce [12]byte
+	open := func(seq uint64) bool {
+		var err error
+		sd.scratch, err = aead.Open(sd.scratch[:0], nonce[:], r[5:], r[:5])
+		return err == nil
+	}
+	plausible := func(b byte) bool { return b >= typeAlert && b <= typeAppData }
+	setNonce := func(seq uint64) {
+		copy(nonce[:], iv)
+		var sb [8]byte
+		binary.BigEndian.PutUint64(sb[:], seq)
+		for k := range 8 {
+			nonce[4+k] ^= sb[k]
+		}
+	}
+	budget := func(n int64) bool {
+		s.work += n
+		if s.work > maxMidwayWork {
+			s.stop(i, ReasonNoKey, fmt.Sprintf("joining the session midway: no secret of the key log's opened this direction's first record within %d trials", maxMidwayWork))
+			return false
+		}
+		return true
+	}
+	if st.kind == aesGCM {
+		block, err := aes.NewCipher(key)
+		if err != nil {
+			return 0, false
+		}
+		var ctr, ks [16]byte
+		binary.BigEndian.PutUint32(ctr[12:], uint32(2+q/16)) // GCM's counter: 1 is the tag's
+		for seq := uint64(0); seq < MidwayRecords; seq++ {
+			if seq&1023 == 0 && !budget(1024) {
+				return 0, false
+			}
+			setNonce(seq)
+			copy(ctr[:12], nonce[:])
+			block.Encrypt(ks[:], ctr[:])
+			if plausible(enc[q]^ks[q%16]) && open(seq) {
+				return seq, true
+			}
+		}
+		return 0, false
+	}
+	var ks [64]byte
+	for seq := uint64(0); seq < midwayChaChaRecords; seq++ {
+		if seq&63 == 0 && !budget(64*chachaWeight) {
+			return 0, false
+		}
+		setNonce(seq)
+		c, err := chacha20.NewUnauthenticatedCipher(key, nonce[:])
+		if err != nil {
+			return 0, false
+		}
+		c.SetCounter(uint32(1 + q/64)) // ChaCha20-Poly1305's counter: 0 is the tag key's
+		clear(ks[:])
+		c.XORKeyStream(ks[:q%64+1], ks[:q%64+1])
+		if plausible(enc[q]^ks[q%64]) && open(seq) {
+			return seq, true
+		}
+	}
+	return 0, false
+}
