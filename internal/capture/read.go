@@ -218,8 +218,10 @@ type reader struct {
 	numbered int
 	// buffered is the out-of-order data held over all connections.
 	buffered, maxBufTotal, maxBufConn int
-	// keys are the TLS secrets (Options.TLSKeys, and the file's own).
-	keys *tlsdecrypt.KeyLog
+	// keys are the TLS secrets (Options.TLSKeys, and the file's own);
+	// probing is the bytes probes hold (tls.go).
+	keys    *tlsdecrypt.KeyLog
+	probing int
 
 	eth    layers.Ethernet
 	dot1q  layers.Dot1Q

@@ -51,6 +51,11 @@ type tcpConn struct {
 	decided   bool
 	tls       *tlsdecrypt.Stream
 	tlsReason string
+	// gapFirst: a gap came before the first bytes (the stream's start
+	// was not captured); probe holds the first bytes of a connection
+	// being told TLS or not (tls.go).
+	gapFirst bool
+	probe    *tlsProbe
 }
 
 // tcpDir is one direction of a connection.
@@ -253,9 +258,15 @@ func (rd *reader) resolve(c *tcpConn, i int) {
 func (rd *reader) gapTo(c *tcpConn, i int, seq uint32) {
 	d := &c.dirs[i]
 	if n := seqDiff(seq, d.next); n > 0 {
-		if c.tls != nil {
+		switch {
+		case c.probe != nil:
+			c.probe.gap(i, int64(n))
+		case c.tls != nil:
 			rd.gapTLS(c, i, int64(n))
-		} else {
+		default:
+			if !c.decided {
+				c.gapFirst = true
+			}
 			rd.half(c, i).gap(int64(n))
 		}
 		d.gapStart, d.gapEnd = d.next, seq
@@ -301,10 +312,18 @@ func (rd *reader) deliver(c *tcpConn, i int, data []byte, t time.Time) {
 	if !c.decided {
 		rd.startTLS(c, data)
 	}
-	if c.tls != nil {
+	switch {
+	case c.probe != nil:
+		rd.probeTLS(c, i, data, t)
+	case c.tls != nil:
 		rd.deliverTLS(c, i, data, t)
-		return
+	default:
+		rd.deliverPlain(c, i, data, t)
 	}
+}
+
+// deliverPlain frames bytes of direction i.
+func (rd *reader) deliverPlain(c *tcpConn, i int, data []byte, t time.Time) {
 	if c.s.ignored || rd.err != nil {
 		return
 	}
@@ -333,6 +352,9 @@ func (rd *reader) finishConn(c *tcpConn) {
 		if d.fin && d.started {
 			rd.gapTo(c, i, d.finSeq)
 		}
+	}
+	if c.probe != nil {
+		rd.settleProbe(c, false)
 	}
 	if c.tls != nil {
 		rd.finishTLS(c)

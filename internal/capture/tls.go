@@ -28,6 +28,10 @@ type TLSStats struct {
 	// Records and Bytes count the protected records decrypted and the
 	// application bytes they held.
 	Records, Bytes int64
+	// Midway counts the connections read as TLS whose handshake the
+	// capture lacked, joined by trying the key log's TLS 1.3 traffic
+	// secrets on their records.
+	Midway int64
 	// Resynced counts the gaps after which decryption found the stream
 	// again (the next record, and its sequence number).
 	Resynced int64
@@ -58,10 +62,17 @@ func looksTLS(b []byte) bool {
 // as TLS: they must be a TLS record header and, unless the connection's
 // start was captured, a hello's (bytes in the middle of a Kafka stream
 // may look like a record header, never like both). Without secrets such
-// a connection is ignored at once, as "TLS".
+// a connection is ignored at once, as "TLS". A connection whose start
+// was not captured is probed when the secrets include TLS 1.3 traffic
+// secrets: it may be a TLS session to join midway.
 func (rd *reader) startTLS(c *tcpConn, data []byte) {
 	c.decided = true
-	if !looksTLS(data) || !c.s.conn.SawSYN && !looksHello(data) {
+	started := c.s.conn.SawSYN && !c.gapFirst
+	if !started && !looksHello(data) && rd.keys.Traffic13() && rd.probing < maxProbing {
+		c.probe = &tlsProbe{}
+		return
+	}
+	if !looksTLS(data) || !started && !looksHello(data) {
 		return
 	}
 	if rd.keys.Sessions() == 0 {
@@ -76,6 +87,81 @@ func (rd *reader) startTLS(c *tcpConn, data []byte) {
 // ClientHello or ServerHello.
 func looksHello(b []byte) bool {
 	return len(b) >= 6 && b[0] == 22 && b[1] == 3 && b[2] <= 4 && (b[5] == 1 || b[5] == 2)
+}
+
+// A probe holds the first bytes of a connection whose start the capture
+// lacks until they tell whether it is TLS: chained application data
+// records in a direction (tlsdecrypt.FindRecords, probeChain of them)
+// make it a TLS session to join midway; probeMax bytes of a direction
+// without them, or the connection's end, make it plain. Either way the
+// bytes and gaps held are then delivered in their order.
+type tlsProbe struct {
+	head   [2][]byte
+	chunks []probeChunk
+}
+
+// probeChunk is bytes (head[i][off:off+n]) or a gap held by a probe.
+type probeChunk struct {
+	i      int
+	off, n int
+	gap    int64
+	t      time.Time
+}
+
+// The bounds of probing: the records that tell TLS, the bytes a
+// direction may hold, and the bytes all probes may hold at once (past
+// which a new connection is not probed).
+const (
+	probeChain = 3
+	probeMax   = 64 << 10
+	maxProbing = 32 << 20
+)
+
+func (p *tlsProbe) gap(i int, n int64) { p.chunks = append(p.chunks, probeChunk{i: i, gap: n}) }
+
+// probeTLS holds bytes of direction i and settles the probe when they
+// tell.
+func (rd *reader) probeTLS(c *tcpConn, i int, data []byte, t time.Time) {
+	p := c.probe
+	p.chunks = append(p.chunks, probeChunk{i: i, off: len(p.head[i]), n: len(data), t: t})
+	p.head[i] = append(p.head[i], data...)
+	rd.probing += len(data)
+	if _, ok := tlsdecrypt.FindRecords(p.head[i], probeChain); ok {
+		rd.settleProbe(c, true)
+	} else if len(p.head[i]) > probeMax {
+		rd.settleProbe(c, false)
+	}
+}
+
+// settleProbe reads a probed connection as TLS joined midway, or as
+// plain, delivering what the probe held.
+func (rd *reader) settleProbe(c *tcpConn, isTLS bool) {
+	p := c.probe
+	c.probe = nil
+	rd.probing -= len(p.head[0]) + len(p.head[1])
+	if isTLS {
+		c.tls = tlsdecrypt.NewStream(rd.keys)
+		c.tls.JoinMidway()
+		rd.stats.TLS.Connections++
+		rd.stats.TLS.Midway++
+		// The decrypted stream starts at a record, not at a frame: its
+		// frames are found as a capture's begun mid-connection are.
+		for _, h := range []*half{c.s.c2s, c.s.s2c} {
+			h.synced, h.fresh = false, true
+		}
+	}
+	for _, ch := range p.chunks {
+		switch {
+		case ch.gap > 0 && isTLS:
+			rd.gapTLS(c, ch.i, ch.gap)
+		case ch.gap > 0:
+			rd.half(c, ch.i).gap(ch.gap)
+		case isTLS:
+			rd.deliverTLS(c, ch.i, p.head[ch.i][ch.off:ch.off+ch.n], ch.t)
+		default:
+			rd.deliverPlain(c, ch.i, p.head[ch.i][ch.off:ch.off+ch.n], ch.t)
+		}
+	}
 }
 
 // deliverTLS decrypts bytes of direction i and frames what they hold.
@@ -95,8 +181,11 @@ func (rd *reader) deliverTLS(c *tcpConn, i int, data []byte, t time.Time) {
 			}
 		}
 	}
-	if c.s.conn.TLS == "" {
+	if c.s.conn.TLS == "" && c.tls.Session() != "" {
 		c.s.conn.TLS = c.tls.Session()
+		if c.tls.Midway() {
+			c.s.conn.TLS += ", joined midway"
+		}
 	}
 	if len(plain) > 0 && !c.s.ignored {
 		rd.half(c, i).feed(plain, func(int) time.Time { return t })

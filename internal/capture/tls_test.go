@@ -3,10 +3,12 @@ package capture_test
 import (
 	"bytes"
 	"crypto/tls"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/manifester/manifester/internal/capture"
@@ -317,5 +319,144 @@ func TestReadTLSNotDecrypted(t *testing.T) {
 				t.Errorf("%d frames, ignored %v, %+v", len(got), st.Ignored, st.TLS)
 			}
 		})
+	}
+}
+
+// TestReadTLSMidway: a capture of Kafka over TLS 1.3 that begins after
+// the handshakes (and inside a record), with the SYN captured and a gap
+// before the first bytes, or with no SYN at all, is joined midway: every
+// frame read is one of the plaintext capture's, each direction's last
+// frame among them; a capture of plain Kafka read with the same key log
+// is read as before.
+func TestReadTLSMidway(t *testing.T) {
+	s := tlstest.KafkaTLS(t, tlstest.Options{Records: 9, Consume: true})
+	keys := keyLog(t, s.KeyLog)
+	want, _ := read(t, pcapOf(t, capture.PCAP, s.Plain...), nil)
+	// Each direction loses its start, the handshake with it: the
+	// client's up to inside its fourth record (its first application
+	// data), the server's inside its eighth or its last. A connection
+	// with too few client records to show their shape is left out.
+	type cut struct {
+		rec  *tlstest.Recording
+		skip [2]int64
+		last []byte // the client's last frame, from the plaintext
+	}
+	var cuts []cut
+	for k, r := range s.Recordings {
+		c := cut{rec: r}
+		recs, err := tlstest.TLSRecords(r.Stream(capture.ClientToServer))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(recs) < 7 {
+			continue
+		}
+		c.skip[capture.ClientToServer] = recs[3].Offset + 3
+		if recs, err = tlstest.TLSRecords(r.Stream(capture.ServerToClient)); err != nil {
+			t.Fatal(err)
+		}
+		c.skip[capture.ServerToClient] = recs[min(7, len(recs)-1)].Offset + 3
+		for b := s.Plain[k].Stream(capture.ClientToServer); len(b) >= 4; {
+			n := 4 + int(binary.BigEndian.Uint32(b))
+			c.last, b = b[:n], b[n:]
+		}
+		cuts = append(cuts, c)
+	}
+	if len(cuts) == 0 {
+		t.Fatal("no connection with records enough to cut")
+	}
+	wantData := map[string]bool{}
+	for _, f := range want {
+		wantData[f.Data] = true
+	}
+
+	// With the SYN: a gap before the first bytes.
+	var gapped []*tlstest.Recording
+	for _, c := range cuts {
+		r := c.rec.WithSkip(capture.ClientToServer, 0, c.skip[0])
+		gapped = append(gapped, r.WithSkip(capture.ServerToClient, 0, c.skip[1]))
+	}
+	// Without it: the bytes after the cut, as segments of a connection
+	// whose start was not captured.
+	var noSYN bytes.Buffer
+	w, err := capture.NewWriter(&noSYN, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, c := range cuts {
+		cw := w.Conn(c.rec.Client, c.rec.Server)
+		if !c.rec.Client.IsValid() || k > 0 && c.rec.Client == cuts[k-1].rec.Client {
+			t.Fatalf("recordings share a client address: %v", c.rec.Client)
+		}
+		var off [2]int64
+		for _, ch := range c.rec.Chunks {
+			data := ch.Data
+			if skip := c.skip[ch.Dir] - off[ch.Dir]; skip > 0 {
+				data = data[min(int64(len(data)), skip):]
+			}
+			off[ch.Dir] += int64(len(ch.Data))
+			if len(data) > 0 {
+				if err := cw.Write(ch.Dir, ch.Time, data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"gap after the SYN": pcapOf(t, capture.PCAP, gapped...), "no SYN": noSYN.Bytes()} {
+		t.Run(name, func(t *testing.T) {
+			got, st := read(t, data, keys)
+			n := int64(len(cuts))
+			if st.TLS.Midway != n || st.TLS.Decrypted != n || len(st.TLS.Stopped) != 0 || st.TLS.Connections != n {
+				t.Fatalf("%d connections cut: %+v", n, st.TLS)
+			}
+			seen := map[string]bool{}
+			for _, f := range got {
+				seen[f.Data] = true
+				if !f.Cut && !wantData[f.Data] {
+					t.Errorf("conn %d %s offset %d: %d bytes that are no frame of the plaintext capture", f.Conn, f.Dir, f.Offset, len(f.Data))
+				}
+				if !strings.HasSuffix(f.TLS, ", joined midway") {
+					t.Errorf("conn %d: TLS %q", f.Conn, f.TLS)
+				}
+			}
+			// Each cut connection's last request is read.
+			for _, c := range cuts {
+				if !seen[string(c.last)] {
+					t.Errorf("%v: its last request (%d bytes) not read", c.rec.Client, len(c.last))
+				}
+			}
+			if len(got) == 0 {
+				t.Fatal("no frames")
+			}
+		})
+	}
+
+	// Plain Kafka that begins mid-connection, read with the key log, is
+	// read as without it.
+	plainNoSYN := func(keys *tlsdecrypt.KeyLog) []frame {
+		var b bytes.Buffer
+		w, err := capture.NewWriter(&b, capture.PCAP)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range s.Plain {
+			cw := w.Conn(r.Client, r.Server)
+			for _, ch := range r.Chunks[2:] {
+				if err := cw.Write(ch.Dir, ch.Time, ch.Data); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := read(t, b.Bytes(), keys)
+		return got
+	}
+	if with, without := plainNoSYN(keys), plainNoSYN(nil); !slices.Equal(with, without) || len(with) == 0 {
+		t.Errorf("plain Kafka mid-connection: %d frames with the key log, %d without", len(with), len(without))
 	}
 }

@@ -26,6 +26,8 @@ type KeyLog struct {
 	// unused counts well-formed lines this package has no use for (RSA
 	// pre-master secrets, exporter and early secrets, unknown labels).
 	unused int
+	// traffic13: a TLS 1.3 application traffic secret was read.
+	traffic13 bool
 }
 
 // secrets are what a key log says of one client random.
@@ -119,9 +121,9 @@ func (k *KeyLog) line(b []byte) error {
 	case "SERVER_HANDSHAKE_TRAFFIC_SECRET":
 		slot = &s.serverHS
 	case "CLIENT_TRAFFIC_SECRET_0":
-		slot = &s.clientAP
+		slot, k.traffic13 = &s.clientAP, true
 	case "SERVER_TRAFFIC_SECRET_0":
-		slot = &s.serverAP
+		slot, k.traffic13 = &s.serverAP, true
 	default: // EXPORTER_SECRET, CLIENT_EARLY_TRAFFIC_SECRET, ...
 		k.unused++
 		return nil
@@ -141,6 +143,15 @@ func hexField(f []byte, what string) ([]byte, error) {
 		return nil, fmt.Errorf("the %s: %v: %w", what, err, ErrLine)
 	}
 	return b, nil
+}
+
+// Traffic13 reports whether the key log holds a TLS 1.3 application
+// traffic secret (what a session joined midway needs).
+func (k *KeyLog) Traffic13() bool {
+	if k == nil {
+		return false
+	}
+	return k.traffic13
 }
 
 // lookup returns the secrets of a client random, or nil.

@@ -256,6 +256,11 @@ func (s *Stream) Gap(i int, n int64) (dropped int, err error) {
 	}
 	dropped = len(sd.rec)
 	sd.pos += int64(dropped)
+	if s.midway && sd.aead == nil { // not joined yet: the search goes on after it
+		sd.pos += n
+		sd.rec = sd.rec[:0]
+		return dropped, nil
+	}
 	if sd.phase == phaseApp && !sd.toApp && !sd.update {
 		sd.pos += n
 		sd.rec = sd.rec[:0]
