@@ -3,7 +3,12 @@ package capture
 import (
 	"bytes"
 	"math/rand/v2"
+	"net/netip"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
 // FuzzRead (run: go test -fuzz FuzzRead -fuzzminimizetime 5x ./internal/capture;
@@ -81,4 +86,45 @@ func TestReadMutations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzReadTLS is FuzzRead with TLS secrets: connections are probed,
+// decrypted, joined midway; no panic, no frame bytes beyond the input's.
+func FuzzReadTLS(f *testing.F) {
+	xs := sampleExchanges()
+	t := &testing.T{}
+	f.Add(writeCapture(t, PCAP, xs, true, 0, 0))
+	f.Add(writeCapture(t, PCAP, xs[:2], false, 5, 7))
+	// A connection with no SYN carrying chained application data records.
+	rec := func(n int) []byte { return append([]byte{23, 3, 3, 0, byte(n)}, make([]byte, n)...) }
+	var recs []byte
+	for range 4 {
+		recs = append(recs, rec(40)...)
+	}
+	var b bytes.Buffer
+	w, _ := NewWriter(&b, PCAP)
+	c := w.Conn(netip.MustParseAddrPort("10.0.0.1:40000"), netip.MustParseAddrPort("10.0.0.2:9093"))
+	c.Write(ClientToServer, time.Unix(1, 0), recs)
+	c.Write(ServerToClient, time.Unix(2, 0), append([]byte{22, 3, 3, 0, 4, 2, 0, 0, 0}, recs...))
+	w.Flush()
+	f.Add(b.Bytes())
+	keys := tlsdecrypt.NewKeyLog()
+	r := strings.Repeat("ab", 32)
+	keylog := "CLIENT_TRAFFIC_SECRET_0 " + r + " " + strings.Repeat("01", 32) + "\nSERVER_TRAFFIC_SECRET_0 " + r + " " + strings.Repeat("02", 48) +
+		"\nCLIENT_RANDOM " + strings.Repeat("cd", 32) + " " + strings.Repeat("03", 48) + "\n"
+	if err := keys.Read(strings.NewReader(keylog), "keylog"); err != nil {
+		f.Fatal(err)
+	}
+	// Few trials for joining midway, so that an input costs milliseconds.
+	opts := Options{Known: known(f), Verify: verify(f), MaxFrame: 1 << 20, MaxBuffered: 256, TLSKeys: keys, MidwayTrials: 1 << 12}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var total int
+		st, _ := Read(bytes.NewReader(data), opts, func(ev *Event) error {
+			total += len(ev.Data)
+			return nil
+		})
+		if total > len(data) || st.TLS.Decrypted > st.TLS.Connections {
+			t.Fatalf("%d frame bytes out of a %d-byte input; %+v", total, len(data), st.TLS)
+		}
+	})
 }

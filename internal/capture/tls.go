@@ -110,11 +110,16 @@ type probeChunk struct {
 
 // The bounds of probing: the records that tell TLS, the bytes a
 // direction may hold, and the bytes all probes may hold at once (past
-// which a new connection is not probed).
+// which a new connection is not probed). Joining sessions midway spends
+// a read's budget of trials (tlsdecrypt's, in AES blocks): joinBase, and
+// joinPerByte for every byte probed, so that a crafted capture of many
+// connections costs in proportion to its size.
 const (
-	probeChain = 3
-	probeMax   = 64 << 10
-	maxProbing = 32 << 20
+	probeChain  = 3
+	probeMax    = 64 << 10
+	maxProbing  = 32 << 20
+	joinBase    = 1 << 26
+	joinPerByte = 256
 )
 
 func (p *tlsProbe) gap(i int, n int64) { p.chunks = append(p.chunks, probeChunk{i: i, gap: n}) }
@@ -126,6 +131,7 @@ func (rd *reader) probeTLS(c *tcpConn, i int, data []byte, t time.Time) {
 	p.chunks = append(p.chunks, probeChunk{i: i, off: len(p.head[i]), n: len(data), t: t})
 	p.head[i] = append(p.head[i], data...)
 	rd.probing += len(data)
+	rd.joinBudget += rd.joinPerByte * int64(len(data))
 	if _, ok := tlsdecrypt.FindRecords(p.head[i], probeChain); ok {
 		rd.settleProbe(c, true)
 	} else if len(p.head[i]) > probeMax {
@@ -141,7 +147,7 @@ func (rd *reader) settleProbe(c *tcpConn, isTLS bool) {
 	rd.probing -= len(p.head[0]) + len(p.head[1])
 	if isTLS {
 		c.tls = tlsdecrypt.NewStream(rd.keys)
-		c.tls.JoinMidway()
+		c.tls.JoinMidway(&rd.joinBudget)
 		rd.stats.TLS.Connections++
 		rd.stats.TLS.Midway++
 		// The decrypted stream starts at a record, not at a frame: its

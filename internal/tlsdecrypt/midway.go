@@ -64,8 +64,10 @@ func FindRecords(b []byte, chain int) (int, bool) {
 // JoinMidway makes the stream read a connection whose handshake the
 // capture did not hold: each direction starts at the first record that
 // opens under one of the key log's TLS 1.3 application traffic secrets.
-// The bytes before it are dropped (counted by Feed).
-func (s *Stream) JoinMidway() { s.midway = true }
+// The bytes before it are dropped (counted by Feed). budget, when not
+// nil, is shared with other streams (a read's): the trials spend it, in
+// AES key stream blocks, and none are made once it is spent.
+func (s *Stream) JoinMidway(budget *int64) { s.midway, s.budget = true, budget }
 
 // Midway reports whether the stream joined its session midway.
 func (s *Stream) Midway() bool { return s.midway }
@@ -206,6 +208,12 @@ func (s *Stream) searchSeq(i int, st *suite, secret, r []byte) (uint64, bool) {
 		if s.work > maxMidwayWork {
 			s.stop(i, ReasonNoKey, fmt.Sprintf("joining the session midway: no secret of the key log's opened this direction's first record within %d trials", maxMidwayWork))
 			return false
+		}
+		if s.budget != nil {
+			if *s.budget -= n; *s.budget < 0 {
+				s.stop(i, ReasonNoKey, "joining the session midway: the trials this input allows are spent")
+				return false
+			}
 		}
 		return true
 	}

@@ -101,7 +101,7 @@ func TestJoinMidwayOpenSSL(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := tlsdecrypt.NewStream(keys)
-			st.JoinMidway()
+			st.JoinMidway(nil)
 			chunks := s.Recordings[0].Chunks
 			var out [2][]byte
 			for _, c := range chunks[len(chunks)/3:] {

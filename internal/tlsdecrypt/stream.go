@@ -113,6 +113,7 @@ type Stream struct {
 	// counts the trials spent joining it (midway.go).
 	midway bool
 	work   int64
+	budget *int64
 }
 
 // phase is which keys protect a direction's records.

@@ -490,7 +490,7 @@ func TestJoinMidway(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := NewStream(keys)
-		st.JoinMidway()
+		st.JoinMidway(nil)
 		var out [2][]byte
 		var dropped [2]int
 		var started [2]bool
@@ -528,5 +528,26 @@ func TestJoinMidway(t *testing.T) {
 				t.Errorf("direction %d: %d bytes, %d dropped, %v", d, len(out[d]), dropped[d], st.Err(d))
 			}
 		}
+	}
+}
+
+// TestJoinMidwayBudget: the trials of joining midway spend a shared
+// budget, and stop, saying so, when it is spent.
+func TestJoinMidwayBudget(t *testing.T) {
+	s := record(t, &tls.Config{}, &tls.Config{}, 20)
+	other := record(t, &tls.Config{}, &tls.Config{}, 1)
+	keys := NewKeyLog()
+	if err := keys.Read(bytes.NewReader(other.keylog), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	budget := int64(5000)
+	st := NewStream(keys)
+	st.JoinMidway(&budget)
+	for _, c := range s.chunks[len(s.chunks)/2:] {
+		st.Feed(c.dir, c.data)
+	}
+	err := st.Err(0)
+	if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < 5000-2*1024-maxMidwayWork {
+		t.Errorf("%v; budget left %d", err, budget)
 	}
 }
