@@ -21,9 +21,10 @@ import (
 
 // TLSStats counts what a read did with TLS connections.
 type TLSStats struct {
-	// Connections counts the connections read as TLS (their first bytes
-	// were a TLS record and the read had secrets); Decrypted those of
-	// them with at least one record decrypted.
+	// Connections counts the connections read as TLS (the read had
+	// secrets, and their first bytes were a TLS record, or, their start
+	// not captured, they showed chained records: Midway of them);
+	// Decrypted those of them with at least one record decrypted.
 	Connections, Decrypted int64
 	// Records and Bytes count the protected records decrypted and the
 	// application bytes they held.
