@@ -20,6 +20,7 @@ import (
 // frame is what a test compares of an event.
 type frame struct {
 	Conn     int
+	Client   string
 	Dir      capture.Dir
 	Offset   int64
 	Data     string
@@ -35,7 +36,7 @@ func read(t *testing.T, data []byte, keys *tlsdecrypt.KeyLog) ([]frame, capture.
 	var out []frame
 	st, err := capture.Read(bytes.NewReader(data), capture.Options{Known: func(int16, int16) bool { return true }, TLSKeys: keys},
 		func(ev *capture.Event) error {
-			out = append(out, frame{Conn: ev.Conn.ID, Dir: ev.Dir, Offset: ev.Offset, Data: string(ev.Data),
+			out = append(out, frame{Conn: ev.Conn.ID, Client: ev.Conn.Client.String(), Dir: ev.Dir, Offset: ev.Offset, Data: string(ev.Data),
 				Paired: ev.Request != nil, Cut: ev.Cut != nil, TLS: ev.Conn.TLS, Response: ev.Dir == capture.ServerToClient})
 			return nil
 		})
@@ -64,12 +65,23 @@ func keyLog(t *testing.T, text []byte) *tlsdecrypt.KeyLog {
 }
 
 // withoutTLS is the frames as a plain capture of the same connections
-// gives them.
+// gives them, in an order of their own: by connection (its client's
+// address: connection numbers follow the order of first frames, which
+// the captures' timings may change), direction and offset.
 func withoutTLS(fs []frame) []frame {
 	out := slices.Clone(fs)
 	for i := range out {
-		out[i].TLS = ""
+		out[i].TLS, out[i].Conn = "", 0
 	}
+	slices.SortStableFunc(out, func(a, b frame) int {
+		switch {
+		case a.Client != b.Client:
+			return strings.Compare(a.Client, b.Client)
+		case a.Dir != b.Dir:
+			return int(a.Dir) - int(b.Dir)
+		}
+		return int(a.Offset - b.Offset)
+	})
 	return out
 }
 
@@ -101,8 +113,8 @@ func TestReadTLSKafka(t *testing.T) {
 				t.Fatalf("the plaintext capture holds %d frames", len(want))
 			}
 			got, st := read(t, wire, keyLog(t, s.KeyLog))
-			if !slices.Equal(withoutTLS(got), want) {
-				t.Errorf("decrypted: %d frames, the plaintext capture %d; first difference at %d", len(got), len(want), firstDiff(withoutTLS(got), want))
+			if !slices.Equal(withoutTLS(got), withoutTLS(want)) {
+				t.Errorf("decrypted: %d frames, the plaintext capture %d; first difference at %d", len(got), len(want), firstDiff(withoutTLS(got), withoutTLS(want)))
 			}
 			for _, f := range got {
 				if f.TLS != tc.suite {
@@ -174,7 +186,7 @@ func TestReadTLSKafka(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, st = read(t, withSecrets, nil)
-			if !slices.Equal(withoutTLS(got), want) || st.TLS.KeyLogBlocks != 1 || st.TLS.Decrypted != n {
+			if !slices.Equal(withoutTLS(got), withoutTLS(want)) || st.TLS.KeyLogBlocks != 1 || st.TLS.Decrypted != n {
 				t.Errorf("pcapng with its secrets: %d frames (want %d), %+v", len(got), len(want), st.TLS)
 			}
 
@@ -244,20 +256,20 @@ func TestReadTLSGap(t *testing.T) {
 				t.Fatalf("stats %+v", st)
 			}
 			type place struct {
-				conn   int
+				client string
 				dir    capture.Dir
 				offset int64
 			}
 			wantBy := map[place]frame{}
 			for _, f := range withoutTLS(want) {
-				wantBy[place{f.Conn, f.Dir, f.Offset}] = f
+				wantBy[place{f.Client, f.Dir, f.Offset}] = f
 			}
 			cuts, after := 0, 0
 			var cut frame
 			gotBy := map[place]bool{}
 			for _, f := range withoutTLS(got) {
-				gotBy[place{f.Conn, f.Dir, f.Offset}] = true
-				w, ok := wantBy[place{f.Conn, f.Dir, f.Offset}]
+				gotBy[place{f.Client, f.Dir, f.Offset}] = true
+				w, ok := wantBy[place{f.Client, f.Dir, f.Offset}]
 				switch {
 				case f.Cut:
 					cuts, cut = cuts+1, w
@@ -265,16 +277,16 @@ func TestReadTLSGap(t *testing.T) {
 						t.Errorf("the frame the gap cut: %+v", f)
 					}
 				case !ok || w.Data != f.Data:
-					t.Errorf("conn %d %s offset %d: not the plaintext capture's frame", f.Conn, f.Dir, f.Offset)
+					t.Errorf("%s %s offset %d: not the plaintext capture's frame", f.Client, f.Dir, f.Offset)
 				}
 			}
 			// Every frame of the plaintext capture after the cut one, in
 			// its direction, is read.
 			for _, w := range withoutTLS(want) {
-				if cuts == 1 && w.Conn == cut.Conn && w.Dir == gd && w.Offset >= cut.Offset+int64(len(cut.Data)) {
+				if cuts == 1 && w.Client == cut.Client && w.Dir == gd && w.Offset >= cut.Offset+int64(len(cut.Data)) {
 					after++
-					if !gotBy[place{w.Conn, w.Dir, w.Offset}] {
-						t.Errorf("conn %d %s offset %d, after the gap: not read", w.Conn, w.Dir, w.Offset)
+					if !gotBy[place{w.Client, w.Dir, w.Offset}] {
+						t.Errorf("%s %s offset %d, after the gap: not read", w.Client, w.Dir, w.Offset)
 					}
 				}
 			}
