@@ -128,6 +128,6 @@ func TestProxySIGTERM(t *testing.T) {
 	// the connection's open comes before its close.
 	got := strings.Join(events, ",")
 	if len(events) != 4 || events[0] != "listen" || strings.Index(got, "open") > strings.Index(got, "close") {
-		t.Errorf("log events %s, want listen, then the refusal and open, close of the first client (closed on SIGTERM, logged)", got)
+		t.Errorf("log events %s, want listen, then the refusal and open, close of the first client (closed on SIGTERM, logged):\n%s", got, data)
 	}
 }

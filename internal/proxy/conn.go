@@ -201,6 +201,12 @@ func (c *conn) run() {
 		}
 	}
 	up, err := c.dial()
+	if err != nil && c.p.ctx.Err() != nil {
+		// The proxy is stopping: its own cancel ended the dial, which is
+		// no fault of the broker's or the client's.
+		c.event(Event{Kind: EventClose, Detail: "the proxy stopped while connecting to the broker"})
+		return
+	}
 	if err != nil {
 		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
 		// Close gracefully: FIN first, and drain what the client already
@@ -217,6 +223,7 @@ func (c *conn) run() {
 	c.p.mu.Unlock()
 	if closed {
 		up.Close()
+		c.event(Event{Kind: EventClose, Detail: "the proxy stopped as the broker connection opened"})
 		return
 	}
 	defer up.Close()

@@ -62,3 +62,23 @@ func TestDialTimeout(t *testing.T) {
 	p.Close()
 	faultsContaining(t, ev, "i/o timeout; closing the client connection")
 }
+
+// TestStopWhileDialling: a proxy stopped while it connects to the broker
+// for a client logs the client's close, saying why, and no fault (the
+// dial its own stop cancelled is nobody's fault).
+func TestStopWhileDialling(t *testing.T) {
+	up := fullListener(t)
+	p, ev := start(t, up, func(c *Config) { c.DialTimeout = time.Minute })
+	dial(t, p.Addr())
+	for deadline := time.Now().Add(10 * time.Second); len(ev.of(EventOpen)) == 0; {
+		if time.Now().After(deadline) { // a guard against a hang, not a speed check
+			t.Fatal("no open event")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Close()
+	closes := ev.of(EventClose)
+	if f := ev.of(EventFault); len(f) != 0 || len(closes) != 1 || closes[0].Detail != "the proxy stopped while connecting to the broker" {
+		t.Errorf("faults %v, closes %v", f, closes)
+	}
+}
