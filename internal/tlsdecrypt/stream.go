@@ -181,8 +181,8 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 	if sd.resync {
 		k, found := s.resyncFrom(i, b)
 		dropped, sd.pos, b = k, sd.pos+int64(k), b[k:]
-		sd.lost += int64(k)
 		if !found {
+			sd.lost += int64(k) // found, resyncFrom counted them and started afresh
 			if sd.err != nil {
 				dropped += len(b)
 				sd.rec = nil

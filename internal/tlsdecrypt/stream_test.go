@@ -345,9 +345,10 @@ type errReader struct{}
 func (errReader) Read([]byte) (int, error) { return 0, errors.New("broken") }
 
 // TestDecryptAfterGap: a gap in the application data (a chunk the
-// capture lost, cutting records anywhere) is followed by the next record
-// and its sequence number: every byte after the lost records decrypts,
-// and GapBefore says exactly how much plaintext the gap took.
+// capture lost, cutting records anywhere; one, three in a row, or two
+// apart) is followed by the next record and its sequence number: every
+// byte after the lost records decrypts, and GapBefore says exactly how
+// much plaintext each gap took.
 func TestDecryptAfterGap(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -366,40 +367,60 @@ func TestDecryptAfterGap(t *testing.T) {
 						idx = append(idx, k)
 					}
 				}
-				for _, lose := range [][]int{idx[len(idx)/2 : len(idx)/2+1], idx[len(idx)/3 : len(idx)/3+3]} {
+				for _, loss := range []struct {
+					chunks []int
+					head   bool // only the first half of each is lost: the next record starts inside the rest
+				}{
+					{idx[len(idx)/2 : len(idx)/2+1], false}, {idx[len(idx)/3 : len(idx)/3+3], false},
+					{[]int{idx[len(idx)/4], idx[3*len(idx)/4]}, false}, {[]int{idx[len(idx)/4], idx[3*len(idx)/4]}, true},
+				} {
+					lose := loss.chunks
 					keys := NewKeyLog()
 					if err := keys.Read(bytes.NewReader(s.keylog), "keylog"); err != nil {
 						t.Fatal(err)
 					}
 					st := NewStream(keys)
-					var before, after []byte
-					gapped, lost := false, int64(-1)
+					// pieces are the plaintext between gaps, losts what each
+					// gap took.
+					pieces, losts := [][]byte{nil}, []int64(nil)
 					for k, c := range s.chunks {
+						data := c.data
 						if slices.Contains(lose, k) {
-							if _, err := st.Gap(c.dir, int64(len(c.data))); err != nil {
+							n := len(data)
+							if loss.head {
+								n /= 2
+							}
+							if _, err := st.Gap(c.dir, int64(n)); err != nil {
 								t.Fatal(err)
 							}
-							gapped = true
-							continue
+							if data = data[n:]; len(data) == 0 {
+								continue
+							}
 						}
-						plain, _, err := st.Feed(c.dir, c.data)
+						plain, _, err := st.Feed(c.dir, data)
 						if err != nil {
 							t.Fatalf("direction %d: %v", c.dir, err)
 						}
+						if c.dir != dir {
+							continue
+						}
 						if g, ok := st.GapBefore(c.dir); ok {
-							lost = g
+							pieces, losts = append(pieces, nil), append(losts, g)
 						}
-						switch {
-						case c.dir != dir:
-						case gapped:
-							after = append(after, plain...)
-						default:
-							before = append(before, plain...)
-						}
+						pieces[len(pieces)-1] = append(pieces[len(pieces)-1], plain...)
 					}
-					sent := s.sent[dir]
-					if lost < 0 || int(lost)+len(before)+len(after) != len(sent) || !bytes.HasPrefix(sent, before) || !bytes.HasSuffix(sent, after) || len(after) == 0 {
-						t.Errorf("direction %d, chunks %v lost: %d bytes before the gap, %d after, the gap took %d; %d sent", dir, lose, len(before), len(after), lost, len(sent))
+					// The pieces and the gaps between them tile what was sent.
+					sent, pos := s.sent[dir], int64(0)
+					ok := len(losts) > 0 && len(pieces[len(pieces)-1]) > 0
+					for p, piece := range pieces {
+						if p > 0 {
+							pos += losts[p-1]
+						}
+						ok = ok && pos+int64(len(piece)) <= int64(len(sent)) && bytes.Equal(sent[pos:pos+int64(len(piece))], piece)
+						pos += int64(len(piece))
+					}
+					if !ok || pos != int64(len(sent)) {
+						t.Errorf("direction %d, chunks %v lost (heads only: %v): %d pieces, gaps of %v, %d sent", dir, lose, loss.head, len(pieces), losts, len(sent))
 					}
 				}
 			}
