@@ -247,7 +247,7 @@ func (rd *reader) finishTLS(c *tcpConn) {
 	records, plain := c.tls.Records()
 	rd.stats.TLS.Records += records
 	rd.stats.TLS.Bytes += plain
-	if c.tls.Decrypted() {
+	if records > 0 {
 		rd.stats.TLS.Decrypted++
 	}
 	if plain == 0 && c.s.ignoreReason == "" {

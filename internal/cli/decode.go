@@ -64,10 +64,9 @@ type decodeOptions struct {
 	// Style is how text output looks: the terminal's width and colours,
 	// or the reference format; its GridMax bounds every grid.
 	Style text.Style
-	// TLSKeys decrypt a capture's TLS connections (--tls-keylog, whose
-	// path is TLSKeyLog); nil without one.
-	TLSKeys   *tlsdecrypt.KeyLog
-	TLSKeyLog string
+	// TLSKeys decrypt a capture's TLS connections (--tls-keylog); nil
+	// without one.
+	TLSKeys *tlsdecrypt.KeyLog
 }
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
@@ -122,7 +121,6 @@ func runDecode(env *Env, args []string) error {
 	if o.TLSKeys, err = loadKeyLog(*keylog); err != nil {
 		return err
 	}
-	o.TLSKeyLog = *keylog
 	if *format == "json" {
 		warnIgnored(env, "decode", fs, "JSON is not coloured, fitted, paged or cut", "color", "wide", "no-pager", "grid-max")
 	} else if *verbose || *pcap == "" {

@@ -196,7 +196,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 	// Every count the reader keeps of what it could not read is said.
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s\n", path, capdecode.Summary(stats, unanswered...))
-	tlsHint(env.Stderr, "decode", stats, o.TLSKeyLog)
+	tlsHint(env.Stderr, "decode", stats, o.TLSKeys)
 	sel.Summary(env.Stderr)
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)

@@ -90,7 +90,7 @@ func runStats(env *Env, args []string) error {
 		}
 		// What the reader skipped, as decode --pcap says it.
 		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s\n", *pcap, capdecode.Summary(st))
-		tlsHint(env.Stderr, "stats", st, *keylog)
+		tlsHint(env.Stderr, "stats", st, keys)
 	} else {
 		if *portArg != "" {
 			return usagef("--port goes with --pcap")

@@ -36,8 +36,8 @@ func loadKeyLog(path string) (*tlsdecrypt.KeyLog, error) {
 
 // tlsHint says, after a capture was read, what became of its TLS
 // connections when some were not decrypted for want of a key log.
-func tlsHint(w io.Writer, cmd string, st capture.Stats, keylog string) {
-	if n := st.Ignored["TLS"]; n > 0 && keylog == "" {
+func tlsHint(w io.Writer, cmd string, st capture.Stats, keys *tlsdecrypt.KeyLog) {
+	if n := st.Ignored["TLS"]; n > 0 && keys == nil {
 		fmt.Fprintf(w, "manifester %s: %s not read: give --tls-keylog FILE (the key log the clients or brokers wrote, e.g. through SSLKEYLOGFILE) to decrypt them\n",
 			cmd, english.Count(n, "TLS connection"))
 	}

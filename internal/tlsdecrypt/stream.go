@@ -178,31 +178,20 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 	}
 	sd.rec = append(sd.rec, data...)
 	b := sd.rec
-	if sd.resync {
-		k, found := s.resyncFrom(i, b)
+	// After a gap, or before a stream joined midway has its keys, the
+	// first record is searched for (resync.go, midway.go).
+	if sd.resync || s.midway && sd.aead == nil {
+		seek := s.joinFrom
+		if sd.resync {
+			seek = s.resyncFrom
+		}
+		k, found := seek(i, b)
 		dropped, sd.pos, b = k, sd.pos+int64(k), b[k:]
 		if !found {
-			sd.lost += int64(k) // found, resyncFrom counted them and started afresh
-			if sd.err != nil {
-				dropped += len(b)
-				sd.rec = nil
-				return nil, dropped, s.Unsaid(i)
+			if sd.resync {
+				sd.lost += int64(k) // found, resyncFrom counted them and started afresh
 			}
-			sd.rec = sd.rec[:copy(sd.rec, b)]
-			return nil, dropped, nil
-		}
-	}
-	if s.midway && sd.aead == nil {
-		k, joined := s.joinFrom(i, b)
-		dropped, sd.pos, b = dropped+k, sd.pos+int64(k), b[k:]
-		if !joined {
-			if sd.err != nil {
-				dropped += len(b)
-				sd.rec = nil
-				return nil, dropped, s.Unsaid(i)
-			}
-			sd.rec = sd.rec[:copy(sd.rec, b)]
-			return nil, dropped, nil
+			return nil, dropped + s.keep(i, b), s.Unsaid(i)
 		}
 	}
 	for len(b) >= 5 && sd.err == nil {
@@ -225,13 +214,19 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 		sd.pos += int64(5 + n)
 		b = b[5+n:]
 	}
+	return sd.out, dropped + s.keep(i, b), s.Unsaid(i)
+}
+
+// keep keeps b, the bytes of direction i not read yet, for the next
+// Feed, or, when the direction stopped, drops them, returning how many.
+func (s *Stream) keep(i int, b []byte) int {
+	sd := &s.sides[i]
 	if sd.err != nil {
-		dropped += len(b)
 		sd.rec = nil
-		return sd.out, dropped, s.Unsaid(i)
+		return len(b)
 	}
 	sd.rec = sd.rec[:copy(sd.rec, b)]
-	return sd.out, dropped, nil
+	return 0
 }
 
 // GapBefore reports, after a Feed of direction i that found the stream
@@ -297,9 +292,6 @@ func (s *Stream) Err(i int) error {
 	}
 	return nil
 }
-
-// Decrypted reports whether any record of the stream was decrypted.
-func (s *Stream) Decrypted() bool { return s.sides[0].records+s.sides[1].records > 0 }
 
 // Records returns how many protected records were decrypted, and the
 // application bytes they held.
@@ -479,9 +471,7 @@ func (s *Stream) handshake(i int, b []byte) {
 	if sd.aead == nil {
 		keep = maxHello // hellos travel in the clear
 	}
-	if err := sd.hs.feed(b, keep, func(typ byte, body []byte, size int) { s.message(i, typ, body, size) }); err != nil {
-		s.stop(i, ReasonHandshake, err.Error())
-	}
+	sd.hs.feed(b, keep, func(typ byte, body []byte, size int) { s.message(i, typ, body, size) })
 }
 
 // message handles one whole handshake message of direction i: body holds
@@ -622,11 +612,11 @@ func (s *Stream) changeCipher12(i int) {
 		sd.pendingMaster = true
 		return
 	}
-	s.keys12(i, s.sec.master)
+	s.setKeys12(i, s.sec.master)
 }
 
-// keys12 sets direction i's TLS 1.2 record keys from a master secret.
-func (s *Stream) keys12(i int, master []byte) bool {
+// setKeys12 sets direction i's TLS 1.2 record keys from a master secret.
+func (s *Stream) setKeys12(i int, master []byte) bool {
 	c, sv, civ, siv, err := s.suite.keys12(master, s.clientRandom, s.serverRandom)
 	if err != nil {
 		s.stopBoth(ReasonNoKey, err.Error())
@@ -648,11 +638,11 @@ func (s *Stream) keys12(i int, master []byte) bool {
 func (s *Stream) findMaster(i int, r []byte) bool {
 	sd := &s.sides[i]
 	if s.sec != nil && s.sec.master != nil { // found on the other direction
-		return s.keys12(i, s.sec.master)
+		return s.setKeys12(i, s.sec.master)
 	}
 	if s.keys != nil && len(r) <= 5+8+16+64 {
 		for _, sec := range s.keys.byRandom {
-			if sec.master == nil || !s.keys12(i, sec.master) {
+			if sec.master == nil || !s.setKeys12(i, sec.master) {
 				continue
 			}
 			if s.authentic(i, r, 0) {
@@ -679,14 +669,14 @@ type hsReader struct {
 }
 
 // feed reads b, calling fn with every message completed.
-func (h *hsReader) feed(b []byte, keep int, fn func(typ byte, body []byte, size int)) error {
+func (h *hsReader) feed(b []byte, keep int, fn func(typ byte, body []byte, size int)) {
 	for len(b) > 0 {
 		if h.nhdr < 4 {
 			k := copy(h.hdr[h.nhdr:], b)
 			h.nhdr += k
 			b = b[k:]
 			if h.nhdr < 4 {
-				return nil
+				return
 			}
 			h.typ = h.hdr[0]
 			h.size = int(h.hdr[1])<<16 | int(h.hdr[2])<<8 | int(h.hdr[3])
@@ -703,7 +693,6 @@ func (h *hsReader) feed(b []byte, keep int, fn func(typ byte, body []byte, size 
 			fn(h.typ, h.body, h.size)
 		}
 	}
-	return nil
 }
 
 // parser reads a handshake message's fields; bad turns true past its end.
