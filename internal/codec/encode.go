@@ -235,14 +235,14 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			// on the code (an indirect jump every field took); the switch
 			// has every code, the others and theirs.
 			switch c := op.code; {
-			case c == encInt32 && x.Int == int64(int32(x.Int)):
-				dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+			case c == encInt32 && x.ptr == nil && x.n == int64(int32(x.n)):
+				dst = binary.BigEndian.AppendUint32(dst, uint32(x.n))
 				continue
-			case c == encInt16 && x.Int == int64(int16(x.Int)):
-				dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+			case c == encInt16 && x.ptr == nil && x.n == int64(int16(x.n)):
+				dst = binary.BigEndian.AppendUint16(dst, uint16(x.n))
 				continue
-			case c == encInt64:
-				dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+			case c == encInt64 && x.ptr == nil:
+				dst = binary.BigEndian.AppendUint64(dst, uint64(x.n))
 				continue
 			case c == encCompactString && !x.IsNull() && len(x.Bytes()) <= maxStringLen:
 				s := x.Bytes()
@@ -252,37 +252,37 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 			default:
 				switch op.code {
 				case encBool:
-					if uint64(x.Int) <= 1 {
-						dst = append(dst, byte(x.Int))
+					if uint64(x.Int()) <= 1 {
+						dst = append(dst, byte(x.Int()))
 						continue
 					}
 				case encInt16:
-					if x.Int == int64(int16(x.Int)) {
-						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					if x.Int() == int64(int16(x.Int())) {
+						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int()))
 						continue
 					}
 				case encInt8:
-					if x.Int == int64(int8(x.Int)) {
-						dst = append(dst, byte(x.Int))
+					if x.Int() == int64(int8(x.Int())) {
+						dst = append(dst, byte(x.Int()))
 						continue
 					}
 				case encUint16:
-					if uint64(x.Int) <= math.MaxUint16 {
-						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int))
+					if uint64(x.Int()) <= math.MaxUint16 {
+						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int()))
 						continue
 					}
 				case encInt32:
-					if x.Int == int64(int32(x.Int)) {
-						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					if x.Int() == int64(int32(x.Int())) {
+						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int()))
 						continue
 					}
 				case encUint32:
-					if uint64(x.Int) <= math.MaxUint32 {
-						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int))
+					if uint64(x.Int()) <= math.MaxUint32 {
+						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int()))
 						continue
 					}
 				case encInt64, encFloat64:
-					dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int))
+					dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int()))
 					continue
 				case encUUID:
 					if u := x.Bytes(); len(u) == 16 {
@@ -340,8 +340,8 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 						if op.elem == encInt32 { // the common case, inline
 							dst = appendCount(dst, op.compact, len(elems))
 							j := 0
-							for ; j < len(elems) && elems[j].Int == int64(int32(elems[j].Int)); j++ {
-								dst = binary.BigEndian.AppendUint32(dst, uint32(elems[j].Int))
+							for ; j < len(elems) && elems[j].ptr == nil && elems[j].n == int64(int32(elems[j].n)); j++ {
+								dst = binary.BigEndian.AppendUint32(dst, uint32(elems[j].n))
 							}
 							if j == len(elems) {
 								continue
@@ -420,7 +420,7 @@ func elemErr(err error, indexed bool, i int) error {
 // elements or tags: a sufficient condition for Equal, decided inline for
 // the common case of an integer at its default.
 func sameScalar(x, d *Value) bool {
-	return x.Int == d.Int && sameEmpty(x, d)
+	return x.Int() == d.Int() && sameEmpty(x, d)
 }
 
 // The errors of structFields, out of line to keep its frame small.
@@ -504,7 +504,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 	switch c {
 	case encInt8:
 		for i := range elems {
-			x := elems[i].Int
+			x := elems[i].Int()
 			if x != int64(int8(x)) {
 				return dst, false
 			}
@@ -512,7 +512,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 		}
 	case encInt16:
 		for i := range elems {
-			x := elems[i].Int
+			x := elems[i].Int()
 			if x != int64(int16(x)) {
 				return dst, false
 			}
@@ -520,7 +520,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 		}
 	case encUint16:
 		for i := range elems {
-			x := elems[i].Int
+			x := elems[i].Int()
 			if uint64(x) > math.MaxUint16 {
 				return dst, false
 			}
@@ -528,7 +528,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 		}
 	case encInt32:
 		for i := range elems {
-			x := elems[i].Int
+			x := elems[i].Int()
 			if x != int64(int32(x)) {
 				return dst, false
 			}
@@ -536,7 +536,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 		}
 	case encUint32:
 		for i := range elems {
-			x := elems[i].Int
+			x := elems[i].Int()
 			if uint64(x) > math.MaxUint32 {
 				return dst, false
 			}
@@ -544,7 +544,7 @@ func appendInts(dst []byte, c encCode, elems []Value) ([]byte, bool) {
 		}
 	case encInt64:
 		for i := range elems {
-			dst = binary.BigEndian.AppendUint64(dst, uint64(elems[i].Int))
+			dst = binary.BigEndian.AppendUint64(dst, uint64(elems[i].Int()))
 		}
 	default:
 		return dst, false
@@ -666,25 +666,25 @@ func (e *encoder) checkInt(v int64, k schema.Kind) error {
 
 func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool, v *Value) ([]byte, error) {
 	if k.IsInteger() || k == schema.KindBool {
-		if err := e.checkInt(v.Int, k); err != nil {
+		if err := e.checkInt(v.Int(), k); err != nil {
 			return dst, err
 		}
 	}
 	switch k {
 	case schema.KindBool:
-		return wire.AppendBool(dst, v.Int != 0), nil
+		return wire.AppendBool(dst, v.Int() != 0), nil
 	case schema.KindInt8:
-		return wire.AppendInt8(dst, int8(v.Int)), nil
+		return wire.AppendInt8(dst, int8(v.Int())), nil
 	case schema.KindInt16:
-		return wire.AppendInt16(dst, int16(v.Int)), nil
+		return wire.AppendInt16(dst, int16(v.Int())), nil
 	case schema.KindUint16:
-		return wire.AppendUint16(dst, uint16(v.Int)), nil
+		return wire.AppendUint16(dst, uint16(v.Int())), nil
 	case schema.KindInt32:
-		return wire.AppendInt32(dst, int32(v.Int)), nil
+		return wire.AppendInt32(dst, int32(v.Int())), nil
 	case schema.KindUint32:
-		return wire.AppendUint32(dst, uint32(v.Int)), nil
+		return wire.AppendUint32(dst, uint32(v.Int())), nil
 	case schema.KindInt64:
-		return wire.AppendInt64(dst, v.Int), nil
+		return wire.AppendInt64(dst, v.Int()), nil
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
@@ -760,12 +760,12 @@ func appendIntElems(dst []byte, k schema.Kind, elems []Value) ([]byte, bool) {
 		return dst, false
 	}
 	for i := range elems {
-		if x := elems[i].Int; x < lo || x > hi {
+		if x := elems[i].Int(); x < lo || x > hi {
 			return dst, false
 		}
 	}
 	for i := range elems {
-		x := elems[i].Int
+		x := elems[i].Int()
 		switch k {
 		case schema.KindInt8:
 			dst = append(dst, byte(x))

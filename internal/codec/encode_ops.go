@@ -91,7 +91,7 @@ type mustDefault struct {
 
 // isDefault reports whether x equals the field's default.
 func (d *mustDefault) isDefault(x *Value) bool {
-	if d.intDef && x.Int == d.def && x.bare() {
+	if d.intDef && x.Int() == d.def && x.bare() {
 		return true
 	}
 	return Equal(x, &d.fp.def)
@@ -193,7 +193,7 @@ func (prog *encProgram) init(p *plan) {
 		if !fp.present && !fp.f.Ignorable {
 			d := &fp.def
 			intDef := d.bare()
-			prog.mustDefault = append(prog.mustDefault, mustDefault{index: int32(fp.index), intDef: intDef, def: d.Int, fp: fp})
+			prog.mustDefault = append(prog.mustDefault, mustDefault{index: int32(fp.index), intDef: intDef, def: d.Int(), fp: fp})
 		}
 	}
 	if !p.flexible {

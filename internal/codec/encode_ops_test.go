@@ -105,24 +105,24 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 }
 
 func (e *refEncoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool, v *Value) ([]byte, error) {
-	if lo, hi, ok := k.IntRange(); ok && (v.Int < lo || v.Int > hi) {
-		return dst, e.fail(fmt.Errorf("%w: %d is not a %s", ErrOutOfRange, v.Int, k))
+	if lo, hi, ok := k.IntRange(); ok && (v.Int() < lo || v.Int() > hi) {
+		return dst, e.fail(fmt.Errorf("%w: %d is not a %s", ErrOutOfRange, v.Int(), k))
 	}
 	switch k {
 	case schema.KindBool:
-		return wire.AppendBool(dst, v.Int != 0), nil
+		return wire.AppendBool(dst, v.Int() != 0), nil
 	case schema.KindInt8:
-		return wire.AppendInt8(dst, int8(v.Int)), nil
+		return wire.AppendInt8(dst, int8(v.Int())), nil
 	case schema.KindInt16:
-		return wire.AppendInt16(dst, int16(v.Int)), nil
+		return wire.AppendInt16(dst, int16(v.Int())), nil
 	case schema.KindUint16:
-		return wire.AppendUint16(dst, uint16(v.Int)), nil
+		return wire.AppendUint16(dst, uint16(v.Int())), nil
 	case schema.KindInt32:
-		return wire.AppendInt32(dst, int32(v.Int)), nil
+		return wire.AppendInt32(dst, int32(v.Int())), nil
 	case schema.KindUint32:
-		return wire.AppendUint32(dst, uint32(v.Int)), nil
+		return wire.AppendUint32(dst, uint32(v.Int())), nil
 	case schema.KindInt64:
-		return wire.AppendInt64(dst, v.Int), nil
+		return wire.AppendInt64(dst, v.Int()), nil
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:
@@ -239,7 +239,7 @@ func (g *valueGen) structValue(p *plan, depth int) Value {
 		case !fp.present:
 			v.Kids()[i] = fp.def
 			if g.chance(g.bad) {
-				v.Kids()[i].Int ^= 1 // not the default
+				v.Kids()[i].SetInt(v.Kids()[i].Int() ^ (1)) // not the default
 			}
 		case fp.tagged && g.rng.Intn(3) == 0:
 			v.Kids()[i] = fp.def
@@ -265,7 +265,7 @@ func (g *valueGen) fieldValue(fp *fieldPlan, k schema.Kind, nullable bool, depth
 	}
 	switch k {
 	case schema.KindBool, schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
-		return Value{Int: g.edgeInt(k)}
+		return IntValue(g.edgeInt(k))
 	case schema.KindFloat64:
 		return FloatValue([]float64{0, -0.5, math.Inf(1), math.NaN(), 1e300}[g.rng.Intn(5)])
 	case schema.KindUUID:

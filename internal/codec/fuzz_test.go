@@ -155,7 +155,7 @@ func checkFrame(t *testing.T, c *codec.Codec, data []byte, dec func(codec.Option
 // bits in Int) compare by their bits, so a NaN read from the wire equals
 // itself and -0 differs from 0.
 func sameValue(a, b *codec.Value) bool {
-	if a.Int != b.Int || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes(), b.Bytes()) {
+	if a.Int() != b.Int() || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes(), b.Bytes()) {
 		return false
 	}
 	if len(a.Kids()) != len(b.Kids()) || len(a.Unknown()) != len(b.Unknown()) {
@@ -306,12 +306,12 @@ func TestIntArrayOutOfRange(t *testing.T) {
 	ps := api.Response.Body.Fields[topics].Type.ElemStruct().Fields[parts].Type.ElemStruct()
 	replicas := fieldIndex(t, ps, "ReplicaNodes")
 	arr := &f.Body.Kids()[topics].Kids()[0].Kids()[parts].Kids()[0].Kids()[replicas]
-	arr.SetKids([]codec.Value{{Int: 1}, {Int: 1 << 40}})
+	arr.SetKids([]codec.Value{codec.IntValue(1), codec.IntValue(1 << 40)})
 	_, err := c.EncodeResponse(nil, f)
 	if !errors.Is(err, codec.ErrOutOfRange) || !strings.Contains(err.Error(), "ReplicaNodes[1]") {
 		t.Fatalf("got %v, want ErrOutOfRange at ReplicaNodes[1]", err)
 	}
-	arr.Kids()[1].Int = -7
+	arr.Kids()[1].SetInt(-7)
 	b, err := c.EncodeResponse(nil, f)
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +321,7 @@ func TestIntArrayOutOfRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := g.Body.Kids()[topics].Kids()[0].Kids()[parts].Kids()[0].Kids()[replicas].Kids()
-	if len(got) != 2 || got[0].Int != 1 || got[1].Int != -7 {
+	if len(got) != 2 || got[0].Int() != 1 || got[1].Int() != -7 {
 		t.Fatalf("decoded %+v, want 1, -7", got)
 	}
 }

@@ -102,8 +102,8 @@ func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) erro
 		f.Header.Kids()[fp.index] = fp.def
 	}
 	if skip >= 2 {
-		f.Header.Kids()[p.wire[0].index].Int = int64(f.API.Key)
-		f.Header.Kids()[p.wire[1].index].Int = int64(f.Version)
+		f.Header.Kids()[p.wire[0].index].SetInt(int64(f.API.Key))
+		f.Header.Kids()[p.wire[1].index].SetInt(int64(f.Version))
 	}
 	roles := p.enc.hdrRoles // by position in p.wire: what isCorrelationID and isClientID say
 	for i, fp := range p.wire[skip:] {
@@ -113,7 +113,7 @@ func (d *decoder) specHeaderFields(f *Frame, p *plan, hn span.ID, skip int) erro
 			if err := d.correlationID(f, hn); err != nil {
 				return err
 			}
-			out.Int = int64(f.CorrelationID)
+			out.SetInt(int64(f.CorrelationID))
 		case hdrClientID:
 			if err := d.clientID(f, hn); err != nil {
 				return err

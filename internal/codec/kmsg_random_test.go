@@ -270,16 +270,16 @@ func compareValue(ours *codec.Value, fv reflect.Value, t *schema.Type, sub *stru
 	}
 	switch t.Kind {
 	case schema.KindBool:
-		if (ours.Int != 0) != fv.Bool() {
-			bad("ours %d, kmsg %v", ours.Int, fv.Bool())
+		if (ours.Int() != 0) != fv.Bool() {
+			bad("ours %d, kmsg %v", ours.Int(), fv.Bool())
 		}
 	case schema.KindInt8, schema.KindInt16, schema.KindInt32, schema.KindInt64:
-		if ours.Int != fv.Int() {
-			bad("ours %d, kmsg %d", ours.Int, fv.Int())
+		if ours.Int() != fv.Int() {
+			bad("ours %d, kmsg %d", ours.Int(), fv.Int())
 		}
 	case schema.KindUint16, schema.KindUint32:
-		if uint64(ours.Int) != fv.Uint() {
-			bad("ours %d, kmsg %d", ours.Int, fv.Uint())
+		if uint64(ours.Int()) != fv.Uint() {
+			bad("ours %d, kmsg %d", ours.Int(), fv.Uint())
 		}
 	case schema.KindFloat64:
 		if math.Float64bits(ours.Float()) != math.Float64bits(fv.Float()) {

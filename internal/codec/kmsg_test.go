@@ -530,7 +530,7 @@ func TestKmsgTagOutsideItsVersions(t *testing.T) {
 		t.Fatalf("v18: %v", err)
 	}
 	hw := findField(api.Request.Body, "Topics", "Partitions", "HighWatermark")
-	if got := val.Kids()[hw[0]].Kids()[0].Kids()[hw[1]].Kids()[0].Kids()[hw[2]].Int; got != 7 {
+	if got := val.Kids()[hw[0]].Kids()[0].Kids()[hw[1]].Kids()[0].Kids()[hw[2]].Int(); got != 7 {
 		t.Errorf("v18 HighWatermark = %d, want 7", got)
 	}
 }

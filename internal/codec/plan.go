@@ -305,5 +305,5 @@ func versionError(m *schema.Message, v int16) error {
 
 // isZero reports whether v is the zero Value (nil slices, not null, 0).
 func isZero(v *Value) bool {
-	return v.ptr == nil && v.bare() && v.Int == 0
+	return v.ptr == nil && v.bare() && v.Int() == 0
 }

@@ -57,8 +57,8 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 				}
 				switch row.Val {
 				case span.ValInt, span.ValBool, span.ValFloat:
-					if row.Int != kv.Int {
-						t.Fatalf("%s %s: row %d, value %d", what, tr.Path(k), row.Int, kv.Int)
+					if row.Int != kv.Int() {
+						t.Fatalf("%s %s: row %d, value %d", what, tr.Path(k), row.Int, kv.Int())
 					}
 				case span.ValString, span.ValBytes, span.ValUUID, span.ValRecords:
 					if string(tr.ValueBytes(k)) != string(kv.Bytes()) || row.Null != kv.IsNull() {

@@ -86,7 +86,7 @@ func etStruct(t *testing.T, s *schema.Struct, kv ...any) codec.Value {
 	return v
 }
 
-func etI(n int64) codec.Value          { return codec.Value{Int: n} }
+func etI(n int64) codec.Value          { return codec.IntValue(n) }
 func etS(s string) codec.Value         { return codec.BytesValue([]byte(s)) }
 func etB(b ...byte) codec.Value        { return codec.BytesValue(append([]byte{}, b...)) }
 func etA(e ...codec.Value) codec.Value { return codec.KidsValue(e) }
@@ -301,14 +301,14 @@ func TestEveryTypeDecode(t *testing.T) {
 			body := f.every.Request.Body
 			if v > 0 {
 				// OldField exists only in v0: later versions read its default 7.
-				if n := got.Kids()[etFieldOf(t, body, "OldField").Index].Int; n != 7 {
+				if n := got.Kids()[etFieldOf(t, body, "OldField").Index].Int(); n != 7 {
 					t.Errorf("OldField = %d, want the default 7", n)
 				}
 			}
 			if v == 0 {
 				// Tagged fields are not in v0: TagInt holds its default 5,
 				// TagNullStruct its default null.
-				if n := got.Kids()[etFieldOf(t, body, "TagInt").Index].Int; n != 5 {
+				if n := got.Kids()[etFieldOf(t, body, "TagInt").Index].Int(); n != 5 {
 					t.Errorf("TagInt = %d, want the default 5", n)
 				}
 				if !got.Kids()[etFieldOf(t, body, "TagNullStruct").Index].IsNull() {
@@ -679,7 +679,7 @@ func TestUnknownTags(t *testing.T) {
 	if len(val.Unknown()) != 2 || val.Unknown()[0].Tag != 7 || !bytes.Equal(val.Unknown()[0].Data, []byte("x")) || val.Unknown()[1].Tag != 9 || len(val.Unknown()[1].Data) != 0 {
 		t.Errorf("Unknown = %+v, want %+v", val.Unknown(), wantUnknown)
 	}
-	if n := val.Kids()[etFieldOf(t, f.box.Body, "T0").Index].Int; n != 0 {
+	if n := val.Kids()[etFieldOf(t, f.box.Body, "T0").Index].Int(); n != 0 {
 		t.Errorf("T0 = %d, want 0", n)
 	}
 	out, err := f.c.EncodeBody(nil, f.box, 1, &val)
@@ -948,11 +948,11 @@ func TestDefaults(t *testing.T) {
 	f := etLoad(t)
 	body := f.every.Request.Body
 	common := etFieldOf(t, body, "Common").Type.Struct
-	if got := codec.DefaultValue(etFieldOf(t, common, "C")); got.Int != 16 {
-		t.Errorf("Common.C default = %d, want 16 (0x10)", got.Int)
+	if got := codec.DefaultValue(etFieldOf(t, common, "C")); got.Int() != 16 {
+		t.Errorf("Common.C default = %d, want 16 (0x10)", got.Int())
 	}
 	for name, want := range map[string]int64{"TagInt": 5, "OldField": 7, "Int32": 0} {
-		if got := codec.DefaultValue(etFieldOf(t, body, name)); got.Int != want || got.IsNull() {
+		if got := codec.DefaultValue(etFieldOf(t, body, name)); got.Int() != want || got.IsNull() {
 			t.Errorf("%s default = %+v, want %d", name, got, want)
 		}
 	}

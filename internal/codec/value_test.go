@@ -82,14 +82,14 @@ func TestValueNullAndUnknown(t *testing.T) {
 }
 
 func TestValueKidsClone(t *testing.T) {
-	v := codec.KidsValue([]codec.Value{{Int: 1}, codec.KidsValue([]codec.Value{codec.BytesValue([]byte("ab"))}), codec.NullValue()})
+	v := codec.KidsValue([]codec.Value{codec.IntValue(1), codec.KidsValue([]codec.Value{codec.BytesValue([]byte("ab"))}), codec.NullValue()})
 	c := v.Clone()
 	if !codec.Equal(&v, &c) {
 		t.Fatal("Clone differs from the original")
 	}
 	c.Kids()[1].Kids()[0].Bytes()[0] = 'x'
-	c.Kids()[0].Int = 2
-	if string(v.Kids()[1].Kids()[0].Bytes()) != "ab" || v.Kids()[0].Int != 1 {
+	c.Kids()[0].SetInt(2)
+	if string(v.Kids()[1].Kids()[0].Bytes()) != "ab" || v.Kids()[0].Int() != 1 {
 		t.Error("Clone shares memory with the original")
 	}
 	if codec.Equal(&v, &c) {
@@ -99,26 +99,26 @@ func TestValueKidsClone(t *testing.T) {
 
 // TestValueBytesOrKids checks the one pointer and length that hold either
 // a value's bytes or its kids: each setter drops the other, nil and empty
-// stay apart, the zero Value holds neither, and the layout is one pointer and two int64s.
+// stay apart, the zero Value holds neither, and the layout is one pointer and one int64.
 func TestValueBytesOrKids(t *testing.T) {
-	if got, limit := unsafe.Sizeof(codec.Value{}), unsafe.Sizeof(uintptr(0))+16; got > limit {
+	if got, limit := unsafe.Sizeof(codec.Value{}), unsafe.Sizeof(uintptr(0))+8; got > limit {
 		t.Errorf("a Value is %d bytes, want at most %d", got, limit)
 	}
 	var z codec.Value
-	if z.Bytes() != nil || z.Kids() != nil || z.IsNull() || z.Int != 0 {
+	if z.Bytes() != nil || z.Kids() != nil || z.IsNull() || z.Int() != 0 {
 		t.Errorf("zero Value: bytes %v, kids %v, null %v", z.Bytes(), z.Kids(), z.IsNull())
 	}
 	v := codec.BytesValue([]byte("abc"))
 	if string(v.Bytes()) != "abc" || v.Kids() != nil || cap(v.Bytes()) != 3 {
 		t.Errorf("BytesValue: bytes %q (cap %d), kids %v", v.Bytes(), cap(v.Bytes()), v.Kids())
 	}
-	kids := []codec.Value{{Int: 7}, codec.BytesValue([]byte("x"))}
+	kids := []codec.Value{codec.IntValue(7), codec.BytesValue([]byte("x"))}
 	v.SetKids(kids)
-	if v.Bytes() != nil || len(v.Kids()) != 2 || v.Kids()[0].Int != 7 || string(v.Kids()[1].Bytes()) != "x" {
+	if v.Bytes() != nil || len(v.Kids()) != 2 || v.Kids()[0].Int() != 7 || string(v.Kids()[1].Bytes()) != "x" {
 		t.Errorf("after SetKids: bytes %v, kids %+v", v.Bytes(), v.Kids())
 	}
-	v.Kids()[0].Int = 8 // the kids are shared, not copied
-	if kids[0].Int != 8 {
+	v.Kids()[0].SetInt(8) // the kids are shared, not copied
+	if kids[0].Int() != 8 {
 		t.Error("Kids() returned a copy")
 	}
 	v.SetBytes([]byte{})
@@ -153,20 +153,19 @@ func TestValueBytesOrKids(t *testing.T) {
 // drops them.
 func TestValueUnknownOutOfLine(t *testing.T) {
 	tags := []codec.RawTag{{Tag: 5, Data: []byte{9}}}
-	kids := []codec.Value{{Int: 1}, {Int: 2}}
+	kids := []codec.Value{codec.IntValue(1), codec.IntValue(2)}
 	v := codec.KidsValue(kids)
-	v.Int = 42
 	v.SetUnknown(tags)
-	if len(v.Kids()) != 2 || v.Kids()[1].Int != 2 || v.Bytes() != nil || v.Int != 42 || len(v.Unknown()) != 1 || v.IsNull() {
-		t.Fatalf("kids and tags: kids %+v, bytes %v, Int %d, tags %+v", v.Kids(), v.Bytes(), v.Int, v.Unknown())
+	if len(v.Kids()) != 2 || v.Kids()[1].Int() != 2 || v.Bytes() != nil || v.Int() != 0 || len(v.Unknown()) != 1 || v.IsNull() {
+		t.Fatalf("kids and tags: kids %+v, bytes %v, Int %d, tags %+v", v.Kids(), v.Bytes(), v.Int(), v.Unknown())
 	}
-	v.Kids()[0].Int = 3 // still the same kids
-	if kids[0].Int != 3 {
+	v.Kids()[0].SetInt(3) // still the same kids
+	if kids[0].Int() != 3 {
 		t.Error("SetUnknown copied the kids")
 	}
 	old := v
-	v.SetKids([]codec.Value{{Int: 7}})
-	if len(v.Kids()) != 1 || v.Kids()[0].Int != 7 || len(v.Unknown()) != 1 {
+	v.SetKids([]codec.Value{codec.IntValue(7)})
+	if len(v.Kids()) != 1 || v.Kids()[0].Int() != 7 || len(v.Unknown()) != 1 {
 		t.Errorf("SetKids on a value with tags: kids %+v, tags %+v", v.Kids(), v.Unknown())
 	}
 	if len(old.Kids()) != 2 || len(old.Unknown()) != 1 {
@@ -191,5 +190,54 @@ func TestValueUnknownOutOfLine(t *testing.T) {
 	old.SetUnknown(tags)
 	if old.IsNull() || len(old.Unknown()) != 1 || len(old.Kids()) != 2 {
 		t.Errorf("SetUnknown on a null value: null %v, tags %+v, kids %+v", old.IsNull(), old.Unknown(), old.Kids())
+	}
+}
+
+// TestValueIntOrOthers checks the integer that shares a Value's length
+// word: no integer, whatever its low bits, reads as a flag (null, kids,
+// unknown tags), and setting an integer, bytes or kids drops the others.
+func TestValueIntOrOthers(t *testing.T) {
+	for _, i := range []int64{0, 1, 2, 3, 4, 5, 7, -1, -8, math.MaxInt64, math.MinInt64, 1 << 40} {
+		v := codec.IntValue(i)
+		if v.Int() != i || v.IsNull() || v.Bytes() != nil || v.Kids() != nil || v.Unknown() != nil {
+			t.Errorf("IntValue(%d): Int %d, null %v, bytes %v, kids %v, tags %v", i, v.Int(), v.IsNull(), v.Bytes(), v.Kids(), v.Unknown())
+		}
+		v.SetNull(false)
+		if c := v.Clone(); v.Int() != i || !codec.Equal(&c, &v) {
+			t.Errorf("IntValue(%d): SetNull(false) or Clone changed it: %d, clone %d", i, v.Int(), c.Int())
+		}
+		v.SetNull(true)
+		if !v.IsNull() || v.Int() != 0 {
+			t.Errorf("IntValue(%d).SetNull(true): null %v, Int %d", i, v.IsNull(), v.Int())
+		}
+		v.SetInt(i)
+		v.SetBytes([]byte("ab"))
+		if v.Int() != 0 || string(v.Bytes()) != "ab" {
+			t.Errorf("SetBytes after SetInt(%d): Int %d, bytes %q", i, v.Int(), v.Bytes())
+		}
+		v.SetInt(i)
+		if v.Int() != i || v.Bytes() != nil {
+			t.Errorf("SetInt(%d) after SetBytes: Int %d, bytes %q", i, v.Int(), v.Bytes())
+		}
+		v.SetKids([]codec.Value{codec.IntValue(i)})
+		if v.Int() != 0 || len(v.Kids()) != 1 || v.Kids()[0].Int() != i {
+			t.Errorf("SetKids after SetInt(%d): Int %d, kids %v", i, v.Int(), v.Kids())
+		}
+		w := codec.IntValue(i ^ 1)
+		if x := codec.IntValue(i); codec.Equal(&x, &w) {
+			t.Errorf("IntValue(%d) equals IntValue(%d)", i, i^1)
+		}
+	}
+	n := codec.NullValue()
+	n.SetBytes(nil)
+	if !n.IsNull() || n.Bytes() != nil || n.Int() != 0 {
+		t.Errorf("null after SetBytes(nil): null %v, bytes %v, Int %d", n.IsNull(), n.Bytes(), n.Int())
+	}
+	n.SetNull(false)
+	if var0 := (codec.Value{}); n.IsNull() || !codec.Equal(&n, &var0) {
+		t.Errorf("null made not null: null %v, Int %d", n.IsNull(), n.Int())
+	}
+	if f := codec.FloatValue(-0.5); f.Float() != -0.5 || f.IsNull() {
+		t.Errorf("FloatValue(-0.5): %v, null %v", f.Float(), f.IsNull())
 	}
 }

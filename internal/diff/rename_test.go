@@ -31,7 +31,7 @@ func filledValue(t *schema.Type, v int16, n *int64, depth int) codec.Value {
 	*n++
 	switch t.Kind {
 	case schema.KindBool:
-		return codec.Value{Int: 1}
+		return codec.IntValue(1)
 	case schema.KindUUID:
 		b := make([]byte, 16)
 		b[15] = byte(*n)
@@ -47,7 +47,7 @@ func filledValue(t *schema.Type, v int16, n *int64, depth int) codec.Value {
 	case schema.KindStruct:
 		return filled(t.Struct, v, n, depth+1)
 	}
-	return codec.Value{Int: *n % 100}
+	return codec.IntValue(*n % 100)
 }
 
 // at returns the value of field name in the struct at path (dotted field
@@ -152,8 +152,8 @@ func TestReleaseRenamesKeepBytes(t *testing.T) {
 					}
 					for _, rn := range rs {
 						old, now := at(t, va, side.ma.Body, oldPath(rn.path), rn.from), at(t, vb, side.mb.Body, rn.path, rn.to)
-						if old.Int != now.Int || !bytes.Equal(old.Bytes(), now.Bytes()) {
-							t.Errorf("%s: %s holds %d %q, %s held %d %q", what, rn.to, now.Int, now.Bytes(), rn.from, old.Int, old.Bytes())
+						if old.Int() != now.Int() || !bytes.Equal(old.Bytes(), now.Bytes()) {
+							t.Errorf("%s: %s holds %d %q, %s held %d %q", what, rn.to, now.Int(), now.Bytes(), rn.from, old.Int(), old.Bytes())
 						}
 					}
 				}

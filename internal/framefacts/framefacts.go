@@ -73,7 +73,7 @@ func (w *walker) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 	switch t.Kind {
 	case schema.KindInt16:
 		if span.IsErrorCode(f.Name) {
-			w.out.Errors = append(w.out.Errors, int16(val.Int))
+			w.out.Errors = append(w.out.Errors, int16(val.Int()))
 		}
 	case schema.KindString:
 		if f.EntityType == "topicName" && !val.IsNull() && len(val.Bytes()) > 0 {

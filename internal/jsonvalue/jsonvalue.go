@@ -209,9 +209,9 @@ func (w *writer) str(s string) {
 func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth int) error {
 	switch t.Kind {
 	case schema.KindBool:
-		w.b = strconv.AppendBool(w.b, val.Int != 0)
+		w.b = strconv.AppendBool(w.b, val.Int() != 0)
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
-		w.b = strconv.AppendInt(w.b, val.Int, 10)
+		w.b = strconv.AppendInt(w.b, val.Int(), 10)
 	case schema.KindFloat64:
 		switch {
 		case math.IsNaN(val.Float()):
@@ -462,7 +462,7 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 			return codec.Value{}, typeErr(path, "true or false", x)
 		}
 		if b {
-			return codec.Value{Int: 1}, nil
+			return codec.IntValue(1), nil
 		}
 		return codec.Value{}, nil
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
@@ -478,7 +478,7 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		if i < lo || i > hi {
 			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %d is not %s %s (%d..%d)", ErrRange, i, article(t.Kind.String()), t.Kind, lo, hi)}
 		}
-		return codec.Value{Int: i}, nil
+		return codec.IntValue(i), nil
 	case schema.KindFloat64:
 		switch y := x.(type) {
 		case json.Number:

@@ -280,18 +280,18 @@ func (g *randGen) value(t *schema.Type, depth int) codec.Value {
 	r := g.rng
 	switch t.Kind {
 	case schema.KindBool:
-		return codec.Value{Int: int64(r.IntN(2))}
+		return codec.IntValue(int64(r.IntN(2)))
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
 		lo, hi, _ := t.Kind.IntRange()
 		switch r.IntN(4) {
 		case 0:
-			return codec.Value{Int: lo}
+			return codec.IntValue(lo)
 		case 1:
-			return codec.Value{Int: hi}
+			return codec.IntValue(hi)
 		case 2:
-			return codec.Value{Int: max(lo, min(hi, int64(r.IntN(2000))-1000))}
+			return codec.IntValue(max(lo, min(hi, int64(r.IntN(2000))-1000)))
 		}
-		return codec.Value{Int: max(lo, min(hi, int64(r.Uint64())))}
+		return codec.IntValue(max(lo, min(hi, int64(r.Uint64()))))
 	case schema.KindFloat64:
 		fs := []float64{0, math.Copysign(0, -1), 1.5, -2.25e-300, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1), r.NormFloat64() * 1e10}
 		return codec.FloatValue(fs[r.IntN(len(fs))])

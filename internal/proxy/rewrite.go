@@ -175,14 +175,14 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 		hv, pv := &v.Kids()[a.host.Index], &v.Kids()[a.port.Index]
 		node := int32(-1)
 		if a.node.Versions.Contains(version) {
-			node = int32(v.Kids()[a.node.Index].Int)
+			node = int32(v.Kids()[a.node.Index].Int())
 		}
-		if h, p, ok := remap(node, string(hv.Bytes()), int32(pv.Int)); ok && (h != string(hv.Bytes()) || int64(p) != pv.Int) {
+		if h, p, ok := remap(node, string(hv.Bytes()), int32(pv.Int())); ok && (h != string(hv.Bytes()) || int64(p) != pv.Int()) {
 			if dry {
 				return true
 			}
 			hv.SetBytes([]byte(h))
-			pv.Int = int64(p)
+			pv.SetInt(int64(p))
 			changed = true
 		}
 	}
