@@ -447,7 +447,7 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 	d.r.Off = off + size
 	if d.t == nil {
 		for _, fp := range run {
-			fields[fp.index].SetInt(fixedAt(fp.kind, b))
+			fields[fp.index].setInt(fixedAt(fp.kind, b))
 			b = b[fp.intSize:]
 		}
 		return true
@@ -463,7 +463,7 @@ func (d *decoder) intRun(run []*fieldPlan, size int, fields []Value, parent span
 		if fp.kind == schema.KindBool {
 			val = span.ValBool
 		}
-		fields[fp.index].SetInt(v)
+		fields[fp.index].setInt(v)
 		rows[j].Set(parent, first+span.ID(j)+1, fp.descID, int32(off), int32(fp.intSize), -1, cat, val, v)
 		off += fp.intSize
 		b = b[fp.intSize:]
@@ -514,9 +514,9 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindBool:
 		var v int8
 		if v, err = d.r.Int8(); err == nil {
-			out.SetInt(0)
+			out.setInt(0)
 			if v != 0 {
-				out.SetInt(1)
+				out.setInt(1)
 			}
 			if n != span.None {
 				row := &d.t.Nodes[n]
@@ -526,32 +526,32 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindInt8:
 		var v int8
 		v, err = d.r.Int8()
-		out.SetInt(int64(v))
+		out.setInt(int64(v))
 		d.intNode(n, out.Int())
 	case schema.KindInt16:
 		var v int16
 		v, err = d.r.Int16()
-		out.SetInt(int64(v))
+		out.setInt(int64(v))
 		d.intNode(n, out.Int())
 	case schema.KindUint16:
 		var v uint16
 		v, err = d.r.Uint16()
-		out.SetInt(int64(v))
+		out.setInt(int64(v))
 		d.intNode(n, out.Int())
 	case schema.KindInt32:
 		var v int32
 		v, err = d.r.Int32()
-		out.SetInt(int64(v))
+		out.setInt(int64(v))
 		d.intNode(n, out.Int())
 	case schema.KindUint32:
 		var v uint32
 		v, err = d.r.Uint32()
-		out.SetInt(int64(v))
+		out.setInt(int64(v))
 		d.intNode(n, out.Int())
 	case schema.KindInt64:
 		var v int64
 		v, err = d.r.Int64()
-		out.SetInt(v)
+		out.setInt(v)
 		d.intNode(n, v)
 	case schema.KindFloat64:
 		var f float64
@@ -933,7 +933,7 @@ func (d *decoder) intElemRows(fp *fieldPlan, count int, n span.ID, out *Value) b
 		for i := range rows {
 			v := intAt(k, b, i)
 			rows[i].Int = v
-			kids[i].SetInt(v)
+			kids[i].setInt(v)
 		}
 	}
 	d.r.Off += count * size
@@ -1056,27 +1056,27 @@ func (d *decoder) intElems(k schema.Kind, elems []Value) bool {
 	switch k {
 	case schema.KindInt8:
 		for i := range elems {
-			elems[i].SetInt(int64(int8(b[i])))
+			elems[i].setInt(int64(int8(b[i])))
 		}
 	case schema.KindInt16:
 		for i := range elems {
-			elems[i].SetInt(int64(int16(binary.BigEndian.Uint16(b[2*i:]))))
+			elems[i].setInt(int64(int16(binary.BigEndian.Uint16(b[2*i:]))))
 		}
 	case schema.KindUint16:
 		for i := range elems {
-			elems[i].SetInt(int64(binary.BigEndian.Uint16(b[2*i:])))
+			elems[i].setInt(int64(binary.BigEndian.Uint16(b[2*i:])))
 		}
 	case schema.KindInt32:
 		for i := range elems {
-			elems[i].SetInt(int64(int32(binary.BigEndian.Uint32(b[4*i:]))))
+			elems[i].setInt(int64(int32(binary.BigEndian.Uint32(b[4*i:]))))
 		}
 	case schema.KindUint32:
 		for i := range elems {
-			elems[i].SetInt(int64(binary.BigEndian.Uint32(b[4*i:])))
+			elems[i].setInt(int64(binary.BigEndian.Uint32(b[4*i:])))
 		}
 	case schema.KindInt64:
 		for i := range elems {
-			elems[i].SetInt(int64(binary.BigEndian.Uint64(b[8*i:])))
+			elems[i].setInt(int64(binary.BigEndian.Uint64(b[8*i:])))
 		}
 	}
 	d.r.Off += len(elems) * size

@@ -96,6 +96,11 @@ func (v Value) Int() int64 {
 // the null flag).
 func (v *Value) SetInt(i int64) { v.ptr, v.n = nil, i }
 
+// setInt is SetInt for the decoder's values, which are fresh (zeroed:
+// their pointer is nil already) or scratch that nothing reads. It stores
+// no pointer, so it needs no write barrier while the collector marks.
+func (v *Value) setInt(i int64) { v.n = i }
+
 // BytesValue returns a value holding b (a string, bytes, uuid or records).
 func BytesValue(b []byte) Value {
 	p := unsafe.Pointer(unsafe.SliceData(b))
