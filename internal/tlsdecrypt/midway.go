@@ -19,24 +19,40 @@ import (
 // that come from its application traffic secrets alone (TLS 1.2's need
 // the hellos' randoms, which such a capture lacks), so a key log that
 // holds the secrets can still read it: the direction's first whole
-// record is tried under each secret of the key log, in each suite its
-// length allows, at each sequence number from 0. A sequence number costs
-// one block of key stream: with AES-GCM the one that masks the tag,
-// which (after one Seal of the record for each secret) tests it on the
-// whole tag; with ChaCha20-Poly1305 the one over the record's last
-// bytes, whose last one that is not padding, the inner content type,
-// must be application data, a handshake or an alert, and only the
-// numbers that pass are authenticated in full. Once one direction is
-// found, its session's other secret reads the other direction.
+// record is tried under each secret of the key log, and under the
+// secrets KeyUpdates make of it, in each suite its length allows, at
+// each sequence number from 0. A sequence number costs one block of key
+// stream: with AES-GCM the one that masks the tag, which (after one Seal
+// of the record for each secret) tests it on the whole tag; with
+// ChaCha20-Poly1305 the one over the record's last bytes, whose last one
+// that is not padding, the inner content type, must be application data,
+// a handshake or an alert, and only the numbers that pass are
+// authenticated in full. Once one direction is found, its session's
+// other secret reads the other direction.
 
 // The bounds of joining midway: the sequence numbers tried for a
-// secret (records sent before the capture began), with ChaCha20-Poly1305
-// (whose key stream costs about 16 times AES's to derive), and the
-// trials for a stream in all, in AES key stream blocks (about half a
-// second's work).
+// secret (records sent under it before the capture began: a direction
+// whose capture begins more records than that after the session's
+// start, or after its latest KeyUpdate, is not joined), with
+// ChaCha20-Poly1305 (whose key stream costs about 16 times AES's to
+// derive), the generations of each secret (KeyUpdates before the
+// capture began), and the trials for a stream in all, in AES key stream
+// blocks (about half a second's work).
+//
+// Eight generations: peers update their keys when asked to (Go and
+// OpenSSL only then) or after a volume of data (Java, Kafka's usual
+// runtime, after 2^37 bytes by default with AES-GCM), so eight cover a
+// terabyte of a Java peer's traffic. The generations are tried in turn,
+// each for every secret, so a session with no KeyUpdate costs what it
+// did with none tried, and a later generation is reached only while the
+// stream's work allows: one session's two secrets, in both suites their
+// length allows, fit eight times in it; a key log of many sessions
+// reaches fewer generations (of a dozen sessions or more, generation 0
+// alone).
 const (
 	MidwayRecords       = 1 << 20
 	midwayChaChaRecords = 1 << 16
+	midwayGenerations   = 8
 	maxMidwayWork       = 1 << 26
 	chachaWeight        = 16
 )
@@ -91,7 +107,7 @@ func (s *Stream) joinFrom(i int, b []byte) (int, bool) {
 		return start, true
 	}
 	if sd.err == nil {
-		s.stop(i, ReasonNoKey, fmt.Sprintf("the capture began after the handshake, and no TLS 1.3 application traffic secret of the key log's (%d sessions) opens this direction's first record at a sequence number below %d", s.keys.Sessions(), MidwayRecords))
+		s.stop(i, ReasonNoKey, fmt.Sprintf("the capture began after the handshake, and no TLS 1.3 application traffic secret of the key log's (%d sessions), nor the next %d that KeyUpdates make of each, opens this direction's first record at a sequence number below %d", s.keys.Sessions(), midwayGenerations-1, MidwayRecords))
 	}
 	return start, false
 }
@@ -99,19 +115,71 @@ func (s *Stream) joinFrom(i int, b []byte) (int, bool) {
 // candidate is a secret to try, with the session it belongs to.
 type candidate struct {
 	sec    *secrets
-	secret []byte
-	client bool // the client's secret
+	secret []byte // generation 0, as the key log has it
+	client bool   // the client's secret
+	// gens are the secret's generations derived so far (gens[0] is
+	// secret), with the suite whose hash derives them.
+	gens [][]byte
+	hs   *suite
 }
 
-// join finds the secret, suite and sequence number record r of
-// direction i opens under.
+// generation returns the candidate's secret after g KeyUpdates, or nil
+// when no TLS 1.3 suite makes secrets of its length.
+func (c *candidate) generation(g int) []byte {
+	if c.hs == nil {
+		return nil
+	}
+	if c.gens == nil {
+		c.gens = [][]byte{c.secret}
+	}
+	for len(c.gens) <= g {
+		next, err := c.hs.nextSecret(c.gens[len(c.gens)-1])
+		if err != nil {
+			return nil
+		}
+		c.gens = append(c.gens, next)
+	}
+	return c.gens[g]
+}
+
+// newCandidate returns a candidate for secret, or false when it has
+// none of TLS 1.3's lengths.
+func newCandidate(sec *secrets, secret []byte, client bool) (candidate, bool) {
+	c := candidate{sec: sec, secret: secret, client: client}
+	for _, id := range []uint16{0x1301, 0x1302, 0x1303} {
+		if st := suites[id]; st.hash().Size() == len(secret) {
+			c.hs = st
+			return c, true
+		}
+	}
+	return c, false
+}
+
+// join finds the secret, its generation, the suite and the sequence
+// number record r of direction i opens under.
 func (s *Stream) join(i int, r []byte) bool {
 	var cands []candidate
+	var gens []int // the generations to try, in order
+	add := func(sec *secrets, secret []byte, client bool) {
+		if c, ok := newCandidate(sec, secret, client); ok {
+			cands = append(cands, c)
+		}
+	}
 	if s.sec != nil { // the other direction found the session
 		if i == s.client {
-			cands = append(cands, candidate{s.sec, s.sec.clientAP, true})
+			add(s.sec, s.sec.clientAP, true)
 		} else {
-			cands = append(cands, candidate{s.sec, s.sec.serverAP, false})
+			add(s.sec, s.sec.serverAP, false)
+		}
+		// A KeyUpdate that asks for one back moves both directions, so
+		// the other direction's generation is tried first, then those
+		// nearest it.
+		for d := 0; len(gens) < midwayGenerations; d++ {
+			for _, g := range []int{s.gen + d, s.gen - d} {
+				if g >= 0 && g < midwayGenerations && !slices.Contains(gens, g) {
+					gens = append(gens, g)
+				}
+			}
 		}
 	} else if s.keys != nil {
 		randoms := make([][32]byte, 0, len(s.keys.byRandom))
@@ -121,37 +189,54 @@ func (s *Stream) join(i int, r []byte) bool {
 		slices.SortFunc(randoms, func(a, b [32]byte) int { return bytes.Compare(a[:], b[:]) })
 		for _, r := range randoms {
 			sec := s.keys.byRandom[r]
-			for _, c := range []candidate{{sec, sec.clientAP, true}, {sec, sec.serverAP, false}} {
-				if c.secret != nil {
-					cands = append(cands, c)
-				}
+			if sec.clientAP != nil {
+				add(sec, sec.clientAP, true)
+			}
+			if sec.serverAP != nil {
+				add(sec, sec.serverAP, false)
 			}
 		}
+		// Every secret's generation 0 first: a session with no KeyUpdate
+		// before the capture costs what it did before generations were
+		// tried.
+		for g := range midwayGenerations {
+			gens = append(gens, g)
+		}
 	}
-	// AES-GCM first: it is what the peers negotiate on processors with
-	// AES instructions, and its key stream is the cheaper to derive.
-	for _, kind := range []aeadKind{aesGCM, chacha} {
-		for _, c := range cands {
-			for _, st := range suitesFor(c.secret, kind) {
-				if s.suite != nil && st != s.suite {
+	for _, g := range gens {
+		// AES-GCM first: it is what the peers negotiate on processors
+		// with AES instructions, and its trials are the cheaper.
+		for _, kind := range []aeadKind{aesGCM, chacha} {
+			for k := range cands {
+				c := &cands[k]
+				secret := c.generation(g)
+				if secret == nil {
 					continue
 				}
-				seq, ok := s.searchSeq(i, st, c.secret, r)
-				if s.sides[i].err != nil {
-					return false
+				for _, st := range suitesFor(secret, kind) {
+					if s.suite != nil && st != s.suite {
+						continue
+					}
+					seq, ok := s.searchSeq(i, st, secret, r)
+					if s.sides[i].err != nil {
+						return false
+					}
+					if !ok {
+						continue
+					}
+					if s.sec == nil {
+						s.gen = g
+					}
+					s.version, s.suite, s.sec = tls.VersionTLS13, st, c.sec
+					if c.client {
+						s.client = i
+					} else {
+						s.client = 1 - i
+					}
+					s.setKeys13(i, secret, phaseApp)
+					s.sides[i].seq = seq
+					return true
 				}
-				if !ok {
-					continue
-				}
-				s.version, s.suite, s.sec = tls.VersionTLS13, st, c.sec
-				if c.client {
-					s.client = i
-				} else {
-					s.client = 1 - i
-				}
-				s.setKeys13(i, c.secret, phaseApp)
-				s.sides[i].seq = seq
-				return true
 			}
 		}
 	}

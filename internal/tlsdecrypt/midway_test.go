@@ -9,8 +9,10 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"hash"
+	"strings"
 	"testing"
 
 	"golang.org/x/crypto/chacha20poly1305"
@@ -114,6 +116,13 @@ func randomBytes(n int) []byte {
 	return b
 }
 
+// keyLogLines returns the key log lines of a session's traffic secrets,
+// under a random client random.
+func keyLogLines(client, server []byte) string {
+	random := hex.EncodeToString(randomBytes(32))
+	return fmt.Sprintf("CLIENT_TRAFFIC_SECRET_0 %s %x\nSERVER_TRAFFIC_SECRET_0 %s %x\n", random, client, random, server)
+}
+
 // content is n bytes of application data, distinct for each k.
 func content(k, n int) []byte {
 	return bytes.Repeat(fmt.Appendf(nil, "record %d; ", k), n/10+1)[:n]
@@ -144,4 +153,107 @@ func TestJoinMidwayPadded(t *testing.T) {
 // tls13Name is a TLS 1.3 suite's name.
 func tls13Name(id uint16) string {
 	return map[uint16]string{0x1301: "TLS_AES_128_GCM_SHA256", 0x1302: "TLS_AES_256_GCM_SHA384", 0x1303: "TLS_CHACHA20_POLY1305_SHA256"}[id]
+}
+
+// TestJoinMidwayGenerations: a session captured after KeyUpdates (each
+// direction at its own generation, ahead of or behind the other) is
+// joined at the generation each direction is at, and the KeyUpdates
+// after the join are followed: each direction decrypts to the content
+// of every record after the one the capture began inside, padded or
+// not.
+func TestJoinMidwayGenerations(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		suite uint16
+		gen   [2]int    // the client's and the server's generation
+		seq   [2]uint64 // their first record's sequence number
+		first int       // the direction fed first
+		decoy bool      // another session's lines come first in the key log
+	}{
+		{"AES-128-GCM, the client joined first, ahead", 0x1301, [2]int{2, 1}, [2]uint64{40, 5}, 0, false},
+		{"AES-256-GCM, the server joined first, behind, another session", 0x1302, [2]int{4, 2}, [2]uint64{7, 900}, 1, true},
+		{"ChaCha20-Poly1305, the client joined first, ahead", 0x1303, [2]int{1, 0}, [2]uint64{300, 2}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			size := 32
+			if tc.suite == 0x1302 {
+				size = 48
+			}
+			secrets := [2][]byte{randomBytes(size), randomBytes(size)}
+			keylog := keyLogLines(secrets[0], secrets[1])
+			if tc.decoy {
+				keylog = keyLogLines(randomBytes(size), randomBytes(size)) + keylog
+			}
+			keys := NewKeyLog()
+			if err := keys.Read(strings.NewReader(keylog), "keylog"); err != nil {
+				t.Fatal(err)
+			}
+			// Each direction: a record the capture begins inside, records
+			// of several paddings (the first whole one's too), a KeyUpdate,
+			// more records under the next generation.
+			var wire, want [2][]byte
+			for d := range 2 {
+				p := newPeer13(t, tc.suite, secrets[d], tc.gen[d], tc.seq[d])
+				wire[d] = p.record(typeAppData, content(100+d, 50), 0)[3:]
+				for k, pad := range []int{70, 0, 1, 16, 300} {
+					c := content(10*d+k, 20+k*k*97%1500)
+					wire[d] = append(wire[d], p.record(typeAppData, c, pad)...)
+					want[d] = append(want[d], c...)
+				}
+				wire[d] = append(wire[d], p.keyUpdate()...)
+				for k, pad := range []int{0, 40} {
+					c := content(20*d+k, 300+k)
+					wire[d] = append(wire[d], p.record(typeAppData, c, pad)...)
+					want[d] = append(want[d], c...)
+				}
+			}
+			st := NewStream(keys)
+			st.JoinMidway(nil)
+			var out [2][]byte
+			for _, d := range []int{tc.first, 1 - tc.first} {
+				for b := wire[d]; len(b) > 0; {
+					n := min(len(b), 700)
+					plain, _, err := st.Feed(d, b[:n])
+					if err != nil {
+						t.Fatalf("direction %d: %v", d, err)
+					}
+					out[d] = append(out[d], plain...)
+					b = b[n:]
+				}
+			}
+			for d := range 2 {
+				if !bytes.Equal(out[d], want[d]) {
+					t.Errorf("direction %d: decrypted %d bytes, want %d", d, len(out[d]), len(want[d]))
+				}
+			}
+			if got := st.Session(); got != "TLS 1.3 "+tls13Name(tc.suite) || st.Client() != 0 || st.gen != tc.gen[tc.first] {
+				t.Errorf("session %q, client %d, joined at generation %d (want %d)", got, st.Client(), st.gen, tc.gen[tc.first])
+			}
+		})
+	}
+}
+
+// TestJoinMidwayGenerationBound: a direction more KeyUpdates in than
+// the generations tried is not joined, and said so, once every
+// generation of every secret has been tried at every sequence number.
+func TestJoinMidwayGenerationBound(t *testing.T) {
+	secrets := [2][]byte{randomBytes(48), randomBytes(48)}
+	keys := NewKeyLog()
+	if err := keys.Read(strings.NewReader(keyLogLines(secrets[0], secrets[1])), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer13(t, 0x1302, secrets[0], midwayGenerations, 0)
+	r := p.record(typeAppData, content(1, 100), 0)
+	wire := append(bytes.Clone(r), p.record(typeAppData, content(2, 100), 0)...)
+	st := NewStream(keys)
+	st.JoinMidway(nil)
+	plain, dropped, err := st.Feed(0, wire)
+	if len(plain) != 0 || dropped != len(wire) || err == nil || !strings.Contains(err.Error(), fmt.Sprintf("nor the next %d that KeyUpdates make of each", midwayGenerations-1)) {
+		t.Errorf("%d bytes, %d dropped, %v", len(plain), dropped, err)
+	}
+	// Two secrets, each at every generation and sequence number.
+	least := int64(2 * midwayGenerations * MidwayRecords)
+	if most := least + 2*midwayGenerations*2*bulkWork(len(r)); st.work < least || st.work > most {
+		t.Errorf("%d trials, want %d to %d", st.work, least, most)
+	}
 }
