@@ -233,6 +233,45 @@ func TestJoinMidwayGenerations(t *testing.T) {
 	}
 }
 
+// TestJoinMidwayBudgetGenerations: the generations tried spend the
+// same budget as generation 0: a direction three KeyUpdates in is
+// joined with a budget that covers the trials of the generations before
+// it, and stops, saying so, with one that does not; what is spent past
+// the budget is at most one charge.
+func TestJoinMidwayBudgetGenerations(t *testing.T) {
+	secrets := [2][]byte{randomBytes(48), randomBytes(48)}
+	keys := NewKeyLog()
+	if err := keys.Read(strings.NewReader(keyLogLines(secrets[0], secrets[1])), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	p := newPeer13(t, 0x1302, secrets[0], 3, 10)
+	wire := append(p.record(typeAppData, content(1, 500), 0), p.record(typeAppData, content(2, 500), 0)...)
+	// Generations 0 to 2 of both secrets, each all its sequence numbers
+	// (AES-256-GCM alone makes 48-byte secrets).
+	before := int64(3 * 2 * MidwayRecords)
+	for _, tc := range []struct {
+		budget int64
+		joined bool
+	}{{before - MidwayRecords/2, false}, {before + MidwayRecords/2, true}} {
+		budget := tc.budget
+		st := NewStream(keys)
+		st.JoinMidway(&budget)
+		plain, _, err := st.Feed(0, wire)
+		if tc.joined {
+			if err != nil || !bytes.Equal(plain, append(content(1, 500), content(2, 500)...)) || st.gen != 3 {
+				t.Errorf("budget %d: %d bytes, generation %d, %v", tc.budget, len(plain), st.gen, err)
+			}
+			if spent := tc.budget - budget; spent < before || spent != st.work {
+				t.Errorf("budget %d: %d spent, the stream counted %d, generations 0 to 2 cost %d", tc.budget, spent, st.work, before)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < -maxMidwayCharge {
+			t.Errorf("budget %d: %v; budget left %d", tc.budget, err, budget)
+		}
+	}
+}
+
 // TestJoinMidwayGenerationBound: a direction more KeyUpdates in than
 // the generations tried is not joined, and said so, once every
 // generation of every secret has been tried at every sequence number.

@@ -571,7 +571,28 @@ func TestJoinMidwayBudget(t *testing.T) {
 		st.Feed(c.dir, c.data)
 	}
 	err := st.Err(0)
-	if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < 5000-2*1024-maxMidwayWork {
+	if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < -maxMidwayCharge {
 		t.Errorf("%v; budget left %d", err, budget)
 	}
+	// With no budget, a stream's own bound stops it (here, two secrets'
+	// trials before it).
+	st = NewStream(keys)
+	st.JoinMidway(nil)
+	st.work = maxMidwayWork - 2*MidwayRecords
+	for _, c := range s.chunks[len(s.chunks)/2:] {
+		st.Feed(c.dir, c.data)
+	}
+	for d := range 2 {
+		if err := st.Err(d); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("within %d trials", maxMidwayWork)) {
+			t.Errorf("direction %d: %v", d, err)
+		}
+	}
+	if st.work > maxMidwayWork+maxMidwayCharge {
+		t.Errorf("%d trials, more than the bound of %d", st.work, maxMidwayWork)
+	}
 }
+
+// maxMidwayCharge is the most that one charge of joining work may
+// overspend a budget by: a record's opening (and GHASH) or a batch of
+// sequence numbers.
+const maxMidwayCharge = 2 * (maxRecord/8 + 1)
