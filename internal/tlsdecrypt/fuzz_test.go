@@ -8,9 +8,10 @@ import (
 
 // FuzzStream feeds any bytes, split at any points and with gaps, to
 // both directions of a stream whose key log has a session for every
-// client random the input may name: no panic, memory bounded by a
-// record, and (without gaps) bytes dropped only by a direction that
-// stopped.
+// client random the input may name (and one more), from the start or
+// joined midway under a small budget: no panic, memory bounded by a
+// record, and (from the start, without gaps) bytes dropped only by a
+// direction that stopped.
 func FuzzStream(f *testing.F) {
 	// Seeds: a real TLS 1.3 and TLS 1.2 session's first bytes, and a
 	// hand-made hello pair.
@@ -24,9 +25,23 @@ func FuzzStream(f *testing.F) {
 	sh := hello(2, append(append([]byte{3, 3}, make([]byte, 32)...), 0, 0x13, 0x01, 0, 0, 6, 0, 0x2b, 0, 2, 3, 4))
 	f.Add(ch, append(sh, 23, 3, 3, 0, 20, 1, 2, 3), uint16(7))
 	f.Add(append(ch, 20, 3, 3, 0, 1, 1), sh, uint16(1))
+	// Joined midway: padded records under the traffic secret every
+	// session has, a KeyUpdate among them.
+	secret := bytes.Repeat([]byte{7}, 32)
+	var mid [2][]byte
+	for d := range 2 {
+		p := newPeer13(f, 0x1301, secret, 0, uint64(3+d))
+		mid[d] = p.record(typeAppData, []byte("abc"), 20)[2:]
+		for k, pad := range []int{0, 17} {
+			mid[d] = append(mid[d], p.record(typeAppData, bytes.Repeat([]byte{'x'}, 40*k), pad)...)
+		}
+		mid[d] = append(mid[d], p.keyUpdate()...)
+		mid[d] = append(mid[d], p.record(typeAppData, []byte("after"), 3)...)
+	}
+	f.Add(mid[0], mid[1], uint16(0x4000|50))
 	f.Fuzz(func(t *testing.T, a, b []byte, split uint16) {
 		keys := NewKeyLog()
-		secret := bytes.Repeat([]byte{7}, 32)
+		keys.byRandom[[32]byte{}] = &secrets{clientAP: secret, serverAP: secret}
 		for _, in := range [][]byte{a, b} {
 			// Any 32 bytes at a ClientHello's random have secrets.
 			if len(in) >= 11+32 {
@@ -35,6 +50,11 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 		s := NewStream(keys)
+		midway := split&0x4000 != 0
+		if midway {
+			budget := int64(1 << 14)
+			s.JoinMidway(&budget)
+		}
 		n := int(split%64) + 1
 		var accounted [2]int
 		ins := [2][]byte{a, b}
@@ -60,7 +80,7 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 		for d := range 2 {
-			if !gaps && s.Err(d) == nil && accounted[d] != 0 {
+			if !gaps && !midway && s.Err(d) == nil && accounted[d] != 0 {
 				t.Fatalf("direction %d dropped %d bytes but did not stop", d, accounted[d])
 			}
 		}

@@ -119,3 +119,68 @@ func TestJoinMidwayOpenSSL(t *testing.T) {
 		})
 	}
 }
+
+// TestJoinMidwayKeyUpdateOpenSSL: sessions with s_server captured from
+// just after two KeyUpdates (each answered: both directions at the
+// second generation of their traffic secrets) are joined there, in
+// AES-GCM and ChaCha20-Poly1305, and follow the KeyUpdate after: each
+// direction decrypts to all its side sent after the record the capture
+// begins inside (the second payload, one record).
+func TestJoinMidwayKeyUpdateOpenSSL(t *testing.T) {
+	for _, suite := range []string{"TLS_AES_128_GCM_SHA256", "TLS_CHACHA20_POLY1305_SHA256"} {
+		t.Run(suite, func(t *testing.T) {
+			p := payloads()
+			s := tlstest.OpenSSLKeyUpdate(t, suite, p, 0, 0, 2)
+			rec := s.Recordings[0]
+			// The KeyUpdate records: a handshake message of 5 bytes, its
+			// inner content type and the tag (no payload is 5 bytes long,
+			// and neither peer pads). The capture begins 3 bytes into the
+			// record after the second of each direction.
+			var cut [2]int64
+			for d := range 2 {
+				rs, err := tlstest.TLSRecords(rec.Stream(capture.Dir(d)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				var updates []tlstest.TLSRecord
+				for _, r := range rs {
+					if r.Type == 23 && r.Length == 5+1+16 {
+						updates = append(updates, r)
+					}
+				}
+				if len(updates) != s.KeyUpdates {
+					t.Fatalf("%s: %d records of a KeyUpdate's length, want %d", capture.Dir(d), len(updates), s.KeyUpdates)
+				}
+				cut[d] = updates[1].Offset + 5 + int64(updates[1].Length) + 3
+			}
+			keys := tlsdecrypt.NewKeyLog()
+			if err := keys.Read(bytes.NewReader(s.KeyLog), "keylog"); err != nil {
+				t.Fatal(err)
+			}
+			st := tlsdecrypt.NewStream(keys)
+			st.JoinMidway(nil)
+			var out [2][]byte
+			var pos [2]int64
+			for _, c := range rec.Chunks {
+				data := c.Data
+				if k := cut[c.Dir] - pos[c.Dir]; k > 0 {
+					data = data[min(k, int64(len(data))):]
+				}
+				pos[c.Dir] += int64(len(c.Data))
+				if len(data) == 0 {
+					continue
+				}
+				plain, _, _ := st.Feed(int(c.Dir), data)
+				out[c.Dir] = append(out[c.Dir], plain...)
+			}
+			for d := range 2 {
+				if want := s.Plaintext[d][len(p[0][d])+len(p[1][d]):]; !bytes.Equal(out[d], want) || st.Err(d) != nil {
+					t.Errorf("%s: decrypted %d bytes, want the %d sent after the second payload; %v", capture.Dir(d), len(out[d]), len(want), st.Err(d))
+				}
+			}
+			if want := "TLS 1.3 " + suite; st.Session() != want || !st.Midway() {
+				t.Errorf("Session() = %q, want %q", st.Session(), want)
+			}
+		})
+	}
+}

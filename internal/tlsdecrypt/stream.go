@@ -110,10 +110,13 @@ type Stream struct {
 	suite        *suite
 	sec          *secrets
 	// midway: the capture began after the handshake (JoinMidway); work
-	// counts the trials spent joining it (midway.go).
+	// counts the trials spent joining it (midway.go); gen is the
+	// generation of the secret the first direction joined at (the
+	// KeyUpdates before the capture began).
 	midway bool
 	work   int64
 	budget *int64
+	gen    int
 }
 
 // phase is which keys protect a direction's records.

@@ -499,19 +499,20 @@ func TestDecryptResumed(t *testing.T) {
 // record) is read from its first whole record on: each direction's
 // plaintext is a tail of what its side sent, the session found by trying
 // the key log's traffic secrets; a key log without the session, and a
-// TLS 1.2 session, are said.
+// TLS 1.2 session, are said (once a budget is spent: a whole search, of
+// every generation of every secret, is TestJoinMidwayGenerationBound's).
 func TestJoinMidway(t *testing.T) {
 	s := record(t, &tls.Config{}, &tls.Config{}, 30)
 	other := record(t, &tls.Config{}, &tls.Config{}, 1)
 	s12 := record(t, &tls.Config{MaxVersion: tls.VersionTLS12}, &tls.Config{}, 10)
 	keylog := append(append(append([]byte(nil), other.keylog...), s.keylog...), s12.keylog...)
-	feed := func(sess *session, skip int, keylog []byte) ([2][]byte, *Stream, [2]int) {
+	feed := func(sess *session, skip int, keylog []byte, budget *int64) ([2][]byte, *Stream, [2]int) {
 		keys := NewKeyLog()
 		if err := keys.Read(bytes.NewReader(keylog), "keylog"); err != nil {
 			t.Fatal(err)
 		}
 		st := NewStream(keys)
-		st.JoinMidway(nil)
+		st.JoinMidway(budget)
 		var out [2][]byte
 		var dropped [2]int
 		var started [2]bool
@@ -528,7 +529,7 @@ func TestJoinMidway(t *testing.T) {
 		return out, st, dropped
 	}
 	for _, skip := range []int{len(s.chunks) / 3, len(s.chunks) / 2} {
-		out, st, _ := feed(s, skip, keylog)
+		out, st, _ := feed(s, skip, keylog, nil)
 		for d := range 2 {
 			if st.Err(d) != nil || len(out[d]) == 0 || !bytes.HasSuffix(s.sent[d], out[d]) {
 				t.Errorf("skip %d, direction %d: %d bytes, a tail of the %d sent: %v; %v", skip, d, len(out[d]), len(s.sent[d]), bytes.HasSuffix(s.sent[d], out[d]), st.Err(d))
@@ -538,12 +539,14 @@ func TestJoinMidway(t *testing.T) {
 			t.Errorf("session %q, client %d", st.Session(), st.Client())
 		}
 	}
-	// Only the other session's secrets, and a TLS 1.2 session.
+	// Only the other session's secrets, and a TLS 1.2 session, with a
+	// budget of a session's generation 0 in both suites.
 	for _, tc := range []struct {
 		sess   *session
 		keylog []byte
 	}{{s, other.keylog}, {s12, keylog}} {
-		out, st, dropped := feed(tc.sess, len(tc.sess.chunks)/2, tc.keylog)
+		budget := int64(4 * MidwayRecords)
+		out, st, dropped := feed(tc.sess, len(tc.sess.chunks)/2, tc.keylog, &budget)
 		for d := range 2 {
 			if len(out[d]) != 0 || reason(t, st, d) != ReasonNoKey || dropped[d] == 0 {
 				t.Errorf("direction %d: %d bytes, %d dropped, %v", d, len(out[d]), dropped[d], st.Err(d))
@@ -568,7 +571,28 @@ func TestJoinMidwayBudget(t *testing.T) {
 		st.Feed(c.dir, c.data)
 	}
 	err := st.Err(0)
-	if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < 5000-2*1024-maxMidwayWork {
+	if err == nil || !strings.Contains(err.Error(), "the trials this input allows are spent") || budget >= 0 || budget < -maxMidwayCharge {
 		t.Errorf("%v; budget left %d", err, budget)
 	}
+	// With no budget, a stream's own bound stops it (here, two secrets'
+	// trials before it).
+	st = NewStream(keys)
+	st.JoinMidway(nil)
+	st.work = maxMidwayWork - 2*MidwayRecords
+	for _, c := range s.chunks[len(s.chunks)/2:] {
+		st.Feed(c.dir, c.data)
+	}
+	for d := range 2 {
+		if err := st.Err(d); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("within %d trials", maxMidwayWork)) {
+			t.Errorf("direction %d: %v", d, err)
+		}
+	}
+	if st.work > maxMidwayWork+maxMidwayCharge {
+		t.Errorf("%d trials, more than the bound of %d", st.work, maxMidwayWork)
+	}
 }
+
+// maxMidwayCharge is the most that one charge of joining work may
+// overspend a budget by: a record's opening (and GHASH) or a batch of
+// sequence numbers.
+const maxMidwayCharge = 2 * (maxRecord/8 + 1)
