@@ -297,7 +297,7 @@ func (v Value) Clone() Value {
 	}
 	var out Value
 	if b := v.Bytes(); b != nil {
-		out.SetBytes(append([]byte(nil), b...))
+		out.SetBytes(bytes.Clone(b)) // empty stays empty, not nil
 	}
 	if kids := v.Kids(); kids != nil {
 		c := make([]Value, len(kids))
