@@ -514,40 +514,41 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindBool:
 		var v int8
 		if v, err = d.r.Int8(); err == nil {
-			out.setInt(0)
+			b := int64(0)
 			if v != 0 {
-				out.setInt(1)
+				b = 1
 			}
+			out.setInt(b)
 			if n != span.None {
 				row := &d.t.Nodes[n]
-				row.Val, row.Int = span.ValBool, out.Int()
+				row.Val, row.Int = span.ValBool, b
 			}
 		}
 	case schema.KindInt8:
 		var v int8
 		v, err = d.r.Int8()
 		out.setInt(int64(v))
-		d.intNode(n, out.Int())
+		d.intNode(n, int64(v))
 	case schema.KindInt16:
 		var v int16
 		v, err = d.r.Int16()
 		out.setInt(int64(v))
-		d.intNode(n, out.Int())
+		d.intNode(n, int64(v))
 	case schema.KindUint16:
 		var v uint16
 		v, err = d.r.Uint16()
 		out.setInt(int64(v))
-		d.intNode(n, out.Int())
+		d.intNode(n, int64(v))
 	case schema.KindInt32:
 		var v int32
 		v, err = d.r.Int32()
 		out.setInt(int64(v))
-		d.intNode(n, out.Int())
+		d.intNode(n, int64(v))
 	case schema.KindUint32:
 		var v uint32
 		v, err = d.r.Uint32()
 		out.setInt(int64(v))
-		d.intNode(n, out.Int())
+		d.intNode(n, int64(v))
 	case schema.KindInt64:
 		var v int64
 		v, err = d.r.Int64()
@@ -556,7 +557,7 @@ func (d *decoder) value(fp *fieldPlan, k schema.Kind, nullable bool, out *Value,
 	case schema.KindFloat64:
 		var f float64
 		f, err = d.r.Float64()
-		out.SetFloat(f)
+		out.setInt(int64(math.Float64bits(f)))
 		if n != span.None {
 			d.t.Nodes[n].SetFloat(f)
 		}
@@ -615,7 +616,7 @@ func (d *decoder) lengthPrefixed(fp *fieldPlan, k schema.Kind, nullable bool, ou
 		if !nullable {
 			return d.fail(n, start, fmt.Errorf("%w: %s is not nullable at this version", wire.ErrNull, k))
 		}
-		out.SetNull(true)
+		out.setNull()
 		if n != span.None {
 			d.t.Nodes[n].Null = true
 		}
@@ -660,7 +661,7 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 		if !nullable {
 			return d.fail(n, start, fmt.Errorf("%w: records are not nullable at this version", wire.ErrNull))
 		}
-		out.SetNull(true)
+		out.setNull()
 		if n != span.None {
 			d.t.Nodes[n].Null = true
 		}
@@ -738,7 +739,7 @@ func (d *decoder) array(fp *fieldPlan, out *Value, n span.ID) error {
 		if !fp.nullable {
 			return d.fail(n, start, fmt.Errorf("%w: array is not nullable at this version", wire.ErrNull))
 		}
-		out.SetNull(true)
+		out.setNull()
 		if n != span.None {
 			d.t.Nodes[n].Null = true
 		}
@@ -1141,7 +1142,7 @@ func (d *decoder) structField(fp *fieldPlan, out *Value, n span.ID) error {
 			}
 		}
 		if marker < 0 {
-			out.SetNull(true)
+			out.setNull()
 			if n != span.None {
 				d.t.Nodes[n].Null = true
 			}

@@ -97,8 +97,10 @@ func (v Value) Int() int64 {
 func (v *Value) SetInt(i int64) { v.ptr, v.n = nil, i }
 
 // setInt is SetInt for the decoder's values, which are fresh (zeroed:
-// their pointer is nil already) or scratch that nothing reads. It stores
-// no pointer, so it needs no write barrier while the collector marks.
+// their pointer is nil already) or scratch that nothing reads (whose
+// stale pointer it leaves, so the decoder never reads a scratch value's
+// flags: it sets null with setNull). It stores no pointer, so it needs no
+// write barrier while the collector marks.
 func (v *Value) setInt(i int64) { v.n = i }
 
 // BytesValue returns a value holding b (a string, bytes, uuid or records).
@@ -195,6 +197,11 @@ func (v *Value) rebox(in Value) {
 	v.ptr = unsafe.Pointer(&valueBox{ptr: in.ptr, n: in.n, tags: v.box().tags})
 	v.n = boxBit | in.n&kidsBit
 }
+
+// setNull is SetNull(true) for the decoder's values, which hold nothing
+// else when null: it reads nothing of v (a scratch value of a decode
+// without values may hold a stale pointer beside an integer).
+func (v *Value) setNull() { *v = NullValue() }
 
 // NullValue returns a null value (null string, bytes, records, array or
 // struct).
