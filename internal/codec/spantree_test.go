@@ -151,12 +151,12 @@ func sameTree(a, b *span.Tree) string {
 func TestNoValuesScratchReuse(t *testing.T) {
 	r := loadRelease(t, "4.3")
 	type input struct {
-		what  string
-		b     []byte
-		api   *schema.API
-		v     int16
-		req   bool
-		want  *span.Tree
+		what string
+		b    []byte
+		api  *schema.API
+		v    int16
+		req  bool
+		want *span.Tree
 	}
 	var ins []input
 	decode := func(in input, opts codec.Options) (*codec.Frame, error) {
