@@ -243,9 +243,25 @@ func (h *half) minPeek() int {
 	return 8 // size, correlation id
 }
 
-// feed appends stream bytes and emits every frame they complete. timeAt
-// gives the capture time of the byte at an offset of data.
+// feed takes stream bytes and emits every frame they complete. timeAt
+// gives the capture time of the byte at an offset of data. When data ends
+// the frame buf holds the start of and goes on, the frame takes only its
+// own bytes (buf has room for them, see add), and the bytes after it are
+// taken next.
 func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
+	for at := 0; at < len(data); {
+		n := len(data) - at
+		if rest := h.frameRest(); rest > 0 {
+			n = min(n, rest)
+		}
+		from := at
+		h.take(data[at:at+n], func(off int) time.Time { return timeAt(from + off) })
+		at += n
+	}
+}
+
+// take appends stream bytes and emits every frame they complete.
+func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 	if len(data) > 0 {
 		h.last = timeAt(len(data) - 1)
 	}
@@ -271,7 +287,7 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 	if len(h.buf) == 0 {
 		b = data // no copy when frames start at a packet boundary
 	} else {
-		h.buf = append(h.buf, data...)
+		h.add(data)
 		b = h.buf
 	}
 	base := h.pos
@@ -336,10 +352,9 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 	h.pos = base + int64(i)
 	rest := b[i:]
 	if len(h.buf) == 0 {
-		h.buf = append(h.buf[:0], rest...)
+		h.add(rest)
 	} else {
-		n := copy(h.buf, rest)
-		h.buf = h.buf[:n]
+		h.buf = h.buf[:copy(h.buf, rest)]
 	}
 	if !h.synced && len(h.buf) > 64<<10 {
 		// Unsynced bytes beyond any header we could judge: keep a tail.
@@ -348,6 +363,43 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		h.pos += int64(drop)
 		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
 	}
+}
+
+// frameRest is how many more bytes complete the frame whose start buf
+// holds: 0 when buf holds no frame's size prefix in range.
+func (h *half) frameRest() int {
+	if !h.synced || h.discard > 0 {
+		return 0
+	}
+	size, ok := frames.Size(h.buf)
+	if !ok || !frames.InRange(size, 4, h.s.rd.opts.MaxFrame) {
+		return 0
+	}
+	return frames.SizeLen + int(size) - len(h.buf)
+}
+
+// add appends p to buf. When buf lacks room and starts a frame whose size
+// prefix it holds (or p does, buf being empty), it grows to the frame's
+// size, but never beyond twice what it will hold: a size prefix is never
+// trusted with more memory than the bytes of the frame that came. (Left
+// to append, a buffer grows by a quarter at a time beyond a few hundred
+// bytes: a frame of 500 KB was copied four times over as it grew, in
+// every connection.)
+func (h *half) add(p []byte) {
+	need := len(h.buf) + len(p)
+	if need > cap(h.buf) && h.synced {
+		head := h.buf
+		if len(head) == 0 {
+			head = p
+		}
+		if size, ok := frames.Size(head); ok {
+			c := max(int64(need), min(frames.SizeLen+int64(size), 2*int64(need)))
+			buf := make([]byte, len(h.buf), c)
+			copy(buf, h.buf)
+			h.buf = buf
+		}
+	}
+	h.buf = append(h.buf, p...)
 }
 
 func (h *half) skip(n int64) {
