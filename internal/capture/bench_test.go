@@ -10,8 +10,8 @@ import (
 // BenchmarkRead measures reading, reassembling, splitting and pairing
 // (no Kafka decoding) of a capture of about 20 MB on 20 connections: a
 // consumer that looks at each frame during its call (count), and one
-// that takes every frame for after the call, as decode and stats do
-// (keep).
+// that takes every frame for after the call with Event.Keep, as decode
+// and stats do (keep).
 func BenchmarkRead(b *testing.B) {
 	xs := sampleExchanges()
 	var buf bytes.Buffer
@@ -50,7 +50,7 @@ func BenchmarkRead(b *testing.B) {
 				if _, err := Read(bytes.NewReader(data), opts, func(ev *Event) error {
 					n++
 					if keep {
-						kept = bytes.Clone(ev.Data)
+						kept = ev.Keep()
 					}
 					return nil
 				}); err != nil {

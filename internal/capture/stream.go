@@ -118,6 +118,11 @@ type half struct {
 	// connection that carried no Kafka frame.
 	head []byte
 	last time.Time // capture time of the latest bytes
+	// kept: the consumer kept a frame out of buf ([Event.Keep]); the
+	// buffer is the consumer's now. room is the largest capacity of the
+	// buffers so given away: the next buffer may reserve up to it.
+	kept bool
+	room int
 }
 
 // Cut describes a frame that a gap in the capture (or its end) cut short.
@@ -284,11 +289,12 @@ func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 	// start is the stream offset of data[0].
 	start := h.pos + int64(len(h.buf))
 	var b []byte
-	if len(h.buf) == 0 {
-		b = data // no copy when frames start at a packet boundary
-	} else {
+	inBuf := len(h.buf) > 0 // b is buf, not data
+	if inBuf {
 		h.add(data)
 		b = h.buf
+	} else {
+		b = data // no copy when frames start at a packet boundary
 	}
 	base := h.pos
 	i := 0
@@ -346,15 +352,22 @@ func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 		}
 		off := base + int64(i)
 		t := timeAt(int(base + int64(end) - 1 - start))
-		h.frame(frame, off, t)
+		h.frame(frame, off, t, inBuf)
 		i = end
 	}
 	h.pos = base + int64(i)
 	rest := b[i:]
-	if len(h.buf) == 0 {
+	switch {
+	case h.kept:
+		// The consumer kept frames out of buf: the bytes after them (of
+		// the last packet) start a buffer of the half's own.
+		h.room = max(h.room, cap(h.buf))
+		h.kept, h.buf = false, nil
 		h.add(rest)
-	} else {
+	case inBuf:
 		h.buf = h.buf[:copy(h.buf, rest)]
+	default:
+		h.add(rest) // buf is empty
 	}
 	if !h.synced && len(h.buf) > 64<<10 {
 		// Unsynced bytes beyond any header we could judge: keep a tail.
@@ -380,11 +393,13 @@ func (h *half) frameRest() int {
 
 // add appends p to buf. When buf lacks room and starts a frame whose size
 // prefix it holds (or p does, buf being empty), it grows to the frame's
-// size, but never beyond twice what it will hold: a size prefix is never
-// trusted with more memory than the bytes of the frame that came. (Left
-// to append, a buffer grows by a quarter at a time beyond a few hundred
-// bytes: a frame of 500 KB was copied four times over as it grew, in
-// every connection.)
+// size, but never beyond twice what it will hold or the room of the
+// buffers the consumer kept, whichever is more: a size prefix is never
+// trusted with more memory than bytes the capture really carried (of
+// this frame, or of a frame as big in this half, whose buffer the half
+// would have kept otherwise). (Left to append, a buffer grows by a
+// quarter at a time beyond a few hundred bytes: a frame of 500 KB was
+// copied four times over as it grew, in every connection.)
 func (h *half) add(p []byte) {
 	need := len(h.buf) + len(p)
 	if need > cap(h.buf) && h.synced {
@@ -393,7 +408,7 @@ func (h *half) add(p []byte) {
 			head = p
 		}
 		if size, ok := frames.Size(head); ok {
-			c := max(int64(need), min(frames.SizeLen+int64(size), 2*int64(need)))
+			c := max(int64(need), min(frames.SizeLen+int64(size), int64(max(2*need, h.room))))
 			buf := make([]byte, len(h.buf), c)
 			copy(buf, h.buf)
 			h.buf = buf
@@ -630,11 +645,15 @@ func (s *stream) answer(corr int32) *Request {
 	return &req
 }
 
-// frame emits one frame and pairs it.
-func (h *half) frame(b []byte, off int64, t time.Time) {
+// frame emits one frame and pairs it; inBuf: b lies in the half's buffer
+// (the consumer may keep it, see Event.Keep).
+func (h *half) frame(b []byte, off int64, t time.Time, inBuf bool) {
 	s, rd := h.s, h.s.rd
 	s.number()
 	ev := Event{Conn: s.conn, Dir: h.dir, Time: t, Data: b, Offset: off, Skipped: h.skipped, Lost: h.lost}
+	if inBuf {
+		ev.from = h
+	}
 	h.skipped, h.lost = 0, 0
 	if h.dir == ClientToServer {
 		rd.stats.Requests++
