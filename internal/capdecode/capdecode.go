@@ -10,7 +10,6 @@
 package capdecode
 
 import (
-	"bytes"
 	"slices"
 	"time"
 
@@ -44,7 +43,7 @@ type Frame struct {
 	// Index numbers the frames of the capture from 0, in capture order.
 	Index  int
 	Offset int64  // in its direction's byte stream
-	Data   []byte // the frame (a copy of the event's), size prefix included
+	Data   []byte // the frame (the event's, kept), size prefix included
 	Time   time.Time
 	// Src and Dst are the sender's and receiver's addresses.
 	Src, Dst string
@@ -71,9 +70,11 @@ type Frame struct {
 }
 
 // Frame makes the Frame of the next event of the capture (in the order
-// capture.Read gives them), copying its data.
+// capture.Read gives them), keeping its data (capture.Event.Keep: the
+// reader's buffer of a frame assembled from several packets, a copy of
+// one that lay in a single packet).
 func (r *Reader) Frame(ev *capture.Event) *Frame {
-	f := &Frame{Index: r.index, Offset: ev.Offset, Data: bytes.Clone(ev.Data), Time: ev.Time,
+	f := &Frame{Index: r.index, Offset: ev.Offset, Data: ev.Keep(), Time: ev.Time,
 		Skipped: ev.Skipped, Lost: ev.Lost, Options: r.base, TLS: ev.Conn.TLS}
 	r.index++
 	if ev.Cut != nil {

@@ -8,7 +8,10 @@ import (
 )
 
 // BenchmarkRead measures reading, reassembling, splitting and pairing
-// (no Kafka decoding) of a capture of about 20 MB on 20 connections.
+// (no Kafka decoding) of a capture of about 20 MB on 20 connections: a
+// consumer that looks at each frame during its call (count), and one
+// that takes every frame for after the call with Event.Keep, as decode
+// and stats do (keep).
 func BenchmarkRead(b *testing.B) {
 	xs := sampleExchanges()
 	var buf bytes.Buffer
@@ -33,16 +36,30 @@ func BenchmarkRead(b *testing.B) {
 	}
 	data := buf.Bytes()
 	opts := Options{Known: known(b)}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		n := 0
-		if _, err := Read(bytes.NewReader(data), opts, func(*Event) error { n++; return nil }); err != nil {
-			b.Fatal(err)
+	for _, keep := range []bool{false, true} {
+		name := "count"
+		if keep {
+			name = "keep"
 		}
-		if n != 20*120*2*len(xs) {
-			b.Fatalf("%d frames", n)
-		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				var kept []byte
+				if _, err := Read(bytes.NewReader(data), opts, func(ev *Event) error {
+					n++
+					if keep {
+						kept = ev.Keep()
+					}
+					return nil
+				}); err != nil {
+					b.Fatal(err)
+				}
+				if n != 20*120*2*len(xs) || keep && len(kept) == 0 {
+					b.Fatalf("%d frames", n)
+				}
+			}
+		})
 	}
 }

@@ -9,7 +9,9 @@
 // # Streaming
 //
 // [Read] calls a function for every frame as soon as it is complete and
-// keeps no frame after that call returns. Memory is bounded by the largest
+// keeps no frame after that call returns; a consumer that keeps frames
+// takes them with [Event.Keep], which hands over a frame assembled from
+// several packets without copying it. Memory is bounded by the largest
 // frame, the reassembler's out-of-order buffer ([Options.MaxBuffered]) and
 // the pending-request table ([Options.MaxPending]), never by the file size.
 // The input may be a pipe: nothing waits for the end of the file.
@@ -51,6 +53,7 @@
 package capture
 
 import (
+	"bytes"
 	"fmt"
 	"net/netip"
 	"time"
@@ -108,7 +111,7 @@ type Event struct {
 	// Time is the capture time of the packet that completed the frame.
 	Time time.Time
 	// Data is the frame, size prefix included. It is only valid during the
-	// call; copy it to keep it.
+	// call; [Event.Keep] gives it for longer.
 	Data []byte
 	// Offset is the position of the frame in its direction's byte stream
 	// (0 = the first byte after the SYN, or the first byte captured).
@@ -125,6 +128,26 @@ type Event struct {
 	// with the response's correlation id was seen on the connection. A
 	// request cut by a gap is paired too when its header was captured.
 	Request *Request
+	// from is the half whose buffer holds Data, when Data lies there
+	// (not in a packet or a decrypted record, which their readers
+	// reuse); nil otherwise.
+	from *half
+}
+
+// Keep returns Data for the caller to keep after the call, without a copy
+// when Data lies in the buffer the reader assembled the frame in: the
+// reader then leaves that buffer to the caller and starts another for the
+// next frame. Otherwise it returns a copy: a frame that lay within one
+// packet or one decrypted TLS record (their readers reuse that memory),
+// or a cut frame. Each call returns bytes of the caller's own (a second
+// call, a copy). Call it during the call only: after it returns, the
+// reader reuses what it did not hand over.
+func (ev *Event) Keep() []byte {
+	if ev.from == nil {
+		return bytes.Clone(ev.Data)
+	}
+	ev.from.kept, ev.from = true, nil
+	return ev.Data[:len(ev.Data):len(ev.Data)]
 }
 
 // Stats summarises a read.

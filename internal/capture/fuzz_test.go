@@ -15,8 +15,9 @@ import (
 // each read sets up a reassembler, so minimising at the default 60s per
 // input stalls) feeds arbitrary bytes to the capture reader, seeded with small
 // captures written at test time (pcap, pcapng, one starting
-// mid-connection, each kind of tunnel). Properties: no panic, no hang, and every frame handed
-// out is made of bytes the input carried (their total cannot exceed it).
+// mid-connection, each kind of tunnel). Properties: no panic, no hang, every frame handed
+// out is made of bytes the input carried (their total cannot exceed it),
+// and the reader never writes to a frame's buffer it gave away (keeper).
 func FuzzRead(f *testing.F) {
 	xs := sampleExchanges()
 	t := &testing.T{}
@@ -34,17 +35,44 @@ func FuzzRead(f *testing.F) {
 	opts := Options{Known: known(f), Verify: verify(f), MaxFrame: 1 << 20, MaxBuffered: 256}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var total int
+		var k keeper
 		Read(bytes.NewReader(data), opts, func(ev *Event) error {
 			total += len(ev.Data)
 			if len(ev.Data) < 4 && ev.Cut == nil {
 				t.Fatalf("frame of %d bytes", len(ev.Data))
 			}
+			k.keep(ev)
 			return nil
 		})
 		if total > len(data) {
 			t.Fatalf("%d frame bytes out of a %d-byte input", total, len(data))
 		}
+		k.check(t)
 	})
+}
+
+// keeper keeps every other frame of a read with Event.Keep, and a copy of
+// each as it was during its call: the reader must never write to a buffer
+// it gave away.
+type keeper struct {
+	n         int
+	kept, was [][]byte
+}
+
+func (k *keeper) keep(ev *Event) {
+	if k.n++; k.n%2 == 0 {
+		k.kept = append(k.kept, ev.Keep())
+		k.was = append(k.was, bytes.Clone(ev.Data))
+	}
+}
+
+func (k *keeper) check(t *testing.T) {
+	t.Helper()
+	for i := range k.kept {
+		if !bytes.Equal(k.kept[i], k.was[i]) {
+			t.Fatalf("kept frame %d (%d bytes) changed after its call", i, len(k.was[i]))
+		}
+	}
 }
 
 // mutations are segment lists with a lost segment, duplicates, and
@@ -64,7 +92,8 @@ var mutations = []func([]seg) []seg{
 
 // TestReadMutations flips random bytes of captures with gaps,
 // duplicates and reordering (packet headers, sequence numbers, payload)
-// and reads them: no panic, and no more frame bytes out than came in.
+// and reads them: no panic, no more frame bytes out than came in, and
+// no kept frame written to after its call.
 func TestReadMutations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	opts := Options{Known: known(t), Verify: verify(t), MaxFrame: 1 << 20, MaxBuffered: 256}
@@ -77,19 +106,23 @@ func TestReadMutations(t *testing.T) {
 				data[24+rng.IntN(len(data)-24)] = byte(rng.Uint32())
 			}
 			total := 0
+			var k keeper
 			Read(bytes.NewReader(data), opts, func(ev *Event) error {
 				total += len(ev.Data)
+				k.keep(ev)
 				return nil
 			})
 			if total > len(data) {
 				t.Fatalf("%d frame bytes out of a %d-byte input", total, len(data))
 			}
+			k.check(t)
 		}
 	}
 }
 
 // FuzzReadTLS is FuzzRead with TLS secrets: connections are probed,
-// decrypted, joined midway; no panic, no frame bytes beyond the input's.
+// decrypted, joined midway; no panic, no frame bytes beyond the input's,
+// no kept frame written to after its call.
 func FuzzReadTLS(f *testing.F) {
 	xs := sampleExchanges()
 	t := &testing.T{}
@@ -119,12 +152,15 @@ func FuzzReadTLS(f *testing.F) {
 	opts := Options{Known: known(f), Verify: verify(f), MaxFrame: 1 << 20, MaxBuffered: 256, TLSKeys: keys, MidwayTrials: 1 << 12}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var total int
+		var k keeper
 		st, _ := Read(bytes.NewReader(data), opts, func(ev *Event) error {
 			total += len(ev.Data)
+			k.keep(ev)
 			return nil
 		})
 		if total > len(data) || st.TLS.Decrypted > st.TLS.Connections {
 			t.Fatalf("%d frame bytes out of a %d-byte input; %+v", total, len(data), st.TLS)
 		}
+		k.check(t)
 	})
 }

@@ -118,6 +118,11 @@ type half struct {
 	// connection that carried no Kafka frame.
 	head []byte
 	last time.Time // capture time of the latest bytes
+	// kept: the consumer kept a frame out of buf ([Event.Keep]); the
+	// buffer is the consumer's now. room is the largest capacity of the
+	// buffers so given away: the next buffer may reserve up to it.
+	kept bool
+	room int
 }
 
 // Cut describes a frame that a gap in the capture (or its end) cut short.
@@ -243,9 +248,25 @@ func (h *half) minPeek() int {
 	return 8 // size, correlation id
 }
 
-// feed appends stream bytes and emits every frame they complete. timeAt
-// gives the capture time of the byte at an offset of data.
+// feed takes stream bytes and emits every frame they complete. timeAt
+// gives the capture time of the byte at an offset of data. When data ends
+// the frame buf holds the start of and goes on, the frame takes only its
+// own bytes (buf has room for them, see add), and the bytes after it are
+// taken next.
 func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
+	for at := 0; at < len(data); {
+		n := len(data) - at
+		if rest := h.frameRest(); rest > 0 {
+			n = min(n, rest)
+		}
+		from := at
+		h.take(data[at:at+n], func(off int) time.Time { return timeAt(from + off) })
+		at += n
+	}
+}
+
+// take appends stream bytes and emits every frame they complete.
+func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 	if len(data) > 0 {
 		h.last = timeAt(len(data) - 1)
 	}
@@ -268,11 +289,12 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 	// start is the stream offset of data[0].
 	start := h.pos + int64(len(h.buf))
 	var b []byte
-	if len(h.buf) == 0 {
-		b = data // no copy when frames start at a packet boundary
-	} else {
-		h.buf = append(h.buf, data...)
+	inBuf := len(h.buf) > 0 // b is buf, not data
+	if inBuf {
+		h.add(data)
 		b = h.buf
+	} else {
+		b = data // no copy when frames start at a packet boundary
 	}
 	base := h.pos
 	i := 0
@@ -330,16 +352,22 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		}
 		off := base + int64(i)
 		t := timeAt(int(base + int64(end) - 1 - start))
-		h.frame(frame, off, t)
+		h.frame(frame, off, t, inBuf)
 		i = end
 	}
 	h.pos = base + int64(i)
 	rest := b[i:]
-	if len(h.buf) == 0 {
-		h.buf = append(h.buf[:0], rest...)
-	} else {
-		n := copy(h.buf, rest)
-		h.buf = h.buf[:n]
+	switch {
+	case h.kept:
+		// The consumer kept frames out of buf: the bytes after them (of
+		// the last packet) start a buffer of the half's own.
+		h.room = max(h.room, cap(h.buf))
+		h.kept, h.buf = false, nil
+		h.add(rest)
+	case inBuf:
+		h.buf = h.buf[:copy(h.buf, rest)]
+	default:
+		h.add(rest) // buf is empty
 	}
 	if !h.synced && len(h.buf) > 64<<10 {
 		// Unsynced bytes beyond any header we could judge: keep a tail.
@@ -348,6 +376,45 @@ func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
 		h.pos += int64(drop)
 		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
 	}
+}
+
+// frameRest is how many more bytes complete the frame whose start buf
+// holds: 0 when buf holds no frame's size prefix in range.
+func (h *half) frameRest() int {
+	if !h.synced || h.discard > 0 {
+		return 0
+	}
+	size, ok := frames.Size(h.buf)
+	if !ok || !frames.InRange(size, 4, h.s.rd.opts.MaxFrame) {
+		return 0
+	}
+	return frames.SizeLen + int(size) - len(h.buf)
+}
+
+// add appends p to buf. When buf lacks room and starts a frame whose size
+// prefix it holds (or p does, buf being empty), it grows to the frame's
+// size, but never beyond twice what it will hold or the room of the
+// buffers the consumer kept, whichever is more: a size prefix is never
+// trusted with more memory than bytes the capture really carried (of
+// this frame, or of a frame as big in this half, whose buffer the half
+// would have kept otherwise). (Left to append, a buffer grows by a
+// quarter at a time beyond a few hundred bytes: a frame of 500 KB was
+// copied four times over as it grew, in every connection.)
+func (h *half) add(p []byte) {
+	need := len(h.buf) + len(p)
+	if need > cap(h.buf) && h.synced {
+		head := h.buf
+		if len(head) == 0 {
+			head = p
+		}
+		if size, ok := frames.Size(head); ok {
+			c := max(int64(need), min(frames.SizeLen+int64(size), int64(max(2*need, h.room))))
+			buf := make([]byte, len(h.buf), c)
+			copy(buf, h.buf)
+			h.buf = buf
+		}
+	}
+	h.buf = append(h.buf, p...)
 }
 
 func (h *half) skip(n int64) {
@@ -578,11 +645,15 @@ func (s *stream) answer(corr int32) *Request {
 	return &req
 }
 
-// frame emits one frame and pairs it.
-func (h *half) frame(b []byte, off int64, t time.Time) {
+// frame emits one frame and pairs it; inBuf: b lies in the half's buffer
+// (the consumer may keep it, see Event.Keep).
+func (h *half) frame(b []byte, off int64, t time.Time, inBuf bool) {
 	s, rd := h.s, h.s.rd
 	s.number()
 	ev := Event{Conn: s.conn, Dir: h.dir, Time: t, Data: b, Offset: off, Skipped: h.skipped, Lost: h.lost}
+	if inBuf {
+		ev.from = h
+	}
 	h.skipped, h.lost = 0, 0
 	if h.dir == ClientToServer {
 		rd.stats.Requests++

@@ -34,14 +34,22 @@ type frame struct {
 func read(t *testing.T, data []byte, keys *tlsdecrypt.KeyLog) ([]frame, capture.Stats) {
 	t.Helper()
 	var out []frame
+	var kept [][]byte
 	st, err := capture.Read(bytes.NewReader(data), capture.Options{Known: func(int16, int16) bool { return true }, TLSKeys: keys},
 		func(ev *capture.Event) error {
 			out = append(out, frame{Conn: ev.Conn.ID, Client: ev.Conn.Client.String(), Dir: ev.Dir, Offset: ev.Offset, Data: string(ev.Data),
 				Paired: ev.Request != nil, Cut: ev.Cut != nil, TLS: ev.Conn.TLS, Response: ev.Dir == capture.ServerToClient})
+			kept = append(kept, ev.Keep())
 			return nil
 		})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The reader never writes to a buffer it gave away (Event.Keep).
+	for i, f := range out {
+		if string(kept[i]) != f.Data {
+			t.Fatalf("frame %d (%d bytes) changed after it was kept", i, len(f.Data))
+		}
 	}
 	return out, st
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -148,8 +147,9 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add fun
 		},
 	})
 	st, err := capture.Read(r, opts, func(ev *capture.Event) error {
+		data := ev.Keep()
 		j := &job{ev: *ev}
-		j.ev.Data = bytes.Clone(ev.Data)
+		j.ev.Data = data
 		return pl.Submit(j)
 	})
 	if cerr := pl.Close(); cerr != nil && err == nil {
