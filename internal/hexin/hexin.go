@@ -29,7 +29,6 @@
 package hexin
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -533,26 +532,30 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 	return out, nil
 }
 
-// DecodeText returns raw as text when it reads as hex text: printable
-// ASCII and whitespace, after a UTF-8 byte order mark or as UTF-16 with
-// one (as Windows editors and PowerShell's ">" write); or any valid UTF-8
-// that starts with a quote (a program's print of bytes, whose characters
-// may be any: Go's %q writes "é" as it is). ok is false for anything
-// else, which callers read as raw bytes (a Kafka frame starts with a size
-// whose high byte is almost always 0, which text has not, and never a
-// quote: that would be a size of over 570 MB).
+// DecodeText returns raw as text when it reads as hex text: valid UTF-8
+// with no control characters but whitespace, after a UTF-8 byte order
+// mark or as UTF-16 with one (as Windows editors and PowerShell's ">"
+// write). Characters beyond ASCII appear in dumps whose ASCII column shows
+// the bytes above 0x7f as a code page's letters (a hex editor's copy
+// saved as UTF-8), and in a program's print of bytes that starts with a
+// quote (Go's %q writes "é" as it is). ok is false for anything else,
+// which callers read as raw bytes: a Kafka frame starts with a size whose
+// high byte is 0 below 16 MiB, and holds an API key or a correlation id
+// whose high byte is 0 beside it, all control characters that text has
+// not (and it never starts with a quote: that would be a size of over
+// 570 MB).
 func DecodeText(raw []byte) (string, bool) {
 	raw, err := textenc.UTF8(raw)
 	if err != nil {
 		return "", false
 	}
-	if head := bytes.TrimLeft(raw, " \t\r\n"); quoted(string(head[:min(len(head), 2)])) && utf8.Valid(raw) {
-		return string(raw), true
-	}
 	for _, c := range raw {
-		if (c < 0x20 || c > 0x7e) && c != '\n' && c != '\r' && c != '\t' {
+		if (c < 0x20 || c == 0x7f) && c != '\n' && c != '\r' && c != '\t' {
 			return "", false
 		}
+	}
+	if !utf8.Valid(raw) {
+		return "", false
 	}
 	return string(raw), true
 }

@@ -91,4 +91,27 @@ func TestInput(t *testing.T) {
 	if _, err := TextInput("00 0g"); err == nil {
 		t.Error("bad hex: no error")
 	}
+	// A dump whose ASCII column shows bytes above 0x7f as a code page's
+	// letters (a hex editor's copy, saved as UTF-8) is text, in xxd's
+	// layout and in hexdump -C's.
+	frame := []byte{0, 0, 0, 8, 0xe9, 0x74, 0xe9, 0x20, 0xc0, 0x21, 0xff, 0x7f}
+	for name, dump := range map[string]string{
+		"xxd":         "00000000: 0000 0008 e974 e920 c021 ff7f            ....été À!ÿ.\n",
+		"hexdump -C":  "00000000  00 00 00 08 e9 74 e9 20  c0 21 ff 7f              |....été À!ÿ.|\n0000000c\n",
+		"CRLF, UTF-8": "0000  00 00 00 08 e9 74 e9 20 c0 21 ff 7f   ....été À!ÿ.\r\n",
+	} {
+		if got, err := Input([]byte(dump)); err != nil || !bytes.Equal(got, frame) {
+			t.Errorf("%s with UTF-8 in its ASCII column: % x, %v", name, got, err)
+		}
+	}
+	// Text with a character beyond ASCII where a hex digit belongs (a
+	// no-break space pasted from a web page) is an error at its place,
+	// not binary.
+	if _, err := Input([]byte("00 00 00 04\n00\u00a001 02 03\n")); err == nil || !strings.Contains(err.Error(), "line 2, column 3") {
+		t.Errorf("a no-break space in the hex: %v", err)
+	}
+	// The frame itself is binary: its zeros are control characters.
+	if got, err := Input(frame); err != nil || !bytes.Equal(got, frame) {
+		t.Errorf("binary frame: % x, %v", got, err)
+	}
 }
