@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
@@ -102,13 +101,7 @@ func hostileFrames(t *testing.T, c *codec.Codec) (reqs [][]byte, resps []respFra
 			}
 		}
 	}
-	for _, x := range corpus.Exchanges(func(key int16) (int16, int16, bool) {
-		api, ok := c.Reg.API(key)
-		if !ok || api.Reserved() {
-			return 0, 0, false
-		}
-		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	}) {
+	for _, x := range corpusExchanges(c.Reg) {
 		reqs = append(reqs, flip(x.Request.Bytes, 10)...)
 		for _, m := range flip(x.Response.Bytes, 10) {
 			resps = append(resps, respFrame{x.Response.Key, x.Response.Version, m})

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
@@ -35,13 +34,7 @@ func TestFastPathsMatchGeneral(t *testing.T) {
 		}
 		frames = append(frames, frame{tr.String(), tr.kind, tr.api, tr.v, b})
 	}
-	for _, x := range corpus.Exchanges(func(key int16) (int16, int16, bool) {
-		api, ok := r.reg.API(key)
-		if !ok || api.Reserved() {
-			return 0, 0, false
-		}
-		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	}) {
+	for _, x := range corpusExchanges(r.reg) {
 		api, _ := r.reg.API(x.Request.Key)
 		frames = append(frames, frame{api.Name + " request", schema.TypeRequest, api, x.Request.Version, x.Request.Bytes},
 			frame{api.Name + " response", schema.TypeResponse, api, x.Response.Version, x.Response.Bytes})

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
@@ -142,3 +143,15 @@ func (r row) Flag() string       { return r.t.Flag(r.id) }
 
 // String shows the row's path and value, for test messages.
 func (r row) String() string { return r.Path() + r.ValueText() }
+
+// corpusExchanges are bench/corpus's exchanges of every API of reg that
+// is not reserved, at the versions its requests have.
+func corpusExchanges(reg *schema.Registry) []corpus.Exchange {
+	return corpus.Exchanges(func(key int16) (int16, int16, bool) {
+		api, ok := reg.API(key)
+		if !ok || api.Reserved() {
+			return 0, 0, false
+		}
+		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
+	})
+}

@@ -43,13 +43,7 @@ func intArrays(s *schema.Struct, v *codec.Value, ver int16, out []*codec.Value) 
 func TestSharedIntArrays(t *testing.T) {
 	r := loadRelease(t, "4.3")
 	var resp corpus.Frame
-	for _, x := range corpus.Exchanges(func(key int16) (int16, int16, bool) {
-		api, ok := r.reg.API(key)
-		if !ok || api.Reserved() {
-			return 0, 0, false
-		}
-		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	}) {
+	for _, x := range corpusExchanges(r.reg) {
 		if x.Response.Key == 3 && len(x.Response.Bytes) > 10000 {
 			resp = x.Response
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/manifester/manifester/bench/corpus"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/sample"
 	"github.com/manifester/manifester/internal/schema"
@@ -102,13 +101,7 @@ func TestSpanTreeMatchesValues(t *testing.T) {
 		}
 		check(tr.String(), f)
 	}
-	for _, x := range corpus.Exchanges(func(key int16) (int16, int16, bool) {
-		api, ok := r.reg.API(key)
-		if !ok || api.Reserved() {
-			return 0, 0, false
-		}
-		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	}) {
+	for _, x := range corpusExchanges(r.reg) {
 		api, _ := r.reg.API(x.Request.Key)
 		// (a few of kmsg's frames are not valid at their version: skipped)
 		if fq, err := r.c.DecodeRequest(x.Request.Bytes, codec.Options{Spans: true}); err == nil {
@@ -180,13 +173,7 @@ func TestNoValuesScratchReuse(t *testing.T) {
 		}
 		add(input{what: tr.String(), b: b, api: tr.api, v: tr.v, req: tr.kind == schema.TypeRequest})
 	}
-	for _, x := range corpus.Exchanges(func(key int16) (int16, int16, bool) {
-		api, ok := r.reg.API(key)
-		if !ok || api.Reserved() {
-			return 0, 0, false
-		}
-		return api.Request.Valid.Lo, api.Request.Valid.Hi, true
-	}) {
+	for _, x := range corpusExchanges(r.reg) {
 		api, _ := r.reg.API(x.Request.Key)
 		add(input{what: api.Name + " request", b: x.Request.Bytes, api: api, v: x.Request.Version, req: true})
 		add(input{what: api.Name + " response", b: x.Response.Bytes, api: api, v: x.Response.Version})
