@@ -248,27 +248,26 @@ func (h *half) minPeek() int {
 	return 8 // size, correlation id
 }
 
-// feed takes stream bytes and emits every frame they complete. timeAt
-// gives the capture time of the byte at an offset of data. When data ends
-// the frame buf holds the start of and goes on, the frame takes only its
-// own bytes (buf has room for them, see add), and the bytes after it are
-// taken next.
-func (h *half) feed(data []byte, timeAt func(off int) time.Time) {
+// feed takes stream bytes, captured at t, and emits every frame they
+// complete. When data ends the frame buf holds the start of and goes on,
+// the frame takes only its own bytes (buf has room for them, see add),
+// and the bytes after it are taken next.
+func (h *half) feed(data []byte, t time.Time) {
 	for at := 0; at < len(data); {
 		n := len(data) - at
 		if rest := h.frameRest(); rest > 0 {
 			n = min(n, rest)
 		}
-		from := at
-		h.take(data[at:at+n], func(off int) time.Time { return timeAt(from + off) })
+		h.take(data[at:at+n], t)
 		at += n
 	}
 }
 
-// take appends stream bytes and emits every frame they complete.
-func (h *half) take(data []byte, timeAt func(off int) time.Time) {
+// take appends stream bytes captured at t and emits every frame they
+// complete.
+func (h *half) take(data []byte, t time.Time) {
 	if len(data) > 0 {
-		h.last = timeAt(len(data) - 1)
+		h.last = t
 	}
 	if len(h.head) < 8 {
 		h.head = append(h.head, data[:min(len(data), 8-len(h.head))]...)
@@ -280,14 +279,10 @@ func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 		h.s.rd.stats.SkippedBytes += n
 		h.pos += n
 		data = data[n:]
-		timeAt0 := timeAt
-		timeAt = func(off int) time.Time { return timeAt0(off + int(n)) }
 		if len(data) == 0 {
 			return
 		}
 	}
-	// start is the stream offset of data[0].
-	start := h.pos + int64(len(h.buf))
 	var b []byte
 	inBuf := len(h.buf) > 0 // b is buf, not data
 	if inBuf {
@@ -350,9 +345,7 @@ func (h *half) take(data []byte, timeAt func(off int) time.Time) {
 		if !h.checkFirst(frame) {
 			return
 		}
-		off := base + int64(i)
-		t := timeAt(int(base + int64(end) - 1 - start))
-		h.frame(frame, off, t, inBuf)
+		h.frame(frame, base+int64(i), t, inBuf)
 		i = end
 	}
 	h.pos = base + int64(i)

@@ -327,7 +327,7 @@ func (rd *reader) deliverPlain(c *tcpConn, i int, data []byte, t time.Time) {
 	if c.s.ignored || rd.err != nil {
 		return
 	}
-	rd.half(c, i).feed(data, func(int) time.Time { return t })
+	rd.half(c, i).feed(data, t)
 }
 
 // finishConn ends a connection: buffered data is delivered across its

@@ -195,7 +195,7 @@ func (rd *reader) deliverTLS(c *tcpConn, i int, data []byte, t time.Time) {
 		}
 	}
 	if len(plain) > 0 && !c.s.ignored {
-		rd.half(c, i).feed(plain, func(int) time.Time { return t })
+		rd.half(c, i).feed(plain, t)
 	}
 }
 
