@@ -250,39 +250,40 @@ func (e *encoder) structsFields(dst []byte, p *plan, vals []Value, one *Value) (
 				dst = append(dst, s...)
 				continue
 			default:
+				xi := x.Int()
 				switch op.code {
 				case encBool:
-					if uint64(x.Int()) <= 1 {
-						dst = append(dst, byte(x.Int()))
+					if uint64(xi) <= 1 {
+						dst = append(dst, byte(xi))
 						continue
 					}
 				case encInt16:
-					if x.Int() == int64(int16(x.Int())) {
-						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int()))
+					if xi == int64(int16(xi)) {
+						dst = binary.BigEndian.AppendUint16(dst, uint16(xi))
 						continue
 					}
 				case encInt8:
-					if x.Int() == int64(int8(x.Int())) {
-						dst = append(dst, byte(x.Int()))
+					if xi == int64(int8(xi)) {
+						dst = append(dst, byte(xi))
 						continue
 					}
 				case encUint16:
-					if uint64(x.Int()) <= math.MaxUint16 {
-						dst = binary.BigEndian.AppendUint16(dst, uint16(x.Int()))
+					if uint64(xi) <= math.MaxUint16 {
+						dst = binary.BigEndian.AppendUint16(dst, uint16(xi))
 						continue
 					}
 				case encInt32:
-					if x.Int() == int64(int32(x.Int())) {
-						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int()))
+					if xi == int64(int32(xi)) {
+						dst = binary.BigEndian.AppendUint32(dst, uint32(xi))
 						continue
 					}
 				case encUint32:
-					if uint64(x.Int()) <= math.MaxUint32 {
-						dst = binary.BigEndian.AppendUint32(dst, uint32(x.Int()))
+					if uint64(xi) <= math.MaxUint32 {
+						dst = binary.BigEndian.AppendUint32(dst, uint32(xi))
 						continue
 					}
 				case encInt64, encFloat64:
-					dst = binary.BigEndian.AppendUint64(dst, uint64(x.Int()))
+					dst = binary.BigEndian.AppendUint64(dst, uint64(xi))
 					continue
 				case encUUID:
 					if u := x.Bytes(); len(u) == 16 {
@@ -665,26 +666,27 @@ func (e *encoder) checkInt(v int64, k schema.Kind) error {
 }
 
 func (e *encoder) value(dst []byte, fp *fieldPlan, k schema.Kind, nullable bool, v *Value) ([]byte, error) {
+	iv := v.Int()
 	if k.IsInteger() || k == schema.KindBool {
-		if err := e.checkInt(v.Int(), k); err != nil {
+		if err := e.checkInt(iv, k); err != nil {
 			return dst, err
 		}
 	}
 	switch k {
 	case schema.KindBool:
-		return wire.AppendBool(dst, v.Int() != 0), nil
+		return wire.AppendBool(dst, iv != 0), nil
 	case schema.KindInt8:
-		return wire.AppendInt8(dst, int8(v.Int())), nil
+		return wire.AppendInt8(dst, int8(iv)), nil
 	case schema.KindInt16:
-		return wire.AppendInt16(dst, int16(v.Int())), nil
+		return wire.AppendInt16(dst, int16(iv)), nil
 	case schema.KindUint16:
-		return wire.AppendUint16(dst, uint16(v.Int())), nil
+		return wire.AppendUint16(dst, uint16(iv)), nil
 	case schema.KindInt32:
-		return wire.AppendInt32(dst, int32(v.Int())), nil
+		return wire.AppendInt32(dst, int32(iv)), nil
 	case schema.KindUint32:
-		return wire.AppendUint32(dst, uint32(v.Int())), nil
+		return wire.AppendUint32(dst, uint32(iv)), nil
 	case schema.KindInt64:
-		return wire.AppendInt64(dst, v.Int()), nil
+		return wire.AppendInt64(dst, iv), nil
 	case schema.KindFloat64:
 		return wire.AppendFloat64(dst, v.Float()), nil
 	case schema.KindUUID:

@@ -168,16 +168,14 @@ func (v *Value) SetKids(kids []Value) { v.set(KidsValue(kids)) }
 // set gives v the bytes or kids of in (a value from BytesValue or
 // KidsValue), keeping v's null flag and unknown tags.
 func (v *Value) set(in Value) {
-	switch {
-	case v.ptr == nil:
-		*v = in
-	case v.n&boxBit != 0:
+	if v.ptr != nil && v.n&boxBit != 0 {
 		v.rebox(in)
-	case v.n&nullBit != 0:
-		*v = in
+		return
+	}
+	null := v.IsNull()
+	*v = in
+	if null {
 		v.SetNull(true)
-	default:
-		*v = in
 	}
 }
 
@@ -261,7 +259,7 @@ func (v *Value) SetUnknown(tags []RawTag) {
 	}
 	in := v.inner()
 	if in.ptr == nil {
-		in = Value{}
+		in = Value{} // a struct: no integer goes in the box
 	}
 	v.ptr = unsafe.Pointer(&valueBox{ptr: in.ptr, n: in.n, tags: tags})
 	v.n = boxBit | in.n&kidsBit
