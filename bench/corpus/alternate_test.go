@@ -21,28 +21,18 @@ func BenchmarkAlternateEncode(b *testing.B) {
 	for _, w := range ws {
 		ours, theirs := encodeInputs(b, c, w)
 		buf := make([]byte, 0, 1<<20)
-		runOurs := func(n int) time.Duration {
-			start := time.Now()
-			for range n {
-				for _, fr := range ours {
-					var err error
-					if buf, err = ourEncode(c, buf[:0], fr); err != nil {
-						b.Fatal(err)
-					}
+		alternate(b, w.Name, func() {
+			for _, fr := range ours {
+				var err error
+				if buf, err = ourEncode(c, buf[:0], fr); err != nil {
+					b.Fatal(err)
 				}
 			}
-			return time.Since(start)
-		}
-		runKmsg := func(n int) time.Duration {
-			start := time.Now()
-			for range n {
-				for i := range w.Frames {
-					buf = kmsgEncode(buf[:0], &w.Frames[i], theirs[i])
-				}
+		}, func() {
+			for i := range w.Frames {
+				buf = kmsgEncode(buf[:0], &w.Frames[i], theirs[i])
 			}
-			return time.Since(start)
-		}
-		alternate(b, w.Name, runOurs, runKmsg)
+		})
 	}
 }
 
@@ -53,45 +43,42 @@ func BenchmarkAlternateEncode(b *testing.B) {
 func BenchmarkAlternateDecode(b *testing.B) {
 	c, ws := setup(b)
 	for _, w := range ws {
-		runOurs := func(n int) time.Duration {
-			start := time.Now()
-			for range n {
-				for i := range w.Frames {
-					if _, err := ourDecode(c, &w.Frames[i], codec.Options{}); err != nil {
-						b.Fatal(err)
-					}
+		alternate(b, w.Name, func() {
+			for i := range w.Frames {
+				if _, err := ourDecode(c, &w.Frames[i], codec.Options{}); err != nil {
+					b.Fatal(err)
 				}
 			}
-			return time.Since(start)
-		}
-		runKmsg := func(n int) time.Duration {
-			start := time.Now()
-			for range n {
-				for i := range w.Frames {
-					if _, err := kmsgDecode(&w.Frames[i]); err != nil {
-						b.Fatal(err)
-					}
+		}, func() {
+			for i := range w.Frames {
+				if _, err := kmsgDecode(&w.Frames[i]); err != nil {
+					b.Fatal(err)
 				}
 			}
-			return time.Since(start)
-		}
-		alternate(b, w.Name, runOurs, runKmsg)
+		})
 	}
 }
 
-// alternate runs ours and kmsg's in turn, each for n corpus runs (n
-// grown until ours takes 0.3 ms), and reports the fastest chunk of each
-// and their ratio.
-func alternate(b *testing.B, name string, runOurs, runKmsg func(n int) time.Duration) {
+// alternate runs ours and kmsg's corpus runs in turn, in chunks of n
+// runs each (n grown until ours takes 0.3 ms), and reports the fastest
+// chunk of each and their ratio.
+func alternate(b *testing.B, name string, ours, kmsg func()) {
+	chunk := func(run func(), n int) time.Duration {
+		start := time.Now()
+		for range n {
+			run()
+		}
+		return time.Since(start)
+	}
 	b.Run(name, func(b *testing.B) {
 		n := 1 // corpus runs per chunk
-		for runOurs(n) < 300*time.Microsecond {
+		for chunk(ours, n) < 300*time.Microsecond {
 			n *= 2
 		}
 		bestOurs, bestKmsg := time.Duration(1<<62), time.Duration(1<<62)
 		for b.Loop() {
-			bestOurs = min(bestOurs, runOurs(n))
-			bestKmsg = min(bestKmsg, runKmsg(n))
+			bestOurs = min(bestOurs, chunk(ours, n))
+			bestKmsg = min(bestKmsg, chunk(kmsg, n))
 		}
 		b.ReportMetric(float64(bestOurs.Nanoseconds())/float64(n), "ours-ns/run")
 		b.ReportMetric(float64(bestKmsg.Nanoseconds())/float64(n), "kmsg-ns/run")

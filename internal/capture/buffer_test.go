@@ -42,6 +42,22 @@ func keepExchanges() []exchange {
 	return out
 }
 
+// openCapture starts a pcap capture in memory with one connection
+// opened, from client to server, at t0.
+func openCapture(t *testing.T) (*bytes.Buffer, *ConnWriter) {
+	t.Helper()
+	buf := &bytes.Buffer{}
+	w, err := NewWriter(buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(client, server)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	return buf, c
+}
+
 // TestKeep keeps every frame of three captures with Event.Keep and
 // checks them after the whole read against the frames sent: the reader
 // must never write again to a buffer it gave away. Each direction's
@@ -55,15 +71,7 @@ func keepExchanges() []exchange {
 func TestKeep(t *testing.T) {
 	xs := keepExchanges()
 	for _, mode := range []string{"a write per frame", "one write", "prefixes cut"} {
-		var buf bytes.Buffer
-		w, err := NewWriter(&buf, PCAP)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := w.Conn(client, server)
-		if err := c.Open(t0); err != nil {
-			t.Fatal(err)
-		}
+		buf, c := openCapture(t)
 		// sent holds each direction's frames; spans says whether each
 		// spans packets.
 		var sent [2][][]byte
@@ -158,15 +166,7 @@ func TestKeep(t *testing.T) {
 // allocates a few hundred KB, not 64 MiB.
 func TestReserveInProportion(t *testing.T) {
 	xs := keepExchanges()[:3]
-	var buf bytes.Buffer
-	w, err := NewWriter(&buf, PCAP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := w.Conn(client, server)
-	if err := c.Open(t0); err != nil {
-		t.Fatal(err)
-	}
+	buf, c := openCapture(t)
 	for _, x := range xs {
 		c.Write(ClientToServer, t0, x.req)
 		c.Write(ServerToClient, t0, x.resp)
