@@ -327,6 +327,12 @@ func (v Value) Clone() Value {
 // Equal reports whether two values are the same, treating nil and empty
 // slices alike (but null and empty as different); floats compare by their bits.
 func Equal(a, b *Value) bool {
+	switch {
+	case a.ptr == nil && b.ptr == nil:
+		return a.n == b.n
+	case a.ptr == b.ptr && a.n == b.n:
+		return true // the same bytes, kids or box (a shared default)
+	}
 	if a.Int() != b.Int() || a.IsNull() != b.IsNull() || !bytes.Equal(a.Bytes(), b.Bytes()) {
 		return false
 	}

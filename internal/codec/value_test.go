@@ -241,3 +241,40 @@ func TestValueIntOrOthers(t *testing.T) {
 		t.Errorf("FloatValue(-0.5): %v, null %v", f.Float(), f.IsNull())
 	}
 }
+
+// TestEqualCases: Equal by content, whatever the pointers: integers by
+// value (every low bit too), the same bytes or kids at one address or
+// two, nil and empty alike, null and empty apart, kids compared deeply.
+func TestEqualCases(t *testing.T) {
+	b1, b2 := []byte("abc"), []byte("abc")
+	kids := func(vs ...codec.Value) codec.Value { return codec.KidsValue(vs) }
+	shared := kids(codec.IntValue(1), codec.BytesValue(b1))
+	cases := []struct {
+		a, b codec.Value
+		want bool
+	}{
+		{codec.IntValue(7), codec.IntValue(7), true},
+		{codec.IntValue(-1), codec.IntValue(-1), true},
+		{codec.IntValue(-1), codec.IntValue(-2), false},
+		{codec.IntValue(0), codec.Value{}, true},
+		{codec.IntValue(1), codec.BytesValue(b1), false},
+		{codec.BytesValue(b1), codec.BytesValue(b1), true},
+		{codec.BytesValue(b1), codec.BytesValue(b2), true},
+		{codec.BytesValue(b1), codec.BytesValue(b1[:2]), false},
+		{codec.BytesValue([]byte{}), codec.Value{}, true},
+		{codec.NullValue(), codec.Value{}, false},
+		{codec.NullValue(), codec.NullValue(), true},
+		{shared, shared, true},
+		{shared, kids(codec.IntValue(1), codec.BytesValue(b2)), true},
+		{shared, kids(codec.IntValue(2), codec.BytesValue(b2)), false},
+		{shared, kids(codec.IntValue(1)), false},
+	}
+	for i, c := range cases {
+		if got := codec.Equal(&c.a, &c.b); got != c.want {
+			t.Errorf("case %d: Equal = %v, want %v", i, got, c.want)
+		}
+		if got := codec.Equal(&c.b, &c.a); got != c.want {
+			t.Errorf("case %d reversed: Equal = %v, want %v", i, got, c.want)
+		}
+	}
+}
