@@ -73,3 +73,23 @@ func TestSpareTrees(t *testing.T) {
 		t.Errorf("%d spares, want at most %d", len(tr.spare), maxSpareTrees)
 	}
 }
+
+// TestDetachedSize sums the bytes and nodes of every tree hung below a
+// tree, at every depth, and not of the tree itself (nor of a node that
+// points back at it).
+func TestDetachedSize(t *testing.T) {
+	tr := &Tree{}
+	tr.Reset(make([]byte, 50))
+	root := tr.Add(None, &Desc{}, 0, CatNone)
+	if b, n := tr.DetachedSize(); b != 0 || n != 0 {
+		t.Fatalf("no detached tree: %d bytes, %d nodes", b, n)
+	}
+	a := hangDetached(tr, root, make([]byte, 1000), 10)
+	hangDetached(tr, root, make([]byte, 300), 4)
+	inner := hangDetached(a, a.Root(), make([]byte, 70), 2)
+	tr.Extra(tr.Add(root, &Desc{}, 0, CatNone), true).Detached = tr
+	want := [2]int{1000 + 300 + 70, a.Len() + 4 + inner.Len()}
+	if b, n := tr.DetachedSize(); [2]int{b, n} != want {
+		t.Errorf("DetachedSize = %d bytes, %d nodes; want %v", b, n, want)
+	}
+}

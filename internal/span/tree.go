@@ -724,3 +724,17 @@ func (n *Row) SetFloat(f float64) { n.Val, n.Int = ValFloat, int64(math.Float64b
 
 // Float returns the node's float value.
 func (n *Row) Float() float64 { return math.Float64frombits(uint64(n.Int)) }
+
+// DetachedSize reports the bytes and nodes of the trees detached from t
+// (the inflated records of its compressed batches), and theirs in turn:
+// what a rendering of t writes beyond t's own bytes and nodes.
+func (t *Tree) DetachedSize() (bytes, nodes int) {
+	for i := range t.aux {
+		if d := t.aux[i].Detached; d != nil && d != t {
+			b, n := d.DetachedSize()
+			bytes += len(d.Bytes) + b
+			nodes += d.Len() + n
+		}
+	}
+	return bytes, nodes
+}

@@ -63,18 +63,22 @@ func AppendLine(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// lineGuess is about how long the hex and tree of the line of a frame of
-// size bytes decoded into t are: four bytes of line per frame byte (its
-// hex, and the value hex of the fields over it) and 320 per tree node.
-// Over the frames of bench/pcapgen's capture (lines 12 times their frame,
-// 260 bytes a node beyond the four per byte) it covers 97% of the lines,
-// and overshoots none by twice.
+// lineGuess is about how long the line of a frame of size bytes decoded
+// into t is: five bytes of line per byte of the frame and of its inflated
+// batches (their hex, the value hex of the fields over them, and the
+// body's) and 320 per node of t and of its inflated batches' trees. Over
+// the benchmark corpus no line is longer (records frames come closest:
+// 5.0 bytes a byte and 400 a node), and over the proxy's frames of
+// compressed batches in bench/proxybench (lines 80 times their frame)
+// it overshoots by less than half.
 func lineGuess(t *span.Tree, size int) int64 {
 	rows := 0
 	if t != nil {
-		rows = t.Len()
+		inflated, nodes := t.DetachedSize()
+		size += inflated
+		rows = t.Len() + nodes
 	}
-	return 4*int64(size) + 320*int64(rows)
+	return 5*int64(size) + 320*int64(rows)
 }
 
 // AppendFrame appends the frame as one JSON object (no newline) to dst:
@@ -217,6 +221,12 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	}
 	leanHex := f.Lean() && f.Hex == ""
 	t := f.SpanTree()
+	// Room for the rest of the line is made once (within the output
+	// budget) rather than by growing the line node by node: the body,
+	// the frame's hex, the tree's values (the bytes fields and the
+	// records in them) and the nodes' JSON.
+	bud := f.RenderBudget()
+	b = hexout.Reserve(b, int(min(lineGuess(t, len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))))
 	var fh *frameHex
 	if f.BodyPending() {
 		// The body is written from the tree (which a decode without
@@ -246,12 +256,6 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 			return dst[:start], err
 		}
 	}
-	// Room for the rest of the line is made once (within the output
-	// budget) rather than by growing the line node by node: the frame's
-	// hex, the tree's values (the bytes fields and the records in them)
-	// and the nodes' JSON.
-	bud := f.RenderBudget()
-	b = hexout.Reserve(b, int(min(lineGuess(t, len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))))
 	b = append(b, `,"hex":"`...)
 	hexAt := -1
 	switch {
