@@ -250,7 +250,7 @@ func (p *Proxy) decodeItem(it *item, data []byte, plan *redact.Plan, tree *span.
 	c := it.conn
 	e := &Event{Kind: EventFrame, Time: it.at, Data: data, Original: it.original, Rewritten: it.rewritten}
 	e.Conn, e.Client, e.Listener, e.Upstream = c.base.Conn, c.base.Client, c.base.Listener, c.base.Upstream
-	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits, Tree: tree}
+	opts := report.Options{Roundtrip: p.cfg.Roundtrip, Limits: frameLimits, Tree: tree, Lean: true}
 	at := it.at
 	var f *report.Frame
 	if it.kind == kindRequest {

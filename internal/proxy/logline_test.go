@@ -6,11 +6,16 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/manifester/manifester/internal/render/jsonr"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/schema"
 )
 
 // TestLogLines: every line has conn, event and the endpoints; frames have
@@ -62,6 +67,29 @@ func TestLogLines(t *testing.T) {
 		}
 		switch ev {
 		case "frame":
+			// Decoded lean (the body and hex written from the tree when
+			// the line is), the line still says what a full decode does.
+			if !e.Frame.Lean() {
+				t.Errorf("a frame decoded with its hex and body made before its line: %s", line)
+			}
+			o := report.Options{}
+			if l["kind"] == "response" {
+				api, _ := p.cfg.Codec.Reg.API(int16(l["api_key"].(float64)))
+				o = report.Options{Kind: schema.TypeResponse, API: api, Version: int16(l["version"].(float64))}
+			}
+			full, err := jsonr.AppendLine(nil, report.Decode(p.cfg.Codec, e.Data, o), jsonr.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fl map[string]any
+			if err := json.Unmarshal(full, &fl); err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []string{"body", "hex", "tree"} {
+				if l[k] == nil || !reflect.DeepEqual(l[k], fl[k]) {
+					t.Errorf("the %s frame's %q is not a full decode's:\n%v\nwant\n%v", l["kind"], k, l[k], fl[k])
+				}
+			}
 			want := map[string]string{"request": ToBroker, "response": ToClient}[l["kind"].(string)]
 			if l["direction"] != want {
 				t.Errorf("direction %v for a %v: %s", l["direction"], l["kind"], line)

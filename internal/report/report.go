@@ -246,8 +246,10 @@ type Options struct {
 	MaybeResponse bool
 	// Lean leaves Frame.Hex and Frame.Body empty: the JSON writer (package
 	// jsonr) writes them straight from the bytes and the decoded body. For
-	// front ends that print each frame once (decode --pcap); it saves a hex
-	// copy and a JSON body of every frame.
+	// front ends that print each frame once or twice (decode --pcap, the
+	// proxy's log and output); it saves a hex copy and a JSON body of every
+	// frame, which for a batch of compressed records is a buffer of many
+	// times the frame.
 	Lean bool
 	// Limits set the frame's budget (zero fields: the defaults, which
 	// are proportional to the frame's size); Ctx, when set, cancels the
