@@ -9,8 +9,14 @@
 // and the median of each figure is printed, one line per mode:
 //
 //	direct mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
-//	relay mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
-//	proxy mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3
+//	relay mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3 cpu_ms_per_mb=… children_cpu_ms_per_mb=0.00
+//	proxy mbps=… p50_ms=… p99_ms=… p50s_ms=… p99s_ms=… produced=N consumed=N runs=3 cpu_ms_per_mb=… children_cpu_ms_per_mb=…
+//
+// The relay and proxy lines also give the CPU time their process spent
+// per MB of record values moved (read from /proc before and after each
+// run, the median of the runs): its own threads' (forwarding) and its
+// children's (the proxy's decoding process). Unlike the throughput,
+// which follows how the client batches, these hold from run to run.
 //
 // The relay is the floor any proxy stands on: this program run again as
 // a second process that copies bytes both ways (io.Copy, no framing, no
@@ -245,8 +251,13 @@ func relay(listen, upstream string) error {
 
 // results collects the runs of one mode.
 type results struct {
-	mbps, p50, p99     []float64
-	p50s, p99s         []float64 // settled
+	mbps, p50, p99 []float64
+	p50s, p99s     []float64 // settled
+	// cpu is the CPU time, in ms per MB of record values, that the
+	// process in front of the broker spent in a run (its own threads,
+	// not its children's: forwarding, not decoding); kids is its
+	// children's (the decoding process).
+	cpu, kids          []float64
 	produced, consumed int
 	// pid is the process in front of the broker (0: none), whose going
 	// idle the settled latency waits for.
@@ -254,9 +265,16 @@ type results struct {
 }
 
 func (res *results) run(seed, topic string, n, size int) error {
+	own0, kids0 := res.cpuTimes()
 	mbps, lat, settled, produced, consumed, err := runOnce(seed, topic, n, size, func() error { return waitIdle(res.pid) })
 	if err != nil {
 		return fmt.Errorf("%s: %w", topic, err)
+	}
+	if res.pid != 0 {
+		own1, kids1 := res.cpuTimes()
+		mb := float64(n*size) / 1e6
+		res.cpu = append(res.cpu, float64(own1-own0)*1000/clockTicks/mb)
+		res.kids = append(res.kids, float64(kids1-kids0)*1000/clockTicks/mb)
 	}
 	pct := func(lat []time.Duration, p float64) float64 {
 		slices.Sort(lat)
@@ -279,8 +297,45 @@ func median(v []float64) float64 {
 }
 
 func (res *results) print(name string) {
-	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f p50s_ms=%.3f p99s_ms=%.3f produced=%d consumed=%d runs=%d\n",
-		name, median(res.mbps), median(res.p50), median(res.p99), median(res.p50s), median(res.p99s), res.produced, res.consumed, len(res.mbps))
+	cpu := ""
+	if len(res.cpu) > 0 {
+		cpu = fmt.Sprintf(" cpu_ms_per_mb=%.2f children_cpu_ms_per_mb=%.2f", median(res.cpu), median(res.kids))
+	}
+	fmt.Printf("%s mbps=%.2f p50_ms=%.3f p99_ms=%.3f p50s_ms=%.3f p99s_ms=%.3f produced=%d consumed=%d runs=%d%s\n",
+		name, median(res.mbps), median(res.p50), median(res.p99), median(res.p50s), median(res.p99s), res.produced, res.consumed, len(res.mbps), cpu)
+}
+
+// clockTicks is the unit of /proc's CPU times (USER_HZ, 100 on Linux).
+const clockTicks = 100
+
+// cpuTimes returns the CPU time process res.pid has used, and that of
+// its children now running, in clock ticks (0, 0 without a process or
+// on a system with no /proc).
+func (res *results) cpuTimes() (own, kids int64) {
+	if res.pid == 0 {
+		return 0, 0
+	}
+	own, _ = cpuTime(res.pid)
+	for _, c := range children(res.pid) {
+		t, _ := cpuTime(c)
+		kids += t
+	}
+	return own, kids
+}
+
+// children lists the processes pid started that are running.
+func children(pid int) []int {
+	var out []int
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, k := range files {
+		b, _ := os.ReadFile(k)
+		for _, f := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(f); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // stopProxy stops the proxy as Ctrl-C does (so that it flushes what it
@@ -429,16 +484,7 @@ func waitIdle(pid int) error {
 	}
 	cpu := func() (int64, error) {
 		// The proxy and its children (the decoding process).
-		pids := []int{pid}
-		kids, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
-		for _, k := range kids {
-			b, _ := os.ReadFile(k)
-			for _, f := range strings.Fields(string(b)) {
-				if c, err := strconv.Atoi(f); err == nil {
-					pids = append(pids, c)
-				}
-			}
-		}
+		pids := append([]int{pid}, children(pid)...)
 		var sum int64
 		for i, p := range pids {
 			t, err := cpuTime(p)
