@@ -258,8 +258,14 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 		return nil, &records.TooLargeError{Codec: "snappy", Limit: limit}
 	}
 	// Decoded straight into out's room: one buffer per batch, not a
-	// block's copy beside it.
-	out = slices.Grow(out, n)
+	// block's copy beside it. Made with make and copy rather than
+	// slices.Grow, which copies all of out's capacity and clears the new
+	// room, every byte of which the decode writes.
+	if cap(out)-len(out) < n {
+		grown := make([]byte, len(out), len(out)+n)
+		copy(grown, out)
+		out = grown
+	}
 	dst := out[len(out) : len(out)+n]
 	b, err := snappy.Decode(dst, block)
 	if err != nil {

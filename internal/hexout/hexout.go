@@ -8,7 +8,6 @@ package hexout
 
 import (
 	"encoding/binary"
-	"slices"
 )
 
 const digits = "0123456789abcdef"
@@ -42,12 +41,20 @@ func AppendEncode(dst, src []byte) []byte {
 // Reserve returns b with room for n more bytes: b itself when it has
 // them, else a copy in a buffer of at least twice b's capacity (Go's
 // append grows large slices by a quarter, which for a line growing by
-// megabytes meant a copy of the whole line every few values).
+// megabytes meant a copy of the whole line every few values). Only b's
+// bytes are copied, not the rest of its capacity (slices.Grow copies all
+// of it: a kept line buffer of a hundred megabytes, copied whole to make
+// room for the next line's first bytes), and the new room is not cleared
+// beyond what make must (a large buffer fresh from the system is not
+// cleared at all, and one reused is cleared in pieces the collector can
+// stop between).
 func Reserve(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
-	return slices.Grow(b, max(n, cap(b)))
+	nb := make([]byte, len(b), max(len(b)+n, 2*cap(b)))
+	copy(nb, b)
+	return nb
 }
 
 // encodePairs writes the hex of src into out (twice as long). Eight

@@ -106,7 +106,8 @@ func BenchmarkAppendEncode(b *testing.B) {
 }
 
 // TestReserveDoubles: Reserve leaves a buffer with room as it is, and
-// otherwise at least doubles its capacity, keeping its bytes; so a line
+// otherwise at least doubles its capacity, keeping its bytes (and not
+// the rest of the old capacity); so a line
 // appended to value by value is copied a logarithmic number of times.
 func TestReserveDoubles(t *testing.T) {
 	b := make([]byte, 3, 10)
@@ -117,6 +118,22 @@ func TestReserveDoubles(t *testing.T) {
 	got := Reserve(b, 8)
 	if cap(got) < 20 || string(got) != "abc" {
 		t.Errorf("Reserve(len 3 cap 10, 8): cap %d %q, want cap >= 20 and the bytes kept", cap(got), got)
+	}
+	// Only the bytes are copied, not the rest of the capacity (a kept
+	// buffer's old line): the new room holds none of it.
+	old := make([]byte, 1<<16)
+	for i := range old {
+		old[i] = 0xff
+	}
+	copy(old, "abc")
+	grown := Reserve(old[:3], 1<<16)
+	if string(grown) != "abc" || cap(grown) < 1<<17 {
+		t.Fatalf("Reserve(len 3 cap 64Ki, 64Ki): cap %d %q", cap(grown), grown)
+	}
+	for i, c := range grown[3:cap(grown)] {
+		if c != 0 {
+			t.Fatalf("byte %d of the new room is %#x: the old capacity was copied", 3+i, c)
+		}
 	}
 	var line []byte
 	copies := 0
