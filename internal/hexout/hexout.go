@@ -39,9 +39,12 @@ func AppendEncode(dst, src []byte) []byte {
 }
 
 // Reserve returns b with room for n more bytes: b itself when it has
-// them, else a copy in a buffer of at least twice b's capacity (Go's
-// append grows large slices by a quarter, which for a line growing by
-// megabytes meant a copy of the whole line every few values). Only b's
+// them, else a copy with room for n or for b's capacity, whichever is
+// more, after b's bytes (so a line that fills its buffer at least
+// doubles it: Go's append grows large slices by a quarter, which for a
+// line growing by megabytes meant a copy of the whole line every few
+// values; and a line that starts in a kept buffer too small for it gets
+// the room it asked for, not twice the buffer). Only b's
 // bytes are copied, not the rest of its capacity (slices.Grow copies all
 // of it: a kept line buffer of a hundred megabytes, copied whole to make
 // room for the next line's first bytes), and the new room is not cleared
@@ -52,7 +55,7 @@ func Reserve(b []byte, n int) []byte {
 	if cap(b)-len(b) >= n {
 		return b
 	}
-	nb := make([]byte, len(b), max(len(b)+n, 2*cap(b)))
+	nb := make([]byte, len(b), len(b)+max(n, cap(b)))
 	copy(nb, b)
 	return nb
 }

@@ -106,9 +106,10 @@ func BenchmarkAppendEncode(b *testing.B) {
 }
 
 // TestReserveDoubles: Reserve leaves a buffer with room as it is, and
-// otherwise at least doubles its capacity, keeping its bytes (and not
-// the rest of the old capacity); so a line
-// appended to value by value is copied a logarithmic number of times.
+// otherwise makes room for the larger of what was asked and the old
+// capacity after its bytes, keeping them (and not the rest of the old
+// capacity); so a full line appended to value by value is copied a
+// logarithmic number of times.
 func TestReserveDoubles(t *testing.T) {
 	b := make([]byte, 3, 10)
 	copy(b, "abc")
@@ -116,8 +117,11 @@ func TestReserveDoubles(t *testing.T) {
 		t.Error("Reserve copied a buffer that had room")
 	}
 	got := Reserve(b, 8)
-	if cap(got) < 20 || string(got) != "abc" {
-		t.Errorf("Reserve(len 3 cap 10, 8): cap %d %q, want cap >= 20 and the bytes kept", cap(got), got)
+	if cap(got) < 3+10 || string(got) != "abc" {
+		t.Errorf("Reserve(len 3 cap 10, 8): cap %d %q, want room for the old capacity after the bytes, and the bytes kept", cap(got), got)
+	}
+	if got := Reserve(b, 100); cap(got) < 103 || cap(got) > 2*103 {
+		t.Errorf("Reserve(len 3 cap 10, 100): cap %d, want the 103 asked for (rounded to a size class)", cap(got))
 	}
 	// Only the bytes are copied, not the rest of the capacity (a kept
 	// buffer's old line): the new room holds none of it.
@@ -127,7 +131,7 @@ func TestReserveDoubles(t *testing.T) {
 	}
 	copy(old, "abc")
 	grown := Reserve(old[:3], 1<<16)
-	if string(grown) != "abc" || cap(grown) < 1<<17 {
+	if string(grown) != "abc" || cap(grown) < 3+1<<16 {
 		t.Fatalf("Reserve(len 3 cap 64Ki, 64Ki): cap %d %q", cap(grown), grown)
 	}
 	for i, c := range grown[3:cap(grown)] {
