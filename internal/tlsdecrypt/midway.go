@@ -146,13 +146,12 @@ func (c *candidate) generation(g int) []byte {
 // none of TLS 1.3's lengths.
 func newCandidate(sec *secrets, secret []byte, client bool) (candidate, bool) {
 	c := candidate{sec: sec, secret: secret, client: client}
-	for _, id := range []uint16{0x1301, 0x1302, 0x1303} {
-		if st := suites[id]; st.hash().Size() == len(secret) {
-			c.hs = st
-			return c, true
-		}
+	sts := tls13Suites(secret)
+	if len(sts) == 0 {
+		return c, false
 	}
-	return c, false
+	c.hs = sts[0] // the suites of one length share their hash
+	return c, true
 }
 
 // join finds the secret, its generation, the suite and the sequence
@@ -243,12 +242,24 @@ func (s *Stream) join(i int, r []byte) bool {
 	return false
 }
 
+// tls13Suites are the TLS 1.3 suites whose hash makes secrets of the
+// secret's length.
+func tls13Suites(secret []byte) []*suite {
+	var out []*suite
+	for _, id := range []uint16{0x1301, 0x1302, 0x1303} {
+		if st := suites[id]; st.hash().Size() == len(secret) {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
 // suitesFor are the TLS 1.3 suites of a kind whose hash makes secrets
 // of the secret's length.
 func suitesFor(secret []byte, kind aeadKind) []*suite {
 	var out []*suite
-	for _, id := range []uint16{0x1301, 0x1302, 0x1303} {
-		if st := suites[id]; st.kind == kind && st.hash().Size() == len(secret) {
+	for _, st := range tls13Suites(secret) {
+		if st.kind == kind {
 			out = append(out, st)
 		}
 	}
