@@ -144,39 +144,29 @@ func sameTree(a, b *span.Tree) string {
 func TestNoValuesScratchReuse(t *testing.T) {
 	r := loadRelease(t, "4.3")
 	type input struct {
-		what string
+		tr   triple
 		b    []byte
-		api  *schema.API
-		v    int16
-		req  bool
 		want *span.Tree
 	}
 	var ins []input
-	decode := func(in input, opts codec.Options) (*codec.Frame, error) {
-		if in.req {
-			return r.c.DecodeRequest(in.b, opts)
-		}
-		return r.c.DecodeResponse(in.b, in.api, in.v, opts)
-	}
-	add := func(in input) {
-		f, err := decode(in, codec.Options{Spans: true})
+	add := func(tr triple, b []byte) {
+		f, err := decodeFrame(r.c, tr, b, codec.Options{Spans: true})
 		if err != nil {
 			return // (a few of kmsg's frames are not valid at their version)
 		}
-		in.want = f.SpanTree()
-		ins = append(ins, in)
+		ins = append(ins, input{tr, b, f.SpanTree()})
 	}
 	for _, tr := range triples(r.reg) {
 		b, err := sample.Encode(r.c, tr.api, tr.kind, tr.v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		add(input{what: tr.String(), b: b, api: tr.api, v: tr.v, req: tr.kind == schema.TypeRequest})
+		add(tr, b)
 	}
 	for _, x := range corpusExchanges(r.reg) {
 		api, _ := r.reg.API(x.Request.Key)
-		add(input{what: api.Name + " request", b: x.Request.Bytes, api: api, v: x.Request.Version, req: true})
-		add(input{what: api.Name + " response", b: x.Response.Bytes, api: api, v: x.Response.Version})
+		add(triple{api, x.Request.Version, schema.TypeRequest}, x.Request.Bytes)
+		add(triple{api, x.Response.Version, schema.TypeResponse}, x.Response.Bytes)
 	}
 	if len(ins) < 500 {
 		t.Fatalf("%d frames to decode", len(ins))
@@ -190,11 +180,11 @@ func TestNoValuesScratchReuse(t *testing.T) {
 	} {
 		for i := range n {
 			in := ins[order(i)]
-			if _, err := decode(in, codec.Options{Spans: true, NoValues: true, Tree: reused}); err != nil {
-				t.Fatalf("%s: %v", in.what, err)
+			if _, err := decodeFrame(r.c, in.tr, in.b, codec.Options{Spans: true, NoValues: true, Tree: reused}); err != nil {
+				t.Fatalf("%s: %v", in.tr, err)
 			}
 			if p := sameTree(in.want, reused); p != "" {
-				t.Fatalf("%s: the tree differs from a decode with values: %s", in.what, p)
+				t.Fatalf("%s: the tree differs from a decode with values: %s", in.tr, p)
 			}
 		}
 	}
