@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
 	"sync"
 	"time"
@@ -61,6 +60,12 @@ type frameHead struct {
 // original_hex (the broker's bytes, when the proxy changed the frame),
 // then the fields of [jsonr.AppendLine] (hex is what the receiver got).
 func AppendJSON(dst []byte, e *Event) ([]byte, error) {
+	return appendJSON(dst, e, nil)
+}
+
+// appendJSON is AppendJSON, a frame's line handed to sp in pieces when
+// sp is set (see [jsonr.Spill]; what it returns is what sp did not take).
+func appendJSON(dst []byte, e *Event, sp *jsonr.Spill) ([]byte, error) {
 	if e.Kind == EventFrame && e.Frame != nil {
 		h := frameHead{Conn: e.Conn, Event: e.Kind.String(), Direction: direction(e.Dir), Client: e.Client,
 			Listener: e.Listener, Upstream: e.Upstream, Rewritten: e.Rewritten}
@@ -72,23 +77,14 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 			return dst, err
 		}
 		start := len(dst)
+		// The frame's fields go on after the head's (which are never
+		// none: conn is always there).
 		dst = append(dst, head[:len(head)-1]...)
-		// The report's object goes on in place: its "{" becomes the ","
-		// after the head's fields (or goes, when the object is empty).
-		mark := len(dst)
-		dst, err = jsonr.AppendLine(dst, e.Frame, jsonr.Options{})
+		line, err := jsonr.AppendLine(dst, e.Frame, jsonr.Options{Continue: true, Spill: sp})
 		if err != nil {
 			return dst[:start], err
 		}
-		body := dst[mark:]
-		if len(body) < 2 || body[0] != '{' {
-			return dst[:start], errors.New("proxy: a frame's JSON is not an object")
-		}
-		if body[1] == '}' {
-			return append(dst[:mark], body[1:]...), nil
-		}
-		body[0] = ','
-		return dst, nil
+		return line, nil
 	}
 	// Details are the proxy's own words ("node 1 A -> B"): not HTML
 	// escaped, so that they read as they are.
@@ -102,10 +98,12 @@ func AppendJSON(dst []byte, e *Event) ([]byte, error) {
 	return append(dst, buf.Bytes()...), nil
 }
 
-// LineWriter writes whole lines: each with one Write call, under a lock,
-// so that lines of concurrent writers never interleave, and a crash
-// leaves at most the last line torn. Writes are not buffered across
-// lines.
+// LineWriter writes whole lines under a lock, so that lines of concurrent
+// writers never interleave, and a crash leaves at most the last line
+// torn. Writes are not buffered across lines: a line is one Write call,
+// but for a frame's line longer than spillAt, which goes in pieces as it
+// is made (see [jsonr.Spill]) so that it never has to be whole in memory
+// (a frame of compressible batches makes a line 80 times its size).
 type LineWriter struct {
 	mu  sync.Mutex
 	w   io.Writer
@@ -114,10 +112,19 @@ type LineWriter struct {
 	// small counts the lines in a row that used less than a quarter of a
 	// buffer larger than maxKeptLine.
 	small int
+	spill jsonr.Spill
 }
 
+// spillAt is how much of a frame's line a LineWriter gathers before it
+// writes it.
+const spillAt = 1 << 20
+
 // NewLineWriter returns a LineWriter on w.
-func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
+func NewLineWriter(w io.Writer) *LineWriter {
+	l := &LineWriter{w: w}
+	l.spill = jsonr.Spill{At: spillAt, Write: l.writeLocked}
+	return l
+}
 
 // WriteLine writes b (one or more whole lines) with one Write call. After
 // a failed write every later one fails with the same error.
@@ -133,6 +140,8 @@ func (l *LineWriter) WriteLine(b []byte) error {
 // Regrowing the buffer for every large line (doubling up to it, the
 // copies dropped at once) was most of the proxy's allocation, and so of
 // its garbage collections, when frames decode to lines of megabytes.
+// Since frames' lines go in pieces, what is held is a frame's fields and
+// body (about four bytes a frame byte) and a piece.
 const (
 	maxKeptLine  = 1 << 20
 	maxHeldLine  = 128 << 20
@@ -172,7 +181,10 @@ func (l *LineWriter) writeLocked(b []byte) error {
 func (l *LineWriter) WriteEvent(e *Event) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b, err := AppendJSON(l.buf[:0], e)
+	if l.err != nil {
+		return l.err
+	}
+	b, err := appendJSON(l.buf[:0], e, &l.spill)
 	l.keep(b)
 	if err != nil {
 		return err

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
@@ -250,4 +252,59 @@ func TestLineWriterReusesItsBuffer(t *testing.T) {
 	if cap(l.buf) < 3<<20 {
 		t.Fatalf("the line buffer (%d bytes) was not kept", cap(l.buf))
 	}
+}
+
+// countingWriter keeps the bytes written and counts the Write calls.
+type countingWriter struct {
+	bytes.Buffer
+	calls int
+}
+
+func (w *countingWriter) Write(b []byte) (int, error) {
+	w.calls++
+	return w.Buffer.Write(b)
+}
+
+// TestLineWriterSpillsLongLines: the line of a frame of compressed
+// batches, here 60 times the frame, goes out in pieces of about spillAt
+// as it is made, and the buffer the writer keeps is a small part of it:
+// before, it held the whole line, and a line beyond maxHeldLine was
+// dropped and made again from nothing for the next one. The bytes are
+// AppendJSON's, one line in all; the lines around it are whole writes.
+func TestLineWriterSpillsLongLines(t *testing.T) {
+	c := testCodec(t)
+	c.Decompress = compress.Decompressor()
+	recs := hostile.DenseRecords(20000)
+	fr := hostile.Produce(hostile.Batch(hostile.Snappy, recs, 20000), hostile.Batch(hostile.Zstd, recs, 20000))
+	f := report.Decode(c, fr, report.Options{Lean: true})
+	if !f.OK() {
+		t.Fatal(f.Error)
+	}
+	e := &Event{Kind: EventFrame, Conn: 3, Dir: "request", Client: "c", Listener: "l", Upstream: "u", Frame: f}
+	small := &Event{Kind: EventFault, Time: time.Unix(0, 0).UTC(), Detail: "after"}
+	want, err := AppendJSON(nil, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 50*len(fr) || len(want) < 4*spillAt {
+		t.Fatalf("a line of %d bytes for a frame of %d: not long enough to say anything", len(want), len(fr))
+	}
+	tail, _ := AppendJSON(nil, small)
+	var out countingWriter
+	l := NewLineWriter(&out)
+	for _, ev := range []*Event{e, small} {
+		if err := l.WriteEvent(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(out.Bytes(), append(want, tail...)) {
+		t.Fatalf("the lines written differ from AppendJSON's (%d vs %d bytes)", out.Len(), len(want)+len(tail))
+	}
+	if pieces := out.calls - 1; pieces < len(want)/(2*spillAt) {
+		t.Errorf("a line of %d bytes went in %d writes", len(want), pieces)
+	}
+	if kept := cap(l.buf); kept > len(want)/4 || kept > 2*spillAt+16*len(fr) {
+		t.Errorf("the writer keeps a buffer of %d bytes for a line of %d", kept, len(want))
+	}
+	t.Logf("frame %d bytes, line %d bytes in %d writes, buffer kept %d bytes", len(fr), len(want), out.calls-1, cap(l.buf))
 }

@@ -120,7 +120,7 @@ func TestNodeFastPathsMatchReference(t *testing.T) {
 			w := treeWriter{about: about}
 			if copied {
 				w.b = hexout.AppendEncode([]byte("prefix"), data)
-				w.hexTree, w.hexAt = tr, len("prefix")
+				w.hexTree, w.hex = tr, w.b[len("prefix"):]
 			}
 			start := len(w.b)
 			w.tree(tr, tr.Root())

@@ -35,6 +35,29 @@ type Options struct {
 	// About includes each tree node's description ("about"), which is
 	// schema data repeated in every frame; off by default.
 	About bool
+	// Continue writes the frame's fields as the continuation of an
+	// object begun in dst: a comma where the frame's "{" would be.
+	Continue bool
+	// Spill, when set, lets a long line leave in pieces (see [Spill]).
+	Spill *Spill
+}
+
+// Spill hands a frame's line to its writer in pieces as it is made,
+// so that the line never has to be whole in memory: a frame of
+// compressible batches makes a line 80 times its size (a 3 MB Fetch
+// response, 190 MB of JSON), most of it the inflated batches' trees.
+//
+// Once the buffer holds At bytes or more between two tree nodes, what
+// it holds goes to Write and the line goes on from the buffer's start;
+// the frame's hex goes to Write as it is when it is At bytes or more.
+// What precedes the tree (the frame's fields and its body, about four
+// bytes a frame byte) is made whole. What the writer returns is what
+// Write did not take. An error from Write ends the pieces: the rest of
+// the line is made but not handed over, and the writer returns the
+// error; nothing else can fail once a piece has gone.
+type Spill struct {
+	At    int
+	Write func([]byte) error
 }
 
 // Line writes the frame as one JSON object on one line (see
@@ -94,6 +117,9 @@ func lineGuess(t *span.Tree, size int) int64 {
 func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	start := len(dst)
 	b := append(dst, `{"index":`...)
+	if o.Continue {
+		b[start] = ','
+	}
 	b = strconv.AppendInt(b, int64(f.Index), 10)
 	b = append(b, `,"offset":`...)
 	b = strconv.AppendInt(b, f.Offset, 10)
@@ -226,16 +252,30 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	// the frame's hex, the tree's values (the bytes fields and the
 	// records in them) and the nodes' JSON.
 	bud := f.RenderBudget()
-	b = hexout.Reserve(b, int(min(lineGuess(t, len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))))
+	room := min(lineGuess(t, len(f.Bytes)), bud.OutputRoom()+int64(2*len(f.Bytes)))
+	if sp := o.Spill; sp != nil {
+		// The fields and the body are made whole (their bytes' hex
+		// twice), then pieces of about At.
+		room = min(room, int64(4*len(f.Bytes)+sp.At+64<<10))
+	}
+	b = hexout.Reserve(b, int(room))
 	var fh *frameHex
+	if o.Spill != nil && leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
+		// The tree's values copy their hex from the frame's: from a
+		// buffer of its own, since the line's bytes leave in pieces.
+		fh = newFrameHex(t.Bytes)
+		defer fh.release()
+	}
 	if f.BodyPending() {
 		// The body is written from the tree (which a decode without
 		// Values has alone); a lean frame's hex is made first, and the
 		// body's bytes and records values are copied from it.
 		var hx []byte
-		if leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
+		if fh == nil && leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
 			fh = newFrameHex(t.Bytes)
 			defer fh.release()
+		}
+		if fh != nil {
 			hx = *fh.hex
 		}
 		// jsonvalue writes compact JSON with encoding/json's escaping.
@@ -257,25 +297,32 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		}
 	}
 	b = append(b, `,"hex":"`...)
-	hexAt := -1
-	switch {
-	case fh != nil:
-		hexAt = len(b)
-		b = append(b, *fh.hex...)
-	case leanHex:
-		hexAt = len(b)
-		b = hexout.AppendEncode(b, f.Bytes)
-	default:
-		b = appendStringBody(b, f.Hex)
-	}
-	b = append(b, `","tree":`...)
 	// The tree is cut where the frame's output budget runs out; the
 	// answer stays valid JSON and says so in "output_truncated".
-	w := treeWriter{b: b, about: o.About}
+	w := treeWriter{b: b, about: o.About, spill: o.Spill}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
+	var hex []byte // the frame's hex, when the tree's values can copy theirs
+	switch {
+	case fh != nil:
+		hex = *fh.hex
+		if w.spill != nil && len(hex) >= w.spill.At {
+			w.spillNow()
+			w.put(hex)
+		} else {
+			w.b = append(w.b, hex...)
+		}
+	case leanHex:
+		// Only without Spill (with it, fh is made): the line's bytes stay.
+		hexAt := len(w.b)
+		w.b = hexout.AppendEncode(w.b, f.Bytes)
+		hex = w.b[hexAt:len(w.b):len(w.b)]
+	default:
+		w.b = appendStringBody(w.b, f.Hex)
+	}
+	w.b = append(w.b, `","tree":`...)
 	if t != nil && t.Root() != span.None {
-		if hexAt >= 0 && sameBytes(t.Bytes, f.Bytes) {
-			w.hexTree, w.hexAt = t, hexAt
+		if hex != nil && sameBytes(t.Bytes, f.Bytes) {
+			w.hexTree, w.hex = t, hex
 		}
 		w.tree(t, t.Root())
 	} else {
@@ -294,8 +341,8 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		}
 		w.b = appendString(append(w.b, `,"output_truncated":`...), report.OutputSpent(bud, strings.Join(parts, ", ")))
 	}
-	bud.AddOutput(len(w.b) - start)
-	return append(w.b, '}'), nil
+	bud.AddOutput(w.at(w.b) - start)
+	return append(w.b, '}'), w.err
 }
 
 // appendRaw appends a JSON value as encoding/json appends a

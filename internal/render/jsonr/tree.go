@@ -19,11 +19,17 @@ type treeWriter struct {
 	// no limit); cutNodes, cutTrees and cutValues count what was left out.
 	limit                         int
 	cutNodes, cutTrees, cutValues int
-	// hexTree, when set, is the tree whose Bytes are written as hex in b
-	// from hexAt on (a frame line's "hex"): its values' hex is copied
-	// from there rather than made again.
+	// hexTree, when set, is the tree whose Bytes' hex is hex (a frame
+	// line's "hex"): its values' hex is copied from there rather than
+	// made again.
 	hexTree *span.Tree
-	hexAt   int
+	hex     []byte
+	// spill, when set, takes the line's bytes in pieces between nodes;
+	// spilled counts the bytes it took (positions in the line are
+	// spilled+len(b)), err is its first error.
+	spill   *Spill
+	spilled int
+	err     error
 }
 
 // appendHex appends the hex of vb, the value bytes of node id of t.
@@ -32,16 +38,34 @@ func (w *treeWriter) appendHex(b []byte, t *span.Tree, id span.ID, vb []byte) []
 		if a := t.Extra(id, false); a == nil || !a.HasValue {
 			// vb is t.Bytes[off:off+len(vb)] (checked: the same memory)
 			if off := t.ValueOff(id); off >= 0 && off+len(vb) <= len(t.Bytes) && &t.Bytes[off] == &vb[0] {
-				at := w.hexAt + 2*off
-				return append(b, b[at:at+2*len(vb)]...)
+				return append(b, w.hex[2*off:2*(off+len(vb))]...)
 			}
 		}
 	}
 	return hexout.AppendEncode(b, vb)
 }
 
+// at is the position in the line of the end of b, the line's last
+// piece.
+func (w *treeWriter) at(b []byte) int { return w.spilled + len(b) }
+
 // full reports whether the output budget is spent.
-func (w *treeWriter) full() bool { return w.limit > 0 && len(w.b) >= w.limit }
+func (w *treeWriter) full() bool { return w.limit > 0 && w.at(w.b) >= w.limit }
+
+// spillNow hands the bytes made so far to the spill's Write and empties
+// the buffer (after an error, the bytes are dropped).
+func (w *treeWriter) spillNow() {
+	w.put(w.b)
+	w.b = w.b[:0]
+}
+
+// put hands b to the spill's Write, unless an earlier Write failed.
+func (w *treeWriter) put(b []byte) {
+	if w.err == nil {
+		w.err = w.spill.Write(b)
+	}
+	w.spilled += len(b)
+}
 
 // tree writes the tree of t under id (its root when id is the root), the
 // path starting afresh: node paths are relative to the tree they are in,
@@ -61,6 +85,9 @@ func (w *treeWriter) tree(t *span.Tree, id span.ID) {
 // segment), written once for both. d is the node's Desc and frag its
 // fragments (fragOf(d)), which the parent looked up for the path.
 func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.Desc, frag *descFrag) {
+	if w.spill != nil && len(w.b) >= w.spill.At {
+		w.spillNow()
+	}
 	n := t.N(id)
 	a := t.Extra(id, false)
 	name, typ, about := d.Name, d.Type, d.About
@@ -119,7 +146,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.De
 			b = w.appendHex(b, t, id, vb)
 		}
 		b = append(span.AppendLenNote(b, n.Enc, n.Prefix), '"')
-		if w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+		if w.limit > 0 && w.at(b)+2*len(vb)+32 > w.limit {
 			w.cutValues++
 		} else {
 			b = append(w.appendHex(append(b, `,"value":"`...), t, id, vb), '"')
@@ -143,7 +170,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.De
 			}
 		}
 		b = append(span.AppendLenNote(b, n.Enc, n.Prefix), '"')
-		if n.Val == span.ValString && w.limit > 0 && len(b)+2*len(vb)+32 > w.limit {
+		if n.Val == span.ValString && w.limit > 0 && w.at(b)+2*len(vb)+32 > w.limit {
 			w.cutValues++
 		} else {
 			b = span.AppendJSONString(append(b, `,"value":`...), vb)
@@ -175,7 +202,7 @@ func (w *treeWriter) node(t *span.Tree, id span.ID, base, nameAt int, d *span.De
 			b = append(b, '"')
 		}
 		at = len(b)
-		if w.limit > 0 && (n.Val == span.ValBytes || n.Val == span.ValString) && len(b)+2*len(t.ValueBytes(id))+32 > w.limit {
+		if w.limit > 0 && (n.Val == span.ValBytes || n.Val == span.ValString) && w.at(b)+2*len(t.ValueBytes(id))+32 > w.limit {
 			// A value that would pass the output budget (the hex of
 			// inflated megabytes) is left out; "text" shows its start.
 			w.cutValues++
