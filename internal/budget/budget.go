@@ -127,6 +127,10 @@ type Budget struct {
 	// TreeNodes those of the frames' own trees (frames decoded so far).
 	InflatedNodes int64
 	TreeNodes     int64
+	// DetachedRows counts the rows the trees of inflated records were
+	// made room for ahead of their records (the node tables allocated),
+	// which MaxNodes bounds as it bounds InflatedNodes.
+	DetachedRows int64
 	// NotInflated counts the compressed areas left compressed because
 	// the budget was spent.
 	NotInflated  int

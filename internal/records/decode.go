@@ -461,6 +461,21 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 		return
 	}
 	newDetached(sub, raw, descDecompressed, span.CatRecord)
+	// Room for the records' rows at once (eight a record without
+	// headers), rather than the table regrown and copied as they come:
+	// at most what the inflated bytes can hold (a record takes at least
+	// seven), and, over all of the frame's batches, what its node budget
+	// allows (so that batches claiming records they do not hold cannot
+	// make room beyond it). Without a budget, no room is made ahead.
+	if b := d.Budget; b != nil {
+		rows := min(max(count, 0), int64(len(raw)/7)) * 8
+		rows = min(rows, max(0, b.MaxNodes-b.DetachedRows))
+		had := cap(sub.Nodes)
+		sub.ReserveRows(int(rows))
+		if cap(sub.Nodes) != had {
+			b.DetachedRows += int64(cap(sub.Nodes))
+		}
+	}
 	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, control: d.control}
 	sr := wire.Reader{B: raw}
 	sd.R = &sr

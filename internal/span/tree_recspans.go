@@ -21,3 +21,12 @@ func (t *Tree) AddRows(n int) (ID, []Row) {
 // LinkKids makes first..last, siblings already linked through Next (the
 // last one's Next None) and with Parent set, the last children of parent.
 func (t *Tree) LinkKids(parent, first, last ID) { t.link(parent, first, last) }
+
+// ReserveRows makes room for n more rows at once, for a caller that
+// knows about how many it will add (the records of an inflated batch),
+// so that the table is not regrown, and copied, as they come.
+func (t *Tree) ReserveRows(n int) {
+	if n > cap(t.Nodes)-len(t.Nodes) {
+		t.Nodes = slices.Grow(t.Nodes, n)
+	}
+}
