@@ -92,7 +92,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	window := pcapWindowPerWorker * workers
 	bufs := newPcapBuffers(window + workers)
 	budget := int64(pcapBytesPerWorker * min(workers, pcapBudgetWorkers))
-	var out pcapOutput
+	out := pcapOutput{about: o.About}
 	var notes []string // uuidNotes of a frame annotated again (the emitter's)
 	st := pipeline.Stages[*pcapJob]{
 		Cost: func(j *pcapJob) int64 { return int64(len(j.Data)) },
@@ -278,9 +278,12 @@ type pcapJob struct {
 	teach      *schema.Message
 	teachV     int16
 	ok         bool
-	errText    string
-	warnText   string
-	err        error
+	// spill: the line is long, and is written in pieces by the emit
+	// stage (pcapSpillLine), not made whole into out.
+	spill    bool
+	errText  string
+	warnText string
+	err      error
 }
 
 // run decodes and renders the frame (on any goroutine).
@@ -315,8 +318,23 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 	j.render(r, o, bufs)
 }
 
-// render writes the frame's report r into the job's output buffer.
+// pcapSpillLine is the length past which a frame's JSON line is not made
+// by its worker but written in pieces by the emit stage as it is made
+// (jsonr.Spill): a frame of compressible batches makes a line 80 times
+// its size (a 3 MB Fetch response, 190 MB), which whole in a worker's
+// buffer, times the frames in flight, would pass any memory bound.
+var pcapSpillLine int64 = 16 << 20
+
+// pcapSpillAt is the size of the pieces of such a line.
+const pcapSpillAt = 1 << 20
+
+// render writes the frame's report r into the job's output buffer, or
+// marks a long JSON line to be written in pieces (j.spill).
 func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
+	if o.Format == "json" && jsonr.LineSize(r) > pcapSpillLine {
+		j.spill, j.out = true, nil
+		return
+	}
 	out := bufs.out(len(j.Data))
 	if o.Format == "json" {
 		j.out, j.err = jsonr.AppendLine(out, r, jsonr.Options{About: o.About})
@@ -340,6 +358,10 @@ func (j *pcapJob) release(bufs *pcapBuffers) {
 // pcapOutput writes the rendered frames in capture order and counts the
 // failed and warned ones.
 type pcapOutput struct {
+	// about is decode's --about, for the lines written in pieces here;
+	// piece is their buffer.
+	about    bool
+	piece    []byte
 	failed   int
 	firstErr string
 	// warned counts frames with a warning (not failures).
@@ -364,7 +386,29 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *pcapBuffers) error {
 			p.firstWarn = h.warnText
 		}
 	}
+	if h.spill {
+		return p.writePieces(w, h.rep)
+	}
 	_, err := w.Write(h.out)
+	return err
+}
+
+// writePieces writes the JSON line of r in pieces as it is made; the
+// buffer kept for the next such line holds the frame's fields and body
+// and a piece, not the line.
+func (p *pcapOutput) writePieces(w io.Writer, r *report.Frame) error {
+	sp := &jsonr.Spill{At: pcapSpillAt, Write: func(b []byte) error {
+		_, err := w.Write(b)
+		return err
+	}}
+	rest, err := jsonr.AppendLine(p.piece[:0], r, jsonr.Options{About: p.about, Spill: sp})
+	if cap(rest) <= maxPooled {
+		p.piece = rest
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(rest)
 	return err
 }
 

@@ -104,6 +104,11 @@ func lineGuess(t *span.Tree, size int) int64 {
 	return 5*int64(size) + 320*int64(rows)
 }
 
+// LineSize is about how long the line of f is: rather more than less
+// (see lineGuess), for a caller deciding whether to write it in pieces
+// (Options.Spill) rather than whole.
+func LineSize(f *report.Frame) int64 { return lineGuess(f.SpanTree(), len(f.Bytes)) }
+
 // AppendFrame appends the frame as one JSON object (no newline) to dst:
 // the fields of [report.Frame] under their JSON names, in their order,
 // then the tree of [report.Frame.SpanTree] ("tree", null when the header
