@@ -92,7 +92,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	window := pcapWindowPerWorker * workers
 	bufs := newPcapBuffers(window + workers)
 	budget := int64(pcapBytesPerWorker * min(workers, pcapBudgetWorkers))
-	out := pcapOutput{about: o.About}
+	out := pcapOutput{o: o}
 	var notes []string // uuidNotes of a frame annotated again (the emitter's)
 	st := pipeline.Stages[*pcapJob]{
 		Cost: func(j *pcapJob) int64 { return int64(len(j.Data)) },
@@ -318,11 +318,13 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 	j.render(r, o, bufs)
 }
 
-// pcapSpillLine is the length past which a frame's JSON line is not made
-// by its worker but written in pieces by the emit stage as it is made
-// (jsonr.Spill): a frame of compressible batches makes a line 80 times
-// its size (a 3 MB Fetch response, 190 MB), which whole in a worker's
-// buffer, times the frames in flight, would pass any memory bound.
+// pcapSpillLine is the length past which a frame's JSON line (or its
+// text with -v) is not made by its worker but written in pieces by the
+// emit stage as it is made (jsonr.Spill; text a section at a time): a
+// frame of compressible batches makes a line 80 times its size (a 3 MB
+// Fetch response, 190 MB), which whole in a worker's buffer, times the
+// frames in flight, would pass any memory bound. The JSON line's guessed
+// length stands for the text's too (the text is about half as long).
 var pcapSpillLine int64 = 16 << 20
 
 // pcapSpillAt is the size of the pieces of such a line.
@@ -331,7 +333,7 @@ const pcapSpillAt = 1 << 20
 // render writes the frame's report r into the job's output buffer, or
 // marks a long JSON line to be written in pieces (j.spill).
 func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
-	if o.Format == "json" && jsonr.LineSize(r) > pcapSpillLine {
+	if (o.Format == "json" || o.Verbose) && jsonr.LineSize(r) > pcapSpillLine {
 		j.spill, j.out = true, nil
 		return
 	}
@@ -358,9 +360,9 @@ func (j *pcapJob) release(bufs *pcapBuffers) {
 // pcapOutput writes the rendered frames in capture order and counts the
 // failed and warned ones.
 type pcapOutput struct {
-	// about is decode's --about, for the lines written in pieces here;
+	// o is decode's options, for the frames written in pieces here;
 	// piece is their buffer.
-	about    bool
+	o        decodeOptions
 	piece    []byte
 	failed   int
 	firstErr string
@@ -387,21 +389,33 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *pcapBuffers) error {
 		}
 	}
 	if h.spill {
-		return p.writePieces(w, h.rep)
+		return p.writePieces(w, h)
 	}
 	_, err := w.Write(h.out)
 	return err
 }
 
-// writePieces writes the JSON line of r in pieces as it is made; the
+// writePieces writes the frame of h in pieces as they are made: its text
+// a section at a time, or its JSON line in pieces of pcapSpillAt (the
 // buffer kept for the next such line holds the frame's fields and body
-// and a piece, not the line.
-func (p *pcapOutput) writePieces(w io.Writer, r *report.Frame) error {
+// and a piece, not the line).
+func (p *pcapOutput) writePieces(w io.Writer, h *pcapJob) error {
+	r := h.rep
+	if p.o.Format != "json" {
+		if _, err := io.WriteString(w, h.prefix); err != nil {
+			return err
+		}
+		if err := text.Frame(w, r, p.o.Verbose, p.o.Style); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n") // as render writes after a verbose frame
+		return err
+	}
 	sp := &jsonr.Spill{At: pcapSpillAt, Write: func(b []byte) error {
 		_, err := w.Write(b)
 		return err
 	}}
-	rest, err := jsonr.AppendLine(p.piece[:0], r, jsonr.Options{About: p.about, Spill: sp})
+	rest, err := jsonr.AppendLine(p.piece[:0], r, jsonr.Options{About: p.o.About, Spill: sp})
 	if cap(rest) <= maxPooled {
 		p.piece = rest
 	}

@@ -65,6 +65,17 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	if f.Budget != "" {
 		b.WriteString("  budget: " + f.Budget + "\n")
 	}
+	// With verbose, the output goes to w a section at a time (the grid,
+	// the tree, each decompressed area's grid and tree), so that a frame
+	// of compressible batches, whose text is many times its size, is
+	// never whole in memory.
+	var err error
+	flush := func() {
+		if err == nil {
+			_, err = io.WriteString(w, b.String())
+		}
+		b.Reset()
+	}
 	if verbose {
 		bud := f.RenderBudget()
 		bud.AddOutput(b.Len() + 1)
@@ -74,17 +85,19 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 			t = nil
 		}
 		limitedGrid(&b, f.Bytes, t, bud.OutputRoom(), bud, st)
+		flush()
 		if t != nil {
 			b.WriteString("\nobject tree\n\n")
 			bud.AddOutput(len("\nobject tree\n\n"))
 			limitedTree(&b, t, bud.OutputRoom(), bud, st)
-			if skipped := detached(&b, t, bud, st); skipped > 0 {
+			flush()
+			if skipped := detached(&b, t, bud, st, flush); skipped > 0 {
 				b.WriteString("\n" + report.OutputSpent(bud, english.Count(skipped, "decompressed records area")) + "\n")
 			}
 		}
 		b.WriteString("\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	flush()
 	return err
 }
 
@@ -94,8 +107,9 @@ const minDetachedRoom = 1024
 
 // detached writes a heading, a grid and a tree for each decompressed
 // records area hung on a node of t, while the budget has room, and
-// returns how many areas were left out.
-func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style) int {
+// returns how many areas were left out; flush hands b's text on after
+// each area.
+func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style, flush func()) int {
 	skipped := 0
 	visit(t, t.Root(), func(id span.ID, _ int) bool {
 		d := t.Detached(id)
@@ -113,6 +127,7 @@ func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style) in
 		b.WriteString("\n")
 		bud.AddOutput(1)
 		limitedTree(b, d, bud.OutputRoom(), bud, st)
+		flush()
 		return true
 	})
 	return skipped
