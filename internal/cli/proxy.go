@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -199,18 +198,13 @@ func runProxy(env *Env, args []string) error {
 				writeErr = err
 			}
 		}
-		var b []byte
 		var err error
-		switch *format {
-		case "json":
-			b, err = proxy.AppendJSON(nil, e)
-		default:
-			var buf bytes.Buffer
-			err = writeEventText(&buf, e, *format == "text")
-			b = buf.Bytes()
-		}
-		if err == nil {
-			err = out.WriteLine(b)
+		if *format == "json" {
+			// A frame's long line goes in pieces (proxy.LineWriter).
+			err = out.WriteEvent(e)
+		} else {
+			// A frame's text with its tree goes a section at a time.
+			err = out.WriteWith(func(w io.Writer) error { return writeEventText(w, e, *format == "text") })
 		}
 		if err != nil && writeErr == nil {
 			writeErr = err

@@ -177,6 +177,30 @@ func (l *LineWriter) writeLocked(b []byte) error {
 	return err
 }
 
+// WriteWith lets write give one event's output to the writer in as many
+// Write calls as it likes, under the lock, so that nothing of another
+// line comes between them (a frame's text with its grid and tree, which
+// text.Frame writes a section at a time). After a failed write every
+// later one fails with the same error.
+func (l *LineWriter) WriteWith(write func(io.Writer) error) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	return write(lockedWriter{l})
+}
+
+// lockedWriter writes through a LineWriter whose lock its caller holds.
+type lockedWriter struct{ l *LineWriter }
+
+func (w lockedWriter) Write(b []byte) (int, error) {
+	if err := w.l.writeLocked(b); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
 // WriteEvent writes the event's JSON line.
 func (l *LineWriter) WriteEvent(e *Event) error {
 	l.mu.Lock()

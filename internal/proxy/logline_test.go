@@ -308,3 +308,61 @@ func TestLineWriterSpillsLongLines(t *testing.T) {
 	}
 	t.Logf("frame %d bytes, line %d bytes in %d writes, buffer kept %d bytes", len(fr), len(want), out.calls-1, cap(l.buf))
 }
+
+// TestLineWriterWriteWith: what one WriteWith call writes, in several
+// Write calls, comes out together, never with another writer's line
+// between its pieces.
+func TestLineWriterWriteWith(t *testing.T) {
+	rw := &recordingWriter{}
+	lw := NewLineWriter(rw)
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				var err error
+				if g%2 == 0 {
+					err = lw.WriteWith(func(w io.Writer) error {
+						for p := 0; p < 3; p++ {
+							if _, err := io.WriteString(w, strconv.Itoa(g)+"-"+strconv.Itoa(i)+"-"+strconv.Itoa(p)+"\n"); err != nil {
+								return err
+							}
+						}
+						return nil
+					})
+				} else {
+					err = lw.WriteLine([]byte("line " + strconv.Itoa(g) + "\n"))
+				}
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for i, w := range rw.writes {
+		s := string(w)
+		if !strings.HasSuffix(s, "-0\n") {
+			continue
+		}
+		if i+2 >= len(rw.writes) {
+			t.Fatalf("a group of three ends early: %q", s)
+		}
+		head := strings.TrimSuffix(s, "0\n")
+		if string(rw.writes[i+1]) != head+"1\n" || string(rw.writes[i+2]) != head+"2\n" {
+			t.Fatalf("a group's pieces are apart: %q, %q, %q", s, rw.writes[i+1], rw.writes[i+2])
+		}
+	}
+	if len(rw.writes) != 4*50*3+4*50 {
+		t.Fatalf("%d writes, want %d", len(rw.writes), 4*50*3+4*50)
+	}
+	fw := &failingWriter{}
+	lf := NewLineWriter(fw)
+	if err := lf.WriteWith(func(w io.Writer) error { _, err := io.WriteString(w, "torn\n"); return err }); err != io.ErrShortWrite {
+		t.Fatalf("a short write: err %v", err)
+	}
+	if err := lf.WriteWith(func(w io.Writer) error { t.Fatal("called after a failed write"); return nil }); err == nil {
+		t.Fatal("no error after a failed write")
+	}
+}
