@@ -124,6 +124,22 @@ func binary32(b [4]byte) uint32 {
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
 
+// concurrently runs f(g, i) for i from 0 to n-1 in each of k goroutines
+// g, and waits for them.
+func concurrently(k, n int, f func(g, i int)) {
+	var wg sync.WaitGroup
+	for g := 0; g < k; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < n; i++ {
+				f(g, i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // recordingWriter keeps every Write call apart.
 type recordingWriter struct {
 	mu     sync.Mutex
@@ -142,20 +158,12 @@ func (w *recordingWriter) Write(b []byte) (int, error) {
 func TestLineWriterWritesWholeLines(t *testing.T) {
 	rw := &recordingWriter{}
 	lw := NewLineWriter(rw)
-	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 50; i++ {
-				e := &Event{Kind: EventFault, Conn: g, Detail: string(bytes.Repeat([]byte{'a' + byte(g)}, 1+i*i*40))}
-				if err := lw.WriteEvent(e); err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	concurrently(8, 50, func(g, i int) {
+		e := &Event{Kind: EventFault, Conn: g, Detail: string(bytes.Repeat([]byte{'a' + byte(g)}, 1+i*i*40))}
+		if err := lw.WriteEvent(e); err != nil {
+			t.Error(err)
+		}
+	})
 	if len(rw.writes) != 400 {
 		t.Fatalf("%d writes for 400 lines", len(rw.writes))
 	}
@@ -315,32 +323,24 @@ func TestLineWriterSpillsLongLines(t *testing.T) {
 func TestLineWriterWriteWith(t *testing.T) {
 	rw := &recordingWriter{}
 	lw := NewLineWriter(rw)
-	var wg sync.WaitGroup
-	for g := 0; g < 8; g++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; i < 50; i++ {
-				var err error
-				if g%2 == 0 {
-					err = lw.WriteWith(func(w io.Writer) error {
-						for p := 0; p < 3; p++ {
-							if _, err := io.WriteString(w, strconv.Itoa(g)+"-"+strconv.Itoa(i)+"-"+strconv.Itoa(p)+"\n"); err != nil {
-								return err
-							}
-						}
-						return nil
-					})
-				} else {
-					err = lw.WriteLine([]byte("line " + strconv.Itoa(g) + "\n"))
+	concurrently(8, 50, func(g, i int) {
+		var err error
+		if g%2 == 0 {
+			err = lw.WriteWith(func(w io.Writer) error {
+				for p := 0; p < 3; p++ {
+					if _, err := io.WriteString(w, strconv.Itoa(g)+"-"+strconv.Itoa(i)+"-"+strconv.Itoa(p)+"\n"); err != nil {
+						return err
+					}
 				}
-				if err != nil {
-					t.Error(err)
-				}
-			}
-		}()
-	}
-	wg.Wait()
+				return nil
+			})
+		} else {
+			err = lw.WriteLine([]byte("line " + strconv.Itoa(g) + "\n"))
+		}
+		if err != nil {
+			t.Error(err)
+		}
+	})
 	for i, w := range rw.writes {
 		s := string(w)
 		if !strings.HasSuffix(s, "-0\n") {
