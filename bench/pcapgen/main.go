@@ -12,6 +12,7 @@ package main
 
 import (
 	"bufio"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
@@ -28,6 +29,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 func main() {
@@ -37,13 +39,53 @@ func main() {
 	conns := flag.Int("conns", 8, "number of TCP connections")
 	mss := flag.Int("mss", 1460, "largest TCP payload per packet")
 	comp := flag.String("compress", "none", "compression of every record batch: none, gzip, snappy, lz4 or zstd (values are then log-like text)")
+	big := flag.Int("big", 0, "make every Nth exchange a Produce of 16 batches of 1,000 log-like records of 1 KiB, compressed with -compress (zstd with none): the frames whose lines are 80 times their size (0: none)")
 	flag.Parse()
 	cd := slices.Index(codecNames, *comp)
 	if cd < 0 {
 		log.Fatalf("-compress %q: want one of %v", *comp, codecNames)
 	}
-	if err := run(*out, int64(*mb)<<20, *specDir, *conns, *mss, cd); err != nil {
+	if err := run(*out, int64(*mb)<<20, *specDir, *conns, *mss, cd, *big); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// bigExchange is a Produce v7 request of 16 batches of 1,000 records
+// each, values of about 1 KiB of log-like text compressed with codec (as
+// a producer of application logs sends them), and its response.
+func bigExchange(codec int) corpus.Exchange {
+	var batches [][]byte
+	for b := 0; b < 16; b++ {
+		var area []byte
+		for i := 0; i < 1000; i++ {
+			v := fmt.Appendf(nil, "2026-01-02T03:04:%02d.%06dZ INFO [worker-%d] GET /api/v1/items/%d served in %d ms status=200 user=u%04d trace=%016x",
+				i%60, i*37%1000000, b, i*7919%100000, i%250, i%1000, uint64(i)*0x9e3779b97f4a7c15)
+			for len(v) < 1000 {
+				v = fmt.Appendf(v, " field%d=value-%d", len(v)%97, i%13)
+			}
+			var body []byte
+			body = append(body, 0)                          // attributes
+			body = binary.AppendVarint(body, int64(i))      // timestampDelta
+			body = binary.AppendVarint(body, int64(i))      // offsetDelta
+			body = binary.AppendVarint(body, -1)            // key: null
+			body = binary.AppendVarint(body, int64(len(v))) // value
+			body = append(body, v...)
+			body = binary.AppendVarint(body, 0) // headers
+			area = binary.AppendVarint(area, int64(len(body)))
+			area = append(area, body...)
+		}
+		batches = append(batches, hostile.Batch(codec, area, 1000))
+	}
+	req := hostile.Produce(batches...)
+	resp := kmsg.NewPtrProduceResponse()
+	resp.Version = 7
+	body := resp.AppendTo(nil)
+	rb := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
+	rb = binary.BigEndian.AppendUint32(rb, 1) // correlation id
+	rb = append(rb, body...)
+	return corpus.Exchange{
+		Request:  corpus.Frame{Request: true, Key: 0, Version: 7, CorrelationID: 1, Bytes: req},
+		Response: corpus.Frame{Key: 0, Version: 7, CorrelationID: 1, Bytes: rb, BodyOff: 8},
 	}
 }
 
@@ -114,7 +156,7 @@ func (w *writer) stream(c *conn, fromClient bool, data []byte) error {
 	return nil
 }
 
-func run(out string, limit int64, specDir string, nconns, mss, compression int) error {
+func run(out string, limit int64, specDir string, nconns, mss, compression, big int) error {
 	reg, err := schema.Load(specDir)
 	if err != nil {
 		return err
@@ -130,6 +172,21 @@ func run(out string, limit int64, specDir string, nconns, mss, compression int) 
 	all := corpus.Exchanges(known)
 	if compression != 0 {
 		all = corpus.CompressedExchanges(known, compression, hostile.Compress)
+	}
+	if big > 0 {
+		// Every big'th exchange: the big Produce, checked as the others.
+		cd := compression
+		if cd == 0 {
+			cd = slices.Index(codecNames, "zstd")
+		}
+		var with []corpus.Exchange
+		for i, x := range all {
+			if i%big == 0 {
+				with = append(with, bigExchange(cd))
+			}
+			with = append(with, x)
+		}
+		all = with
 	}
 	var xs []corpus.Exchange
 	for _, x := range all {
