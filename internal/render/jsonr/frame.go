@@ -264,22 +264,19 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		room = min(room, int64(4*len(f.Bytes)+sp.At+64<<10))
 	}
 	b = hexout.Reserve(b, int(room))
+	// A lean frame's hex is made first, in a buffer of its own (not in
+	// the line, whose bytes may leave in pieces): the body's bytes and
+	// records values, the line's "hex" and the tree's values copy theirs
+	// from it.
 	var fh *frameHex
-	if o.Spill != nil && leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
-		// The tree's values copy their hex from the frame's: from a
-		// buffer of its own, since the line's bytes leave in pieces.
+	if leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
 		fh = newFrameHex(t.Bytes)
 		defer fh.release()
 	}
 	if f.BodyPending() {
 		// The body is written from the tree (which a decode without
-		// Values has alone); a lean frame's hex is made first, and the
-		// body's bytes and records values are copied from it.
+		// Values has alone).
 		var hx []byte
-		if fh == nil && leanHex && t != nil && sameBytes(t.Bytes, f.Bytes) {
-			fh = newFrameHex(t.Bytes)
-			defer fh.release()
-		}
 		if fh != nil {
 			hx = *fh.hex
 		}
@@ -306,28 +303,23 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	// answer stays valid JSON and says so in "output_truncated".
 	w := treeWriter{b: b, about: o.About, spill: o.Spill}
 	w.limit = start + int(min(bud.OutputRoom(), math.MaxInt32))
-	var hex []byte // the frame's hex, when the tree's values can copy theirs
 	switch {
 	case fh != nil:
-		hex = *fh.hex
-		if w.spill != nil && len(hex) >= w.spill.At {
+		if w.spill != nil && len(*fh.hex) >= w.spill.At {
 			w.spillNow()
-			w.put(hex)
+			w.put(*fh.hex)
 		} else {
-			w.b = append(w.b, hex...)
+			w.b = append(w.b, *fh.hex...)
 		}
-	case leanHex:
-		// Only without Spill (with it, fh is made): the line's bytes stay.
-		hexAt := len(w.b)
+	case leanHex: // bytes the tree is not over (or no tree)
 		w.b = hexout.AppendEncode(w.b, f.Bytes)
-		hex = w.b[hexAt:len(w.b):len(w.b)]
 	default:
 		w.b = appendStringBody(w.b, f.Hex)
 	}
 	w.b = append(w.b, `","tree":`...)
 	if t != nil && t.Root() != span.None {
-		if hex != nil && sameBytes(t.Bytes, f.Bytes) {
-			w.hexTree, w.hex = t, hex
+		if fh != nil {
+			w.hexTree, w.hex = t, *fh.hex
 		}
 		w.tree(t, t.Root())
 	} else {
