@@ -343,11 +343,21 @@ func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
 		return
 	}
 	buf := bytes.NewBuffer(out)
-	buf.WriteString(j.prefix)
-	if j.err = text.Frame(buf, r, o.Verbose, o.Style); j.err == nil && o.Verbose {
-		buf.WriteString("\n")
-	}
+	j.err = writeFrameText(buf, j.prefix, r, o)
 	j.out = buf.Bytes()
+}
+
+// writeFrameText writes a frame as text: the lines that go before it
+// (prefix), the frame, and a blank line after a verbose one.
+func writeFrameText(w io.Writer, prefix string, r *report.Frame, o decodeOptions) error {
+	if _, err := io.WriteString(w, prefix); err != nil {
+		return err
+	}
+	if err := text.Frame(w, r, o.Verbose, o.Style); err != nil || !o.Verbose {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
 }
 
 // release hands the job's tree and output buffer back for reuse, once
@@ -402,14 +412,7 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *pcapBuffers) error {
 func (p *pcapOutput) writePieces(w io.Writer, h *pcapJob) error {
 	r := h.rep
 	if p.o.Format != "json" {
-		if _, err := io.WriteString(w, h.prefix); err != nil {
-			return err
-		}
-		if err := text.Frame(w, r, p.o.Verbose, p.o.Style); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n") // as render writes after a verbose frame
-		return err
+		return writeFrameText(w, h.prefix, r, p.o)
 	}
 	sp := &jsonr.Spill{At: pcapSpillAt, Write: func(b []byte) error {
 		_, err := w.Write(b)
