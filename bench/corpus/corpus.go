@@ -173,6 +173,14 @@ func RecordBatch(seed uint64, n, valueSize int) []byte {
 	return g.batch(0, n, valueSize)
 }
 
+// CompressedRecordBatch is RecordBatch with values of log-like text and
+// its records compressed with codec by compress, as CompressedExchanges'
+// batches are.
+func CompressedRecordBatch(seed uint64, n, valueSize, codec int, compress func(codec int, data []byte) []byte) []byte {
+	g := &gen{rng: rand.New(rand.NewPCG(seed, 2)), codec: codec, compress: compress}
+	return g.batch(0, n, valueSize)
+}
+
 func (g *gen) request(r kmsg.Request) Frame {
 	g.corr++
 	b := kmsg.NewRequestFormatter(kmsg.FormatterClientID(ClientID)).AppendRequest(nil, r, g.corr)

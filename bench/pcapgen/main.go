@@ -51,30 +51,12 @@ func main() {
 }
 
 // bigExchange is a Produce v7 request of 16 batches of 1,000 records
-// each, values of about 1 KiB of log-like text compressed with codec (as
-// a producer of application logs sends them), and its response.
+// each, values of 1 KiB of log-like text compressed with codec (as a
+// producer of application logs sends them), and its response.
 func bigExchange(codec int) corpus.Exchange {
 	var batches [][]byte
-	for b := 0; b < 16; b++ {
-		var area []byte
-		for i := 0; i < 1000; i++ {
-			v := fmt.Appendf(nil, "2026-01-02T03:04:%02d.%06dZ INFO [worker-%d] GET /api/v1/items/%d served in %d ms status=200 user=u%04d trace=%016x",
-				i%60, i*37%1000000, b, i*7919%100000, i%250, i%1000, uint64(i)*0x9e3779b97f4a7c15)
-			for len(v) < 1000 {
-				v = fmt.Appendf(v, " field%d=value-%d", len(v)%97, i%13)
-			}
-			var body []byte
-			body = append(body, 0)                          // attributes
-			body = binary.AppendVarint(body, int64(i))      // timestampDelta
-			body = binary.AppendVarint(body, int64(i))      // offsetDelta
-			body = binary.AppendVarint(body, -1)            // key: null
-			body = binary.AppendVarint(body, int64(len(v))) // value
-			body = append(body, v...)
-			body = binary.AppendVarint(body, 0) // headers
-			area = binary.AppendVarint(area, int64(len(body)))
-			area = append(area, body...)
-		}
-		batches = append(batches, hostile.Batch(codec, area, 1000))
+	for b := range 16 {
+		batches = append(batches, corpus.CompressedRecordBatch(uint64(b), 1000, 1000, codec, hostile.Compress))
 	}
 	req := hostile.Produce(batches...)
 	resp := kmsg.NewPtrProduceResponse()
