@@ -92,6 +92,13 @@ type conn struct {
 	last     atomic.Int64
 	idleOnce sync.Once
 	idled    atomic.Bool
+
+	// stopped is set when the proxy's Close aborts the connection; what
+	// the pumps could not forward from then on is the stop's doing, not
+	// the traffic's, and is said in the close event (stopNotes, under mu)
+	// rather than as faults.
+	stopped   atomic.Bool
+	stopNotes []string
 }
 
 func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
@@ -178,8 +185,24 @@ func (c *conn) fault(dir, format string, args ...any) {
 	c.event(Event{Kind: EventFault, Dir: dir, Detail: fmt.Sprintf(format, args...)})
 }
 
+// cut reports bytes a pump could not forward or a frame it could not
+// finish: a fault, unless the proxy is stopping (abort), when the bytes
+// are counted in the connection's close event instead (stopMsg), since
+// the loss is the stop's. A client or broker that ends a connection
+// while the proxy stops is still told as a fault when nothing was lost.
+func (c *conn) cut(dir, stopMsg, format string, args ...any) {
+	if c.stopped.Load() {
+		c.mu.Lock()
+		c.stopNotes = append(c.stopNotes, stopMsg)
+		c.mu.Unlock()
+		return
+	}
+	c.fault(dir, format, args...)
+}
+
 // abort closes both sockets (proxy shutdown).
 func (c *conn) abort() {
+	c.stopped.Store(true)
 	c.client.Close()
 	if c.upstream != nil {
 		c.upstream.Close()
@@ -234,7 +257,7 @@ func (c *conn) run() {
 	go func() { defer wg.Done(); respBytes = c.pumpResponses() }()
 	wg.Wait()
 	c.mu.Lock()
-	unanswered, evicted := c.pending.Len(), c.pending.Evicted
+	unanswered, evicted, notes := c.pending.Len(), c.pending.Evicted, c.stopNotes
 	c.mu.Unlock()
 	detail := fmt.Sprintf("closed: %d bytes from the client, %d from the broker", reqBytes, respBytes)
 	if unanswered > 0 {
@@ -245,6 +268,9 @@ func (c *conn) run() {
 	}
 	if c.idled.Load() {
 		detail += ", idle timeout"
+	}
+	if len(notes) > 0 {
+		detail += "; the proxy stopped with " + strings.Join(notes, ", ")
 	}
 	c.event(Event{Kind: EventClose, Detail: detail})
 }
@@ -316,7 +342,8 @@ func (c *conn) pumpRequests() int64 {
 			total += int64(n)
 			c.frameRequests(f, buf[:n])
 			if _, werr := c.writeTo(c.upstream, buf[:n]); werr != nil {
-				c.fault("request", "writing to the broker: %v; %d bytes read from the client could not be forwarded", werr, n)
+				c.cut("request", fmt.Sprintf("%d bytes read from the client not forwarded to the broker", n),
+					"writing to the broker: %v; %d bytes read from the client could not be forwarded", werr, n)
 				c.client.Close()
 				return total
 			}
@@ -326,7 +353,8 @@ func (c *conn) pumpRequests() int64 {
 				return total
 			}
 			if f.mid() && !f.lost {
-				c.fault("request", "client closed in the middle of a request frame: %d of %d bytes received and forwarded", f.seen, f.size)
+				c.cut("request", fmt.Sprintf("a request frame cut short (%d of %d bytes forwarded)", f.seen, f.size),
+					"client closed in the middle of a request frame: %d of %d bytes received and forwarded", f.seen, f.size)
 			} else if !quiet(err) {
 				c.fault("request", "reading from the client: %v", err)
 			}
@@ -518,7 +546,8 @@ func (c *conn) pumpResponses() int64 {
 			total += int64(n)
 			if werr := c.frameResponses(r, buf[:n]); werr != nil {
 				if !errors.Is(werr, errTailMisfit) {
-					c.fault("response", "writing to the client: %v", werr)
+					c.cut("response", fmt.Sprintf("up to %d bytes read from the broker not forwarded to the client", n),
+						"writing to the client: %v", werr)
 				}
 				c.client.Close()
 				c.upstream.Close()
@@ -535,6 +564,10 @@ func (c *conn) pumpResponses() int64 {
 				}
 			case r.hold != nil:
 				// A held response cut short: forward what came, untouched.
+				if c.stopped.Load() {
+					c.cut("response", fmt.Sprintf("a held %s response cut short (%d of %d bytes received, %d forwarded)", r.api, len(r.hold), r.size, r.sent), "")
+					break
+				}
 				if _, werr := c.writeTo(c.client, r.hold[r.sent:]); werr != nil {
 					c.fault("response", "writing to the client: %v", werr)
 				}
@@ -543,7 +576,8 @@ func (c *conn) pumpResponses() int64 {
 				if r.hn > 0 && r.size == 0 {
 					c.writeTo(c.client, r.hdr[:r.hn])
 				}
-				c.fault("response", "broker closed in the middle of a response frame: %d of %d bytes received and forwarded", max(r.seen, r.hn), r.size)
+				c.cut("response", fmt.Sprintf("a response frame cut short (%d of %d bytes forwarded)", max(r.seen, r.hn), r.size),
+					"broker closed in the middle of a response frame: %d of %d bytes received and forwarded", max(r.seen, r.hn), r.size)
 			case !quiet(err):
 				c.fault("response", "reading from the broker: %v", err)
 			}

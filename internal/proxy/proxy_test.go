@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math/rand"
 	"net"
@@ -211,6 +212,45 @@ func TestClientDropsMidFrame(t *testing.T) {
 	}
 	p.Close()
 	faultsContaining(t, ev, "client closed in the middle of a request frame")
+}
+
+// TestCloseMidFrame: the proxy stops while a request frame is half
+// forwarded. The frame cut short is the stop's doing, not the client's:
+// no fault, and the connection's close event says what was cut.
+func TestCloseMidFrame(t *testing.T) {
+	req, _ := heartbeat(3)
+	partial := req[:len(req)-5]
+	got := make(chan []byte, 1)
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(partial))
+		io.ReadFull(c, b)
+		got <- b
+		io.Copy(io.Discard, c)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(partial)
+	select {
+	case b := <-got:
+		if !bytes.Equal(b, partial) {
+			t.Errorf("broker got %x, want the %d bytes the client sent", b, len(partial))
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the broker never got the client's bytes")
+	}
+	p.Close()
+	for _, f := range ev.of(EventFault) {
+		t.Errorf("fault when the proxy stopped: %s", f.Detail)
+	}
+	closes := ev.of(EventClose)
+	want := fmt.Sprintf("the proxy stopped with a request frame cut short (%d of %d bytes forwarded)", len(partial), len(req))
+	if len(closes) != 1 || !strings.Contains(closes[0].Detail, want) {
+		var details []string
+		for _, e := range closes {
+			details = append(details, e.Detail)
+		}
+		t.Errorf("close events %q, want one saying %q", details, want)
+	}
 }
 
 // TestUndecodableFrames: a request and an address-advertising response
