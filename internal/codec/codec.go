@@ -110,6 +110,12 @@ type Options struct {
 	// and DecodeBody's Value stay empty), for callers that read only the
 	// span tree. It has effect only with Spans.
 	NoValues bool
+	// OpaqueRecords keeps records fields as bytes: their batches are
+	// neither decoded nor checked (no CRC, no inflating, no record
+	// walked), and with Spans the records node has no children. For a
+	// caller that reads the fields around the records only, such as the
+	// proxy finding the broker addresses of a Fetch response.
+	OpaqueRecords bool
 	// Sample describes array counts of 1 as "one sample element follows",
 	// as the reference pages of smallest instances do.
 	Sample bool

@@ -58,8 +58,10 @@ type decoder struct {
 	// come from scratch, a stack reused as structs and arrays end (sp is
 	// its top), and nothing is kept.
 	noValues bool
-	scratch  []Value
-	sp       int
+	// opaqueRecords leaves record batches undecoded (Options.OpaqueRecords).
+	opaqueRecords bool
+	scratch       []Value
+	sp            int
 	// body is the body's plan, when the header found it in the frame
 	// plans.
 	body *plan
@@ -80,6 +82,7 @@ func (c *Codec) newDecoder(b []byte, opts Options, cat span.Category) *decoder {
 	d.c, d.r, d.sample, d.bodyCat, d.bud, d.maxDepth = c, wire.Reader{B: b}, opts.Sample, cat, opts.Budget, opts.Budget.Depth()
 	d.path = d.pathBuf[:0]
 	d.noValues = opts.NoValues && opts.Spans
+	d.opaqueRecords = opts.OpaqueRecords
 	if opts.Spans {
 		d.t = opts.Tree
 		if d.t == nil {
@@ -676,6 +679,10 @@ func (d *decoder) records(fp *fieldPlan, nullable bool, out *Value, n span.ID) e
 	if n != span.None {
 		row := &d.t.Nodes[n]
 		row.VOff, row.VLen = int32(d.base+bodyStart), int32(l)
+	}
+	if d.opaqueRecords {
+		d.r.Off = end
+		return nil
 	}
 	rd := records.Decoder{R: &wire.Reader{B: d.r.B[:end], Off: bodyStart}, Decompress: d.c.Decompress,
 		DecompressLimit: d.c.DecompressLimit, Budget: d.bud, AllowPartial: d.bodyCat == span.CatResponseBody, Contents: d.recordContents()}

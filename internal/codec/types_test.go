@@ -491,6 +491,49 @@ func TestEveryTypeRecords(t *testing.T) {
 	}
 }
 
+// TestOpaqueRecords: with Options.OpaqueRecords a records field is kept
+// as its bytes, its batches neither decoded nor checked: a batch whose
+// CRC is wrong fails the ordinary decode and passes this one, its bytes
+// in the value and no batch node under the records in the tree.
+func TestOpaqueRecords(t *testing.T) {
+	f := etLoad(t)
+	batch := make([]byte, 61)
+	binary.BigEndian.PutUint32(batch[8:], 49) // batchLength = 61 - 12
+	batch[16] = 2                             // magic
+	binary.BigEndian.PutUint32(batch[17:], 0xdeadbeef)
+	const v = 1
+	val := etEveryValue(t, f, v)
+	recs := etFieldOf(t, f.every.Request.Body, "Records").Index
+	val.Kids()[recs] = codec.BytesValue(batch)
+	body, err := f.c.EncodeBody(nil, f.every.Request, v, &val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.c.DecodeBody(f.every.Request, v, body, codec.Options{}); err == nil || !strings.Contains(err.Error(), "CRC") {
+		t.Fatalf("decoding a batch with a wrong CRC: err %v, want a CRC error", err)
+	}
+	for _, spans := range []bool{false, true} {
+		back, root, err := f.c.DecodeBody(f.every.Request, v, body, codec.Options{OpaqueRecords: true, Spans: spans})
+		if err != nil {
+			t.Fatalf("spans=%v: %v", spans, err)
+		}
+		if !codec.Equal(&back, &val) {
+			t.Errorf("spans=%v: decoded value differs", spans)
+		}
+		if !bytes.Equal(back.Kids()[recs].Bytes(), batch) {
+			t.Errorf("spans=%v: records %x, want the batch's bytes", spans, back.Kids()[recs].Bytes())
+		}
+		if !spans {
+			continue
+		}
+		root.Walk(root.Root(), func(id span.ID, _ int) {
+			if n := root.N(id); n.Cat == span.CatRecordBatch {
+				t.Errorf("a %s node at [%d,%d]: batches should stay undecoded", root.Name(id), n.Off, n.Len)
+			}
+		})
+	}
+}
+
 // TestHeaderVersions: an explicit "headerVersions" key (KIP-1313 style)
 // overrides the derived header version; without one it is derived from
 // flexibleVersions.

@@ -877,7 +877,7 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 	if !ok {
 		return b, nil, "", fmt.Errorf("unknown API key %d", req.APIKey)
 	}
-	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{})
+	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{OpaqueRecords: true})
 	if err != nil {
 		return b, nil, "", err
 	}

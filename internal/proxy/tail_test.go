@@ -270,3 +270,68 @@ func TestTailOffAfterLongerListener(t *testing.T) {
 		}
 	}
 }
+
+// TestRewriteCorruptBatch: a Fetch response whose record batch is
+// corrupt (its CRC wrong) still has its broker addresses rewritten: the
+// forwarder reads the fields around the records only (it neither checks
+// nor inflates batches), so a bad batch cannot let the broker's address
+// through. The decoding side still reports the bad CRC.
+func TestRewriteCorruptBatch(t *testing.T) {
+	const brokerHost = "broker-one.kafka.example.internal"
+	batch := make([]byte, 61)
+	binary.BigEndian.PutUint32(batch[8:], 49) // batch length: 61 - 12
+	batch[16] = 2                             // magic
+	binary.BigEndian.PutUint32(batch[17:], 0xdeadbeef)
+	r := kmsg.NewPtrFetchRequest()
+	r.Version = 16
+	fr := kmsg.NewPtrFetchResponse()
+	fr.Version = 16
+	topic := kmsg.NewFetchResponseTopic()
+	topic.TopicID = [16]byte{1, 2, 3}
+	part := kmsg.NewFetchResponseTopicPartition()
+	part.RecordBatches = batch
+	topic.Partitions = []kmsg.FetchResponseTopicPartition{part}
+	fr.Topics = []kmsg.FetchResponseTopic{topic}
+	fr.Brokers = []kmsg.FetchResponseBroker{{NodeID: 1, Host: brokerHost, Port: 9092}}
+	req, resp := reqFrame(r, 11), testframes.Response(fr, 11)
+	up := fakeBroker(t, func(c net.Conn) {
+		io.ReadFull(c, make([]byte, len(req)))
+		c.Write(resp)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(req)
+	got, err := readResponse(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(got, []byte(brokerHost)) {
+		t.Error("the broker's own address reached the client")
+	}
+	back := kmsg.NewPtrFetchResponse()
+	back.Version = 16
+	if err := back.ReadFrom(got[4+5:]); err != nil { // size, correlation id, header tags
+		t.Fatalf("kmsg cannot read the rewritten response: %v", err)
+	}
+	want := p.Listeners()[net.JoinHostPort(brokerHost, "9092")]
+	if len(back.Brokers) != 1 || want == "" || net.JoinHostPort(back.Brokers[0].Host, itoa(back.Brokers[0].Port)) != want {
+		t.Errorf("NodeEndpoints %+v, want node 1 at the proxy's listener %q", back.Brokers, want)
+	}
+	if len(back.Topics) != 1 || len(back.Topics[0].Partitions) != 1 || !bytes.Equal(back.Topics[0].Partitions[0].RecordBatches, batch) {
+		t.Error("the record batch did not come through unchanged")
+	}
+	c.Close()
+	p.Close()
+	for _, f := range ev.of(EventFault) {
+		t.Errorf("fault: %s", f.Detail)
+	}
+	var sawCRC bool
+	for _, f := range ev.of(EventFrame) {
+		if f.Frame != nil && strings.Contains(f.Frame.Error, "CRC") {
+			sawCRC = true
+		}
+	}
+	if !sawCRC {
+		t.Error("no frame event reports the batch's bad CRC")
+	}
+}
