@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -61,7 +62,20 @@ func (s Style) paint(code, text string) string {
 func (s Style) Error(text string) string { return s.paint(colorError, text) }
 
 // cells is the display width of s in terminal cells.
-func cells(s string) int { return runewidth.StringWidth(s) }
+func cells(s string) int {
+	// ASCII, nearly every cell, is a cell a printable byte and none a
+	// control byte, as runewidth counts it, without its grapheme walk.
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return runewidth.StringWidth(s)
+		case c >= 0x20 && c != 0x7f:
+			n++
+		}
+	}
+	return n
+}
 
 // padCells pads s with spaces to w cells.
 func padCells(s string, w int) string {
@@ -251,36 +265,8 @@ func GridStyle(b *strings.Builder, data []byte, t *span.Tree, st Style) {
 	} else {
 		fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
 	}
-	data = shown
-	head := strings.Repeat(" ", digits+1)
-	for i := 0; i < 16; i++ {
-		head += fmt.Sprintf(" %-2X", i)
-	}
-	b.WriteString(st.paint(colorDim, strings.TrimRight(head, " ")) + "\n")
-	for row := 0; row < len(data); row += 16 {
-		end := min(row+16, len(data))
-		b.WriteString(st.paint(colorDim, fmt.Sprintf("%0*x", digits, row)) + " ")
-		for i := row; i < row+16; i++ {
-			if i < end {
-				code := ""
-				if cats != nil {
-					code = catColors[cats[i]]
-				}
-				b.WriteString(" " + st.paint(code, fmt.Sprintf("%02x", data[i])))
-			} else {
-				b.WriteString("   ")
-			}
-		}
-		b.WriteString("  ")
-		for _, c := range data[row:end] {
-			if c >= 0x20 && c < 0x7f {
-				b.WriteByte(c)
-			} else {
-				b.WriteByte('.')
-			}
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(st.paint(colorDim, strings.TrimRight(gridHead(digits), " ")) + "\n")
+	gridRows(b, shown, digits, cats, st)
 }
 
 // offsetDigits is the width of the grid's offset column: four hex digits,
@@ -321,6 +307,7 @@ func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, st Style)
 	}
 	oneLine := st.Wide || st.Width == 0 || full <= st.Width
 	underName := !oneLine && cols-2 > st.Width
+	var line []byte
 	for _, r := range rows {
 		name := st.paint(catColors[r.cat], r.name)
 		about := r.about
@@ -328,8 +315,13 @@ func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, st Style)
 			about = st.Error(about)
 		}
 		if oneLine {
-			line := name + strings.Repeat(" ", wn+2-r.nameCells) + padCells(r.typ, wt+2) + padCells(r.value, wv+2) + padCells(r.span, ws+2) + about
-			b.WriteString(strings.TrimRight(line, " ") + "\n")
+			line = appendPadded(line[:0], name, r.nameCells, wn+2)
+			line = appendPadded(line, r.typ, r.typCells, wt+2)
+			line = appendPadded(line, r.value, r.valCells, wv+2)
+			line = appendPadded(line, r.span, r.spanCells, ws+2)
+			line = append(line, about...)
+			line = append(bytes.TrimRight(line, " "), '\n')
+			b.Write(line)
 			continue
 		}
 		indent := r.cont + "    "

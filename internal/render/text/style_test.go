@@ -1,9 +1,13 @@
 package text
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mattn/go-runewidth"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/page"
@@ -193,5 +197,66 @@ func TestGridWideOffsets(t *testing.T) {
 	Grid(&ref, data[:40])
 	if small.String() != ref.String() {
 		t.Errorf("small grid differs from the reference")
+	}
+}
+
+// TestCellsMatchRunewidth: cells counts ASCII itself, and must count it
+// as runewidth does (control bytes none, CR LF none); anything else goes
+// to runewidth.
+func TestCellsMatchRunewidth(t *testing.T) {
+	var cases []string
+	for c := range 0x80 {
+		cases = append(cases, string(rune(c)), "a"+string(rune(c))+"b")
+	}
+	cases = append(cases, "", "\r\n", "a\r\nb", "tab\there", "café", "日本語", "e\u0301", "👍🏽", "x\u200by", "\x7f\u0085")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 1000 {
+		b := make([]byte, rng.IntN(40))
+		for i := range b {
+			b[i] = byte(rng.IntN(0x80))
+		}
+		cases = append(cases, string(b))
+	}
+	for _, s := range cases {
+		if got, want := cells(s), runewidth.StringWidth(s); got != want {
+			t.Errorf("cells(%q) = %d, runewidth says %d", s, got, want)
+		}
+	}
+}
+
+// TestGridColours: each byte of the coloured grid is painted with the
+// colour of its leaf's category, the offsets dim, and the text under the
+// colours is the plain grid's.
+func TestGridColours(t *testing.T) {
+	tr := BuildTree(TNode{Name: "frame", Len: 20, Cat: span.CatFrame, Kids: []TNode{
+		{Name: "size", Off: 0, Len: 4, Cat: span.CatFrame},
+		{Name: "header", Off: 4, Len: 6, Cat: span.CatHeader},
+		{Name: "body", Off: 10, Len: 10, Cat: span.CatResponseBody},
+	}})
+	data := []byte("\x00\x00\x00\x10ABCDEFGHIJKLMNOP")
+	var col, plain strings.Builder
+	GridStyle(&col, data, tr, Style{Color: true})
+	GridStyle(&plain, data, tr, Style{})
+	if got := ansi.ReplaceAllString(col.String(), ""); got != plain.String() {
+		t.Errorf("without its colours the grid is\n%s\nwant\n%s", got, plain.String())
+	}
+	rows := strings.Split(col.String(), "\n")[3:5]
+	paint := func(code, s string) string { return "\x1b[" + code + "m" + s + "\x1b[0m" }
+	want0 := paint(colorDim, "0000") + " "
+	for i, c := range data[:16] {
+		cat := span.CatFrame
+		switch {
+		case i >= 10:
+			cat = span.CatResponseBody
+		case i >= 4:
+			cat = span.CatHeader
+		}
+		want0 += " " + paint(catColors[cat], fmt.Sprintf("%02x", c))
+	}
+	if !strings.HasPrefix(rows[0], want0+"  ") {
+		t.Errorf("first row\n%q\nwant it to begin\n%q", rows[0], want0)
+	}
+	if want1 := paint(colorDim, "0010") + "  " + paint(catColors[span.CatResponseBody], "4d"); !strings.HasPrefix(rows[1], want1) {
+		t.Errorf("second row %q, want it to begin %q", rows[1], want1)
 	}
 }

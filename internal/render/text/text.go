@@ -6,6 +6,7 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -51,31 +52,80 @@ func Page(w io.Writer, p *page.Page) error {
 // 16 bytes per line with a 0000-style offset and an ASCII gutter.
 func Grid(b *strings.Builder, data []byte) {
 	fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
-	head := "     "
+	b.WriteString(strings.TrimRight(gridHead(4), " ") + "\n") // no trailing blank after "F"
+	gridRows(b, data, 4, nil, Style{})
+}
+
+// gridHead is the grid's column heads after an offset column of digits.
+func gridHead(digits int) string {
+	head := strings.Repeat(" ", digits+1)
 	for i := 0; i < 16; i++ {
 		head += fmt.Sprintf(" %-2X", i)
 	}
-	b.WriteString(strings.TrimRight(head, " ") + "\n") // no trailing blank after "F"
+	return head
+}
+
+// gridRows writes the grid's rows of data: each a zero-padded hex offset
+// of at least digits digits, 16 bytes in hex (each painted with the
+// colour of its category in cats when st colours and cats is not nil),
+// and the ASCII gutter. A row is made in a buffer and written at once.
+func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category, st Style) {
+	const hexDigits = "0123456789abcdef"
+	var line []byte
+	dim := st.Color
 	for row := 0; row < len(data); row += 16 {
 		end := min(row+16, len(data))
-		fmt.Fprintf(b, "%04x ", row)
+		line = line[:0]
+		if dim {
+			line = append(line, "\x1b["+colorDim+"m"...)
+		}
+		for n := max(digits, hexLen(row)) - 1; n >= 0; n-- {
+			line = append(line, hexDigits[(row>>(4*n))&0xf])
+		}
+		if dim {
+			line = append(line, "\x1b[0m"...)
+		}
+		line = append(line, ' ')
 		for i := row; i < row+16; i++ {
-			if i < end {
-				fmt.Fprintf(b, " %02x", data[i])
-			} else {
-				b.WriteString("   ")
+			if i >= end {
+				line = append(line, "   "...)
+				continue
+			}
+			line = append(line, ' ')
+			code := ""
+			if st.Color && cats != nil {
+				code = catColors[cats[i]]
+			}
+			if code != "" {
+				line = append(line, "\x1b["...)
+				line = append(line, code...)
+				line = append(line, 'm')
+			}
+			line = append(line, hexDigits[data[i]>>4], hexDigits[data[i]&0xf])
+			if code != "" {
+				line = append(line, "\x1b[0m"...)
 			}
 		}
-		b.WriteString("  ")
+		line = append(line, "  "...)
 		for _, c := range data[row:end] {
 			if c >= 0x20 && c < 0x7f {
-				b.WriteByte(c)
+				line = append(line, c)
 			} else {
-				b.WriteByte('.')
+				line = append(line, '.')
 			}
 		}
-		b.WriteString("\n")
+		line = append(line, '\n')
+		b.Write(line)
 	}
+}
+
+// hexLen is the number of hex digits of n (1 for 0).
+func hexLen(n int) int {
+	d := 1
+	for n >>= 4; n > 0; n >>= 4 {
+		d++
+	}
+	return d
 }
 
 // Tree writes the object tree of t: columns name, type, value, [offset,
@@ -95,12 +145,24 @@ func tree(b *strings.Builder, t *span.Tree, keep int, cut string) {
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)
 	}
+	var line []byte
 	for _, r := range rows {
-		line := pad(r.name, wn+2) + pad(r.typ, wt+2) + pad(r.value, wv+2) + pad(r.span, ws+2) + r.about
-		b.WriteString(strings.TrimRight(line, " "))
-		b.WriteString("\n")
+		line = appendPadded(line[:0], r.name, r.nameCells, wn+2)
+		line = appendPadded(line, r.typ, r.typCells, wt+2)
+		line = appendPadded(line, r.value, r.valCells, wv+2)
+		line = appendPadded(line, r.span, r.spanCells, ws+2)
+		line = append(line, r.about...)
+		line = append(bytes.TrimRight(line, " "), '\n')
+		b.Write(line)
 	}
 }
 
-// pad pads s to w terminal cells (a CJK character takes two).
-func pad(s string, w int) string { return padCells(s, w) }
+// appendPadded appends s, which takes n terminal cells, and spaces to w
+// cells.
+func appendPadded(dst []byte, s string, n, w int) []byte {
+	dst = append(dst, s...)
+	for ; n < w; n++ {
+		dst = append(dst, ' ')
+	}
+	return dst
+}

@@ -96,7 +96,7 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 		return true
 	})
 	prefix := []string{""}
-	var out []cell
+	out := make([]cell, 0, n+1) // the kept nodes and perhaps the "..." row
 	var val []byte
 	visit(t, root, func(id span.ID, depth int) bool {
 		if !kept[id] {
