@@ -32,6 +32,9 @@ func limitedGrid(b *strings.Builder, data []byte, t *span.Tree, room int64, bud 
 	if int64(len(data)+15)/16 > rows {
 		shown = int(max(rows, 0)) * 16
 	}
+	// Room for the rows at once, not by doubling (a plain row is
+	// gridRowBytes, a coloured one less than gridRowBytesColor).
+	b.Grow(int(min(int64(shown+15)/16+4, max(rows, 0)+4) * rowBytes))
 	GridStyle(b, data[:shown], t, st)
 	if shown < len(data) {
 		b.WriteString(report.OutputSpent(bud, fmt.Sprintf("bytes 0x%x to 0x%x of %d", shown, len(data), len(data))) + "\n")
@@ -55,11 +58,16 @@ func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budge
 	if est := room / 48; int64(keep) > est {
 		keep = int(max(est, 1))
 	}
-	if w := rowWidth(t, keep); int64(keep)*w > room {
+	w := rowWidth(t, keep)
+	if int64(keep)*w > room {
 		keep = int(max(room/w, 1))
 	}
 	for {
 		var sb strings.Builder
+		// Room for the rows at once, not by doubling: about keep rows of
+		// w bytes (more when colours or wrapping add to them), within
+		// room.
+		sb.Grow(int(min(int64(keep+1)*w, max(room, 0))))
 		if keep < total {
 			treeStyle(&sb, t, keep, report.OutputSpent(bud, english.Count(total-keep, "more tree node")), st)
 		} else {
