@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -99,6 +100,9 @@ type conn struct {
 	// rather than as faults.
 	stopped   atomic.Bool
 	stopNotes []string
+	// gone says, for the close event, what a client that went away with
+	// a response on its way did not get (under mu).
+	gone string
 }
 
 func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
@@ -257,7 +261,7 @@ func (c *conn) run() {
 	go func() { defer wg.Done(); respBytes = c.pumpResponses() }()
 	wg.Wait()
 	c.mu.Lock()
-	unanswered, evicted, notes := c.pending.Len(), c.pending.Evicted, c.stopNotes
+	unanswered, evicted, notes, gone := c.pending.Len(), c.pending.Evicted, c.stopNotes, c.gone
 	c.mu.Unlock()
 	detail := fmt.Sprintf("closed: %d bytes from the client, %d from the broker", reqBytes, respBytes)
 	if unanswered > 0 {
@@ -268,6 +272,9 @@ func (c *conn) run() {
 	}
 	if c.idled.Load() {
 		detail += ", idle timeout"
+	}
+	if gone != "" {
+		detail += "; " + gone
 	}
 	if len(notes) > 0 {
 		detail += "; the proxy stopped with " + strings.Join(notes, ", ")
@@ -300,6 +307,25 @@ func closeWrite(c net.Conn) {
 		}
 	}
 	c.Close()
+}
+
+// clientGone reports a write error that says the peer has closed its
+// connection (a broken pipe, a reset): for a client, an ordinary end
+// (a consumer that stops while its fetch is in flight), said in the
+// close event rather than as a fault. Windows' own error numbers are
+// not matched, and stay faults.
+func clientGone(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// goneNote says what a client that went away did not get of the
+// response r was forwarding.
+func goneNote(r *respState) string {
+	if r.size > 0 {
+		return fmt.Sprintf("the client went away before the broker's %s response (correlation id %d) was delivered, %d of its %d bytes read from the broker",
+			r.api, r.req.CorrelationID, max(r.seen, r.hn), r.size)
+	}
+	return "the client went away before all the broker's bytes were delivered"
 }
 
 // quiet reports errors that are an ordinary end of a connection.
@@ -545,7 +571,13 @@ func (c *conn) pumpResponses() int64 {
 		if n > 0 {
 			total += int64(n)
 			if werr := c.frameResponses(r, buf[:n]); werr != nil {
-				if !errors.Is(werr, errTailMisfit) {
+				switch {
+				case errors.Is(werr, errTailMisfit):
+				case clientGone(werr) && !c.stopped.Load():
+					c.mu.Lock()
+					c.gone = goneNote(r)
+					c.mu.Unlock()
+				default:
 					c.cut("response", fmt.Sprintf("up to %d bytes read from the broker not forwarded to the client", n),
 						"writing to the client: %v", werr)
 				}

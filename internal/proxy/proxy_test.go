@@ -17,6 +17,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/testshared"
 )
@@ -250,6 +251,42 @@ func TestCloseMidFrame(t *testing.T) {
 			details = append(details, e.Detail)
 		}
 		t.Errorf("close events %q, want one saying %q", details, want)
+	}
+}
+
+// TestClientGoesAway: a client that sends a Fetch and closes before the
+// response comes (a consumer stopping mid-poll) is an ordinary end, not
+// a fault: the close event says which response it did not get.
+func TestClientGoesAway(t *testing.T) {
+	req, resp := bigFetch(5, "", 0)
+	up := fakeBroker(t, func(c net.Conn) {
+		io.ReadFull(c, make([]byte, len(req)))
+		io.Copy(io.Discard, c) // until the proxy passes on the client's close
+		for range 20 {
+			if _, err := c.Write(resp); err != nil {
+				return
+			}
+		}
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(req)
+	c.Close()
+	deadline := testdeadline.Deadline(t)
+	for len(ev.of(EventClose)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	p.Close()
+	for _, f := range ev.of(EventFault) {
+		t.Errorf("fault: %s", f.Detail)
+	}
+	closes := ev.of(EventClose)
+	if len(closes) != 1 || !strings.Contains(closes[0].Detail, "the client went away before") {
+		var details []string
+		for _, e := range closes {
+			details = append(details, e.Detail)
+		}
+		t.Errorf("close events %q, want one saying the client went away", details)
 	}
 }
 
