@@ -36,18 +36,20 @@ const initialBuf = 64 << 10
 // newFrameBuf starts a buffer for a frame of size bytes with its first
 // bytes hdr.
 func newFrameBuf(size int, hdr []byte) []byte {
-	return append(make([]byte, 0, min(size, initialBuf)), hdr...)
+	n := min(size, initialBuf)
+	return append(getHeld(n, n), hdr...)
 }
 
 // appendHeld appends chunk to a held frame of size bytes, growing it
 // (when it must) to twice what it holds, at most size: a few copies for a
 // frame of megabytes where append's growth by a quarter made a dozen (a
 // quarter of the proxy's CPU on 1 MB fetches), and never more than twice
-// the bytes that arrived, whatever the size prefix claims.
+// the bytes that arrived, whatever the size prefix claims. The buffers
+// come from heldPools, and the one outgrown goes back.
 func appendHeld(b, chunk []byte, size int) []byte {
 	if need := len(b) + len(chunk); need > cap(b) {
-		nb := make([]byte, len(b), max(need, min(size, 2*cap(b))))
-		copy(nb, b)
+		nb := append(getHeld(max(need, min(size, 2*cap(b))), 2*need), b...)
+		putHeld(b)
 		b = nb
 	}
 	return append(b, chunk...)
@@ -774,7 +776,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
 						r.api, r.req.CorrelationID, strings.Join(moved, ", "), len(r.hold), len(out))})
 			}
-			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff}
+			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff, held: r.hold}
 			c.respIdx++
 			c.respOff += int64(len(out))
 			if rewritten {

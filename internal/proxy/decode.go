@@ -28,12 +28,16 @@ const (
 
 // item is one entry of the decoding queue.
 type item struct {
-	kind      itemKind
-	conn      *conn
-	ev        *Event    // kindEvent
-	data      []byte    // the frame as forwarded
-	body      frameBody // or its copy, while queued (data is nil then)
-	original  []byte    // before rewriting
+	kind     itemKind
+	conn     *conn
+	ev       *Event    // kindEvent
+	data     []byte    // the frame as forwarded
+	body     frameBody // or its copy, while queued (data is nil then)
+	original []byte    // before rewriting
+	// held is the buffer of a held response (data, or original when
+	// rewritten), from heldPools: the sending feeder gives it back once
+	// the record is written.
+	held      []byte
 	rewritten bool
 	req       pairing.Request // for a response: its request
 	paired    bool

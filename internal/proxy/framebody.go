@@ -85,3 +85,50 @@ func (fb *frameBody) drop() {
 	}
 	*fb = frameBody{}
 }
+
+// Held responses' buffers (conn.respState.hold) come from heldPools, by
+// capacity: heldClass(k) bytes for class k, initialBuf << k. A held
+// frame grows by taking a buffer of a larger class and giving the old one
+// back; once its record is written to a decoding process (the sending
+// feeder copies the bytes out and keeps nothing) the feeder gives it back
+// too, so that a proxy holding megabytes of Fetch responses a second does
+// not allocate them, clear them and have them collected. A buffer that
+// is decoded in this process is not given back (its report may keep it).
+var heldPools [heldClasses]sync.Pool
+
+// heldClasses is the number of pooled capacities: initialBuf to 64 MiB.
+const heldClasses = 11
+
+// heldClass returns the smallest class whose buffers hold n bytes, and
+// false when n is beyond the largest.
+func heldClass(n int) (int, bool) {
+	for k := range heldClasses {
+		if initialBuf<<k >= n {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+// getHeld returns an empty buffer of at least n bytes' capacity: a pooled
+// one of n's class when n is at least half initialBuf and that class is
+// at most limit bytes, else one of n bytes (a small frame, a Metadata
+// response or an empty fetch, takes no more than it needs).
+func getHeld(n, limit int) []byte {
+	if k, ok := heldClass(n); ok && n >= initialBuf/2 && initialBuf<<k <= limit {
+		if b, _ := heldPools[k].Get().(*[]byte); b != nil {
+			return (*b)[:0]
+		}
+		return make([]byte, 0, initialBuf<<k)
+	}
+	return make([]byte, 0, n)
+}
+
+// putHeld gives b back to its class's pool (a buffer of another capacity
+// is left to the collector). b must not be used afterwards.
+func putHeld(b []byte) {
+	if k, ok := heldClass(cap(b)); ok && initialBuf<<k == cap(b) {
+		b = b[:0]
+		heldPools[k].Put(&b)
+	}
+}

@@ -66,3 +66,35 @@ func TestFrameBodyAllocations(t *testing.T) {
 		t.Errorf("collecting 1 MiB allocates %.0f times, want at most 10", allocs)
 	}
 }
+
+// TestHeldBuffers: a held frame's buffer, pooled or not, holds what
+// arrived in order and never more than twice it (or the first room of
+// at most initialBuf), whatever its size prefix claims; a small frame
+// takes exactly its size.
+func TestHeldBuffers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, size := range []int{100, 40 << 10, initialBuf, 70000, 1 << 20, 5 << 20} {
+		for _, arrive := range []int{size, min(size, 300000)} { // the whole frame, or a lying prefix's first bytes
+			want := make([]byte, arrive)
+			for i := range want {
+				want[i] = byte(rng.Uint32())
+			}
+			b := newFrameBuf(size, want[:min(8, arrive)])
+			if size < initialBuf/2 && cap(b) != size {
+				t.Errorf("size %d: a small frame's buffer of %d bytes", size, cap(b))
+			}
+			for got := min(8, arrive); got < arrive; {
+				n := min(arrive-got, 1+rng.IntN(readBuf))
+				b = appendHeld(b, want[got:got+n], size)
+				got += n
+				if limit := max(2*len(b), min(size, initialBuf)); cap(b) > limit {
+					t.Fatalf("size %d: %d bytes held in %d of room, over %d", size, len(b), cap(b), limit)
+				}
+			}
+			if !bytes.Equal(b, want) {
+				t.Errorf("size %d, %d bytes arrived: the buffer holds other bytes", size, arrive)
+			}
+			putHeld(b)
+		}
+	}
+}

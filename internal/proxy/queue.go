@@ -158,6 +158,7 @@ func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
 		cq.skipped++
 		q.mu.Unlock()
 		it.body.drop()
+		putHeld(it.held)
 		return false
 	}
 	cq.frames++
@@ -175,6 +176,7 @@ func (q *decodeQueue) frame(cq *connQueue, it *item) bool {
 func (q *decodeQueue) reserveWhole(cq *connQueue, it *item, n int) bool {
 	if !q.grow(cq, n) {
 		q.skip(cq)
+		putHeld(it.held)
 		return false
 	}
 	it.reserved = n

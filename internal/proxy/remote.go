@@ -15,6 +15,11 @@ import (
 // before it writes them; it writes sooner whenever the queue runs dry.
 const sendFlush = 256 << 10
 
+// sendKeep is the most room the sending feeder keeps between writes: a
+// larger frame's record (a produce request of megabytes) leaves room
+// that is given up after it.
+const sendKeep = 8 << 20
+
 // sendLoop is the feeder when Config.DecodeTo is set: it takes the items
 // from the queue as decodeLoop does and writes them, with the counts
 // reported before each, to the decoding process as the job stream
@@ -28,22 +33,27 @@ func (p *Proxy) sendLoop(w io.Writer) {
 	// it only copies, and such a thread would hold a P that no
 	// AddDecoderP has added while the kernel runs the forwarders.
 	buf := append(make([]byte, 0, sendFlush), streamMagic...)
+	var rest []byte    // a split record's part after its data
 	var inBuf sendLost // what buf holds
-	write := func() {
-		if p.sendErr == nil && len(buf) > 0 {
-			if _, err := w.Write(buf); err != nil {
+	write := func(b []byte) {
+		if p.sendErr == nil && len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
 				p.sendErr = err
 				p.sendLost.add(inBuf)
+				inBuf = sendLost{}
 			}
 		}
-		if cap(buf) > 4*sendFlush {
+	}
+	flush := func() {
+		write(buf)
+		if cap(buf) > sendKeep {
 			buf = make([]byte, 0, sendFlush) // do not pin one huge frame's room
 		}
 		buf, inBuf = buf[:0], sendLost{}
 	}
 	for {
 		if len(buf) >= sendFlush || (len(buf) > 0 && p.q.empty()) {
-			write()
+			flush()
 		}
 		j, ok := p.nextJob()
 		if !ok {
@@ -57,13 +67,27 @@ func (p *Proxy) sendLoop(w io.Writer) {
 			}
 		} else {
 			inBuf.count(j)
-			buf = appendJob(buf, j)
+			var data []byte
+			buf, data, rest = appendJobSplit(buf, rest[:0], j, true)
+			if data != nil {
+				// A held response's data goes from where it lies: what
+				// is gathered before it (this record's head too), then
+				// the data; the rest of the record is gathered, and until
+				// it is written the record counts as not sent.
+				write(buf)
+				buf, inBuf = buf[:0], sendLost{}
+				inBuf.count(j)
+				write(data)
+				buf = append(buf, rest...)
+			}
 		}
 		if it != nil && it.kind != kindEvent {
+			putHeld(it.held) // its bytes are written or gathered: copied out
+			it.held = nil
 			p.q.release(j.cq, it.reserved)
 		}
 	}
-	write()
+	flush()
 	if c, ok := w.(io.Closer); ok {
 		if err := c.Close(); err != nil && p.sendErr == nil {
 			p.sendErr = err

@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -83,6 +84,10 @@ func TestThroughDecodeStream(t *testing.T) {
 		{"TailHeldFetchStreams", TestTailHeldFetchStreams},
 		{"TailRewriteMisfit", TestTailRewriteMisfit},
 		{"TailOffAfterLongerListener", TestTailOffAfterLongerListener},
+		{"TailRewritePadded", TestTailRewritePadded},
+		{"RewriteCorruptBatch", TestRewriteCorruptBatch},
+		{"ClientGoesAway", TestClientGoesAway},
+		{"CloseMidFrame", TestCloseMidFrame},
 	} {
 		t.Run(tc.name, tc.fn)
 	}
@@ -137,7 +142,34 @@ func sampleJobs() []*job {
 		{it: &item{kind: kindRawRequest, conn: c1, body: big, at: at, index: 1 << 20}},
 		{it: &item{kind: kindRawResponse, conn: c1, data: nil, original: []byte{}, at: at}},
 		{skipped: &Event{Kind: EventSkipped, Time: at, Count: 1, Data: []byte{}, Original: []byte{1}}},
+		// Held responses of directMin bytes and more, which the sending
+		// feeder writes from where they lie (appendJobSplit): one as it
+		// came, one rewritten, its original after its data.
+		{it: &item{kind: kindResponse, conn: c1, data: bytes.Repeat([]byte{7}, directMin), paired: true, at: at, index: 4}},
+		{skipped: &Event{Kind: EventSkipped, Time: at, Count: 2},
+			it: &item{kind: kindResponse, conn: c1, data: bytes.Repeat([]byte{8}, directMin+5), original: bytes.Repeat([]byte{9}, directMin+3),
+				rewritten: true, paired: true, at: at, index: 5, req: pairing.Request{APIKey: 1, Version: 16, CorrelationID: 77, Time: at.Add(-time.Millisecond)}}},
 		{it: &item{kind: kindEvent, conn: c1, ev: &Event{Kind: EventClose, Time: at, Conn: 7, Dir: "request", Detail: "é\x00"}}},
+	}
+}
+
+// TestAppendJobSplit: a record split around its data (head, data, rest)
+// is, written in turn, the record appendJob makes, for every sample job;
+// data comes out alone for the held responses of directMin bytes and
+// more, from where it lies, and for no other.
+func TestAppendJobSplit(t *testing.T) {
+	whole, split := sampleJobs(), sampleJobs() // appendJob empties a frame's chunks
+	for i := range whole {
+		want := appendJob([]byte("x"), whole[i])
+		head, data, rest := appendJobSplit([]byte("x"), []byte("y"), split[i], true)
+		if got := slices.Concat(head, data, rest[1:]); !bytes.Equal(got, want) {
+			t.Errorf("job %d: split record differs from the whole one (%d bytes against %d)", i, len(got), len(want))
+		}
+		it := split[i].it
+		big := it != nil && len(it.data) >= directMin
+		if (data != nil) != big || big && &data[0] != &it.data[0] {
+			t.Errorf("job %d: data %d bytes split out, want the item's own %v", i, len(data), big)
+		}
 	}
 }
 
@@ -229,8 +261,8 @@ func TestStreamBadInput(t *testing.T) {
 	b := []byte(streamMagic)
 	var ends []int
 	for _, j := range sampleJobs() {
-		if j.it != nil && j.it.body.len() > 0 {
-			continue // 48,000 bytes of one string: cut at every byte, a minute under -race
+		if j.it != nil && (j.it.body.len() > 0 || len(j.it.data) >= directMin) {
+			continue // tens of kilobytes of one string: cut at every byte, a minute under -race
 		}
 		b = appendJob(b, j)
 		ends = append(ends, len(b))

@@ -45,7 +45,22 @@ const maxRecordOverhead = 64 << 10
 
 // appendJob appends j's record (length included) to b.
 func appendJob(b []byte, j *job) []byte {
-	start := len(b)
+	b, _, _ = appendJobSplit(b, nil, j, false)
+	return b
+}
+
+// directMin is the least frame data the sending feeder writes from where
+// it lies rather than copying it into its buffer (appendJobSplit).
+const directMin = 64 << 10
+
+// appendJobSplit appends j's record to b as appendJob does, unless split
+// is set and the record carries a frame's data of directMin bytes or more
+// in a slice of its own (a held response): b then ends where the data
+// would begin, data is that slice, and the rest of the record (after the
+// data) is appended to rest. Written in turn, b, data and rest are the
+// record appendJob makes; its length prefix counts all three.
+func appendJobSplit(b, rest []byte, j *job, split bool) (head, data, tail []byte) {
+	start, restStart := len(b), len(rest)
 	b = append(b, 0, 0, 0, 0) // the length, filled in below
 	body := len(b)
 	var flags byte
@@ -59,6 +74,7 @@ func appendJob(b []byte, j *job) []byte {
 	if j.skipped != nil {
 		b = appendEvent(b, j.skipped)
 	}
+	w := &b // where the record goes on: b, or rest after split data
 	if it := j.it; it != nil {
 		b = append(b, byte(it.kind))
 		base := &Event{} // the proxy's own events have no connection
@@ -72,33 +88,39 @@ func appendJob(b []byte, j *job) []byte {
 		if it.kind == kindEvent {
 			b = appendEvent(b, it.ev)
 		} else {
-			if it.data != nil {
+			switch {
+			case split && len(it.data) >= directMin:
+				b = binary.AppendUvarint(b, uint64(len(it.data)))
+				data, w = it.data, &rest
+			case it.data != nil:
 				b = appendBytes(b, it.data)
-			} else { // still in the queue's copy: taken from it here
+			default: // still in the queue's copy: taken from it here
 				b = binary.AppendUvarint(b, uint64(it.body.len()))
 				b = it.body.appendTo(b)
 			}
-			b = appendNullable(b, it.original)
-			b = appendBool(b, it.rewritten)
+			t := *w
+			t = appendNullable(t, it.original)
+			t = appendBool(t, it.rewritten)
 			r := &it.req
-			b = binary.AppendVarint(b, int64(r.APIKey))
-			b = binary.AppendVarint(b, int64(r.Version))
-			b = binary.AppendVarint(b, int64(r.CorrelationID))
-			b = binary.AppendVarint(b, int64(r.Size))
-			b = appendBool(b, r.Raw)
+			t = binary.AppendVarint(t, int64(r.APIKey))
+			t = binary.AppendVarint(t, int64(r.Version))
+			t = binary.AppendVarint(t, int64(r.CorrelationID))
+			t = binary.AppendVarint(t, int64(r.Size))
+			t = appendBool(t, r.Raw)
 			var before time.Duration
 			if it.paired {
 				before = it.at.Sub(r.Time) // on the monotonic clock
 			}
-			b = binary.AppendVarint(b, int64(before))
-			b = appendBool(b, it.paired)
-			b = binary.AppendVarint(b, it.at.UnixNano())
-			b = binary.AppendVarint(b, int64(it.index))
-			b = binary.AppendVarint(b, it.offset)
+			t = binary.AppendVarint(t, int64(before))
+			t = appendBool(t, it.paired)
+			t = binary.AppendVarint(t, it.at.UnixNano())
+			t = binary.AppendVarint(t, int64(it.index))
+			t = binary.AppendVarint(t, it.offset)
+			*w = t
 		}
 	}
-	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-body))
-	return b
+	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-body+len(data)+len(rest)-restStart))
+	return b, data, rest
 }
 
 func appendEvent(b []byte, e *Event) []byte {
