@@ -5,6 +5,7 @@ package proxy
 import (
 	"os"
 	"runtime"
+	"sync"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -60,6 +61,7 @@ func TestLowerPriority(t *testing.T) {
 func TestAddDecoderP(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(before)
+	addDecoderPOnce = sync.Once{} // as in a new process (go test -count N runs it again)
 	AddDecoderP(0)
 	AddDecoderP(5)
 	want := before + DefaultDecodeWorkers() + 2
