@@ -194,8 +194,7 @@ func (c *conn) fault(dir, format string, args ...any) {
 // cut reports bytes a pump could not forward or a frame it could not
 // finish: a fault, unless the proxy is stopping (abort), when the bytes
 // are counted in the connection's close event instead (stopMsg), since
-// the loss is the stop's. A client or broker that ends a connection
-// while the proxy stops is still told as a fault when nothing was lost.
+// the loss is the stop's.
 func (c *conn) cut(dir, stopMsg, format string, args ...any) {
 	if c.stopped.Load() {
 		c.mu.Lock()
