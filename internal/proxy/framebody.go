@@ -87,7 +87,7 @@ func (fb *frameBody) drop() {
 }
 
 // Held responses' buffers (conn.respState.hold) come from heldPools, by
-// capacity: heldClass(k) bytes for class k, initialBuf << k. A held
+// capacity: class k holds buffers of initialBuf << k bytes. A held
 // frame grows by taking a buffer of a larger class and giving the old one
 // back; once its record is written to a decoding process (the sending
 // feeder copies the bytes out and keeps nothing) the feeder gives it back

@@ -79,6 +79,9 @@ func (p *Proxy) sendLoop(w io.Writer) {
 				inBuf.count(j)
 				write(data)
 				buf = append(buf, rest...)
+				if cap(rest) > sendKeep {
+					rest = nil // a rewritten response's original: do not pin its room
+				}
 			}
 		}
 		if it != nil && it.kind != kindEvent {
