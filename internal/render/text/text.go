@@ -70,7 +70,7 @@ func gridHead(digits int) string {
 // colour of its category in cats when st colours and cats is not nil),
 // and the ASCII gutter. A row is made in a buffer and written at once.
 func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category, st Style) {
-	const hexDigits = "0123456789abcdef"
+	const hexChars = "0123456789abcdef"
 	var line []byte
 	dim := st.Color
 	for row := 0; row < len(data); row += 16 {
@@ -79,8 +79,8 @@ func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category,
 		if dim {
 			line = append(line, "\x1b["+colorDim+"m"...)
 		}
-		for n := max(digits, hexLen(row)) - 1; n >= 0; n-- {
-			line = append(line, hexDigits[(row>>(4*n))&0xf])
+		for n := max(digits, hexDigits(int64(row))) - 1; n >= 0; n-- {
+			line = append(line, hexChars[(row>>(4*n))&0xf])
 		}
 		if dim {
 			line = append(line, "\x1b[0m"...)
@@ -101,7 +101,7 @@ func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category,
 				line = append(line, code...)
 				line = append(line, 'm')
 			}
-			line = append(line, hexDigits[data[i]>>4], hexDigits[data[i]&0xf])
+			line = append(line, hexChars[data[i]>>4], hexChars[data[i]&0xf])
 			if code != "" {
 				line = append(line, "\x1b[0m"...)
 			}
@@ -117,15 +117,6 @@ func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category,
 		line = append(line, '\n')
 		b.Write(line)
 	}
-}
-
-// hexLen is the number of hex digits of n (1 for 0).
-func hexLen(n int) int {
-	d := 1
-	for n >>= 4; n > 0; n >>= 4 {
-		d++
-	}
-	return d
 }
 
 // Tree writes the object tree of t: columns name, type, value, [offset,
