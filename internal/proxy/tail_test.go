@@ -18,22 +18,66 @@ import (
 // bigFetch is a Fetch v16 exchange whose response is about 185 KB (5,000
 // partitions), with the NodeEndpoints given (none when host is empty).
 func bigFetch(corr int32, host string, port int32) (req, resp []byte) {
+	var parts []kmsg.FetchResponseTopicPartition
+	for i := range 5000 {
+		p := kmsg.NewFetchResponseTopicPartition()
+		p.Partition, p.HighWatermark, p.LastStableOffset, p.LogStartOffset = int32(i), int64(i)*1000, int64(i)*1000, 0
+		parts = append(parts, p)
+	}
+	return fetch16(corr, parts, host, port)
+}
+
+// fetch16 is a Fetch v16 exchange whose response has one topic of the
+// partitions given, with the NodeEndpoints given (none when host is
+// empty).
+func fetch16(corr int32, parts []kmsg.FetchResponseTopicPartition, host string, port int32) (req, resp []byte) {
 	r := kmsg.NewPtrFetchRequest()
 	r.Version = 16
 	fr := kmsg.NewPtrFetchResponse()
 	fr.Version = 16
 	topic := kmsg.NewFetchResponseTopic()
 	topic.TopicID = [16]byte{1, 2, 3}
-	for i := range 5000 {
-		p := kmsg.NewFetchResponseTopicPartition()
-		p.Partition, p.HighWatermark, p.LastStableOffset, p.LogStartOffset = int32(i), int64(i)*1000, int64(i)*1000, 0
-		topic.Partitions = append(topic.Partitions, p)
-	}
+	topic.Partitions = parts
 	fr.Topics = []kmsg.FetchResponseTopic{topic}
 	if host != "" {
 		fr.Brokers = []kmsg.FetchResponseBroker{{NodeID: 1, Host: host, Port: port}}
 	}
 	return reqFrame(r, corr), testframes.Response(fr, corr)
+}
+
+// oneExchange starts a proxy before a broker that answers req with
+// resp, sends req through it and reads the response the client gets.
+func oneExchange(t *testing.T, req, resp []byte) (*Proxy, *events, net.Conn, []byte) {
+	t.Helper()
+	up := fakeBroker(t, func(c net.Conn) {
+		io.ReadFull(c, make([]byte, len(req)))
+		c.Write(resp)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(req)
+	got, err := readResponse(t, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, ev, c, got
+}
+
+// rewrittenFetch reads got, a Fetch v16 response, with kmsg and checks
+// that its NodeEndpoints name node 1 at the proxy listener standing for
+// brokerHost:9092.
+func rewrittenFetch(t *testing.T, p *Proxy, got []byte, brokerHost string) *kmsg.FetchResponse {
+	t.Helper()
+	fr := kmsg.NewPtrFetchResponse()
+	fr.Version = 16
+	if err := fr.ReadFrom(got[4+5:]); err != nil { // size, correlation id, header tags
+		t.Fatalf("kmsg cannot read the rewritten response: %v", err)
+	}
+	want := p.Listeners()[net.JoinHostPort(brokerHost, "9092")]
+	if len(fr.Brokers) != 1 || want == "" || net.JoinHostPort(fr.Brokers[0].Host, itoa(fr.Brokers[0].Port)) != want {
+		t.Errorf("NodeEndpoints %+v, want node 1 at the proxy's listener %q", fr.Brokers, want)
+	}
+	return fr
 }
 
 func readResponse(t *testing.T, c net.Conn) ([]byte, error) {
@@ -100,32 +144,14 @@ func TestTailHeldFetchStreams(t *testing.T) {
 func TestTailRewritePadded(t *testing.T) {
 	const brokerHost = "broker-one.kafka.example.internal"
 	req, resp := bigFetch(8, brokerHost, 9092)
-	up := fakeBroker(t, func(c net.Conn) {
-		io.ReadFull(c, make([]byte, len(req)))
-		c.Write(resp)
-	})
-	p, ev := start(t, up, nil)
-	c := dial(t, p.Addr())
-	c.Write(req)
-	got, err := readResponse(t, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, ev, c, got := oneExchange(t, req, resp)
 	if len(got) != len(resp) {
 		t.Fatalf("%d bytes forwarded, want the broker's %d", len(got), len(resp))
 	}
 	if !bytes.Equal(got[:len(got)-tailHold], resp[:len(resp)-tailHold]) {
 		t.Error("bytes before the tail changed")
 	}
-	fr := kmsg.NewPtrFetchResponse()
-	fr.Version = 16
-	if err := fr.ReadFrom(got[4+5:]); err != nil { // size, correlation id, header tags
-		t.Fatalf("kmsg cannot read the rewritten response: %v", err)
-	}
-	want := p.Listeners()[net.JoinHostPort(brokerHost, "9092")]
-	if len(fr.Brokers) != 1 || want == "" || net.JoinHostPort(fr.Brokers[0].Host, itoa(fr.Brokers[0].Port)) != want {
-		t.Errorf("NodeEndpoints %+v, want node 1 at the proxy's listener %q", fr.Brokers, want)
-	}
+	fr := rewrittenFetch(t, p, got, brokerHost)
 	if len(fr.Topics) != 1 || len(fr.Topics[0].Partitions) != 5000 || fr.Topics[0].Partitions[4999].HighWatermark != 4999000 {
 		t.Error("the partitions did not come through")
 	}
@@ -282,41 +308,14 @@ func TestRewriteCorruptBatch(t *testing.T) {
 	binary.BigEndian.PutUint32(batch[8:], 49) // batch length: 61 - 12
 	batch[16] = 2                             // magic
 	binary.BigEndian.PutUint32(batch[17:], 0xdeadbeef)
-	r := kmsg.NewPtrFetchRequest()
-	r.Version = 16
-	fr := kmsg.NewPtrFetchResponse()
-	fr.Version = 16
-	topic := kmsg.NewFetchResponseTopic()
-	topic.TopicID = [16]byte{1, 2, 3}
 	part := kmsg.NewFetchResponseTopicPartition()
 	part.RecordBatches = batch
-	topic.Partitions = []kmsg.FetchResponseTopicPartition{part}
-	fr.Topics = []kmsg.FetchResponseTopic{topic}
-	fr.Brokers = []kmsg.FetchResponseBroker{{NodeID: 1, Host: brokerHost, Port: 9092}}
-	req, resp := reqFrame(r, 11), testframes.Response(fr, 11)
-	up := fakeBroker(t, func(c net.Conn) {
-		io.ReadFull(c, make([]byte, len(req)))
-		c.Write(resp)
-	})
-	p, ev := start(t, up, nil)
-	c := dial(t, p.Addr())
-	c.Write(req)
-	got, err := readResponse(t, c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	req, resp := fetch16(11, []kmsg.FetchResponseTopicPartition{part}, brokerHost, 9092)
+	p, ev, c, got := oneExchange(t, req, resp)
 	if bytes.Contains(got, []byte(brokerHost)) {
 		t.Error("the broker's own address reached the client")
 	}
-	back := kmsg.NewPtrFetchResponse()
-	back.Version = 16
-	if err := back.ReadFrom(got[4+5:]); err != nil { // size, correlation id, header tags
-		t.Fatalf("kmsg cannot read the rewritten response: %v", err)
-	}
-	want := p.Listeners()[net.JoinHostPort(brokerHost, "9092")]
-	if len(back.Brokers) != 1 || want == "" || net.JoinHostPort(back.Brokers[0].Host, itoa(back.Brokers[0].Port)) != want {
-		t.Errorf("NodeEndpoints %+v, want node 1 at the proxy's listener %q", back.Brokers, want)
-	}
+	back := rewrittenFetch(t, p, got, brokerHost)
 	if len(back.Topics) != 1 || len(back.Topics[0].Partitions) != 1 || !bytes.Equal(back.Topics[0].Partitions[0].RecordBatches, batch) {
 		t.Error("the record batch did not come through unchanged")
 	}
