@@ -120,3 +120,55 @@ func TestWriteDeadline(t *testing.T) {
 		t.Errorf("%d close events, want 1", len(closes))
 	}
 }
+
+// deadlineConn counts the deadlines set on it; its reads return a byte at
+// once and its writes take everything.
+type deadlineConn struct {
+	net.Conn
+	readSets, writeSets int
+	read, write         time.Time
+}
+
+func (d *deadlineConn) Read(b []byte) (int, error)  { return 1, nil }
+func (d *deadlineConn) Write(b []byte) (int, error) { return len(b), nil }
+func (d *deadlineConn) SetReadDeadline(t time.Time) error {
+	d.readSets++
+	d.read = t
+	return nil
+}
+func (d *deadlineConn) SetWriteDeadline(t time.Time) error {
+	d.writeSets++
+	d.write = t
+	return nil
+}
+
+// TestDeadlinesMovedLazily: a busy connection's pumps set a socket's
+// deadline once, not at each read and write, and it is never earlier
+// than the idle timeout from the last byte (reads) or from the write's
+// start (writes), nor more than a sixteenth later.
+func TestDeadlinesMovedLazily(t *testing.T) {
+	const idle = 24 * time.Hour // its sixteenth, 90 minutes, passes in no test run
+	c := &conn{p: &Proxy{cfg: Config{IdleTimeout: idle}}}
+	c.last.Store(time.Now().UnixNano())
+	d := &deadlineConn{}
+	var rset, wset int64
+	buf := make([]byte, 8)
+	for range 1000 {
+		start := time.Now()
+		if _, err := c.readFrom(d, buf, &rset); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.writeTo(d, buf, &wset); err != nil {
+			t.Fatal(err)
+		}
+		if last := time.Unix(0, c.last.Load()); d.read.Before(last.Add(idle)) || d.read.After(last.Add(idle+idle/deadlineSlack)) {
+			t.Fatalf("read deadline %v after the last byte, want %v to %v", d.read.Sub(last), idle, idle+idle/deadlineSlack)
+		}
+		if d.write.Before(start.Add(idle)) {
+			t.Fatalf("write deadline %v after the write began, under the timeout %v", d.write.Sub(start), idle)
+		}
+	}
+	if d.readSets != 1 || d.writeSets != 1 {
+		t.Errorf("%d read and %d write deadlines set over 1,000 reads and writes, want one each", d.readSets, d.writeSets)
+	}
+}
