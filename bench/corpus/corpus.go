@@ -193,8 +193,14 @@ func (g *gen) request(r kmsg.Request) Frame {
 
 func (g *gen) response(r kmsg.Response) Frame {
 	g.corr++
+	return ResponseFrame(r, g.corr)
+}
+
+// ResponseFrame frames a kmsg response with correlation id corr: size,
+// correlation id, the flexible header's empty tagged fields, the body.
+func ResponseFrame(r kmsg.Response, corr int32) Frame {
 	b := binary.BigEndian.AppendUint32(nil, 0)
-	b = binary.BigEndian.AppendUint32(b, uint32(g.corr))
+	b = binary.BigEndian.AppendUint32(b, uint32(corr))
 	// ApiVersions responses keep header v0 so old clients can read them.
 	if r.IsFlexible() && r.Key() != 18 {
 		b = append(b, 0)
@@ -202,7 +208,7 @@ func (g *gen) response(r kmsg.Response) Frame {
 	off := len(b)
 	b = r.AppendTo(b)
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
-	return Frame{Key: r.Key(), Version: r.GetVersion(), CorrelationID: g.corr, Bytes: b, BodyOff: off}
+	return Frame{Key: r.Key(), Version: r.GetVersion(), CorrelationID: corr, Bytes: b, BodyOff: off}
 }
 
 func (g *gen) produce(known Versions) []Frame {

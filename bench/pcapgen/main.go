@@ -12,7 +12,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"log"
@@ -61,13 +60,9 @@ func bigExchange(codec int) corpus.Exchange {
 	req := hostile.Produce(batches...)
 	resp := kmsg.NewPtrProduceResponse()
 	resp.Version = 7
-	body := resp.AppendTo(nil)
-	rb := binary.BigEndian.AppendUint32(nil, uint32(4+len(body)))
-	rb = binary.BigEndian.AppendUint32(rb, 1) // correlation id
-	rb = append(rb, body...)
 	return corpus.Exchange{
 		Request:  corpus.Frame{Request: true, Key: 0, Version: 7, CorrelationID: 1, Bytes: req},
-		Response: corpus.Frame{Key: 0, Version: 7, CorrelationID: 1, Bytes: rb, BodyOff: 8},
+		Response: corpus.ResponseFrame(resp, 1),
 	}
 }
 
