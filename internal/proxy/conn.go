@@ -617,15 +617,15 @@ func (c *conn) pumpResponses() int64 {
 					c.fault("response", "reading from the broker: %v", err)
 				}
 			case r.hold != nil:
-				// A held response cut short: forward what came, untouched.
-				if c.stopped.Load() {
-					c.cut("response", fmt.Sprintf("a held %s response cut short (%d of %d bytes received, %d forwarded)", r.api, len(r.hold), r.size, r.sent), "")
-					break
+				// A held response cut short: forward what came, untouched
+				// (unless the proxy is stopping: its client is closed).
+				if !c.stopped.Load() {
+					if _, werr := c.writeTo(c.client, r.hold[r.sent:], &c.clientWrite); werr != nil {
+						c.fault("response", "writing to the client: %v", werr)
+					}
 				}
-				if _, werr := c.writeTo(c.client, r.hold[r.sent:], &c.clientWrite); werr != nil {
-					c.fault("response", "writing to the client: %v", werr)
-				}
-				c.fault("response", "broker closed in the middle of a %s response: %d of %d bytes received and forwarded", r.api, len(r.hold), r.size)
+				c.cut("response", fmt.Sprintf("a held %s response cut short (%d of %d bytes received, %d forwarded)", r.api, len(r.hold), r.size, r.sent),
+					"broker closed in the middle of a %s response: %d of %d bytes received and forwarded", r.api, len(r.hold), r.size)
 			case r.hn > 0 || r.seen > 0:
 				if r.hn > 0 && r.size == 0 {
 					c.writeTo(c.client, r.hdr[:r.hn], &c.clientWrite)
