@@ -74,7 +74,6 @@ func appendJobSplit(b, rest []byte, j *job, split bool) (head, data, tail []byte
 	if j.skipped != nil {
 		b = appendEvent(b, j.skipped)
 	}
-	w := &b // where the record goes on: b, or rest after split data
 	if it := j.it; it != nil {
 		b = append(b, byte(it.kind))
 		base := &Event{} // the proxy's own events have no connection
@@ -85,42 +84,43 @@ func appendJobSplit(b, rest []byte, j *job, split bool) (head, data, tail []byte
 		b = appendString(b, base.Client)
 		b = appendString(b, base.Listener)
 		b = appendString(b, base.Upstream)
-		if it.kind == kindEvent {
+		switch {
+		case it.kind == kindEvent:
 			b = appendEvent(b, it.ev)
-		} else {
-			switch {
-			case split && len(it.data) >= directMin:
-				b = binary.AppendUvarint(b, uint64(len(it.data)))
-				data, w = it.data, &rest
-			case it.data != nil:
-				b = appendBytes(b, it.data)
-			default: // still in the queue's copy: taken from it here
-				b = binary.AppendUvarint(b, uint64(it.body.len()))
-				b = it.body.appendTo(b)
-			}
-			t := *w
-			t = appendNullable(t, it.original)
-			t = appendBool(t, it.rewritten)
-			r := &it.req
-			t = binary.AppendVarint(t, int64(r.APIKey))
-			t = binary.AppendVarint(t, int64(r.Version))
-			t = binary.AppendVarint(t, int64(r.CorrelationID))
-			t = binary.AppendVarint(t, int64(r.Size))
-			t = appendBool(t, r.Raw)
-			var before time.Duration
-			if it.paired {
-				before = it.at.Sub(r.Time) // on the monotonic clock
-			}
-			t = binary.AppendVarint(t, int64(before))
-			t = appendBool(t, it.paired)
-			t = binary.AppendVarint(t, it.at.UnixNano())
-			t = binary.AppendVarint(t, int64(it.index))
-			t = binary.AppendVarint(t, it.offset)
-			*w = t
+		case split && len(it.data) >= directMin:
+			b = binary.AppendUvarint(b, uint64(len(it.data)))
+			data = it.data
+			rest = appendFrameTail(rest, it)
+		case it.data != nil:
+			b = appendFrameTail(appendBytes(b, it.data), it)
+		default: // still in the queue's copy: taken from it here
+			b = binary.AppendUvarint(b, uint64(it.body.len()))
+			b = appendFrameTail(it.body.appendTo(b), it)
 		}
 	}
 	binary.BigEndian.PutUint32(b[start:], uint32(len(b)-body+len(data)+len(rest)-restStart))
 	return b, data, rest
+}
+
+// appendFrameTail appends what a frame's record holds after its data.
+func appendFrameTail(b []byte, it *item) []byte {
+	b = appendNullable(b, it.original)
+	b = appendBool(b, it.rewritten)
+	r := &it.req
+	b = binary.AppendVarint(b, int64(r.APIKey))
+	b = binary.AppendVarint(b, int64(r.Version))
+	b = binary.AppendVarint(b, int64(r.CorrelationID))
+	b = binary.AppendVarint(b, int64(r.Size))
+	b = appendBool(b, r.Raw)
+	var before time.Duration
+	if it.paired {
+		before = it.at.Sub(r.Time) // on the monotonic clock
+	}
+	b = binary.AppendVarint(b, int64(before))
+	b = appendBool(b, it.paired)
+	b = binary.AppendVarint(b, it.at.UnixNano())
+	b = binary.AppendVarint(b, int64(it.index))
+	return binary.AppendVarint(b, it.offset)
 }
 
 func appendEvent(b []byte, e *Event) []byte {
