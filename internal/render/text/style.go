@@ -251,10 +251,6 @@ func GridStyle(b *strings.Builder, data []byte, t *span.Tree, st Style) {
 	if st.GridMax > 0 && len(data) > st.GridMax {
 		shown = data[:st.GridMax]
 	}
-	if !st.Color && len(data) <= 0x10000 && len(shown) == len(data) {
-		Grid(b, data)
-		return
-	}
 	var cats []span.Category
 	if st.Color {
 		cats = leafCats(len(shown), t)
