@@ -74,8 +74,7 @@ func (p *Proxy) sendLoop(w io.Writer) {
 				// is gathered before it (this record's head too), then
 				// the data; the rest of the record is gathered, and until
 				// it is written the record counts as not sent.
-				write(buf)
-				buf, inBuf = buf[:0], sendLost{}
+				flush()
 				inBuf.count(j)
 				write(data)
 				buf = append(buf, rest...)
