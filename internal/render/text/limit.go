@@ -34,7 +34,7 @@ func limitedGrid(b *strings.Builder, data []byte, t *span.Tree, room int64, bud 
 	}
 	// Room for the rows at once, not by doubling (a plain row is
 	// gridRowBytes, a coloured one less than gridRowBytesColor).
-	b.Grow(int(min(int64(shown+15)/16+4, max(rows, 0)+4) * rowBytes))
+	b.Grow(((shown+15)/16 + 4) * int(rowBytes))
 	GridStyle(b, data[:shown], t, st)
 	if shown < len(data) {
 		b.WriteString(report.OutputSpent(bud, fmt.Sprintf("bytes 0x%x to 0x%x of %d", shown, len(data), len(data))) + "\n")
