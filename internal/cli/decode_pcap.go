@@ -17,6 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/framebufs"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/jsonr"
@@ -90,7 +91,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	frames := capdecode.NewReader(o.Release.Reg, report.Options{Roundtrip: o.Roundtrip, Lean: true, Limits: o.Limits})
 	workers := runtime.GOMAXPROCS(0)
 	window := pcapWindowPerWorker * workers
-	bufs := newPcapBuffers(window + workers)
+	bufs := framebufs.New(window + workers)
 	budget := int64(pcapBytesPerWorker * min(workers, pcapBudgetWorkers))
 	out := pcapOutput{o: o}
 	var notes []string // uuidNotes of a frame annotated again (the emitter's)
@@ -110,7 +111,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 					notes = uuidNotes(notes[:0], t)
 					sel.Reannotate(j.rep, j.Index)
 					if !sameUUIDNotes(notes, t) {
-						bufs.put(len(j.Data), nil, j.out)
+						bufs.Put(len(j.Data), nil, j.out)
 						j.out = nil
 						j.render(j.rep, o, bufs)
 					}
@@ -133,13 +134,13 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 			// The filter reads the frame's facts in capture order, from
 			// its Values: the frame is decoded here, once, with them
 			// and its tree, and its worker renders it.
-			j.tree = bufs.tree(len(j.Data))
+			j.tree = bufs.Tree(len(j.Data))
 			j.Options.Tree, j.Options.Values = j.tree, true
 			j.rep = j.Decode(c, j.plan)
 		}
 		j.skip = !sel.AdmitEvent(ev, j.Index, j.rep)
 		if j.skip && j.rep != nil {
-			bufs.put(len(j.Data), j.tree, nil)
+			bufs.Put(len(j.Data), j.tree, nil)
 			j.rep, j.tree = nil, nil
 		}
 		if o.Format != "json" && !j.skip {
@@ -287,14 +288,14 @@ type pcapJob struct {
 }
 
 // run decodes and renders the frame (on any goroutine).
-func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, bufs *pcapBuffers) {
+func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, bufs *framebufs.Pool) {
 	if j.skip {
 		j.ok = true
 		return
 	}
 	r := j.rep // decoded already (for --filter)
 	if r == nil {
-		j.tree = bufs.tree(len(j.Data))
+		j.tree = bufs.Tree(len(j.Data))
 		j.Options.Tree = j.tree
 		r = j.Decode(c, j.plan)
 		j.rep = r // kept until written: the emit stage may write it again
@@ -332,12 +333,12 @@ const pcapSpillAt = 1 << 20
 
 // render writes the frame's report r into the job's output buffer, or
 // marks a long JSON line to be written in pieces (j.spill).
-func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *pcapBuffers) {
+func (j *pcapJob) render(r *report.Frame, o decodeOptions, bufs *framebufs.Pool) {
 	if (o.Format == "json" || o.Verbose) && jsonr.LineSize(r) > pcapSpillLine {
 		j.spill, j.out = true, nil
 		return
 	}
-	out := bufs.out(len(j.Data))
+	out := bufs.Out(len(j.Data))
 	if o.Format == "json" {
 		j.out, j.err = jsonr.AppendLine(out, r, jsonr.Options{About: o.About})
 		return
@@ -362,8 +363,8 @@ func writeFrameText(w io.Writer, prefix string, r *report.Frame, o decodeOptions
 
 // release hands the job's tree and output buffer back for reuse, once
 // its line is written.
-func (j *pcapJob) release(bufs *pcapBuffers) {
-	bufs.put(len(j.Data), j.tree, j.out)
+func (j *pcapJob) release(bufs *framebufs.Pool) {
+	bufs.Put(len(j.Data), j.tree, j.out)
 	j.out, j.tree, j.rep = nil, nil, nil
 }
 
@@ -381,7 +382,7 @@ type pcapOutput struct {
 	firstWarn string
 }
 
-func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *pcapBuffers) error {
+func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error {
 	defer h.release(bufs)
 	if !h.ok {
 		p.failed++
@@ -419,7 +420,7 @@ func (p *pcapOutput) writePieces(w io.Writer, h *pcapJob) error {
 		return err
 	}}
 	rest, err := jsonr.AppendLine(p.piece[:0], r, jsonr.Options{About: p.o.About, Spill: sp})
-	if cap(rest) <= maxPooled {
+	if cap(rest) <= framebufs.MaxOut {
 		p.piece = rest
 	}
 	if err != nil {

@@ -162,7 +162,7 @@ func (p *Proxy) work(j *job) error {
 	if j.it == nil || j.it.kind == kindEvent {
 		return nil
 	}
-	j.tree = p.tree()
+	j.tree = p.tree(len(j.data))
 	if p.cfg.testWork != nil {
 		p.cfg.testWork(j.it, func() { j.ev = p.decodeItem(j.it, j.data, j.plan, j.tree) })
 		return nil
@@ -171,37 +171,25 @@ func (p *Proxy) work(j *job) error {
 	return nil
 }
 
-// Bounds on the trees kept for reuse: as many as the frames in flight
-// (the pipeline's window) need, each of at most maxPooledRows rows, so
-// that one huge frame does not pin its tree.
-const (
-	maxPooledTrees = 64
-	maxPooledRows  = 1 << 16
-)
+// maxPooledTrees is the trees kept for reuse per size class of frame
+// (Config.ReuseTrees): as many as the frames in flight (the pipeline's
+// window) need; package framebufs bounds their rows and bytes.
+const maxPooledTrees = 64
 
-// tree returns a span tree to decode a frame into: a reused one with
-// Config.ReuseTrees, else nil (the decoder makes one).
-func (p *Proxy) tree() *span.Tree {
+// tree returns a span tree to decode a frame of size bytes into: a
+// reused one with Config.ReuseTrees, else nil (the decoder makes one).
+func (p *Proxy) tree(size int) *span.Tree {
 	if p.trees == nil {
 		return nil
 	}
-	select {
-	case t := <-p.trees:
-		return t
-	default:
-		return new(span.Tree)
-	}
+	return p.trees.Tree(size)
 }
 
-// putTree takes back a frame's tree once its event is delivered.
-func (p *Proxy) putTree(t *span.Tree) {
-	if t == nil || p.trees == nil || cap(t.Nodes) > maxPooledRows {
-		return
-	}
-	t.Reset(nil) // drop the frame's bytes and extras
-	select {
-	case p.trees <- t:
-	default:
+// putTree takes back the tree of a frame of size bytes once its event
+// is delivered.
+func (p *Proxy) putTree(size int, t *span.Tree) {
+	if t != nil && p.trees != nil {
+		p.trees.Put(size, t, nil)
 	}
 }
 
@@ -223,8 +211,8 @@ func (p *Proxy) emit(j *job) error {
 			p.nameTopics(j.ev.Frame, it.kind == kindResponse)
 		}
 		p.deliver(j.ev)
-		p.putTree(j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
-		if p.q != nil {   // nil in a decoding process (DecodeStream)
+		p.putTree(len(j.data), j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
+		if p.q != nil {                // nil in a decoding process (DecodeStream)
 			p.q.release(j.cq, it.reserved)
 		}
 	}

@@ -63,9 +63,9 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/framebufs"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
-	"github.com/manifester/manifester/internal/span"
 	"github.com/manifester/manifester/internal/topicnames"
 )
 
@@ -283,7 +283,7 @@ type Proxy struct {
 	connSeq   int
 
 	q         *decodeQueue
-	trees     chan *span.Tree // span trees for reuse (Config.ReuseTrees), else nil
+	trees     *framebufs.Pool // span trees for reuse (Config.ReuseTrees), else nil
 	wg        sync.WaitGroup
 	decodeWG  sync.WaitGroup
 	ctx       context.Context
@@ -351,7 +351,7 @@ func New(cfg Config) (*Proxy, error) {
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	if cfg.ReuseTrees {
-		p.trees = make(chan *span.Tree, maxPooledTrees)
+		p.trees = framebufs.New(maxPooledTrees)
 	}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	rw := *cfg.Codec

@@ -6,9 +6,9 @@ import (
 	"io"
 
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/framebufs"
 	"github.com/manifester/manifester/internal/pipeline"
 	"github.com/manifester/manifester/internal/redact"
-	"github.com/manifester/manifester/internal/span"
 )
 
 // sendFlush is how many bytes of records the sending feeder gathers
@@ -146,7 +146,7 @@ func DecodeStream(r io.Reader, cfg Config) error {
 	cfg.decodeDefaults()
 	p := &Proxy{cfg: cfg, reg: cfg.Codec.Reg}
 	if cfg.ReuseTrees {
-		p.trees = make(chan *span.Tree, maxPooledTrees)
+		p.trees = framebufs.New(maxPooledTrees)
 	}
 	sr, err := newStreamReader(r, 2*cfg.MaxBuffer+maxRecordOverhead, func(base Event) *conn {
 		return &conn{id: base.Conn, base: base, secrets: redact.NewStream(cfg.ShowSecrets)}
