@@ -39,12 +39,12 @@ func TestSpareTrees(t *testing.T) {
 	if got := tr.Retained(); got != want || small.buffers() < 1000 {
 		t.Fatalf("after Reset: Retained %d, want %d", got, want)
 	}
-	// Last kept, first handed out.
-	if got := tr.SpareTree(); got != big {
-		t.Error("the first spare is not the last kept")
-	}
+	// The most room for bytes first: big's were let go.
 	if got := tr.SpareTree(); got != small || cap(got.Bytes) < 1000 || cap(got.Nodes) < 10 {
-		t.Error("the second spare is not the first tree, with its buffers")
+		t.Error("the first spare is not the one with room for bytes, with its buffers")
+	}
+	if got := tr.SpareTree(); got != big {
+		t.Error("the second spare is not the other tree")
 	}
 	if got := tr.Retained(); got != base {
 		t.Errorf("with no spares: Retained %d, want %d", got, base)
@@ -71,6 +71,30 @@ func TestSpareTrees(t *testing.T) {
 	}
 	if len(tr.spare) > maxSpareTrees {
 		t.Errorf("%d spares, want at most %d", len(tr.spare), maxSpareTrees)
+	}
+}
+
+// TestSpareTreeMostRoom: spares are handed out by their room for bytes,
+// the most first, whatever order their batches came in, so that a large
+// batch after small ones finds a large room.
+func TestSpareTreeMostRoom(t *testing.T) {
+	tr := &Tree{}
+	tr.Reset(nil)
+	root := tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
+	sizes := []int{10, 300, 50, 4000, 20}
+	for _, n := range sizes {
+		hangDetached(tr, root, make([]byte, n), 1)
+	}
+	tr.Reset(nil)
+	var got []int
+	for range sizes {
+		got = append(got, cap(tr.SpareTree().Bytes))
+	}
+	want := []int{4000, 300, 50, 20, 10}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("spares handed out with room %v, want %v", got, want)
+		}
 	}
 }
 

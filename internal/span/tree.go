@@ -225,9 +225,9 @@ func (t *Tree) Reset(b []byte) {
 // collector, so that one batch of megabytes is not kept for good.
 const (
 	maxSpareTrees = 64
-	maxSpareBytes = 2 << 20 // of one spare tree's bytes: a batch of Kafka's default 1 MiB, grown by doubling
-	maxSpareRows  = 1 << 14 // of one spare tree's rows
-	maxSpareTotal = 4 << 20 // of all of a tree's spare trees' buffers
+	maxSpareBytes = 2 << 20  // of one spare tree's bytes: a batch of Kafka's default 1 MiB, grown by doubling
+	maxSpareRows  = 1 << 14  // of one spare tree's rows
+	maxSpareTotal = 16 << 20 // of all of a tree's spare trees' buffers: a Fetch response of a dozen partitions' 1 MiB batches, with their rows
 )
 
 // rowBytes is the size of one Row.
@@ -266,8 +266,22 @@ func (t *Tree) Retained() int64 { return int64(cap(t.Nodes))*rowBytes + t.spareB
 // its buffers, or else a new one. Its Bytes, the bytes it was last over,
 // are not read again: the caller may reuse their room (Bytes[:0]) for
 // the new tree's bytes before it resets the tree over them.
+//
+// It is the spare with the most room for bytes: a frame's batches come
+// in no order of size, and a small batch's room handed to a large one
+// would be let go and a new one made (allocated, cleared and faulted in),
+// while a large room serves a small batch as well. So the spares grow to
+// the traffic's large batches and are then reused (within the bounds
+// Reset keeps them by).
 func (t *Tree) SpareTree() *Tree {
 	if k := len(t.spare); k > 0 {
+		best := k - 1
+		for i := range k - 1 {
+			if cap(t.spare[i].Bytes) > cap(t.spare[best].Bytes) {
+				best = i
+			}
+		}
+		t.spare[best], t.spare[k-1] = t.spare[k-1], t.spare[best]
 		d := t.spare[k-1]
 		t.spare[k-1] = nil
 		t.spare = t.spare[:k-1]
