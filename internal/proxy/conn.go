@@ -15,7 +15,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -332,12 +331,17 @@ func closeWrite(c net.Conn) {
 }
 
 // clientGone reports a write error that says the peer has closed its
-// connection (a broken pipe, a reset): for a client, an ordinary end
-// (a consumer that stops while its fetch is in flight), said in the
-// close event rather than as a fault. Windows' own error numbers are
-// not matched, and stay faults.
+// connection (a broken pipe, a reset; on Windows its own numbers for a
+// reset or an aborted connection, see goneErrnos): for a client, an
+// ordinary end (a consumer that stops while its fetch is in flight),
+// said in the close event rather than as a fault.
 func clientGone(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+	for _, e := range goneErrnos {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // goneNote says what a client that went away did not get of the
