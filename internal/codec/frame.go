@@ -40,6 +40,9 @@ func (c *Codec) decodeFrame(b []byte, kind schema.MessageType, api *schema.API, 
 	}
 	err := d.frame(f, root)
 	d.done()
+	if d.t != nil {
+		d.t.TrimSpares() // what the frame's batches did not take, beyond a few MiB
+	}
 	f.Size = d.r.Off
 	if d.noValues {
 		f.Body, f.Header = Value{}, Value{}

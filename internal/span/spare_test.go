@@ -117,3 +117,40 @@ func TestDetachedSize(t *testing.T) {
 		t.Errorf("DetachedSize = %d bytes, %d nodes; want %v", b, n, want)
 	}
 }
+
+// TestTrimSpares: once a decode has taken what it needed, the spares left
+// beyond maxIdleSpares are let go, the least room first, and those within
+// it stay for the next decode.
+func TestTrimSpares(t *testing.T) {
+	tr := &Tree{}
+	tr.Reset(nil)
+	root := tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
+	const room = 1 << 20
+	n := maxSpareTotal/room - 2 // within maxSpareTotal with their rows
+	for i := range n { // the least room first: TrimSpares keeps the most
+		hangDetached(tr, root, make([]byte, room-(n-1-i)), 1)
+	}
+	tr.Reset(nil)
+	if len(tr.spare) != n {
+		t.Fatalf("%d spares kept, want %d", len(tr.spare), n)
+	}
+	tr.TrimSpares()
+	idle := tr.Retained() - int64(cap(tr.Nodes))*rowBytes
+	if idle > maxIdleSpares || idle < maxIdleSpares/2 {
+		t.Errorf("after TrimSpares the spares hold %d bytes, want at most %d (and most of it)", idle, maxIdleSpares)
+	}
+	for i, d := range tr.spare {
+		if cap(d.Bytes) != room-i {
+			t.Errorf("spare %d kept has room for %d bytes, want the largest rooms (%d)", i, cap(d.Bytes), room-i)
+		}
+	}
+	// Within the bound nothing is let go.
+	small := &Tree{}
+	small.Reset(nil)
+	hangDetached(small, small.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame), make([]byte, 100), 1)
+	small.Reset(nil)
+	small.TrimSpares()
+	if len(small.spare) != 1 {
+		t.Errorf("a spare of 100 bytes was let go: %d kept", len(small.spare))
+	}
+}

@@ -228,6 +228,11 @@ const (
 	maxSpareBytes = 2 << 20  // of one spare tree's bytes: a batch of Kafka's default 1 MiB, grown by doubling
 	maxSpareRows  = 1 << 14  // of one spare tree's rows
 	maxSpareTotal = 16 << 20 // of all of a tree's spare trees' buffers: a Fetch response of a dozen partitions' 1 MiB batches, with their rows
+	// maxIdleSpares bounds the spares a tree keeps once a decode into it
+	// has taken what it needed of them (TrimSpares): a tree in flight
+	// (decoded, its line not written yet) holds no more that it does not
+	// use.
+	maxIdleSpares = 4 << 20
 )
 
 // rowBytes is the size of one Row.
@@ -289,6 +294,29 @@ func (t *Tree) SpareTree() *Tree {
 		return d
 	}
 	return &Tree{}
+}
+
+// TrimSpares lets go of t's spares beyond maxIdleSpares bytes, those
+// with the least room for bytes first: a decode calls it once it has
+// taken what it needed, so that a tree whose last frame needed many
+// spares and whose frame now needs few does not hold the rest while its
+// frame waits to be written (a capture pipeline has dozens in flight).
+func (t *Tree) TrimSpares() {
+	if t.spareBytes <= maxIdleSpares {
+		return
+	}
+	slices.SortFunc(t.spare, func(a, b *Tree) int { return cap(b.Bytes) - cap(a.Bytes) })
+	var keep int64
+	k := 0
+	for ; k < len(t.spare); k++ {
+		n := t.spare[k].buffers()
+		if keep+n > maxIdleSpares {
+			break
+		}
+		keep += n
+	}
+	clear(t.spare[k:])
+	t.spare, t.spareBytes = t.spare[:k], keep
 }
 
 // ReturnSpare gives back d, a tree from [Tree.SpareTree] that was not

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"testing"
+	"unsafe"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -153,5 +154,30 @@ func TestReusedTreeSpareOfFailedBatch(t *testing.T) {
 	report.Decode(c, good, report.Options{Lean: true, Tree: tree})
 	if got := detached(); got != first {
 		t.Error("the good frame's batch after a bad one did not reuse the spare tree the bad one took")
+	}
+}
+
+// TestReusedTreeIdleSpares: a tree whose frame needed few of the spares
+// its last frame left holds no more than a few MiB of the rest once
+// decoded (span.Tree.TrimSpares), so that dozens of trees in flight in a
+// capture's pipeline do not each hold a large frame's buffers.
+func TestReusedTreeIdleSpares(t *testing.T) {
+	c := inflating(t)
+	big := inflatingProduce(1, 1000, 1024, hostile.Zstd, hostile.Zstd, hostile.Zstd, hostile.Zstd, hostile.Zstd, hostile.Zstd)
+	small := inflatingProduce(2, 10, 100, hostile.Zstd)
+	tree := &span.Tree{}
+	if f := report.Decode(c, big, report.Options{Lean: true, Tree: tree}); !f.OK() {
+		t.Fatal(f.Error)
+	}
+	if f := report.Decode(c, small, report.Options{Lean: true, Tree: tree}); !f.OK() {
+		t.Fatal(f.Error)
+	}
+	idle := tree.Retained() - int64(cap(tree.Nodes))*int64(unsafe.Sizeof(span.Row{}))
+	const bound = 4 << 20 // span's maxIdleSpares
+	if idle > bound {
+		t.Errorf("after a frame of one small batch the tree holds %d bytes of spares, want at most %d", idle, bound)
+	}
+	if idle == 0 {
+		t.Error("the tree kept no spare at all")
 	}
 }
