@@ -36,7 +36,8 @@ type item struct {
 	original []byte    // before rewriting
 	// held is the buffer of a held response (data, or original when
 	// rewritten), from heldPools: the sending feeder gives it back once
-	// the record is written.
+	// the record is written, the emitter (Config.ReuseTrees) once the
+	// frame's event is delivered.
 	held      []byte
 	rewritten bool
 	req       pairing.Request // for a response: its request
@@ -186,9 +187,9 @@ func (p *Proxy) tree(size int) *span.Tree {
 }
 
 // putTree takes back the tree of a frame of size bytes once its event
-// is delivered.
+// is delivered (Config.ReuseTrees).
 func (p *Proxy) putTree(size int, t *span.Tree) {
-	if t != nil && p.trees != nil {
+	if t != nil {
 		p.trees.Put(size, t, nil)
 	}
 }
@@ -211,8 +212,17 @@ func (p *Proxy) emit(j *job) error {
 			p.nameTopics(j.ev.Frame, it.kind == kindResponse)
 		}
 		p.deliver(j.ev)
-		p.putTree(len(j.data), j.tree) // the Sink keeps nothing of the event (Config.ReuseTrees)
-		if p.q != nil {                // nil in a decoding process (DecodeStream)
+		if p.trees != nil {
+			// The Sink keeps nothing of the event (Config.ReuseTrees):
+			// its tree, and a held response's buffer, which the frame's
+			// bytes are (decoded in this process; the sending feeder
+			// gives back those it writes to a decoding process), serve
+			// the frames after it.
+			p.putTree(len(j.data), j.tree)
+			putHeld(it.held)
+			it.held = nil
+		}
+		if p.q != nil { // nil in a decoding process (DecodeStream)
 			p.q.release(j.cq, it.reserved)
 		}
 	}

@@ -93,7 +93,9 @@ func (fb *frameBody) drop() {
 // feeder copies the bytes out and keeps nothing) the feeder gives it back
 // too, so that a proxy holding megabytes of Fetch responses a second does
 // not allocate them, clear them and have them collected. A buffer that
-// is decoded in this process is not given back (its report may keep it).
+// is decoded in this process is given back by the emitter once its event
+// is delivered, when the Sink keeps nothing of events
+// (Config.ReuseTrees); else its report may keep it, and it is not.
 var heldPools [heldClasses]sync.Pool
 
 // heldClasses is the number of pooled capacities: initialBuf to 64 MiB.
