@@ -127,7 +127,8 @@ func TestTrimSpares(t *testing.T) {
 	root := tr.Add(None, Register(&Desc{Name: "root"}), 0, CatFrame)
 	const room = 1 << 20
 	n := maxSpareTotal/room - 2 // within maxSpareTotal with their rows
-	for i := range n { // the least room first: TrimSpares keeps the most
+	// The least room first: TrimSpares keeps the most.
+	for i := range n {
 		hangDetached(tr, root, make([]byte, room-(n-1-i)), 1)
 	}
 	tr.Reset(nil)

@@ -230,8 +230,8 @@ const (
 	maxSpareTotal = 16 << 20 // of all of a tree's spare trees' buffers: a Fetch response of a dozen partitions' 1 MiB batches, with their rows
 	// maxIdleSpares bounds the spares a tree keeps once a decode into it
 	// has taken what it needed of them (TrimSpares): a tree in flight
-	// (decoded, its line not written yet) holds no more that it does not
-	// use.
+	// (decoded, its line not written yet) holds no more than this of
+	// buffers its frame does not use.
 	maxIdleSpares = 4 << 20
 )
 
