@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/manifester/manifester/internal/framebufs"
@@ -101,19 +102,46 @@ func TestHeldBuffers(t *testing.T) {
 	}
 }
 
+// drainHeld empties the held pools.
+func drainHeld() {
+	for k := range heldPools {
+		for len(heldPools[k]) > 0 {
+			heldPooled.Add(-int64(cap(<-heldPools[k])))
+		}
+	}
+}
+
+// TestHeldPoolsKeep: a held buffer given back is the next one of its
+// class handed out, whatever collections ran in between, and the pools
+// keep at most maxHeldPooled bytes.
+func TestHeldPoolsKeep(t *testing.T) {
+	drainHeld()
+	defer drainHeld()
+	b := getHeld(initialBuf<<3, initialBuf<<3)
+	putHeld(b)
+	runtime.GC()
+	runtime.GC()
+	if got := getHeld(initialBuf<<3, initialBuf<<3); cap(got) != cap(b) || &got[:1][0] != &b[:1][0] {
+		t.Error("the buffer given back was not handed out again after two collections")
+	}
+	for range 2 * maxHeldPooled / (initialBuf << 3) {
+		putHeld(make([]byte, 0, initialBuf<<3))
+	}
+	if n := heldPooled.Load(); n > maxHeldPooled || n < maxHeldPooled/2 {
+		t.Errorf("the pools keep %d bytes, want at most %d (and most of it)", n, maxHeldPooled)
+	}
+	putHeld(make([]byte, 0, initialBuf<<3+1)) // no class's capacity
+	if n := heldPooled.Load(); n > maxHeldPooled {
+		t.Errorf("the pools keep %d bytes after a buffer of no class", n)
+	}
+}
+
 // TestEmitGivesHeldBack: a held response decoded in the proxy's own
 // process goes back to its pool once its event is delivered when the
 // Sink keeps nothing of events (Config.ReuseTrees), and not otherwise,
 // when the Sink may keep the frame's bytes.
 func TestEmitGivesHeldBack(t *testing.T) {
-	if raceEnabled {
-		t.Skip("sync.Pool drops buffers at random under the race detector")
-	}
 	k, _ := heldClass(initialBuf << 3)
-	drain := func() {
-		for heldPools[k].Get() != nil {
-		}
-	}
 	emitHeld := func(reuse bool) []byte {
 		var delivered int
 		p := &Proxy{cfg: Config{Sink: func(*Event) { delivered++ }}}
@@ -128,27 +156,19 @@ func TestEmitGivesHeldBack(t *testing.T) {
 		}
 		return held
 	}
-	got := func() []byte {
-		if b, _ := heldPools[k].Get().(*[]byte); b != nil {
-			return *b
-		}
-		return nil
-	}
-	drain()
-	held := emitHeld(false)
-	if b := got(); b != nil && &b[:1][0] == &held[0] {
+	drainHeld()
+	defer drainHeld()
+	emitHeld(false)
+	if len(heldPools[k]) != 0 {
 		t.Error("a held buffer went back to its pool while the Sink may keep the frame")
 	}
-	// The pool gives back what was put on the same P; a goroutine moved
-	// to another between the two misses it, so a few tries.
-	for try := 0; ; try++ {
-		drain()
-		held = emitHeld(true)
-		if b := got(); b != nil && &b[:1][0] == &held[0] {
-			break
-		}
-		if try == 4 {
-			t.Fatal("the held buffer of a delivered event did not go back to its pool")
-		}
+	held := emitHeld(true)
+	if len(heldPools[k]) != 1 {
+		t.Fatal("the held buffer of a delivered event did not go back to its pool")
+	}
+	if b := <-heldPools[k]; &b[:1][0] != &held[0] {
+		t.Error("another buffer than the event's went back to its pool")
+	} else {
+		heldPooled.Add(-int64(cap(b)))
 	}
 }
