@@ -64,6 +64,9 @@ type job struct {
 	plan *redact.Plan
 	ev   *Event     // the item's event, once worked on
 	tree *span.Tree // the tree ev's frame was decoded into, when reused (Config.ReuseTrees)
+	// rec is the job stream's record the job was read from (DecodeStream),
+	// which its byte strings point into.
+	rec []byte
 }
 
 // decodeLoop feeds the decoding pipeline from the queue: the connections
@@ -201,6 +204,13 @@ func (p *Proxy) putTree(size int, t *span.Tree) {
 func (p *Proxy) emit(j *job) error {
 	if j.skipped != nil {
 		p.deliver(j.skipped)
+	}
+	if j.rec != nil && p.trees != nil {
+		// The Sink keeps nothing of the events (Config.ReuseTrees), and
+		// nothing else holds the record's bytes once they are delivered
+		// (strings are copied out of it, topic names and secrets state
+		// too).
+		defer func() { putHeld(j.rec); j.rec = nil }()
 	}
 	it := j.it
 	switch {

@@ -369,3 +369,43 @@ func TestDecodeToFails(t *testing.T) {
 		t.Errorf("Close: %v, want the write's error and 8 frames unlogged", err)
 	}
 }
+
+// TestDecodeStreamGivesRecordsBack: with a Sink that keeps nothing
+// (Config.ReuseTrees), the job stream's records go back to the held pools
+// once their events are delivered, and every event is still delivered
+// whole; with a Sink that may keep events, they do not.
+func TestDecodeStreamGivesRecordsBack(t *testing.T) {
+	b := []byte(streamMagic)
+	frames := 0
+	for _, j := range sampleJobs() {
+		b = appendJob(b, j)
+		if j.it != nil && j.it.kind != kindEvent {
+			frames++
+		}
+	}
+	for _, reuse := range []bool{false, true} {
+		drainHeld()
+		var events, framesSeen int
+		err := DecodeStream(bytes.NewReader(b), Config{Codec: testCodec(t), ReuseTrees: reuse, Sink: func(e *Event) {
+			events++
+			if e.Kind == EventFrame {
+				framesSeen++
+				if e.Frame == nil || e.Frame.Size != len(e.Data) {
+					t.Errorf("a frame event without its report, or of another size")
+				}
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if framesSeen != frames {
+			t.Errorf("reuse %v: %d frame events, want %d", reuse, framesSeen, frames)
+		}
+		// The two held responses' records (of directMin bytes and more)
+		// are of pooled classes; the others are too small to be pooled.
+		if kept := heldPooled.Load(); reuse && kept < 2*directMin || !reuse && kept != 0 {
+			t.Errorf("reuse %v: the held pools keep %d bytes after the stream", reuse, kept)
+		}
+	}
+	drainHeld()
+}

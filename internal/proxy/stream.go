@@ -221,21 +221,30 @@ func (s *streamReader) job() (*job, error) {
 	}
 	var err error
 	// The record is read as its bytes arrive: a lying length costs what
-	// was sent, not what it claims. Each record has a buffer of its own,
-	// which its job's byte strings point into.
-	if s.rec, err = readGrowing(s.r, nil, int(n)); err != nil {
+	// was sent, not what it claims (a pooled buffer is taken for at most
+	// recPooled of it). Each record has a buffer of its own, which its
+	// job's byte strings point into; the emitter gives it back
+	// (Config.ReuseTrees).
+	if s.rec, err = readGrowing(s.r, getHeld(min(int(n), recPooled), recPooled), int(n)); err != nil {
 		s.field = "body"
 		return nil, s.fail(fmt.Sprintf("%d of %d bytes: %v", len(s.rec), n, noEOF(err)))
 	}
 	s.next = s.off + 4 + int64(n)
 	s.pos = 0
 	j, err := s.parse()
+	if j != nil {
+		j.rec = s.rec
+	}
 	if err == nil && s.pos != len(s.rec) {
 		s.field = "end"
 		err = s.fail(fmt.Sprintf("%d bytes left over", len(s.rec)-s.pos))
 	}
 	return j, err
 }
+
+// recPooled is the most of a record read into a pooled buffer from the
+// start: a longer one grows from it as its bytes arrive.
+const recPooled = 1 << 20
 
 // readGrowing appends n bytes of r to b, growing b by at most 1 MiB
 // beyond what has arrived.
