@@ -98,7 +98,9 @@ func (fb *frameBody) drop() {
 // not allocate them, clear them and have them collected. A buffer that
 // is decoded in this process is given back by the emitter once its event
 // is delivered, when the Sink keeps nothing of events
-// (Config.ReuseTrees); else its report may keep it, and it is not.
+// (Config.ReuseTrees); else its report may keep it, and it is not. A
+// decoding process reads the job stream's records into them too
+// (streamReader.job), given back the same way.
 //
 // Unlike a sync.Pool's, what the pools keep survives garbage
 // collections: a buffer let go at each collection and made again is
