@@ -189,14 +189,6 @@ func (p *Proxy) tree(size int) *span.Tree {
 	return p.trees.Tree(size)
 }
 
-// putTree takes back the tree of a frame of size bytes once its event
-// is delivered (Config.ReuseTrees).
-func (p *Proxy) putTree(size int, t *span.Tree) {
-	if t != nil {
-		p.trees.Put(size, t, nil)
-	}
-}
-
 // emit delivers a job's events, in the order the feeder took them: first
 // the counts, then the item's event (a frame's topics named from, and
 // named for, the frames before it), and gives back the frame's queue
@@ -204,13 +196,6 @@ func (p *Proxy) putTree(size int, t *span.Tree) {
 func (p *Proxy) emit(j *job) error {
 	if j.skipped != nil {
 		p.deliver(j.skipped)
-	}
-	if j.rec != nil && p.trees != nil {
-		// The Sink keeps nothing of the events (Config.ReuseTrees), and
-		// nothing else holds the record's bytes once they are delivered
-		// (strings are copied out of it, topic names and secrets state
-		// too).
-		defer func() { putHeld(j.rec); j.rec = nil }()
 	}
 	it := j.it
 	switch {
@@ -222,21 +207,34 @@ func (p *Proxy) emit(j *job) error {
 			p.nameTopics(j.ev.Frame, it.kind == kindResponse)
 		}
 		p.deliver(j.ev)
-		if p.trees != nil {
-			// The Sink keeps nothing of the event (Config.ReuseTrees):
-			// its tree, and a held response's buffer, which the frame's
-			// bytes are (decoded in this process; the sending feeder
-			// gives back those it writes to a decoding process), serve
-			// the frames after it.
-			p.putTree(len(j.data), j.tree)
-			putHeld(it.held)
-			it.held = nil
-		}
 		if p.q != nil { // nil in a decoding process (DecodeStream)
 			p.q.release(j.cq, it.reserved)
 		}
 	}
+	if p.cfg.ReuseTrees {
+		p.giveBack(j)
+	}
 	return nil
+}
+
+// giveBack hands what a delivered job's events were made from to the
+// frames after it, when the Sink keeps nothing of events
+// (Config.ReuseTrees): the frame's tree; a held response's buffer, which
+// the frame's bytes are when decoded in this process (the sending feeder
+// gives back those it writes to a decoding process); and, in a decoding
+// process, the job stream's record, which the job's byte strings point
+// into (nothing else holds them: strings, topic names and the secrets
+// trackers' state are copied out).
+func (p *Proxy) giveBack(j *job) {
+	if j.tree != nil {
+		p.trees.Put(len(j.data), j.tree, nil)
+	}
+	if j.it != nil {
+		putHeld(j.it.held)
+		j.it.held = nil
+	}
+	putHeld(j.rec)
+	j.tree, j.rec = nil, nil
 }
 
 func (p *Proxy) deliver(e *Event) {

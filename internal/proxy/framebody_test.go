@@ -144,7 +144,7 @@ func TestEmitGivesHeldBack(t *testing.T) {
 	k, _ := heldClass(initialBuf << 3)
 	emitHeld := func(reuse bool) []byte {
 		var delivered int
-		p := &Proxy{cfg: Config{Sink: func(*Event) { delivered++ }}}
+		p := &Proxy{cfg: Config{Sink: func(*Event) { delivered++ }, ReuseTrees: reuse}}
 		if reuse {
 			p.trees = framebufs.New(1)
 		}
