@@ -11,6 +11,9 @@
 // [span.Tree.SpareTree]), which a frame of compressed batches would
 // otherwise allocate, clear and fault in afresh.
 //
+// They are kept in [FreeLists], bounded free lists by class counted
+// against a [Budget], which the proxy's held responses' buffers use too.
+//
 // Many small frames pass beside a few large ones, so what is kept is
 // sorted by the size of the frame it served, in powers of two: a frame
 // takes a tree and a buffer that served a frame of about its size (and
@@ -22,7 +25,6 @@ package framebufs
 
 import (
 	"math/bits"
-	"sync/atomic"
 
 	"github.com/manifester/manifester/internal/span"
 )
@@ -49,52 +51,37 @@ const OutPerByte = 16
 // Pool keeps trees and output buffers by frame size class. Its methods
 // are safe for concurrent use.
 type Pool struct {
-	classes [classes]class
-	kept    atomic.Int64 // bytes of the trees and buffers kept
-}
-
-// class keeps the trees and output buffers of frames of one size class.
-type class struct {
-	trees chan *span.Tree
-	outs  chan []byte
+	budget *Budget
+	trees  *FreeLists[*span.Tree]
+	outs   *FreeLists[[]byte]
 }
 
 // New returns a pool that keeps at most n trees and n output buffers per
-// size class (the frames a pipeline has in flight).
+// size class (the frames a pipeline has in flight), MaxKept bytes in all.
 func New(n int) *Pool {
-	p := &Pool{}
-	for i := range p.classes {
-		p.classes[i] = class{trees: make(chan *span.Tree, n), outs: make(chan []byte, n)}
-	}
-	return p
+	b := NewBudget(MaxKept)
+	perClass := func(int) int { return n }
+	return &Pool{budget: b, trees: NewFreeLists[*span.Tree](b, classes, perClass), outs: NewFreeLists[[]byte](b, classes, perClass)}
 }
 
 // class is the size class of a frame of size bytes.
-func (p *Pool) class(size int) *class {
-	return &p.classes[min(bits.Len(uint(max(size, 0))), classes-1)]
+func class(size int) int {
+	return min(bits.Len(uint(max(size, 0))), classes-1)
 }
 
 // Tree returns a tree to decode a frame of size bytes into.
 func (p *Pool) Tree(size int) *span.Tree {
-	select {
-	case t := <-p.class(size).trees:
-		p.kept.Add(-t.Retained())
+	if t, ok := p.trees.Get(class(size)); ok {
 		return t
-	default:
-		return new(span.Tree)
 	}
+	return new(span.Tree)
 }
 
 // Out returns an empty output buffer for a frame of size bytes: the
 // output is about OutPerByte times the frame, and a buffer that large
 // from the start saves growing it (and copying) while writing.
 func (p *Pool) Out(size int) []byte {
-	var b []byte
-	select {
-	case b = <-p.class(size).outs:
-		p.kept.Add(-int64(cap(b)))
-	default:
-	}
+	b, _ := p.outs.Get(class(size))
 	if need := min(OutPerByte*size+4096, MaxOut); cap(b) < need {
 		b = make([]byte, 0, need)
 	}
@@ -105,36 +92,17 @@ func (p *Pool) Out(size int) []byte {
 // frame of size bytes once its line is written. Nothing of the frame may
 // be read through them afterwards.
 func (p *Pool) Put(size int, t *span.Tree, b []byte) {
-	c := p.class(size)
+	k := class(size)
 	if t != nil && cap(t.Nodes) <= MaxRows {
 		// Drop the frame's bytes and extras; its inflated batches' trees
 		// are kept in it for reuse, and counted.
 		t.Reset(nil)
-		if n := t.Retained(); p.keep(n) {
-			select {
-			case c.trees <- t:
-			default:
-				p.kept.Add(-n)
-			}
-		}
+		p.trees.Put(k, t, t.Retained())
 	}
-	if b != nil && cap(b) <= MaxOut && p.keep(int64(cap(b))) {
-		select {
-		case c.outs <- b[:0]:
-		default:
-			p.kept.Add(-int64(cap(b)))
-		}
+	if b != nil && cap(b) <= MaxOut {
+		p.outs.Put(k, b[:0], int64(cap(b)))
 	}
 }
 
 // Kept reports the bytes the pool keeps.
-func (p *Pool) Kept() int64 { return p.kept.Load() }
-
-// keep counts n more bytes kept, unless that would exceed MaxKept.
-func (p *Pool) keep(n int64) bool {
-	if p.kept.Add(n) > MaxKept {
-		p.kept.Add(-n)
-		return false
-	}
-	return true
-}
+func (p *Pool) Kept() int64 { return p.budget.Kept() }

@@ -2,7 +2,8 @@ package proxy
 
 import (
 	"sync"
-	"sync/atomic"
+
+	"github.com/manifester/manifester/internal/framebufs"
 )
 
 // smallFrame is the largest frame collected for decoding in one slice
@@ -102,20 +103,15 @@ func (fb *frameBody) drop() {
 // decoding process reads the job stream's records into them too
 // (streamReader.job), given back the same way.
 //
-// Unlike a sync.Pool's, what the pools keep survives garbage
-// collections: a buffer let go at each collection and made again is
-// faulted in page by page by the copy into it (a tenth of the forwarding
-// process's CPU, in proxybench, before). They keep at most
-// maxHeldPooled bytes in all (heldPooled).
-var heldPools = func() (p [heldClasses]chan []byte) {
-	for k := range p {
-		p[k] = make(chan []byte, max(1, maxHeldPooled/(initialBuf<<k)))
-	}
-	return p
-}()
+// They are free lists, which garbage collections leave alone (a buffer
+// let go at each collection and made again was faulted in page by page
+// by the copy into it: a tenth of the forwarding process's CPU, in
+// proxybench), keeping at most maxHeldPooled bytes in all.
+var heldPools = framebufs.NewFreeLists[[]byte](heldBudget, heldClasses,
+	func(k int) int { return max(1, maxHeldPooled/(initialBuf<<k)) })
 
-// heldPooled is the bytes the held pools keep.
-var heldPooled atomic.Int64
+// heldBudget counts what the held pools keep.
+var heldBudget = framebufs.NewBudget(maxHeldPooled)
 
 // maxHeldPooled bounds what the held pools keep.
 const maxHeldPooled = 32 << 20
@@ -140,13 +136,10 @@ func heldClass(n int) (int, bool) {
 // response or an empty fetch, takes no more than it needs).
 func getHeld(n, limit int) []byte {
 	if k, ok := heldClass(n); ok && n >= initialBuf/2 && initialBuf<<k <= limit {
-		select {
-		case b := <-heldPools[k]:
-			heldPooled.Add(-int64(cap(b)))
+		if b, ok := heldPools.Get(k); ok {
 			return b
-		default:
-			return make([]byte, 0, initialBuf<<k)
 		}
+		return make([]byte, 0, initialBuf<<k)
 	}
 	return make([]byte, 0, n)
 }
@@ -155,16 +148,7 @@ func getHeld(n, limit int) []byte {
 // capacity, or one beyond what the pools keep, is left to the
 // collector). b must not be used afterwards.
 func putHeld(b []byte) {
-	k, ok := heldClass(cap(b))
-	if !ok || initialBuf<<k != cap(b) {
-		return
+	if k, ok := heldClass(cap(b)); ok && initialBuf<<k == cap(b) {
+		heldPools.Put(k, b[:0], int64(cap(b)))
 	}
-	if n := int64(cap(b)); heldPooled.Add(n) <= maxHeldPooled {
-		select {
-		case heldPools[k] <- b[:0]:
-			return
-		default:
-		}
-	}
-	heldPooled.Add(-int64(cap(b)))
 }

@@ -104,9 +104,11 @@ func TestHeldBuffers(t *testing.T) {
 
 // drainHeld empties the held pools.
 func drainHeld() {
-	for k := range heldPools {
-		for len(heldPools[k]) > 0 {
-			heldPooled.Add(-int64(cap(<-heldPools[k])))
+	for k := range heldClasses {
+		for {
+			if _, ok := heldPools.Get(k); !ok {
+				break
+			}
 		}
 	}
 }
@@ -127,11 +129,11 @@ func TestHeldPoolsKeep(t *testing.T) {
 	for range 2 * maxHeldPooled / (initialBuf << 3) {
 		putHeld(make([]byte, 0, initialBuf<<3))
 	}
-	if n := heldPooled.Load(); n > maxHeldPooled || n < maxHeldPooled/2 {
+	if n := heldBudget.Kept(); n > maxHeldPooled || n < maxHeldPooled/2 {
 		t.Errorf("the pools keep %d bytes, want at most %d (and most of it)", n, maxHeldPooled)
 	}
 	putHeld(make([]byte, 0, initialBuf<<3+1)) // no class's capacity
-	if n := heldPooled.Load(); n > maxHeldPooled {
+	if n := heldBudget.Kept(); n > maxHeldPooled {
 		t.Errorf("the pools keep %d bytes after a buffer of no class", n)
 	}
 }
@@ -159,16 +161,14 @@ func TestEmitGivesHeldBack(t *testing.T) {
 	drainHeld()
 	defer drainHeld()
 	emitHeld(false)
-	if len(heldPools[k]) != 0 {
+	if heldPools.Len(k) != 0 {
 		t.Error("a held buffer went back to its pool while the Sink may keep the frame")
 	}
 	held := emitHeld(true)
-	if len(heldPools[k]) != 1 {
+	if heldPools.Len(k) != 1 {
 		t.Fatal("the held buffer of a delivered event did not go back to its pool")
 	}
-	if b := <-heldPools[k]; &b[:1][0] != &held[0] {
+	if b, _ := heldPools.Get(k); &b[:1][0] != &held[0] {
 		t.Error("another buffer than the event's went back to its pool")
-	} else {
-		heldPooled.Add(-int64(cap(b)))
 	}
 }

@@ -402,7 +402,7 @@ func TestDecodeStreamGivesRecordsBack(t *testing.T) {
 		}
 		// The two held responses' records (of directMin bytes and more)
 		// are of pooled classes; the others are too small to be pooled.
-		if kept := heldPooled.Load(); reuse && kept < 2*directMin || !reuse && kept != 0 {
+		if kept := heldBudget.Kept(); reuse && kept < 2*directMin || !reuse && kept != 0 {
 			t.Errorf("reuse %v: the held pools keep %d bytes after the stream", reuse, kept)
 		}
 	}
