@@ -159,7 +159,7 @@ func TestSameNotesOnAPIAndDecodePages(t *testing.T) {
 // [offset, size] column.
 func sameAsText(t *testing.T, what string, tr *span.Tree, vals map[string]string) {
 	t.Helper()
-	var b strings.Builder
+	var b bytes.Buffer
 	text.Tree(&b, tr)
 	lines := strings.Split(b.String(), "\n")
 	i := 0

@@ -1,10 +1,12 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/english"
@@ -20,7 +22,8 @@ import (
 // the trees and the inflated records are bounded by the frame's output
 // budget; what does not fit is named, not shown.
 func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
-	var b strings.Builder
+	b := frameBufs.Get().(*bytes.Buffer)
+	defer putFrameBuf(b)
 	b.WriteString(Wrap(Safe(f.Summary()), st.Width) + "\n")
 	if f.Error != "" {
 		b.WriteString(st.Error(Wrap("  error: "+Safe(f.Error), st.Width)) + "\n")
@@ -72,7 +75,7 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	var err error
 	flush := func() {
 		if err == nil {
-			_, err = io.WriteString(w, b.String())
+			err = writeChunks(w, b.Bytes())
 		}
 		b.Reset()
 	}
@@ -84,14 +87,14 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 		if t != nil && t.Root() == span.None {
 			t = nil
 		}
-		limitedGrid(&b, f.Bytes, t, bud.OutputRoom(), bud, st)
+		limitedGrid(b, f.Bytes, t, bud.OutputRoom(), bud, st)
 		flush()
 		if t != nil {
 			b.WriteString("\nobject tree\n\n")
 			bud.AddOutput(len("\nobject tree\n\n"))
-			limitedTree(&b, t, bud.OutputRoom(), bud, st)
+			limitedTree(b, t, bud.OutputRoom(), bud, st)
 			flush()
-			if skipped := detached(&b, t, bud, st, flush); skipped > 0 {
+			if skipped := detached(b, t, bud, st, flush); skipped > 0 {
 				b.WriteString("\n" + report.OutputSpent(bud, english.Count(skipped, "decompressed records area")) + "\n")
 			}
 		}
@@ -99,6 +102,39 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	}
 	flush()
 	return err
+}
+
+// frameBufs keeps Frame's buffers from one frame to the next (a
+// capture's frames are written one after another), so that a section's
+// text is not made in a buffer grown anew from nothing.
+var frameBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKeptFrameBuf bounds the buffer frameBufs keeps: one grown past it
+// (a huge grid or tree) is let go.
+const maxKeptFrameBuf = 1 << 20
+
+func putFrameBuf(b *bytes.Buffer) {
+	if b.Cap() <= maxKeptFrameBuf {
+		b.Reset()
+		frameBufs.Put(b)
+	}
+}
+
+// writeChunk is the most Frame hands w in one write: a section of a
+// frame of compressible batches can be megabytes of text, which a
+// buffered writer would pass on in one piece.
+const writeChunk = 64 << 10
+
+// writeChunks writes p to w in pieces of at most writeChunk bytes.
+func writeChunks(w io.Writer, p []byte) error {
+	for len(p) > 0 {
+		n := min(len(p), writeChunk)
+		if _, err := w.Write(p[:n]); err != nil {
+			return err
+		}
+		p = p[n:]
+	}
+	return nil
 }
 
 // minDetachedRoom is the least output room a decompressed area's section
@@ -109,7 +145,7 @@ const minDetachedRoom = 1024
 // records area hung on a node of t, while the budget has room, and
 // returns how many areas were left out; flush hands b's text on after
 // each area.
-func detached(b *strings.Builder, t *span.Tree, bud *budget.Budget, st Style, flush func()) int {
+func detached(b *bytes.Buffer, t *span.Tree, bud *budget.Budget, st Style, flush func()) int {
 	skipped := 0
 	visit(t, t.Root(), func(id span.ID, _ int) bool {
 		d := t.Detached(id)

@@ -31,7 +31,7 @@ const outputSlack = 8 << 10
 // frameText renders f in the reference format.
 func frameText(t testing.TB, f *report.Frame, verbose bool) string {
 	t.Helper()
-	var b strings.Builder
+	var b bytes.Buffer
 	if err := text.Frame(&b, f, verbose, text.Style{}); err != nil {
 		t.Fatal(err)
 	}
@@ -313,14 +313,14 @@ func TestFrameStyles(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
 	f := report.Decode(c, kframe(createTopics(7), 42), report.Options{})
 	ref := frameText(t, f, true)
-	var col strings.Builder
+	var col bytes.Buffer
 	if err := text.Frame(&col, f, true, text.Style{Color: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(col.String(), "\x1b[") || escapes.ReplaceAllString(col.String(), "") != ref {
 		t.Errorf("colour changed the text:\n%s\nwant\n%s", col.String(), ref)
 	}
-	var narrow strings.Builder
+	var narrow bytes.Buffer
 	if err := text.Frame(&narrow, f, true, text.Style{Width: 60}); err != nil {
 		t.Fatal(err)
 	}
@@ -351,4 +351,35 @@ func BenchmarkFrameText(b *testing.B) {
 		}
 	}
 	b.SetBytes(int64(out.Len()))
+}
+
+// TestFrameTextAllocs: a frame's text is made with allocations that do
+// not follow its tree's rows (a tree's cells come from shared chunks, the
+// sections' buffer from a pool): here a Produce request of 300 records,
+// whose tree and inflated records' tree have thousands of rows, is
+// written with a few hundred allocations, not several per row.
+func TestFrameTextAllocs(t *testing.T) {
+	c := inflating(t)
+	f := report.Decode(c, hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(300), 300)), report.Options{})
+	if f.Error != "" {
+		t.Fatal(f.Error)
+	}
+	tr := f.SpanTree()
+	_, inflated := tr.DetachedSize()
+	rows := tr.Len() + inflated
+	var out bytes.Buffer
+	allocs := testing.AllocsPerRun(5, func() {
+		out.Reset()
+		if err := text.Frame(&out, f, true, text.Style{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if rows < 2000 {
+		t.Fatalf("the frame's trees have %d rows: too few to say anything", rows)
+	}
+	// Under -race a sync.Pool drops some of what it is given: room for it.
+	if allocs > float64(rows)/4 {
+		t.Errorf("%.0f allocations for a frame of %d tree rows: they follow the rows", allocs, rows)
+	}
+	t.Logf("%.0f allocations for %d tree rows, %d bytes of text", allocs, rows, out.Len())
 }

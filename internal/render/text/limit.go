@@ -1,9 +1,9 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/english"
@@ -21,7 +21,7 @@ const (
 // limitedGrid writes the byte grid of data in style st (coloured from the
 // leaves of t), or of as many leading bytes as room allows, followed by a
 // line that says how many were left out.
-func limitedGrid(b *strings.Builder, data []byte, t *span.Tree, room int64, bud *budget.Budget, st Style) {
+func limitedGrid(b *bytes.Buffer, data []byte, t *span.Tree, room int64, bud *budget.Budget, st Style) {
 	start := b.Len()
 	rowBytes := int64(gridRowBytes)
 	if st.Color {
@@ -46,7 +46,7 @@ func limitedGrid(b *strings.Builder, data []byte, t *span.Tree, room int64, bud 
 // first) that fit in room, with a last row that says how many nodes were
 // left out. The rows are counted in t's table; rows are as wide as the
 // widest, so the node count that fits is found by halving.
-func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budget, st Style) {
+func limitedTree(b *bytes.Buffer, t *span.Tree, room int64, bud *budget.Budget, st Style) {
 	total := countNodes(t, t.Len()+1)
 	if total == 0 {
 		return
@@ -62,28 +62,28 @@ func limitedTree(b *strings.Builder, t *span.Tree, room int64, bud *budget.Budge
 	if int64(keep)*w > room {
 		keep = int(max(room/w, 1))
 	}
+	start := b.Len()
 	for {
-		var sb strings.Builder
 		// Room for the rows at once, not by doubling: about keep rows of
 		// w bytes (more when colours or wrapping add to them), within
 		// room.
-		sb.Grow(int(min(int64(keep+1)*w, max(room, 0))))
+		b.Grow(int(min(int64(keep+1)*w, max(room, 0))))
 		if keep < total {
-			treeStyle(&sb, t, keep, report.OutputSpent(bud, english.Count(total-keep, "more tree node")), st)
+			treeStyle(b, t, keep, report.OutputSpent(bud, english.Count(total-keep, "more tree node")), st)
 		} else {
-			treeStyle(&sb, t, -1, "", st)
+			treeStyle(b, t, -1, "", st)
 		}
-		if int64(sb.Len()) <= room || keep <= 1 {
-			out := sb.String()
-			if int64(len(out)) > room {
+		if n := int64(b.Len() - start); n <= room || keep <= 1 {
+			if n > room {
 				// Even one row is too wide: cut at a line boundary.
-				cut := strings.LastIndexByte(out[:max(room, 0)], '\n') + 1
-				out = out[:cut] + report.OutputSpent(bud, "the object tree") + "\n"
+				out := b.Bytes()[start:]
+				b.Truncate(start + bytes.LastIndexByte(out[:max(room, 0)], '\n') + 1)
+				b.WriteString(report.OutputSpent(bud, "the object tree") + "\n")
 			}
-			b.WriteString(out)
-			bud.AddOutput(len(out))
+			bud.AddOutput(b.Len() - start)
 			return
 		}
+		b.Truncate(start) // too long: fewer nodes
 		keep /= 2
 	}
 }

@@ -1,9 +1,9 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/manifester/manifester/internal/recpage"
 )
@@ -12,7 +12,7 @@ import (
 // summary, the byte grid and object tree of its smallest instance (framed
 // as it sits in a record), and its schema.
 func RecordPage(w io.Writer, p *recpage.Page) error {
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteString(p.Name + "\n\n")
 	width := 0
 	for _, it := range p.Summary {
@@ -27,6 +27,6 @@ func RecordPage(w io.Writer, p *recpage.Page) error {
 	Tree(&b, p.Spans)
 	b.WriteString("\nkafka record schema (.json)\n\n")
 	b.WriteString(p.Schema)
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b.Bytes())
 	return err
 }

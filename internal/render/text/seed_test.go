@@ -1,6 +1,7 @@
 package text_test
 
 import (
+	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func readSeed(t *testing.T, name string) *seed {
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func renderTree(t *span.Tree) []string {
-	var b strings.Builder
+	var b bytes.Buffer
 	text.Tree(&b, t)
 	return strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
 }
@@ -162,7 +163,7 @@ func TestSeeds(t *testing.T) {
 				if s.Title != sd.titles[i] {
 					t.Errorf("%s title %q, seed %q", s.Kind, s.Title, sd.titles[i])
 				}
-				var grid strings.Builder
+				var grid bytes.Buffer
 				text.Grid(&grid, s.Bytes)
 				if first, _, _ := strings.Cut(grid.String(), "\n"); first != sd.grids[i] {
 					t.Errorf("%s grid heading %q, seed %q", s.Kind, first, sd.grids[i])
@@ -230,7 +231,7 @@ func TestGrid(t *testing.T) {
 		data[i] = byte(0x41 + i) // "ABCDEFGHIJKLMNOPQR"
 	}
 	data[17] = 0x00
-	var b strings.Builder
+	var b bytes.Buffer
 	text.Grid(&b, data)
 	want := "byte layout (18 bytes, 16 bytes per row)\n\n" +
 		"      0  1  2  3  4  5  6  7  8  9  A  B  C  D  E  F\n" +

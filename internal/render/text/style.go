@@ -114,7 +114,7 @@ func Wrap(s string, width int) string {
 	if width <= 0 {
 		return s
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		if i > 0 {
@@ -189,7 +189,7 @@ func PageStyle(w io.Writer, p *page.Page, st Style) error {
 	if st.Reference() {
 		return Page(w, p)
 	}
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteString(st.paint(colorHeading, Safe(p.API)) + "\n\n")
 	b.WriteString(Wrap(Safe(p.Intro), st.Width) + "\n\n")
 	width := 0
@@ -220,7 +220,7 @@ func PageStyle(w io.Writer, p *page.Page, st Style) error {
 		}
 		b.WriteString(schema)
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
@@ -228,7 +228,7 @@ func PageStyle(w io.Writer, p *page.Page, st Style) error {
 // their spacing) as they are.
 func wrapLong(s string, width int) string {
 	lines := strings.SplitAfter(s, "\n")
-	var b strings.Builder
+	var b bytes.Buffer
 	for _, l := range lines {
 		body := strings.TrimSuffix(l, "\n")
 		if cells(body) <= width {
@@ -246,7 +246,7 @@ func wrapLong(s string, width int) string {
 // GridStyle writes the byte layout like Grid, 16 bytes a row whatever the
 // width, each byte coloured by the category of its leaf in t when
 // colouring. Offsets widen past 0xffff so that the columns stay aligned.
-func GridStyle(b *strings.Builder, data []byte, t *span.Tree, st Style) {
+func GridStyle(b *bytes.Buffer, data []byte, t *span.Tree, st Style) {
 	shown := data
 	if st.GridMax > 0 && len(data) > st.GridMax {
 		shown = data[:st.GridMax]
@@ -280,11 +280,11 @@ func offsetDigits(n int) int {
 // wider, descriptions move to their own indented lines under their rows
 // (in full, wrapped), and when even that is too wide, the value and
 // [offset, size] go on a line under the name.
-func TreeStyle(b *strings.Builder, t *span.Tree, st Style) { treeStyle(b, t, -1, "", st) }
+func TreeStyle(b *bytes.Buffer, t *span.Tree, st Style) { treeStyle(b, t, -1, "", st) }
 
 // treeStyle is TreeStyle of the first keep nodes of t (keep < 0: all), a
 // row "..." with the description cut standing for the rest.
-func treeStyle(b *strings.Builder, t *span.Tree, keep int, cut string, st Style) {
+func treeStyle(b *bytes.Buffer, t *span.Tree, keep int, cut string, st Style) {
 	if st.Reference() {
 		tree(b, t, keep, cut)
 		return

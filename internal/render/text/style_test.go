@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"regexp"
@@ -52,7 +53,7 @@ func words(s string) string {
 func TestTreeStyleFitsWidth(t *testing.T) {
 	root := longTree()
 	tree := BuildTree(root)
-	var ref strings.Builder
+	var ref bytes.Buffer
 	Tree(&ref, tree)
 	if !strings.Contains(ref.String(), "...") {
 		t.Fatalf("the reference tree cuts no description:\n%s", ref.String())
@@ -66,7 +67,7 @@ func TestTreeStyleFitsWidth(t *testing.T) {
 	}
 	for _, width := range []int{300, 120, 80, 60, 40} {
 		for _, color := range []bool{false, true} {
-			var b strings.Builder
+			var b bytes.Buffer
 			TreeStyle(&b, tree, Style{Width: width, Color: color})
 			out := b.String()
 			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -95,7 +96,7 @@ func TestTreeStyleFitsWidth(t *testing.T) {
 		}
 	}
 	// Wide: one line per row, descriptions in full whatever the width.
-	var b strings.Builder
+	var b bytes.Buffer
 	TreeStyle(&b, tree, Style{Width: 40, Wide: true})
 	if n, want := strings.Count(b.String(), "\n"), 7; n != want {
 		t.Errorf("wide: %d lines, want %d:\n%s", n, want, b.String())
@@ -113,7 +114,7 @@ func TestCJKColumns(t *testing.T) {
 		{Name: "B", Type: "string", Val: span.ValString, Bytes: []byte("abcd"), Off: 7, Len: 7, About: "narrow"},
 	}})
 	for _, st := range []Style{{}, {Width: 200}} {
-		var b strings.Builder
+		var b bytes.Buffer
 		TreeStyle(&b, root, st)
 		lines := strings.Split(b.String(), "\n")
 		col := func(l, s string) int { return cells(l[:strings.Index(l, s)]) }
@@ -138,7 +139,7 @@ func TestPageStyleColorOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ref, col strings.Builder
+	var ref, col bytes.Buffer
 	if err := Page(&ref, p); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +158,7 @@ func TestPageStyleColorOnly(t *testing.T) {
 		}
 	}
 	// A wide terminal: the same lines (the fixture's descriptions are short).
-	var wide strings.Builder
+	var wide bytes.Buffer
 	if err := PageStyle(&wide, p, Style{Width: 2000}); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +166,7 @@ func TestPageStyleColorOnly(t *testing.T) {
 		t.Errorf("a 2000-column page differs from the reference")
 	}
 	// A narrow one: every line but the 16-byte grid rows fits.
-	var narrow strings.Builder
+	var narrow bytes.Buffer
 	if err := PageStyle(&narrow, p, Style{Width: 50}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestPageStyleColorOnly(t *testing.T) {
 // so the columns stay aligned; below it, the grid is the reference one.
 func TestGridWideOffsets(t *testing.T) {
 	data := make([]byte, 0x10010)
-	var b strings.Builder
+	var b bytes.Buffer
 	GridStyle(&b, data, nil, Style{})
 	lines := strings.Split(b.String(), "\n")
 	if !strings.HasPrefix(lines[3], "00000  00") || !strings.HasPrefix(lines[len(lines)-2], "10000  00") {
@@ -192,7 +193,7 @@ func TestGridWideOffsets(t *testing.T) {
 			t.Fatalf("row %q is not as long as %q", l, lines[3])
 		}
 	}
-	var small, ref strings.Builder
+	var small, ref bytes.Buffer
 	GridStyle(&small, data[:40], nil, Style{})
 	Grid(&ref, data[:40])
 	if small.String() != ref.String() {
@@ -234,7 +235,7 @@ func TestGridColours(t *testing.T) {
 		{Name: "body", Off: 10, Len: 10, Cat: span.CatResponseBody},
 	}})
 	data := []byte("\x00\x00\x00\x10ABCDEFGHIJKLMNOP")
-	var col, plain strings.Builder
+	var col, plain bytes.Buffer
 	GridStyle(&col, data, tr, Style{Color: true})
 	GridStyle(&plain, data, tr, Style{})
 	if got := ansi.ReplaceAllString(col.String(), ""); got != plain.String() {

@@ -22,7 +22,7 @@ const maxAbout = 78
 // Page writes the whole page. Every text that comes from the spec (names,
 // abouts, the schema with its comments) is escaped for the terminal.
 func Page(w io.Writer, p *page.Page) error {
-	var b strings.Builder
+	var b bytes.Buffer
 	b.WriteString(Escape(p.API) + "\n\n")
 	b.WriteString(Escape(p.Intro) + "\n\n")
 	width := 0
@@ -44,13 +44,13 @@ func Page(w io.Writer, p *page.Page) error {
 		b.WriteString("\nkafka message schema (.json)\n\n")
 		b.WriteString(EscapeBlock(s.Schema))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
 // Grid writes the byte layout: a heading, column heads 0-F, and one row of
 // 16 bytes per line with a 0000-style offset and an ASCII gutter.
-func Grid(b *strings.Builder, data []byte) {
+func Grid(b *bytes.Buffer, data []byte) {
 	fmt.Fprintf(b, "byte layout (%d bytes, 16 bytes per row)\n\n", len(data))
 	b.WriteString(strings.TrimRight(gridHead(4), " ") + "\n") // no trailing blank after "F"
 	gridRows(b, data, 4, nil, Style{})
@@ -69,7 +69,7 @@ func gridHead(digits int) string {
 // of at least digits digits, 16 bytes in hex (each painted with the
 // colour of its category in cats when st colours and cats is not nil),
 // and the ASCII gutter. A row is made in a buffer and written at once.
-func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category, st Style) {
+func gridRows(b *bytes.Buffer, data []byte, digits int, cats []span.Category, st Style) {
 	const hexChars = "0123456789abcdef"
 	var line []byte
 	dim := st.Color
@@ -123,11 +123,11 @@ func gridRows(b *strings.Builder, data []byte, digits int, cats []span.Category,
 // size] and description, each as wide as its longest cell plus two, with
 // +-- and |   prefixes, right-trimmed.
 // A reference page's tree (span.Tree.Sample) shows its zeros bare.
-func Tree(b *strings.Builder, t *span.Tree) { tree(b, t, -1, "") }
+func Tree(b *bytes.Buffer, t *span.Tree) { tree(b, t, -1, "") }
 
 // tree writes the first keep nodes of t in the reference format (keep <
 // 0: all), a row "..." with the description cut standing for the rest.
-func tree(b *strings.Builder, t *span.Tree, keep int, cut string) {
+func tree(b *bytes.Buffer, t *span.Tree, keep int, cut string) {
 	if t == nil {
 		return
 	}

@@ -2,7 +2,6 @@ package text
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -98,25 +97,29 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 	prefix := []string{""}
 	out := make([]cell, 0, n+1) // the kept nodes and perhaps the "..." row
 	var val []byte
+	var a strArena
 	visit(t, root, func(id span.ID, depth int) bool {
 		if !kept[id] {
 			return false
 		}
 		r := t.N(id)
-		name := clean(t.DisplayName(id))
+		name := clean(t.Name(id))
+		if r.Index >= 0 {
+			name = a.indexed(name, r.Index)
+		}
 		cont := ""
 		if depth > 0 {
-			name = prefix[depth] + "+-- " + name
+			name = a.join(prefix[depth], "+-- ", name)
 			if next := r.Next; next == span.None || !kept[next] && next != dropped {
-				cont = prefix[depth] + "    "
+				cont = a.join(prefix[depth], "    ")
 			} else {
-				cont = prefix[depth] + "|   "
+				cont = a.join(prefix[depth], "|   ")
 			}
 		}
 		prefix = append(prefix[:depth+1], cont)
 		val = t.AppendValueText(val[:0], id)
-		c := cell{name: name, cont: cont, typ: clean(t.Type(id)), value: clean(string(val)),
-			span: spanText(r.Off, r.Len), cat: r.Cat}
+		c := cell{name: name, cont: cont, typ: clean(t.Type(id)), value: clean(a.bytes(val)),
+			span: a.span(r.Off, r.Len), cat: r.Cat}
 		c.about = clean(t.About(id))
 		if f := t.Flag(id); f != "" {
 			c.about = strings.TrimSpace("[" + clean(f) + "] " + c.about)
@@ -149,13 +152,7 @@ func spanText(off, size int32) string {
 		return fmt.Sprintf("[0x%04x, %dB]", off, size)
 	}
 	var buf [32]byte
-	b := append(buf[:0], "[0x"...)
-	for d := hexDigits(int64(off)); d < 4; d++ {
-		b = append(b, '0')
-	}
-	b = strconv.AppendInt(b, int64(off), 16)
-	b = append(strconv.AppendInt(append(b, ", "...), int64(size), 10), "B]"...)
-	return string(b)
+	return string(appendSpan(buf[:0], off, size))
 }
 
 // hexDigits is the number of hex digits of v >= 0 (1 for 0).

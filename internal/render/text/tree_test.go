@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestTreeCut(t *testing.T) {
 	}
 	// The cut row says what was left out, in full.
 	long := strings.Repeat("z", 2*maxAbout)
-	var b strings.Builder
+	var b bytes.Buffer
 	tree(&b, tr, 2, long)
 	if !strings.Contains(b.String(), "+-- ...") || !strings.HasSuffix(b.String(), long+"\n") {
 		t.Errorf("cut tree:\n%s", b.String())
@@ -78,7 +79,7 @@ func TestSampleTreeZerosBare(t *testing.T) {
 	tr.Desc(1).Field, tr.Desc(2).Field = field, field
 	rows := func(sample bool) []string {
 		tr.Sample = sample
-		var b strings.Builder
+		var b bytes.Buffer
 		Tree(&b, tr)
 		return strings.Split(b.String(), "\n")
 	}

@@ -1,0 +1,85 @@
+package text
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// strArena makes the many short strings of a tree's rows (a name with
+// its tree prefix, a value, an [offset, size] cell) in shared chunks:
+// one allocation for a chunk's worth of strings, not one each. The bytes
+// of a chunk, once made into a string, are never written again; a chunk
+// lives as long as any of its strings.
+type strArena struct{ buf []byte }
+
+// arenaChunk is the size of a chunk (a string longer than it gets a
+// chunk of its own length).
+const arenaChunk = 32 << 10
+
+// room makes sure the current chunk has n more bytes.
+func (a *strArena) room(n int) {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(arenaChunk, n))
+	}
+}
+
+// done returns the string of the bytes appended since start.
+func (a *strArena) done(start int) string {
+	if len(a.buf) == start {
+		return ""
+	}
+	return unsafe.String(&a.buf[start], len(a.buf)-start)
+}
+
+// join returns the concatenation of parts.
+func (a *strArena) join(parts ...string) string {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	a.room(n)
+	start := len(a.buf)
+	for _, p := range parts {
+		a.buf = append(a.buf, p...)
+	}
+	return a.done(start)
+}
+
+// bytes returns b as a string.
+func (a *strArena) bytes(b []byte) string {
+	a.room(len(b))
+	start := len(a.buf)
+	a.buf = append(a.buf, b...)
+	return a.done(start)
+}
+
+// indexed returns name with an array element's index: "name[3]".
+func (a *strArena) indexed(name string, i int32) string {
+	a.room(len(name) + 13)
+	start := len(a.buf)
+	a.buf = append(a.buf, name...)
+	a.buf = append(strconv.AppendInt(append(a.buf, '['), int64(i), 10), ']')
+	return a.done(start)
+}
+
+// span returns the [offset, size] cell (spanText).
+func (a *strArena) span(off, size int32) string {
+	if off < 0 {
+		return spanText(off, size)
+	}
+	a.room(32)
+	start := len(a.buf)
+	a.buf = appendSpan(a.buf, off, size)
+	return a.done(start)
+}
+
+// appendSpan appends the [offset, size] cell of an offset >= 0:
+// "[0x0009, 4B]", at least four hex digits.
+func appendSpan(b []byte, off, size int32) []byte {
+	b = append(b, "[0x"...)
+	for d := hexDigits(int64(off)); d < 4; d++ {
+		b = append(b, '0')
+	}
+	b = strconv.AppendInt(b, int64(off), 16)
+	return append(strconv.AppendInt(append(b, ", "...), int64(size), 10), "B]"...)
+}
