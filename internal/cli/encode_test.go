@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/manifester/manifester/internal/testframes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,15 +73,8 @@ func TestEncodeDecodeAllVectors(t *testing.T) {
 // TestEncodeCommand runs encode on a JSON body and on a decode report line,
 // and checks the bytes against kmsg.
 func TestEncodeCommand(t *testing.T) {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version = 7
-	req.ValidateOnly = true
-	tp := kmsg.NewCreateTopicsRequestTopic()
-	tp.Topic = "orders"
-	tp.NumPartitions = 3
-	tp.ReplicationFactor = 1
-	req.Topics = append(req.Topics, tp)
-	want := kmsg.NewRequestFormatter(kmsg.FormatterClientID("app")).AppendRequest(nil, req, 12)
+	req := testframes.CreateTopics(7)
+	want := testframes.Request("app", req, 12)
 
 	dir := t.TempDir()
 	body := filepath.Join(dir, "body.json")

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"github.com/manifester/manifester/internal/testframes"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -16,7 +17,7 @@ import (
 // BenchmarkDecode measures a full report (spans, body JSON, round trip) of
 // a Metadata v12 request naming 100 topics.
 func BenchmarkDecode(b *testing.B) {
-	c := load(b)
+	c := testframes.Codec(b, "4.3")
 	req := kmsg.NewPtrMetadataRequest()
 	req.Version = 12
 	for i := 0; i < 100; i++ {
@@ -24,7 +25,7 @@ func BenchmarkDecode(b *testing.B) {
 		t.Topic = kmsg.StringPtr("topic-with-a-longish-name")
 		req.Topics = append(req.Topics, t)
 	}
-	in := frame(req, 1)
+	in := testframes.Request("kgo", req, 1)
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -39,7 +40,7 @@ func BenchmarkDecode(b *testing.B) {
 // text, as compressible as logs): the span tree decoded into a reused
 // tree, the batches inflated into trees of their own.
 func BenchmarkDecodeCompressed(b *testing.B) {
-	c := load(b)
+	c := testframes.Codec(b, "4.3")
 	c.Decompress = compress.Decompressor()
 	c.DecompressLimit = compress.LimitDecompressor()
 	enc, err := zstd.NewWriter(nil)
@@ -65,7 +66,7 @@ func BenchmarkDecodeCompressed(b *testing.B) {
 		topic.Partitions = append(topic.Partitions, pp)
 	}
 	req.Topics = append(req.Topics, topic)
-	in := frame(req, 1)
+	in := testframes.Request("kgo", req, 1)
 	tree := &span.Tree{}
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()

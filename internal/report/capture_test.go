@@ -17,7 +17,7 @@ import (
 // candidates hold the true (API, version), hinted ones first, and every
 // candidate re-encodes the bytes.
 func TestOrphan(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	hb := kmsg.NewPtrHeartbeatResponse()
 	hb.Version, hb.ErrorCode = 4, 27
 	md := kmsg.NewPtrMetadataResponse()
@@ -67,7 +67,7 @@ func TestOrphan(t *testing.T) {
 // its request is newer than the spec, and when it decodes at v0 but not
 // at its request's version (the broker's UNSUPPORTED_VERSION answer).
 func TestResponseApiVersionsRule(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	api, _ := c.Reg.API(18)
 	answer := kmsg.NewPtrApiVersionsResponse()
 	answer.Version, answer.ErrorCode = 0, 35
@@ -90,10 +90,10 @@ func TestResponseApiVersionsRule(t *testing.T) {
 // TestNewerAsWarning: a request at a version newer than the spec has its
 // header decoded and is a warning, not an error.
 func TestNewerAsWarning(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = 4, "x", "1"
-	b := frame(req, 77)
+	b := testframes.Request("kgo", req, 77)
 	b[7] = 9
 	f := Decode(c, b, Options{NewerAsWarning: true, Lean: true})
 	if !f.OK() || f.Error != "" || !strings.Contains(f.Warning, "ApiVersions v9 is newer than this spec (0-4); the broker will answer it as v0") ||
@@ -105,8 +105,8 @@ func TestNewerAsWarning(t *testing.T) {
 // TestCut: the captured start of a frame cut by a gap decodes as far as
 // it goes and is a warning with the gap.
 func TestCut(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(7), 5)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 5)
 	g := Gap{Offset: 100, Size: 1448, FrameSize: int64(len(b)), Captured: 20}
 	f := Cut(c, b[:20], schema.TypeRequest, nil, 0, g, Options{})
 	if !f.OK() || f.Gap == nil || *f.Gap != g || f.API != "CreateTopics" || f.CorrelationID != 5 || f.Size != len(b) ||
@@ -121,7 +121,7 @@ func codecOpts() codec.Options { return codec.Options{} }
 // having tried the hinted API first. (The budget is lowered to 1 MiB: a
 // 500 KB frame decoded and re-encoded once exhausts it.)
 func TestCandidatesBounded(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	defer func(m int) { candidateBudgetMax = m }(candidateBudgetMax)
 	candidateBudgetMax = 1 << 20
 	md := kmsg.NewPtrMetadataResponse()
@@ -149,8 +149,8 @@ func TestCandidatesBounded(t *testing.T) {
 // TestCutHeader: a frame cut before its header was captured whole names
 // no API, version or correlation id.
 func TestCutHeader(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(7), 5)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 5)
 	f := Cut(c, b[:9], 0, nil, 0, Gap{Offset: 9, Size: 100, FrameSize: int64(len(b)), Captured: 9}, Options{Lean: true})
 	if !f.APIUnknown || f.API != "" || !f.OK() || !strings.Contains(f.Summary(), "request (header not captured), "+strconv.Itoa(len(b))+" bytes (cut: 9 captured)") {
 		t.Errorf("%s", f.Summary())

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/hex"
+	"github.com/manifester/manifester/internal/testframes"
 	"runtime"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 
 // fuzzCodec loads the newest spec once per fuzz target.
 func fuzzCodec(f *testing.F) *codec.Codec {
-	c := load(f)
+	c := testframes.Codec(f, "4.3")
 	return c
 }
 

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 )
 
 func inflating(t testing.TB) *codec.Codec {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	c.Decompress = compress.Decompressor()
 	c.DecompressLimit = compress.LimitDecompressor()
 	return c

@@ -12,41 +12,14 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
-	"github.com/manifester/manifester/internal/testshared"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/wire"
 )
 
-func load(t testing.TB) *codec.Codec {
-	t.Helper()
-	reg, err := schema.Load(testshared.Spec(t, "4.3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return codec.New(reg)
-}
-
-// frame builds a request frame with franz-go's kmsg, an independent encoder.
-func frame(r kmsg.Request, corr int32) []byte {
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
-}
-
-func createTopics(v int16) *kmsg.CreateTopicsRequest {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version = v
-	req.ValidateOnly = true
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic = "orders"
-	t.NumPartitions = 3
-	t.ReplicationFactor = 1
-	req.Topics = append(req.Topics, t)
-	return req
-}
-
 func TestDecodeClean(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(7), 42)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 42)
 	f := Decode(c, b, Options{Roundtrip: true})
 	if !f.OK() || f.Error != "" || f.Roundtrip == nil || !*f.Roundtrip {
 		t.Fatalf("not clean: %+v", f)
@@ -67,8 +40,8 @@ func TestDecodeClean(t *testing.T) {
 // TestNonCanonical feeds frames that decode but are not what a writer
 // produces, and checks the first difference and its explanation.
 func TestNonCanonical(t *testing.T) {
-	c := load(t)
-	base := frame(createTopics(7), 1)
+	c := testframes.Codec(t, "4.3")
+	base := testframes.Request("kgo", testframes.CreateTopics(7), 1)
 	// The request header's tagged-field count sits after the client id:
 	// size 4 + key 2 + version 2 + corr 4 + client id 2+3 = offset 17.
 	if base[17] != 0 {
@@ -119,8 +92,8 @@ func fixSize(b []byte) []byte {
 // TestAlsoDecodesAs: a v4 CreateTopics request relabelled v5 (the first
 // flexible version) does not decode; the report says which versions do.
 func TestAlsoDecodesAs(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(4), 9)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(4), 9)
 	b[7] = 5
 	f := Decode(c, b, Options{})
 	if f.Error == "" || f.ErrorOffset == nil {
@@ -165,8 +138,8 @@ func TestAlsoDecodesAs(t *testing.T) {
 // TestWideVarint: a 5-byte uvarint whose top bits Kafka's reader drops
 // decodes to 0 and is explained when it does not round-trip.
 func TestWideVarint(t *testing.T) {
-	c := load(t)
-	base := frame(createTopics(7), 1)
+	c := testframes.Codec(t, "4.3")
+	base := testframes.Request("kgo", testframes.CreateTopics(7), 1)
 	in := fixSize(slices.Concat(base[:17], []byte{0x80, 0x80, 0x80, 0x80, 0x10}, base[18:]))
 	f := Decode(c, in, Options{Roundtrip: true})
 	if f.Error != "" || f.Roundtrip == nil || *f.Roundtrip || !strings.Contains(f.RoundtripDiff.Reason, "bits beyond 32") {
@@ -177,11 +150,11 @@ func TestWideVarint(t *testing.T) {
 // TestApiVersionsNewer: an ApiVersions request newer than the spec is an
 // error that explains how brokers treat it.
 func TestApiVersionsNewer(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.Version = 4
 	req.ClientSoftwareName, req.ClientSoftwareVersion = "x", "1"
-	b := frame(req, 0)
+	b := testframes.Request("kgo", req, 0)
 	b[7] = 9
 	f := Decode(c, b, Options{})
 	if !errors.Is(f.Err, wire.ErrVersion) || !strings.Contains(f.Error, "UNSUPPORTED_VERSION (35)") || !slices.Contains(f.AlsoDecodesAs, 4) {
@@ -195,8 +168,8 @@ func TestApiVersionsNewer(t *testing.T) {
 // its fields and its summary, and names no header version, which is not
 // known; the error is the unknown key, at its offset.
 func TestUnknownKeySummary(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(7), 42)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 42)
 	binary.BigEndian.PutUint16(b[4:], 999)
 	f := Decode(c, b, Options{})
 	if f.OK() || !strings.Contains(f.Error, "unknown API key 999") || f.ErrorOffset == nil || *f.ErrorOffset != 4 {
@@ -215,7 +188,7 @@ func TestUnknownKeySummary(t *testing.T) {
 // only the header facts they give, in its fields (Known) and its summary,
 // which says the header is cut short; nothing is read as 0.
 func TestHeaderCutShort(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	metadata, ok := c.Reg.API(3)
 	if !ok {
 		t.Fatal("no Metadata in the spec")
@@ -263,7 +236,7 @@ func TestHeaderCutShort(t *testing.T) {
 // captured gives its correlation id only when its bytes hold it, and one
 // at a version newer than the spec (not decoded) gives no header version.
 func TestHeaderFactsOfUnpairedResponses(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	for _, tc := range []struct {
 		name  string
 		f     *Frame

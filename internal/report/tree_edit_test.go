@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"github.com/manifester/manifester/internal/testframes"
 	"slices"
 	"testing"
 
@@ -12,8 +13,8 @@ import (
 // on the frame's span.Tree and names it in the one path syntax (an
 // array element is its array's path and [i]).
 func TestCheckEditsSpanTree(t *testing.T) {
-	c := load(t)
-	base := frame(createTopics(7), 1)
+	c := testframes.Codec(t, "4.3")
+	base := testframes.Request("kgo", testframes.CreateTopics(7), 1)
 	at := bytes.Index(base, []byte("orders")) - 1
 	if base[at] != 7 {
 		t.Fatalf("expected the compact length 7 of the topic name at %d, got %x", at, base[at])
@@ -49,8 +50,8 @@ func TestCheckEditsSpanTree(t *testing.T) {
 // TestUndecodedBytes: after a decoding error the undecoded row under the
 // root holds the bytes after the error as its value.
 func TestUndecodedBytes(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(4), 9)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(4), 9)
 	b[7] = 5 // v4 bytes read as v5, the first flexible version
 	f := Decode(c, b, Options{})
 	if f.Error == "" {

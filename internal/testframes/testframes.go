@@ -67,3 +67,18 @@ func Codec(t testing.TB, release string) *codec.Codec {
 	t.Helper()
 	return codec.New(Registry(t, release))
 }
+
+// CreateTopics is a CreateTopics request at version v, validate only, for
+// one topic "orders" of three partitions at replication factor 1: a small
+// request with a string, integers, a bool and an array of structs.
+func CreateTopics(v int16) *kmsg.CreateTopicsRequest {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = v
+	req.ValidateOnly = true
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic = "orders"
+	t.NumPartitions = 3
+	t.ReplicationFactor = 1
+	req.Topics = append(req.Topics, t)
+	return req
+}

@@ -19,7 +19,7 @@ import (
 // TestJSONCaptureFields: the fields captures add are written exactly as
 // encoding/json writes them.
 func TestJSONCaptureFields(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	meta := func(f *report.Frame) {
 		f.Skipped, f.Lost = 1500, 1448
 		f.Warning, f.Note = "cut <by> a gap & more", "read as v0"
@@ -27,15 +27,15 @@ func TestJSONCaptureFields(t *testing.T) {
 		f.Candidates = []report.Candidate{{APIKey: 5, Name: "StopReplica", Version: 0}, {APIKey: 12, Name: "Heartbeat", Version: 4}}
 		f.CandidatesIncomplete = true
 	}
-	checkLine(t, c, "capture fields", frame(createTopics(7), 3), report.Options{Roundtrip: true}, meta)
-	checkLine(t, c, "gap only", frame(createTopics(2), 3), report.Options{}, func(f *report.Frame) { f.Gap = &report.Gap{Size: 1, FrameSize: 90} })
+	checkLine(t, c, "capture fields", testframes.Request("kgo", testframes.CreateTopics(7), 3), report.Options{Roundtrip: true}, meta)
+	checkLine(t, c, "gap only", testframes.Request("kgo", testframes.CreateTopics(2), 3), report.Options{}, func(f *report.Frame) { f.Gap = &report.Gap{Size: 1, FrameSize: 90} })
 }
 
 // TestOrphanLine: a response without its request names no API: its line
 // has no api_key, version and header_version, and is otherwise
 // encoding/json's.
 func TestOrphanLine(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	hb := kmsg.NewPtrHeartbeatResponse()
 	hb.Version, hb.ErrorCode = 4, 27
 	md := kmsg.NewPtrMetadataResponse()
@@ -77,10 +77,10 @@ func TestOrphanLine(t *testing.T) {
 // TestNewerAsWarningLine: a request at a version newer than the spec has
 // its header in the tree and no body.
 func TestNewerAsWarningLine(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.Version, req.ClientSoftwareName, req.ClientSoftwareVersion = 4, "x", "1"
-	b := frame(req, 77)
+	b := testframes.Request("kgo", req, 77)
 	b[7] = 9
 	f := report.Decode(c, b, report.Options{NewerAsWarning: true, Lean: true})
 	if f.Warning == "" || f.Error != "" {
@@ -95,8 +95,8 @@ func TestNewerAsWarningLine(t *testing.T) {
 // TestCutHeaderLine: a frame cut before its header was captured whole
 // names no API.
 func TestCutHeaderLine(t *testing.T) {
-	c := load(t)
-	b := frame(createTopics(7), 5)
+	c := testframes.Codec(t, "4.3")
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 5)
 	f := report.Cut(c, b[:9], 0, nil, 0, report.Gap{Offset: 9, Size: 100, FrameSize: int64(len(b)), Captured: 9}, report.Options{Lean: true})
 	line, _ := AppendLine(nil, f, Options{})
 	if !f.APIUnknown || bytes.Contains(line, []byte(`"api_key"`)) || !json.Valid(line) {
@@ -107,8 +107,8 @@ func TestCutHeaderLine(t *testing.T) {
 // TestLineClean: a clean frame's line is one line with the header facts,
 // the tree and the round trip, and no error.
 func TestLineClean(t *testing.T) {
-	c := load(t)
-	f := report.Decode(c, frame(createTopics(7), 42), report.Options{Roundtrip: true})
+	c := testframes.Codec(t, "4.3")
+	f := report.Decode(c, testframes.Request("kgo", testframes.CreateTopics(7), 42), report.Options{Roundtrip: true})
 	var line bytes.Buffer
 	if err := Line(&line, f); err != nil {
 		t.Fatal(err)
@@ -152,14 +152,14 @@ func plainProduce(recs []kmsg.Record) []byte {
 	p.Records = batch
 	tp.Partitions = append(tp.Partitions, p)
 	req.Topics = append(req.Topics, tp)
-	return frame(req, 9)
+	return testframes.Request("kgo", req, 9)
 }
 
 // TestRecordContentsJSON: record keys, values and header values that read
 // as text are written as a string value with their hex kept beside it;
 // binary ones as hex, once.
 func TestRecordContentsJSON(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	b := plainProduce([]kmsg.Record{
 		{Key: []byte("user-1"), Value: []byte("Zürich\t\"q\"\n"), Headers: []kmsg.Header{{Key: "trace", Value: []byte("abc\u200d")}, {Key: "bin", Value: []byte{0, 1, 0xff}}}},
 		{Key: []byte{0xff, 0xfe}, Value: []byte("\x1b[31mred")}, // not UTF-8; ESC: both stay hex
@@ -226,7 +226,7 @@ func TestRecordContentsJSON(t *testing.T) {
 // its line as encoding/json writes the field; a request that fails for
 // want of bytes names none.
 func TestAsResponseLine(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	ct := kmsg.NewPtrCreateTopicsResponse()
 	ct.Version = 5
 	rt := kmsg.NewCreateTopicsResponseTopic()
@@ -241,7 +241,7 @@ func TestAsResponseLine(t *testing.T) {
 	if f := report.Decode(c, b, report.Options{}); len(f.AsResponse) != 0 {
 		t.Errorf("without MaybeResponse: %v", f.AsResponse)
 	}
-	if f := report.Decode(c, frame(createTopics(7), 3)[:30], report.Options{MaybeResponse: true}); f.OK() || len(f.AsResponse) != 0 {
+	if f := report.Decode(c, testframes.Request("kgo", testframes.CreateTopics(7), 3)[:30], report.Options{MaybeResponse: true}); f.OK() || len(f.AsResponse) != 0 {
 		t.Errorf("a cut request: error %q, as response %v", f.Error, f.AsResponse)
 	}
 }

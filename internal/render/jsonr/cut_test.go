@@ -3,6 +3,7 @@ package jsonr
 import (
 	"encoding/binary"
 	"encoding/json"
+	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
@@ -70,7 +71,7 @@ func TestCutFramesShowNoUnreadValue(t *testing.T) {
 // "no value (int16 len=5)" and has no "value"; the frame's fields read
 // before it keep theirs.
 func TestCutStringLine(t *testing.T) {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	b := []byte{0, 0, 0, 12, 0, 3, 0, 0, 0, 0, 0, 7, 0, 5, 'a', 'b'}
 	r := report.Decode(c, b, report.Options{})
 	if r.OK() {

@@ -1,6 +1,7 @@
 package jsonr
 
 import (
+	"github.com/manifester/manifester/internal/testframes"
 	"sync"
 	"testing"
 
@@ -33,7 +34,7 @@ var (
 func corpusFrames(tb testing.TB) (*codec.Codec, []benchFrame, int64) {
 	tb.Helper()
 	benchOnce.Do(func() {
-		c := load(tb)
+		c := testframes.Codec(tb, "4.3")
 		c.Decompress = compress.Decompressor()
 		xs := corpus.Exchanges(func(key int16) (int16, int16, bool) {
 			api, ok := c.Reg.API(key)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/manifester/manifester/internal/testframes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,7 +19,7 @@ import (
 // seedRequests adds every request vector (generated now from the specs;
 // no corpus is committed) as a seed.
 func seedRequests(f *testing.F) {
-	c := load(f)
+	c := testframes.Codec(f, "4.3")
 	vs, err := vectors.Generate(c)
 	if err != nil {
 		f.Fatal(err)
@@ -38,7 +39,7 @@ func seedRequests(f *testing.F) {
 //
 //	go test -run XXX -fuzz FuzzAppendLine -fuzztime 1m ./internal/render/jsonr
 func FuzzAppendLine(f *testing.F) {
-	c := load(f)
+	c := testframes.Codec(f, "4.3")
 	c.Decompress = compress.Decompressor()
 	seedRequests(f)
 	f.Fuzz(func(t *testing.T, b []byte) {

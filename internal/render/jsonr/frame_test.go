@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"github.com/manifester/manifester/internal/testframes"
 	"hash/crc32"
 	"math/rand/v2"
 	"slices"
@@ -101,10 +102,10 @@ func TestAppendJSONOddFrames(t *testing.T) {
 	c, _, _ := corpusFrames(t)
 	weird := "bad\xff\xfe utf8 <script>&\u2028\u2029\"\\\t\x01é"
 	cases := map[string][]byte{}
-	req := createTopics(7)
+	req := testframes.CreateTopics(7)
 	req.Topics[0].Topic = weird
 	cases["weird client id and topic"] = kmsg.NewRequestFormatter(kmsg.FormatterClientID(weird)).AppendRequest(nil, req, 3)
-	base := frame(createTopics(7), 1)
+	base := testframes.Request("kgo", testframes.CreateTopics(7), 1)
 	cases["redundant varint"] = fixSize(slices.Insert(slices.Clone(base), 17, 0x80))
 	// An unknown header tag: count 1, tag 9, size 2, two bytes.
 	cases["unknown header tag"] = fixSize(slices.Concat(base[:17], []byte{1, 9, 2, 0xab, 0xcd}, base[18:]))
@@ -230,5 +231,5 @@ func compressedProduce(t *testing.T) []byte {
 	p.Records = batch
 	tp.Partitions = append(tp.Partitions, p)
 	req.Topics = append(req.Topics, tp)
-	return frame(req, 9)
+	return testframes.Request("kgo", req, 9)
 }

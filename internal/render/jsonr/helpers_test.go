@@ -7,41 +7,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
-	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/span"
-	"github.com/manifester/manifester/internal/testshared"
 )
-
-// load is a codec of Kafka 4.3's specs.
-func load(t testing.TB) *codec.Codec {
-	t.Helper()
-	reg, err := schema.Load(testshared.Spec(t, "4.3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return codec.New(reg)
-}
-
-// frame builds a request frame with franz-go's kmsg, an independent encoder.
-func frame(r kmsg.Request, corr int32) []byte {
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
-}
-
-func createTopics(v int16) *kmsg.CreateTopicsRequest {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version = v
-	req.ValidateOnly = true
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic = "orders"
-	t.NumPartitions = 3
-	t.ReplicationFactor = 1
-	req.Topics = append(req.Topics, t)
-	return req
-}
 
 // fixSize sets the size prefix to the frame's length.
 func fixSize(b []byte) []byte {

@@ -3,6 +3,7 @@ package jsonr
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 )
 
 func inflating(t testing.TB) *codec.Codec {
-	c := load(t)
+	c := testframes.Codec(t, "4.3")
 	c.Decompress = compress.Decompressor()
 	c.DecompressLimit = compress.LimitDecompressor()
 	return c

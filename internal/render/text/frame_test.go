@@ -46,29 +46,11 @@ func inflating(t testing.TB) *codec.Codec {
 	return c
 }
 
-// kframe builds a request frame with franz-go's kmsg, an independent
-// encoder.
-func kframe(r kmsg.Request, corr int32) []byte {
-	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("kgo")).AppendRequest(nil, r, corr)
-}
-
-func createTopics(v int16) *kmsg.CreateTopicsRequest {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version = v
-	req.ValidateOnly = true
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic = "orders"
-	t.NumPartitions = 3
-	t.ReplicationFactor = 1
-	req.Topics = append(req.Topics, t)
-	return req
-}
-
 // TestFrameClean: a clean frame shows its summary, the round trip, the
 // grid and the tree, whose rows are the span tree's display names.
 func TestFrameClean(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
-	f := report.Decode(c, kframe(createTopics(7), 42), report.Options{Roundtrip: true})
+	f := report.Decode(c, testframes.Request("kgo", testframes.CreateTopics(7), 42), report.Options{Roundtrip: true})
 	out := frameText(t, f, true)
 	for _, want := range []string{"request CreateTopics(19) v7 correlation_id 42", "roundtrip: re-encoding reproduces", "byte layout (", "+-- validateOnly", "+-- CreatableTopic[0]  "} {
 		if !strings.Contains(out, want) {
@@ -84,7 +66,7 @@ func TestFrameClean(t *testing.T) {
 // why, and its tree flags the leaf.
 func TestFrameNonCanonical(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
-	in := kframe(createTopics(7), 1)
+	in := testframes.Request("kgo", testframes.CreateTopics(7), 1)
 	in[len(in)-2] = 2 // validateOnly, before the body's tag count
 	f := report.Decode(c, in, report.Options{Roundtrip: true})
 	out := frameText(t, f, true)
@@ -99,7 +81,7 @@ func TestFrameNonCanonical(t *testing.T) {
 // names the versions that do.
 func TestFrameAlsoDecodesAs(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
-	b := kframe(createTopics(4), 9)
+	b := testframes.Request("kgo", testframes.CreateTopics(4), 9)
 	b[7] = 5
 	f := report.Decode(c, b, report.Options{})
 	if out := frameText(t, f, false); !strings.Contains(out, "decodes cleanly as v") || !strings.Contains(out, "error: offset 0x") {
@@ -158,7 +140,7 @@ func plainProduce(recs []kmsg.Record) []byte {
 	p.Records = batch
 	tp.Partitions = append(tp.Partitions, p)
 	req.Topics = append(req.Topics, tp)
-	return kframe(req, 9)
+	return testframes.Request("kgo", req, 9)
 }
 
 // TestRecordContentsAsText: record keys, values and header values that
@@ -283,7 +265,7 @@ func FuzzFrameBudget(f *testing.F) {
 		f.Add(hostile.Produce(hostile.Batch(cd, hostile.DenseRecords(300), 300), hostile.Batch(cd, make([]byte, 100<<10), 1)))
 		f.Add(hostile.Produce(hostile.Batch(cd, hostile.DenseRecords(40), 40), hostile.Batch(cd, hostile.DenseRecords(40), 40), hostile.Batch(cd, hostile.DenseRecords(40), 40)))
 	}
-	f.Add(kframe(createTopics(7), 1))
+	f.Add(testframes.Request("kgo", testframes.CreateTopics(7), 1))
 	bound := func(n int) uint64 {
 		return 16*1024*uint64(n) + 8*uint64(fuzzLimits.Inflate) + 4096*uint64(fuzzLimits.Nodes) + 8*uint64(fuzzLimits.Output) + 64<<20
 	}
@@ -311,7 +293,7 @@ func FuzzFrameBudget(f *testing.F) {
 // escapes only, and a width makes the lines fit.
 func TestFrameStyles(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
-	f := report.Decode(c, kframe(createTopics(7), 42), report.Options{})
+	f := report.Decode(c, testframes.Request("kgo", testframes.CreateTopics(7), 42), report.Options{})
 	ref := frameText(t, f, true)
 	var col bytes.Buffer
 	if err := text.Frame(&col, f, true, text.Style{Color: true}); err != nil {
