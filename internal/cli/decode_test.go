@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/manifester/manifester/internal/testframes"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -52,14 +53,11 @@ func kmsgFrame(r kmsg.Request) []byte {
 	return kmsg.NewRequestFormatter(kmsg.FormatterClientID("c")).AppendRequest(nil, r, 7)
 }
 
+// decCreateTopics is testframes.CreateTopics(v) framed by kmsgFrame, not
+// validate only.
 func decCreateTopics(v int16) []byte {
-	req := kmsg.NewPtrCreateTopicsRequest()
-	req.Version = v
-	t := kmsg.NewCreateTopicsRequestTopic()
-	t.Topic = "orders"
-	t.NumPartitions = 3
-	t.ReplicationFactor = 1
-	req.Topics = append(req.Topics, t)
+	req := testframes.CreateTopics(v)
+	req.ValidateOnly = false
 	return kmsgFrame(req)
 }
 
