@@ -22,8 +22,15 @@ import (
 // the trees and the inflated records are bounded by the frame's output
 // budget; what does not fit is named, not shown.
 func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
-	b := frameBufs.Get().(*bytes.Buffer)
-	defer putFrameBuf(b)
+	// A bytes.Buffer (a capture's worker's) is written in place; any
+	// other writer gets the text a section at a time from a pooled
+	// buffer.
+	b, direct := w.(*bytes.Buffer)
+	if !direct {
+		b = frameBufs.Get().(*bytes.Buffer)
+		defer putFrameBuf(b)
+	}
+	base := b.Len() // what w held before this frame
 	b.WriteString(Wrap(Safe(f.Summary()), st.Width) + "\n")
 	if f.Error != "" {
 		b.WriteString(st.Error(Wrap("  error: "+Safe(f.Error), st.Width)) + "\n")
@@ -71,9 +78,13 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	// With verbose, the output goes to w a section at a time (the grid,
 	// the tree, each decompressed area's grid and tree), so that a frame
 	// of compressible batches, whose text is many times its size, is
-	// never whole in memory.
+	// never whole in memory (unless w is a bytes.Buffer, which holds it
+	// all anyway).
 	var err error
 	flush := func() {
+		if direct {
+			return
+		}
 		if err == nil {
 			err = writeChunks(w, b.Bytes())
 		}
@@ -81,7 +92,7 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 	}
 	if verbose {
 		bud := f.RenderBudget()
-		bud.AddOutput(b.Len() + 1)
+		bud.AddOutput(b.Len() - base + 1)
 		b.WriteString("\n")
 		t := f.SpanTree()
 		if t != nil && t.Root() == span.None {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"regexp"
 	"runtime"
 	"strings"
@@ -339,7 +340,9 @@ func BenchmarkFrameText(b *testing.B) {
 // not follow its tree's rows (a tree's cells come from shared chunks, the
 // sections' buffer from a pool): here a Produce request of 300 records,
 // whose tree and inflated records' tree have thousands of rows, is
-// written with a few hundred allocations, not several per row.
+// written with a few hundred allocations, not several per row, into a
+// bytes.Buffer (in place) and into any other writer (a section at a
+// time), the same text both ways.
 func TestFrameTextAllocs(t *testing.T) {
 	c := inflating(t)
 	f := report.Decode(c, hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(300), 300)), report.Options{})
@@ -349,19 +352,30 @@ func TestFrameTextAllocs(t *testing.T) {
 	tr := f.SpanTree()
 	_, inflated := tr.DetachedSize()
 	rows := tr.Len() + inflated
-	var out bytes.Buffer
-	allocs := testing.AllocsPerRun(5, func() {
-		out.Reset()
-		if err := text.Frame(&out, f, true, text.Style{}); err != nil {
-			t.Fatal(err)
-		}
-	})
 	if rows < 2000 {
 		t.Fatalf("the frame's trees have %d rows: too few to say anything", rows)
 	}
-	// Under -race a sync.Pool drops some of what it is given: room for it.
-	if allocs > float64(rows)/4 {
-		t.Errorf("%.0f allocations for a frame of %d tree rows: they follow the rows", allocs, rows)
+	// Into a bytes.Buffer (written in place) and into another writer (the
+	// sections from a pooled buffer).
+	var out bytes.Buffer
+	var first string
+	for i, w := range []io.Writer{&out, struct{ io.Writer }{&out}} {
+		allocs := testing.AllocsPerRun(5, func() {
+			out.Reset()
+			if err := text.Frame(w, f, true, text.Style{}); err != nil {
+				t.Fatal(err)
+			}
+		})
+		// Under -race a sync.Pool drops some of what it is given: room
+		// for it.
+		if allocs > float64(rows)/4 {
+			t.Errorf("%T: %.0f allocations for a frame of %d tree rows: they follow the rows", w, allocs, rows)
+		}
+		t.Logf("%T: %.0f allocations for %d tree rows, %d bytes of text", w, allocs, rows, out.Len())
+		if i == 0 {
+			first = out.String()
+		} else if out.String() != first {
+			t.Errorf("%T: the text differs from the one written in place", w)
+		}
 	}
-	t.Logf("%.0f allocations for %d tree rows, %d bytes of text", allocs, rows, out.Len())
 }
