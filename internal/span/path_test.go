@@ -72,3 +72,23 @@ func BenchmarkPath(b *testing.B) {
 		buf = tr.AppendPath(buf[:0], id)
 	}
 }
+
+// TestDisplayName: a row's name, with "[i]" for an indexed one, whether
+// made as a string or appended.
+func TestDisplayName(t *testing.T) {
+	tr := &Tree{}
+	root := tr.Add(None, NewDesc("Root", "", ""), 0, CatNone)
+	elem := tr.Add(root, NewDesc("Topic", "", ""), 0, CatNone)
+	tr.N(elem).Index = 2147483647
+	for _, c := range []struct {
+		id   ID
+		want string
+	}{{root, "Root"}, {elem, "Topic[2147483647]"}} {
+		if got := tr.DisplayName(c.id); got != c.want {
+			t.Errorf("DisplayName = %q, want %q", got, c.want)
+		}
+		if got := string(tr.AppendDisplayName([]byte("x."), c.id)); got != "x."+c.want {
+			t.Errorf("AppendDisplayName = %q, want %q", got, "x."+c.want)
+		}
+	}
+}

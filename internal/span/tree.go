@@ -531,10 +531,19 @@ func (t *Tree) Name(id ID) string {
 
 // DisplayName is Name, with "[i]" for array elements.
 func (t *Tree) DisplayName(id ID) string {
-	if i := t.Nodes[id].Index; i >= 0 {
-		return t.Name(id) + "[" + strconv.Itoa(int(i)) + "]"
+	if t.Nodes[id].Index < 0 {
+		return t.Name(id)
 	}
-	return t.Name(id)
+	return string(t.AppendDisplayName(nil, id))
+}
+
+// AppendDisplayName appends the node's DisplayName to dst.
+func (t *Tree) AppendDisplayName(dst []byte, id ID) []byte {
+	dst = append(dst, t.Name(id)...)
+	if i := t.Nodes[id].Index; i >= 0 {
+		dst = append(strconv.AppendInt(append(dst, '['), int64(i), 10), ']')
+	}
+	return dst
 }
 
 // Type returns the node's type as shown ("int16", "[]AlterConfigsResource").

@@ -3,6 +3,8 @@ package text
 import (
 	"strconv"
 	"unsafe"
+
+	"github.com/manifester/manifester/internal/span"
 )
 
 // strArena makes the many short strings of a tree's rows (a name with
@@ -53,12 +55,11 @@ func (a *strArena) bytes(b []byte) string {
 	return a.done(start)
 }
 
-// indexed returns name with an array element's index: "name[3]".
-func (a *strArena) indexed(name string, i int32) string {
-	a.room(len(name) + 13)
+// displayName returns the node's span.Tree.DisplayName ("name[3]").
+func (a *strArena) displayName(t *span.Tree, id span.ID) string {
+	a.room(len(t.Name(id)) + 13) // the index: "[", at most 11 digits, "]"
 	start := len(a.buf)
-	a.buf = append(a.buf, name...)
-	a.buf = append(strconv.AppendInt(append(a.buf, '['), int64(i), 10), ']')
+	a.buf = t.AppendDisplayName(a.buf, id)
 	return a.done(start)
 }
 

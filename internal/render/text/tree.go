@@ -103,10 +103,7 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 			return false
 		}
 		r := t.N(id)
-		name := clean(t.Name(id))
-		if r.Index >= 0 {
-			name = a.indexed(name, r.Index)
-		}
+		name := clean(a.displayName(t, id))
 		cont := ""
 		if depth > 0 {
 			name = a.join(prefix[depth], "+-- ", name)
