@@ -113,12 +113,14 @@ func (q *decodeQueue) event(cq *connQueue, e *Event, last bool) {
 
 // grow reserves n more bytes for a frame being collected by cq; false
 // when there is no room (the caller gives back what the frame holds with
-// release and counts a skip).
+// release and counts a skip). A connection with as many frames queued as
+// it may have gets no room either: [decodeQueue.frame] would refuse its
+// frame at its end, so it is skipped at its first bytes, not copied first.
 func (q *decodeQueue) grow(cq *connQueue, n int) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	k := int64(n)
-	if q.bytes+k > q.maxBytes {
+	if q.bytes+k > q.maxBytes || cq.frames >= q.connItems || q.closed {
 		return false
 	}
 	if cq.reserved+k > q.connBytes && (cq.frames > 0 || cq.reserved+k > q.maxBytes/2) {
