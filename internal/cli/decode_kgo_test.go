@@ -1,85 +1,24 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testdeadline"
+	"github.com/manifester/manifester/internal/testtap"
 )
-
-// teeListener relays one upstream address and records everything the
-// clients send, per connection.
-type teeListener struct {
-	ln      net.Listener
-	mu      sync.Mutex
-	streams []*bytes.Buffer // client to server, per connection
-	replies []*bytes.Buffer // server to client
-	wg      sync.WaitGroup
-}
-
-func newTee(t *testing.T, upstream string) *teeListener {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tl := &teeListener{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			buf, rbuf := &bytes.Buffer{}, &bytes.Buffer{}
-			tl.mu.Lock()
-			tl.streams = append(tl.streams, buf)
-			tl.replies = append(tl.replies, rbuf)
-			tl.mu.Unlock()
-			tl.wg.Add(2)
-			go func() {
-				defer tl.wg.Done()
-				io.Copy(io.MultiWriter(u, &lockedBuf{mu: &tl.mu, b: buf}), c)
-				u.Close()
-			}()
-			go func() {
-				defer tl.wg.Done()
-				io.Copy(io.MultiWriter(c, &lockedBuf{mu: &tl.mu, b: rbuf}), u)
-				c.Close()
-			}()
-		}
-	}()
-	return tl
-}
-
-type lockedBuf struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
 
 // TestDecodeKgoRequestStreams: everything franz-go's kgo client sends to
 // kfake (metadata, topic creation, compressed produce, fetch, group and
@@ -91,19 +30,14 @@ func TestDecodeKgoRequestStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tee := newTee(t, cluster.ListenAddrs()[0])
-	defer tee.ln.Close()
+	tap := testtap.New(t, cluster.ListenAddrs()[0])
 
 	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tee.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("g"),
 		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond),
-		// kfake advertises its own address; stay on the tee.
-		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, tee.ln.Addr().String())
-		}))
+		kgo.Dialer(tap.DialContext)) // kfake advertises its own address; stay on the tap
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,19 +58,16 @@ func TestDecodeKgoRequestStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	tee.ln.Close()
-	tee.wg.Wait()
+	tap.Close()
 
-	tee.mu.Lock()
-	defer tee.mu.Unlock()
 	keys := map[int]bool{}
 	frames := 0
 	sawNewer := false
-	for i, s := range tee.streams {
-		if s.Len() == 0 {
+	for i, s := range tap.Streams(capture.ClientToServer) {
+		if len(s) == 0 {
 			continue
 		}
-		code, out, errs := decRun(t, s.Bytes(), "decode", "--spec", decSpec, "--format", "json", "--roundtrip", "-")
+		code, out, errs := decRun(t, s, "decode", "--spec", decSpec, "--format", "json", "--roundtrip", "-")
 		if code != 1 || !strings.Contains(errs, "1 of ") {
 			t.Errorf("stream %d: exit %d (want 1, for the ApiVersions v5 frame alone): %s", i, code, errs)
 		}
@@ -192,16 +123,12 @@ func TestDecodeKgoResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tee := newTee(t, cluster.ListenAddrs()[0])
-	defer tee.ln.Close()
+	tap := testtap.New(t, cluster.ListenAddrs()[0])
 	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tee.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, tee.ln.Addr().String())
-		}))
+		kgo.Dialer(tap.DialContext))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,23 +143,21 @@ func TestDecodeKgoResponses(t *testing.T) {
 		got += fs.NumRecords()
 	}
 	cl.Close()
-	tee.ln.Close()
-	tee.wg.Wait()
+	tap.Close()
 
 	c := decCodec(t)
 	prepareCodec(&Release{Reg: c.Reg, Codec: c})
-	tee.mu.Lock()
-	defer tee.mu.Unlock()
 	decoded, inflated := 0, 0
-	for i := range tee.streams {
+	requests, replies := tap.Streams(capture.ClientToServer), tap.Streams(capture.ServerToClient)
+	for i := range requests {
 		type req struct{ key, version int16 }
 		sent := map[int32]req{}
-		for _, p := range frames.Split(tee.streams[i].Bytes()) {
+		for _, p := range frames.Split(requests[i]) {
 			if k, v, corr, ok := codec.PeekRequest(p.Bytes); ok {
 				sent[corr] = req{k, v}
 			}
 		}
-		for _, p := range frames.Split(tee.replies[i].Bytes()) {
+		for _, p := range frames.Split(replies[i]) {
 			corr, _ := codec.PeekCorrelationID(p.Bytes)
 			rq, ok := sent[corr]
 			if !ok {

@@ -1,15 +1,11 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,111 +14,8 @@ import (
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/testshared"
+	"github.com/manifester/manifester/internal/testtap"
 )
-
-// chunkRecorder relays one upstream address and records every chunk each
-// side sends, in the order they pass, so that a capture of the real
-// interleaving can be written afterwards.
-type chunkRecorder struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	chunks []recChunk
-	conns  int
-	wg     sync.WaitGroup
-}
-
-type recChunk struct {
-	conn int
-	dir  capture.Dir
-	at   time.Time
-	data []byte
-}
-
-func newChunkRecorder(t *testing.T, upstream string) *chunkRecorder {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &chunkRecorder{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			r.mu.Lock()
-			id := r.conns
-			r.conns++
-			r.mu.Unlock()
-			r.wg.Add(2)
-			relay := func(dst, src net.Conn, d capture.Dir) {
-				defer r.wg.Done()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := src.Read(buf)
-					if n > 0 {
-						// Recorded before it is forwarded: the answer
-						// to it cannot be recorded first.
-						r.mu.Lock()
-						r.chunks = append(r.chunks, recChunk{id, d, time.Now(), bytes.Clone(buf[:n])})
-						r.mu.Unlock()
-						if _, werr := dst.Write(buf[:n]); werr != nil {
-							break
-						}
-					}
-					if err != nil {
-						break
-					}
-				}
-				dst.Close()
-				src.Close()
-			}
-			go relay(u, c, capture.ClientToServer)
-			go relay(c, u, capture.ServerToClient)
-		}
-	}()
-	return r
-}
-
-// writePcap writes the recorded chunks as a capture, connection i between
-// 10.1.0.1:(40000+i) and 10.1.0.2:9092, packets in the recorded order.
-func (r *chunkRecorder) writePcap(t *testing.T) string {
-	t.Helper()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var buf bytes.Buffer
-	w, err := capture.NewWriter(&buf, capture.PCAPNG)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cws := map[int]*capture.ConnWriter{}
-	for _, ch := range r.chunks {
-		cw := cws[ch.conn]
-		if cw == nil {
-			cw = w.Conn(netip.AddrPortFrom(netip.MustParseAddr("10.1.0.1"), uint16(40000+ch.conn)), netip.MustParseAddrPort("10.1.0.2:9092"))
-			if err := cw.Open(ch.at); err != nil {
-				t.Fatal(err)
-			}
-			cws[ch.conn] = cw
-		}
-		if err := cw.Write(ch.dir, ch.at, ch.data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "kgo.pcapng")
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // TestKgoCaptureTopicsFiltersStats: franz-go's kgo producing text and
 // binary records to kfake and consuming them (Fetch at kgo's newest
@@ -137,16 +30,12 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	rec := newChunkRecorder(t, cluster.ListenAddrs()[0])
-	defer rec.ln.Close()
+	tap := testtap.New(t, cluster.ListenAddrs()[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(rec.ln.Addr().String()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
 		kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond), kgo.ClientID("kgo-Zürich"),
-		kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
-			var d net.Dialer
-			return d.DialContext(ctx, network, rec.ln.Addr().String())
-		}))
+		kgo.Dialer(tap.DialContext)) // kfake advertises its own address; stay on the tap
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,9 +53,12 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 		got += fs.NumRecords()
 	}
 	cl.Close()
-	rec.ln.Close()
-	rec.wg.Wait()
-	path := rec.writePcap(t)
+	tap.Close()
+	pcap, _, _ := tap.Capture(t, capture.PCAPNG)
+	path := filepath.Join(t.TempDir(), "kgo.pcapng")
+	if err := os.WriteFile(path, pcap, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	spec := testshared.Spec(t, "trunk")
 
 	code, out, errOut := decRun(t, nil, "decode", "--spec", spec, "--pcap", path, "--format", "json")

@@ -2,18 +2,12 @@ package e2e
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"io"
-	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,148 +16,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/testtap"
 )
-
-// chunk is bytes one side of a relayed connection sent, in the order the
-// relay read them.
-type chunk struct {
-	conn int
-	dir  capture.Dir
-	at   time.Time
-	data []byte
-}
-
-// wireTap relays connections to one upstream address and records every
-// chunk both ways, in one order (a request's bytes are recorded before
-// they are forwarded, so before their response).
-type wireTap struct {
-	ln     net.Listener
-	mu     sync.Mutex
-	chunks []chunk
-	addrs  [][2]netip.AddrPort // client, listener per connection
-	wg     sync.WaitGroup
-}
-
-func newWireTap(t *testing.T, upstream string) *wireTap {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &wireTap{ln: ln}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", upstream)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			w.mu.Lock()
-			id := len(w.addrs)
-			w.addrs = append(w.addrs, [2]netip.AddrPort{
-				netip.MustParseAddrPort(c.RemoteAddr().String()), netip.MustParseAddrPort(c.LocalAddr().String())})
-			w.mu.Unlock()
-			w.wg.Add(2)
-			relay := func(dst, src net.Conn, dir capture.Dir) {
-				defer w.wg.Done()
-				io.Copy(dst, io.TeeReader(src, &tapWriter{w: w, conn: id, dir: dir}))
-				dst.Close()
-			}
-			go relay(u, c, capture.ClientToServer)
-			go relay(c, u, capture.ServerToClient)
-		}
-	}()
-	return w
-}
-
-type tapWriter struct {
-	w    *wireTap
-	conn int
-	dir  capture.Dir
-}
-
-func (t *tapWriter) Write(p []byte) (int, error) {
-	t.w.mu.Lock()
-	t.w.chunks = append(t.w.chunks, chunk{t.conn, t.dir, time.Now(), bytes.Clone(p)})
-	t.w.mu.Unlock()
-	return len(p), nil
-}
-
-// writePcap writes the recorded connections, each from its handshake to
-// its FINs, as a capture file; it returns the number of Kafka frames in
-// each direction's bytes (split by their size prefixes alone). A stream
-// that ends inside a frame (a response the broker was writing as the
-// client closed) is written up to its last whole frame.
-func (w *wireTap) writePcap(t *testing.T, path string) (frames, conns int) {
-	t.Helper()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	type key [2]int
-	whole := map[key]int{} // bytes of whole frames per stream
-	{
-		streams := map[key]*bytes.Buffer{}
-		for _, c := range w.chunks {
-			k := key{c.conn, int(c.dir)}
-			if streams[k] == nil {
-				streams[k] = &bytes.Buffer{}
-			}
-			streams[k].Write(c.data)
-		}
-		for k, s := range streams {
-			b := s.Bytes()
-			for len(b) >= 4 {
-				n := int(binary.BigEndian.Uint32(b)) + 4
-				if n > len(b) {
-					t.Logf("connection %d %v: %d bytes after the last whole frame left out", k[0], capture.Dir(k[1]), len(b))
-					break
-				}
-				frames++
-				whole[k] += n
-				b = b[n:]
-			}
-		}
-	}
-	var buf bytes.Buffer
-	cw, err := capture.NewWriter(&buf, capture.PCAP)
-	if err != nil {
-		t.Fatal(err)
-	}
-	writers := map[int]*capture.ConnWriter{}
-	written := map[key]int{}
-	var last time.Time
-	for _, c := range w.chunks {
-		k := key{c.conn, int(c.dir)}
-		data := c.data[:min(len(c.data), max(whole[k]-written[k], 0))]
-		written[k] += len(data)
-		cc, ok := writers[c.conn]
-		if !ok {
-			cc = cw.Conn(w.addrs[c.conn][0], w.addrs[c.conn][1])
-			if err := cc.Open(c.at); err != nil {
-				t.Fatal(err)
-			}
-			writers[c.conn] = cc
-		}
-		if err := cc.Write(c.dir, c.at, data); err != nil {
-			t.Fatal(err)
-		}
-		last = c.at
-	}
-	for i := range len(w.addrs) {
-		if cc := writers[i]; cc != nil {
-			if err := cc.Close(last); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return frames, len(writers)
-}
 
 // TestCaptureKgoNewestThroughKfake: franz-go's kgo at its own newest
 // versions (it opens every connection with an ApiVersions v5 probe,
@@ -179,15 +33,11 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tap := newWireTap(t, cluster.ListenAddrs()[0])
+	tap := testtap.New(t, cluster.ListenAddrs()[0])
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	// kfake advertises its own address; the dialer keeps kgo on the tap.
-	dialer := kgo.Dialer(func(ctx context.Context, network, _ string) (net.Conn, error) {
-		var d net.Dialer
-		return d.DialContext(ctx, network, tap.ln.Addr().String())
-	})
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.ln.Addr().String()), dialer, kgo.ClientID("Zürich-日本-consumer"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.Dialer(tap.DialContext), kgo.ClientID("Zürich-日本-consumer"),
 		kgo.DefaultProduceTopic("orders"), kgo.ProducerBatchCompression(kgo.ZstdCompression()),
 		kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("g"), kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -217,12 +67,14 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	tap.ln.Close()
-	tap.wg.Wait()
+	tap.Close()
 
+	pcap, frames, conns := tap.Capture(t, capture.PCAP)
 	path := filepath.Join(t.TempDir(), "kgo.pcap")
-	frames, conns := tap.writePcap(t, path)
-	for _, ports := range [][]string{nil, {"--port", strconv.Itoa(int(tap.addrs[0][1].Port()))}} {
+	if err := os.WriteFile(path, pcap, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ports := range [][]string{nil, {"--port", strconv.Itoa(int(tap.Addrs()[0][1].Port()))}} {
 		out, errOut, code := decodePcap(t, path, append([]string{"--format", "json", "--roundtrip"}, ports...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", ports, code, errOut)
