@@ -5,10 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/manifester/manifester/internal/ngsecrets"
 )
 
 // ngFile builds pcapng files by hand, block by block, and remembers where

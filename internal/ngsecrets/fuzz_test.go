@@ -3,10 +3,11 @@ package ngsecrets_test
 import (
 	"bytes"
 	"encoding/binary"
-	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"slices"
 	"testing"
+
+	"github.com/manifester/manifester/internal/ngsecrets"
 )
 
 // FuzzSniff: whatever the input and however it is read, the bytes out

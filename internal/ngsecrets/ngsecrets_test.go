@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/manifester/manifester/internal/ngsecrets"
 	"io"
 	"net/netip"
 	"runtime"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/ngsecrets"
 )
 
 const keylogLine = "CLIENT_RANDOM 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0 " +

@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
-	"github.com/manifester/manifester/internal/ngsecrets"
 	"net/netip"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/ngsecrets"
 	"github.com/manifester/manifester/internal/tlstest"
 )
 

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"github.com/manifester/manifester/internal/testframes"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -12,6 +11,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // BenchmarkDecode measures a full report (spans, body JSON, round trip) of

@@ -2,12 +2,12 @@ package report
 
 import (
 	"encoding/hex"
-	"github.com/manifester/manifester/internal/testframes"
 	"runtime"
 	"testing"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/vectors"
 )
 

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 func inflating(t testing.TB) *codec.Codec {

@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
-	"github.com/manifester/manifester/internal/testframes"
 	"slices"
 	"testing"
 
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // TestCheckEditsSpanTree: the round-trip check flags the differing leaf

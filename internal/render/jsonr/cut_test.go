@@ -3,12 +3,12 @@ package jsonr
 import (
 	"encoding/binary"
 	"encoding/json"
-	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/span"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // TestCutFramesShowNoUnreadValue cuts corpus frames at every offset of

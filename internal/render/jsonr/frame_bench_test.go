@@ -1,7 +1,6 @@
 package jsonr
 
 import (
-	"github.com/manifester/manifester/internal/testframes"
 	"sync"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // benchFrame is one frame of the benchmark corpus with the options that

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/manifester/manifester/internal/testframes"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/testframes"
 	"github.com/manifester/manifester/internal/vectors"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"github.com/manifester/manifester/internal/testframes"
 	"hash/crc32"
 	"math/rand/v2"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 // checkLine compares AppendLine, on a frame decoded normally and on the

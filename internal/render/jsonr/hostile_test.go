@@ -3,7 +3,6 @@ package jsonr
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/manifester/manifester/internal/testframes"
 	"strings"
 	"testing"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/manifester/manifester/internal/hostile"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/testframes"
 )
 
 func inflating(t testing.TB) *codec.Codec {
