@@ -10,20 +10,42 @@ import (
 // strArena makes the many short strings of a tree's rows (a name with
 // its tree prefix, a value, an [offset, size] cell) in shared chunks:
 // one allocation for a chunk's worth of strings, not one each. The bytes
-// of a chunk, once made into a string, are never written again; a chunk
-// lives as long as any of its strings.
-type strArena struct{ buf []byte }
+// of a chunk, once made into a string, are not written again until
+// reset, which hands the chunks out again from the first: no string the
+// arena made before a reset may be used after it.
+type strArena struct {
+	buf    []byte   // the chunk being filled
+	chunks [][]byte // the chunks of arenaChunk bytes made, for reuse after reset
+	next   int      // the index in chunks of the next chunk to fill
+}
 
 // arenaChunk is the size of a chunk (a string longer than it gets a
-// chunk of its own length).
+// chunk of its own length, not kept for reuse).
 const arenaChunk = 32 << 10
 
 // room makes sure the current chunk has n more bytes.
 func (a *strArena) room(n int) {
-	if cap(a.buf)-len(a.buf) < n {
-		a.buf = make([]byte, 0, max(arenaChunk, n))
+	if cap(a.buf)-len(a.buf) >= n {
+		return
+	}
+	switch {
+	case n > arenaChunk:
+		a.buf = make([]byte, 0, n)
+	case a.next < len(a.chunks):
+		a.buf = a.chunks[a.next][:0]
+		a.next++
+	default:
+		a.buf = make([]byte, 0, arenaChunk)
+		a.chunks = append(a.chunks, a.buf)
+		a.next = len(a.chunks)
 	}
 }
+
+// reset makes every chunk free to be written again, from the first.
+func (a *strArena) reset() { a.buf, a.next = nil, 0 }
+
+// size is the bytes of the chunks the arena keeps.
+func (a *strArena) size() int { return len(a.chunks) * arenaChunk }
 
 // done returns the string of the bytes appended since start.
 func (a *strArena) done(start int) string {

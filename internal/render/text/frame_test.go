@@ -379,3 +379,51 @@ func TestFrameTextAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameTextReusesRows: the tree rows' strings and cells are made in
+// room reused from one tree to the next, so that a frame's text, once
+// warm, allocates far fewer bytes than it has rows (a fresh arena and row
+// table per tree took about 200 bytes a row); and the reused room gives
+// the same text, frame after frame, with another frame's trees between.
+func TestFrameTextReusesRows(t *testing.T) {
+	c := inflating(t)
+	big := report.Decode(c, hostile.Produce(hostile.Batch(hostile.Gzip, hostile.DenseRecords(300), 300)), report.Options{})
+	small := report.Decode(c, hostile.Produce(hostile.Batch(hostile.Snappy, hostile.DenseRecords(20), 20)), report.Options{})
+	frames := []*report.Frame{big, small}
+	var outs, wants [2]bytes.Buffer
+	for i, f := range frames {
+		if f.Error != "" {
+			t.Fatal(f.Error)
+		}
+		if err := text.Frame(&wants[i], f, true, text.Style{}); err != nil {
+			t.Fatal(err)
+		}
+		outs[i].Grow(2 * wants[i].Len())
+	}
+	_, inflated := big.SpanTree().DetachedSize()
+	rows := big.SpanTree().Len() + inflated
+	const runs = 10
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for run := range runs {
+		for i, f := range frames {
+			outs[i].Reset()
+			if err := text.Frame(&outs[i], f, true, text.Style{}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(outs[i].Bytes(), wants[i].Bytes()) {
+				t.Fatalf("run %d, frame %d: the text differs from its first", run, i)
+			}
+		}
+	}
+	runtime.ReadMemStats(&after)
+	perRun := (after.TotalAlloc - before.TotalAlloc) / runs
+	t.Logf("%d bytes allocated a run (a frame of %d tree rows, then a small one)", perRun, rows)
+	if raceEnabled {
+		t.Log("-race: sync.Pool drops room at random; the bytes are not checked")
+		return
+	}
+	if limit := uint64(16 * rows); perRun > limit {
+		t.Errorf("%d bytes allocated a run, more than %d: the rows' room is not reused", perRun, limit)
+	}
+}

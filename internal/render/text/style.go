@@ -292,7 +292,9 @@ func treeStyle(b *bytes.Buffer, t *span.Tree, keep int, cut string, st Style) {
 	if t == nil {
 		return
 	}
-	rows := treeRows(t, keep, cut, Safe, rowOpts{short: st.Width == 0 && !st.Wide})
+	s := getRowScratch()
+	defer s.release()
+	rows := treeRows(s, t, keep, cut, Safe, rowOpts{short: st.Width == 0 && !st.Wide})
 	var wn, wt, wv, ws, full int
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)

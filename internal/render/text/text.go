@@ -131,7 +131,9 @@ func tree(b *bytes.Buffer, t *span.Tree, keep int, cut string) {
 	if t == nil {
 		return
 	}
-	rows := treeRows(t, keep, cut, Escape, rowOpts{short: true})
+	s := getRowScratch()
+	defer s.release()
+	rows := treeRows(s, t, keep, cut, Escape, rowOpts{short: true})
 	var wn, wt, wv, ws int
 	for _, r := range rows {
 		wn, wt, wv, ws = max(wn, r.nameCells), max(wt, r.typCells), max(wv, r.valCells), max(ws, r.spanCells)

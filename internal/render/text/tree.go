@@ -2,7 +2,9 @@ package text
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/span"
@@ -72,7 +74,9 @@ const cutName = "..."
 // where the first of them would be, as the last child of that node's
 // parent. Descriptions longer than maxAbout runes are cut when o.short is
 // set.
-func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o rowOpts) []cell {
+//
+// The rows' strings are made in s, and are good until s is released.
+func treeRows(s *rowScratch, t *span.Tree, keep int, cut string, clean func(string) string, o rowOpts) []cell {
 	root := t.Root()
 	if root == span.None {
 		return nil
@@ -83,7 +87,9 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 	// Which nodes are kept, and the first one that is not: a node is
 	// drawn as the last of its siblings when the next sibling is not
 	// kept, unless that sibling's place is taken by the "..." row.
-	kept := make([]bool, t.Len())
+	kept := slices.Grow(s.kept[:0], t.Len())[:t.Len()]
+	clear(kept)
+	s.kept = kept
 	dropped, n := span.None, 0
 	visit(t, root, func(id span.ID, _ int) bool {
 		if n == keep {
@@ -94,10 +100,10 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 		n++
 		return true
 	})
-	prefix := []string{""}
-	out := make([]cell, 0, n+1) // the kept nodes and perhaps the "..." row
-	var val []byte
-	var a strArena
+	prefix := append(s.prefix[:0], "")
+	out := slices.Grow(s.cells[:0], n+1) // the kept nodes and perhaps the "..." row
+	val := s.val[:0]
+	a := &s.arena
 	visit(t, root, func(id span.ID, depth int) bool {
 		if !kept[id] {
 			return false
@@ -140,7 +146,46 @@ func treeRows(t *span.Tree, keep int, cut string, clean func(string) string, o r
 		p := prefix[depth]
 		out = append(out, cell{name: p + "+-- " + cutName, cont: p + "    ", span: "[0x0000, 0B]", about: cut}.measured())
 	}
+	s.cells, s.prefix, s.val = out, prefix, val
 	return out
+}
+
+// rowScratch holds what treeRows makes a tree's rows in: its string
+// arena, the rows and the marks of the nodes kept. A capture's frames are
+// many trees one after the other, so it is reused from one to the next
+// (rowScratches) rather than made and collected each time.
+type rowScratch struct {
+	arena  strArena
+	cells  []cell
+	kept   []bool
+	prefix []string
+	val    []byte
+}
+
+// rowScratches keeps rowScratch values for reuse.
+var rowScratches = sync.Pool{New: func() any { return new(rowScratch) }}
+
+// Bounds on a rowScratch kept for reuse, so that one huge tree does not
+// pin its room: the arena's chunks and the rows (a row is about 150 bytes).
+const (
+	maxScratchArena = 8 << 20
+	maxScratchRows  = 1 << 16
+)
+
+// getRowScratch returns a rowScratch to make a tree's rows in.
+func getRowScratch() *rowScratch { return rowScratches.Get().(*rowScratch) }
+
+// release gives s back for reuse: the rows made in it, and their strings,
+// must not be used afterwards.
+func (s *rowScratch) release() {
+	if s.arena.size() > maxScratchArena || cap(s.cells) > maxScratchRows {
+		return
+	}
+	clear(s.cells) // the rows' descriptions and errors: not kept alive
+	clear(s.prefix)
+	s.cells, s.prefix = s.cells[:0], s.prefix[:0]
+	s.arena.reset()
+	rowScratches.Put(s)
 }
 
 // spanText is the [offset, size] cell: "[0x0009, 4B]".

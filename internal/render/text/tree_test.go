@@ -31,9 +31,11 @@ func TestTreeCut(t *testing.T) {
 	if n := countNodes(tr, 100); n != 8 {
 		t.Fatalf("%d nodes, want 8", n)
 	}
-	names := func(keep int) string {
+	names := func(keep int) string { // one scratch after another, reused
+		s := getRowScratch()
+		defer s.release()
 		var out []string
-		for _, r := range treeRows(tr, keep, "cut", Escape, rowOpts{}) {
+		for _, r := range treeRows(s, tr, keep, "cut", Escape, rowOpts{}) {
 			out = append(out, r.name)
 		}
 		return strings.Join(out, "\n")

@@ -1,0 +1,5 @@
+//go:build !race
+
+package text_test
+
+const raceEnabled = false
