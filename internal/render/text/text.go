@@ -70,6 +70,15 @@ func gridHead(digits int) string {
 // colour of its category in cats when st colours and cats is not nil),
 // and the ASCII gutter. A row is made in a buffer and written at once.
 func gridRows(b *bytes.Buffer, data []byte, digits int, cats []span.Category, st Style) {
+	if !st.Color {
+		plainGridRows(b, data, digits)
+		return
+	}
+	styledGridRows(b, data, digits, cats, st)
+}
+
+// styledGridRows is gridRows for any style, a byte at a time.
+func styledGridRows(b *bytes.Buffer, data []byte, digits int, cats []span.Category, st Style) {
 	const hexChars = "0123456789abcdef"
 	var line []byte
 	dim := st.Color
@@ -116,6 +125,46 @@ func gridRows(b *bytes.Buffer, data []byte, digits int, cats []span.Category, st
 		}
 		line = append(line, '\n')
 		b.Write(line)
+	}
+}
+
+// plainGridRows is gridRows without colours: the rows of a decoded
+// capture's inflated batches are most of what `decode -v` writes, so each
+// is laid out at fixed places in one array, not appended byte by byte.
+func plainGridRows(b *bytes.Buffer, data []byte, digits int) {
+	const hexChars = "0123456789abcdef"
+	// The widest row: an offset of up to 16 hex digits, a blank, 16 bytes
+	// of " xx", two blanks, 16 characters and the newline.
+	var line [16 + 1 + 48 + 2 + 16 + 1]byte
+	digits = min(digits, 16) // an int's offsets have no more
+	for row := 0; row < len(data); row += 16 {
+		chunk := data[row:min(row+16, len(data))]
+		d := max(digits, hexDigits(int64(row)))
+		for n, v := d-1, row; n >= 0; n, v = n-1, v>>4 {
+			line[n] = hexChars[v&0xf]
+		}
+		line[d] = ' '
+		hex := line[d+1 : d+1+48]
+		for i := range 16 {
+			if i < len(chunk) {
+				c := chunk[i]
+				hex[3*i], hex[3*i+1], hex[3*i+2] = ' ', hexChars[c>>4], hexChars[c&0xf]
+			} else {
+				hex[3*i], hex[3*i+1], hex[3*i+2] = ' ', ' ', ' '
+			}
+		}
+		n := d + 1 + 48
+		line[n], line[n+1] = ' ', ' '
+		n += 2
+		for _, c := range chunk {
+			if c < 0x20 || c >= 0x7f {
+				c = '.'
+			}
+			line[n] = c
+			n++
+		}
+		line[n] = '\n'
+		b.Write(line[:n+1])
 	}
 }
 

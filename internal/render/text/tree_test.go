@@ -116,3 +116,26 @@ func TestSpanText(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainGridRows: the plain grid's fixed layout writes what the styled
+// one writes without colours, for short and partial rows, every byte
+// value, and offsets wider than the column asks for.
+func TestPlainGridRows(t *testing.T) {
+	data := make([]byte, 0x10000+37)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	for _, c := range []struct{ n, digits int }{{0, 4}, {1, 4}, {15, 4}, {16, 4}, {17, 4}, {256, 4}, {300, 6}, {len(data), 4}, {len(data), 5}} {
+		var plain, styled bytes.Buffer
+		plainGridRows(&plain, data[:c.n], c.digits)
+		styledGridRows(&styled, data[:c.n], c.digits, nil, Style{})
+		if !bytes.Equal(plain.Bytes(), styled.Bytes()) {
+			p, s := plain.String(), styled.String()
+			i := 0
+			for i < min(len(p), len(s)) && p[i] == s[i] {
+				i++
+			}
+			t.Errorf("%d bytes, %d digits: the plain grid differs at byte %d: %q against %q", c.n, c.digits, i, p[i:min(i+80, len(p))], s[i:min(i+80, len(s))])
+		}
+	}
+}
