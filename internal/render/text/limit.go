@@ -64,10 +64,6 @@ func limitedTree(b *bytes.Buffer, t *span.Tree, room int64, bud *budget.Budget, 
 	}
 	start := b.Len()
 	for {
-		// Room for the rows at once, not by doubling: about keep rows of
-		// w bytes (more when colours or wrapping add to them), within
-		// room.
-		b.Grow(int(min(int64(keep+1)*w, max(room, 0))))
 		if keep < total {
 			treeStyle(b, t, keep, report.OutputSpent(bud, english.Count(total-keep, "more tree node")), st)
 		} else {
