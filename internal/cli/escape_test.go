@@ -37,3 +37,32 @@ func TestSpecTextEscapedOnTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffEscapesSpecText: diff prints a field's default (which a string
+// field's may hold any character of) escaped, never raw, in its text for
+// two versions and for two releases.
+func TestDiffEscapesSpecText(t *testing.T) {
+	const two = "../../testdata/specs/escapes-diff"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"diff", "--spec", two, "Esc", "0", "1"}, `+ Title string (default x\x1b]0;pwned\ay, versions 1+)`},
+		{[]string{"diff", "--spec", "A=" + escSpec, "--spec", "B=" + two, "--release", "A", "B"}, "1002 Esc versions 0 -> 0-1"},
+	} {
+		var out, errb bytes.Buffer
+		env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+		if code := cli.Main(env, c.args); code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errb.String())
+		}
+		for _, r := range out.String() + errb.String() {
+			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
+				t.Errorf("%v: raw %q in the output:\n%s", c.args, r, out.String())
+				break
+			}
+		}
+		if !strings.Contains(out.String(), c.want) {
+			t.Errorf("%v: %q is missing:\n%s", c.args, c.want, out.String())
+		}
+	}
+}

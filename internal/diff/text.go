@@ -63,19 +63,11 @@ func (md *MessageDiff) writeText(w io.Writer) {
 	}
 }
 
+// writeField writes a field added or removed, and the fields under it.
+// Its name, type and attributes come from the spec: a string field's
+// default may hold any character, so they are escaped for the terminal.
 func writeField(w io.Writer, mark string, f FieldInfo, indent int) {
-	var attrs []string
-	if f.Tag != nil {
-		attrs = append(attrs, fmt.Sprintf("tag %d", *f.Tag))
-	}
-	if f.Nullable {
-		attrs = append(attrs, "nullable")
-	}
-	if f.Default != "" {
-		attrs = append(attrs, "default "+f.Default)
-	}
-	attrs = append(attrs, "versions "+f.Versions)
-	fmt.Fprintf(w, "%s%s %s %s (%s)\n", strings.Repeat(" ", indent), mark, f.Name, f.Type, strings.Join(attrs, ", "))
+	fmt.Fprintf(w, "%s%s %s %s (%s)\n", strings.Repeat(" ", indent), mark, text.Escape(f.Name), text.Escape(f.Type), text.Escape(f.Attrs()))
 	for _, sub := range f.Fields {
 		writeField(w, " ", sub, indent+2)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -95,6 +96,25 @@ type FieldInfo struct {
 	// Fields are the fields of a struct or struct-array field present at
 	// this version.
 	Fields []FieldInfo `json:"fields,omitempty"`
+}
+
+// Attrs lists what the diff says of f beside its name and type: its tag
+// when tagged, "nullable", its default when it has one, and its versions
+// ("tag 0, nullable, default x, versions 1+"). The default is the spec's
+// text as it is: renderers escape it for their output.
+func (f FieldInfo) Attrs() string {
+	var attrs []string
+	if f.Tag != nil {
+		attrs = append(attrs, fmt.Sprintf("tag %d", *f.Tag))
+	}
+	if f.Nullable {
+		attrs = append(attrs, "nullable")
+	}
+	if f.Default != "" {
+		attrs = append(attrs, "default "+f.Default)
+	}
+	attrs = append(attrs, "versions "+f.Versions)
+	return strings.Join(attrs, ", ")
 }
 
 // FieldChange lists what changed in a field present at both versions.

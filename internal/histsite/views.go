@@ -123,18 +123,7 @@ func diffOf(vd *diff.VersionDiff) *diffView {
 const maxFieldDepth = 16
 
 func fieldOf(class, mark string, f diff.FieldInfo, depth int) fieldView {
-	var attrs []string
-	if f.Tag != nil {
-		attrs = append(attrs, fmt.Sprintf("tag %d", *f.Tag))
-	}
-	if f.Nullable {
-		attrs = append(attrs, "nullable")
-	}
-	if f.Default != "" {
-		attrs = append(attrs, "default "+f.Default)
-	}
-	attrs = append(attrs, "versions "+f.Versions)
-	fv := fieldView{Class: class, Mark: mark, Text: fmt.Sprintf("%s %s (%s)", f.Name, f.Type, strings.Join(attrs, ", "))}
+	fv := fieldView{Class: class, Mark: mark, Text: f.Name + " " + f.Type + " (" + f.Attrs() + ")"}
 	if depth < maxFieldDepth {
 		for _, sub := range f.Fields {
 			fv.Fields = append(fv.Fields, fieldOf("", "", sub, depth+1))
