@@ -13,13 +13,18 @@ import (
 // sequences, a bell, CR and U+202E.
 const escSpec = "../../testdata/specs/escapes"
 
-// TestSpecTextEscapedOnTerminal: show and decode print the spec's texts
-// escaped (\x1b, \r, \u202e), never raw.
+// escRecords is a synthetic record schema folder whose schema carries the
+// same.
+const escRecords = "../../testdata/records/escapes"
+
+// TestSpecTextEscapedOnTerminal: show (an API's page and a record type's)
+// and decode print the spec's texts escaped (\x1b, \r, \u202e), never raw.
 func TestSpecTextEscapedOnTerminal(t *testing.T) {
 	for _, args := range [][]string{
 		{"show", "--spec", escSpec, "Esc"},
 		{"show", "--spec", escSpec, "--version", "0", "Esc"},
 		{"decode", "--spec", escSpec, "--hex", "0000000b03ea000000000000000000"},
+		{"show", "--spec", escSpec, "--records", escRecords, "EscKey"},
 	} {
 		var out, errb bytes.Buffer
 		env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}

@@ -10,23 +10,25 @@ import (
 
 // RecordPage writes the page of one internal-topic record type: the
 // summary, the byte grid and object tree of its smallest instance (framed
-// as it sits in a record), and its schema.
+// as it sits in a record), and its schema. As in [Page], every text that
+// comes from the schema file (the schema with its comments among them) is
+// escaped for the terminal.
 func RecordPage(w io.Writer, p *recpage.Page) error {
 	var b bytes.Buffer
-	b.WriteString(p.Name + "\n\n")
+	b.WriteString(Escape(p.Name) + "\n\n")
 	width := 0
 	for _, it := range p.Summary {
-		width = max(width, len(it.Label))
+		width = max(width, len(Escape(it.Label)))
 	}
 	for _, it := range p.Summary {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, it.Label, it.Value)
+		fmt.Fprintf(&b, "%-*s  %s\n", width, Escape(it.Label), Escape(it.Value))
 	}
-	b.WriteString("\n" + p.Title + "\n\n")
+	b.WriteString("\n" + Escape(p.Title) + "\n\n")
 	Grid(&b, p.Bytes)
 	b.WriteString("\nobject tree\n\n")
 	Tree(&b, p.Spans)
 	b.WriteString("\nkafka record schema (.json)\n\n")
-	b.WriteString(p.Schema)
+	b.WriteString(EscapeBlock(p.Schema))
 	_, err := w.Write(b.Bytes())
 	return err
 }
