@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
+	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/testframes"
 )
 
@@ -149,5 +150,22 @@ func TestDecodePcapRedactsSASL(t *testing.T) {
 		if !holds(out) {
 			t.Errorf("decode --pcap %v --show-secrets hides the secrets", args)
 		}
+	}
+}
+
+// TestEventTextSafe: a connection's event line escapes its addresses as
+// its detail, since the upstream of a per-broker listener is the host a
+// broker advertised (here with an escape sequence that sets the
+// terminal's title).
+func TestEventTextSafe(t *testing.T) {
+	var b bytes.Buffer
+	e := &proxy.Event{Kind: proxy.EventClose, Conn: 3, Client: "127.0.0.1:5000", Listener: "127.0.0.1:9093",
+		Upstream: "b\x1b]0;pwned\a:9092", Detail: "closed \x1b[2J"}
+	if err := writeEventText(&b, e, false); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	if strings.ContainsAny(got, "\x1b\a") || !strings.Contains(got, `to b\x1b]0;pwned\x07:9092)`) || !strings.Contains(got, `closed \x1b[2J`) {
+		t.Errorf("event line %q: want its upstream and detail escaped", got)
 	}
 }

@@ -333,7 +333,9 @@ func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
 	}
 	conn := ""
 	if e.Conn > 0 {
-		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, e.Client, e.Listener, e.Upstream)
+		// The upstream of a per-broker listener is the host a broker
+		// advertised in its Metadata responses: a peer's bytes too.
+		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, terminalSafe(e.Client), terminalSafe(e.Listener), terminalSafe(e.Upstream))
 	}
 	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, terminalSafe(e.Detail))
 	return err
