@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/specfind"
 	"github.com/manifester/manifester/internal/term"
 )
@@ -119,7 +120,10 @@ func Main(env *Env, args []string) int {
 	case errors.Is(err, errSilentFailure):
 		return ExitFailure
 	}
-	fmt.Fprintln(env.Stderr, errorText(env, fmt.Sprintf("manifester %s: %v", c.name, err)))
+	// An error can quote its input: a JSON body's unknown key, a path.
+	// Its control characters are escaped (its lines and tabs kept), so
+	// that nothing from the input reaches the terminal raw.
+	fmt.Fprintln(env.Stderr, errorText(env, text.EscapeBlock(fmt.Sprintf("manifester %s: %v", c.name, err))))
 	var f failure
 	if errors.As(err, &f) {
 		return ExitFailure

@@ -71,3 +71,32 @@ func TestDiffEscapesSpecText(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorTextEscaped: a command's error quotes its input (here a JSON
+// body's unknown key, which sets the terminal's title) escaped, never
+// raw; the lines of a multi-line error stay lines.
+func TestErrorTextEscaped(t *testing.T) {
+	var out, errb bytes.Buffer
+	env := &cli.Env{Stdin: strings.NewReader(`{"A": 1, "B\u001b]0;pwned\u0007": 2}`), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	if code := cli.Main(env, []string{"encode", "--spec", escSpec, "--api", "1002", "-"}); code == cli.ExitOK {
+		t.Fatalf("encode of an unknown field: exit 0: %s", out.String())
+	}
+	got := errb.String()
+	for _, r := range got {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
+			t.Errorf("raw %q in the error: %q", r, got)
+			break
+		}
+	}
+	if !strings.Contains(got, `B\x1b]0;pwned\a`) {
+		t.Errorf("the error %q does not quote the key escaped", got)
+	}
+	errb.Reset()
+	env.Stdin = strings.NewReader("")
+	if code := cli.Main(env, []string{"show", "--spec", "../../testdata/specs/bad/duplicate_api_key", "Esc"}); code == cli.ExitOK {
+		t.Fatal("a bad spec loaded")
+	}
+	if lines := strings.Count(errb.String(), "\n"); lines < 2 {
+		t.Errorf("a spec's load error lost its lines: %q", errb.String())
+	}
+}
