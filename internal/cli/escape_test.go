@@ -2,6 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"unicode"
@@ -98,5 +101,45 @@ func TestErrorTextEscaped(t *testing.T) {
 	}
 	if lines := strings.Count(errb.String(), "\n"); lines < 2 {
 		t.Errorf("a spec's load error lost its lines: %q", errb.String())
+	}
+}
+
+// TestSpecsListingEscapesPaths: specs lists a spec folder whose name
+// carries an escape sequence (names from the file system: a folder's, a
+// jar's in the Maven cache) escaped, never raw.
+func TestSpecsListingEscapesPaths(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows does not allow control characters in file names")
+	}
+	dir := filepath.Join(t.TempDir(), "spec\x1b]0;pwned\a")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, err := filepath.Glob(filepath.Join(escSpec, "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixture files (%v)", err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out, errb bytes.Buffer
+	env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	if code := cli.Main(env, []string{"specs", "--spec", dir}); code != cli.ExitOK {
+		t.Fatalf("specs: exit %d: %s", code, errb.String())
+	}
+	for _, r := range out.String() + errb.String() {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
+			t.Errorf("raw %q in the output: %q", r, out.String())
+			break
+		}
+	}
+	if !strings.Contains(out.String(), `spec\x1b]0;pwned\a`) {
+		t.Errorf("the folder's name is not listed escaped:\n%s", out.String())
 	}
 }

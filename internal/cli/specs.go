@@ -10,6 +10,7 @@ import (
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/release"
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/specfind"
 )
@@ -37,7 +38,7 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 			if !ok {
 				return nil, errNoSpecs
 			}
-			fmt.Fprintf(env.Stderr, "manifester: no --spec given: using Kafka %s from %s (%s)\n", found.Version, found.Where, found.Display())
+			fmt.Fprintln(env.Stderr, text.Escape(fmt.Sprintf("manifester: no --spec given: using Kafka %s from %s (%s)", found.Version, found.Where, found.Display())))
 			args = []string{found.Path}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/spec"
 	"github.com/manifester/manifester/internal/specfetch"
@@ -93,13 +94,15 @@ func runSpecs(env *Env, args []string) error {
 		label, apis, recs, err := describe(r.full)
 		if err != nil {
 			failed++
-			fmt.Fprintf(env.Stderr, "manifester specs: %s: %v\n", r.path, err)
+			fmt.Fprintln(env.Stderr, text.EscapeBlock(fmt.Sprintf("manifester specs: %s: %v", r.path, err)))
 			apis, recs = "-", "does not load"
 		}
 		if r.label == "" {
 			r.label = label
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.used, r.label, apis, recs, r.where, r.path)
+		// Labels and paths are names from the file system (a jar's, a
+		// folder's): escaped, so that none reaches the terminal raw.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.used, text.Escape(r.label), apis, recs, text.Escape(r.where), text.Escape(r.path))
 	}
 	tw.Flush()
 	if len(specs) == 0 {
