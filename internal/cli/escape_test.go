@@ -20,6 +20,18 @@ const escSpec = "../../testdata/specs/escapes"
 // same.
 const escRecords = "../../testdata/records/escapes"
 
+// rawControl returns the first character of s that a terminal would act
+// on (a control character other than newline and tab, or a format
+// character such as U+202E), if any.
+func rawControl(s string) (rune, bool) {
+	for _, r := range s {
+		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
+			return r, true
+		}
+	}
+	return 0, false
+}
+
 // TestSpecTextEscapedOnTerminal: show (an API's page and a record type's)
 // and decode print the spec's texts escaped (\x1b, \r, \u202e), never raw.
 func TestSpecTextEscapedOnTerminal(t *testing.T) {
@@ -34,11 +46,8 @@ func TestSpecTextEscapedOnTerminal(t *testing.T) {
 		if code := cli.Main(env, args); code != cli.ExitOK {
 			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
 		}
-		for _, r := range out.String() + errb.String() {
-			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
-				t.Errorf("%v: raw %q in the output", args, r)
-				break
-			}
+		if r, ok := rawControl(out.String() + errb.String()); ok {
+			t.Errorf("%v: raw %q in the output", args, r)
 		}
 		if !strings.Contains(out.String(), `red \x1b[31mtext\x1b[0m`) {
 			t.Errorf("%v: the escaped about is missing:\n%s", args, out.String())
@@ -63,11 +72,8 @@ func TestDiffEscapesSpecText(t *testing.T) {
 		if code := cli.Main(env, c.args); code != cli.ExitOK {
 			t.Fatalf("%v: exit %d: %s", c.args, code, errb.String())
 		}
-		for _, r := range out.String() + errb.String() {
-			if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
-				t.Errorf("%v: raw %q in the output:\n%s", c.args, r, out.String())
-				break
-			}
+		if r, ok := rawControl(out.String() + errb.String()); ok {
+			t.Errorf("%v: raw %q in the output:\n%s", c.args, r, out.String())
 		}
 		if !strings.Contains(out.String(), c.want) {
 			t.Errorf("%v: %q is missing:\n%s", c.args, c.want, out.String())
@@ -85,11 +91,8 @@ func TestErrorTextEscaped(t *testing.T) {
 		t.Fatalf("encode of an unknown field: exit 0: %s", out.String())
 	}
 	got := errb.String()
-	for _, r := range got {
-		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
-			t.Errorf("raw %q in the error: %q", r, got)
-			break
-		}
+	if r, ok := rawControl(got); ok {
+		t.Errorf("raw %q in the error: %q", r, got)
 	}
 	if !strings.Contains(got, `B\x1b]0;pwned\a`) {
 		t.Errorf("the error %q does not quote the key escaped", got)
@@ -133,11 +136,8 @@ func TestSpecsListingEscapesPaths(t *testing.T) {
 	if code := cli.Main(env, []string{"specs", "--spec", dir}); code != cli.ExitOK {
 		t.Fatalf("specs: exit %d: %s", code, errb.String())
 	}
-	for _, r := range out.String() + errb.String() {
-		if r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.In(r, unicode.Cf)) {
-			t.Errorf("raw %q in the output: %q", r, out.String())
-			break
-		}
+	if r, ok := rawControl(out.String() + errb.String()); ok {
+		t.Errorf("raw %q in the output: %q", r, out.String())
 	}
 	if !strings.Contains(out.String(), `spec\x1b]0;pwned\a`) {
 		t.Errorf("the folder's name is not listed escaped:\n%s", out.String())
