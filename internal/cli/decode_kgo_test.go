@@ -17,7 +17,7 @@ import (
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/testdeadline"
-	"github.com/manifester/manifester/internal/testtap"
+	"github.com/manifester/manifester/internal/tlstest"
 )
 
 // TestDecodeKgoRequestStreams: everything franz-go's kgo client sends to
@@ -30,14 +30,13 @@ func TestDecodeKgoRequestStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tap := testtap.New(t, cluster.ListenAddrs()[0])
+	d := &tlstest.Dialer{} // records each connection kgo opens
 
 	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()[0]), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("g"),
-		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.Dialer(tap.DialContext)) // kfake advertises its own address; stay on the tap
+		kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond), kgo.Dialer(d.Dial))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +57,12 @@ func TestDecodeKgoRequestStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	tap.Close()
 
 	keys := map[int]bool{}
 	frames := 0
 	sawNewer := false
-	for i, s := range tap.Streams(capture.ClientToServer) {
+	for i, r := range d.Recordings() {
+		s := r.Stream(capture.ClientToServer)
 		if len(s) == 0 {
 			continue
 		}
@@ -123,12 +122,12 @@ func TestDecodeKgoResponses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tap := testtap.New(t, cluster.ListenAddrs()[0])
+	d := &tlstest.Dialer{}
 	ctx, cancel := testdeadline.From(t, context.Background())
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()[0]), kgo.DefaultProduceTopic("orders"),
 		kgo.ProducerBatchCompression(kgo.ZstdCompression()), kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond),
-		kgo.Dialer(tap.DialContext))
+		kgo.Dialer(d.Dial))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,21 +142,19 @@ func TestDecodeKgoResponses(t *testing.T) {
 		got += fs.NumRecords()
 	}
 	cl.Close()
-	tap.Close()
 
 	c := decCodec(t)
 	prepareCodec(&Release{Reg: c.Reg, Codec: c})
 	decoded, inflated := 0, 0
-	requests, replies := tap.Streams(capture.ClientToServer), tap.Streams(capture.ServerToClient)
-	for i := range requests {
+	for i, r := range d.Recordings() {
 		type req struct{ key, version int16 }
 		sent := map[int32]req{}
-		for _, p := range frames.Split(requests[i]) {
+		for _, p := range frames.Split(r.Stream(capture.ClientToServer)) {
 			if k, v, corr, ok := codec.PeekRequest(p.Bytes); ok {
 				sent[corr] = req{k, v}
 			}
 		}
-		for _, p := range frames.Split(replies[i]) {
+		for _, p := range frames.Split(r.Stream(capture.ServerToClient)) {
 			corr, _ := codec.PeekCorrelationID(p.Bytes)
 			rq, ok := sent[corr]
 			if !ok {

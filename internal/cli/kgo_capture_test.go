@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,7 +15,7 @@ import (
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/testshared"
-	"github.com/manifester/manifester/internal/testtap"
+	"github.com/manifester/manifester/internal/tlstest"
 )
 
 // TestKgoCaptureTopicsFiltersStats: franz-go's kgo producing text and
@@ -30,12 +31,12 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tap := testtap.New(t, cluster.ListenAddrs()[0])
+	d := &tlstest.Dialer{} // records each connection kgo opens
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.DefaultProduceTopic("orders"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()[0]), kgo.DefaultProduceTopic("orders"),
 		kgo.ConsumeTopics("orders"), kgo.FetchMaxWait(100*time.Millisecond), kgo.ClientID("kgo-Zürich"),
-		kgo.Dialer(tap.DialContext)) // kfake advertises its own address; stay on the tap
+		kgo.Dialer(d.Dial))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,10 +54,12 @@ func TestKgoCaptureTopicsFiltersStats(t *testing.T) {
 		got += fs.NumRecords()
 	}
 	cl.Close()
-	tap.Close()
-	pcap, _, _ := tap.Capture(t, capture.PCAPNG)
+	var pcap bytes.Buffer
+	if err := tlstest.WritePcap(&pcap, capture.PCAPNG, d.Recordings()...); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "kgo.pcapng")
-	if err := os.WriteFile(path, pcap, 0o644); err != nil {
+	if err := os.WriteFile(path, pcap.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	spec := testshared.Spec(t, "trunk")

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -16,7 +17,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/capture"
-	"github.com/manifester/manifester/internal/testtap"
+	"github.com/manifester/manifester/internal/frames"
+	"github.com/manifester/manifester/internal/tlstest"
 )
 
 // TestCaptureKgoNewestThroughKfake: franz-go's kgo at its own newest
@@ -33,11 +35,10 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cluster.Close()
-	tap := testtap.New(t, cluster.ListenAddrs()[0])
+	d := &tlstest.Dialer{} // records each connection kgo opens
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	// kfake advertises its own address; the dialer keeps kgo on the tap.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(tap.Addr()), kgo.Dialer(tap.DialContext), kgo.ClientID("Zürich-日本-consumer"),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(cluster.ListenAddrs()[0]), kgo.Dialer(d.Dial), kgo.ClientID("Zürich-日本-consumer"),
 		kgo.DefaultProduceTopic("orders"), kgo.ProducerBatchCompression(kgo.ZstdCompression()),
 		kgo.ConsumeTopics("orders"), kgo.ConsumerGroup("g"), kgo.DisableAutoCommit(), kgo.FetchMaxWait(100*time.Millisecond))
 	if err != nil {
@@ -67,14 +68,24 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 		t.Fatal(err)
 	}
 	cl.Close()
-	tap.Close()
 
-	pcap, frames, conns := tap.Capture(t, capture.PCAP)
-	path := filepath.Join(t.TempDir(), "kgo.pcap")
-	if err := os.WriteFile(path, pcap, 0o644); err != nil {
+	recs := d.Recordings()
+	frames := 0
+	for i, r := range recs {
+		var n int
+		recs[i], n = wholeFrames(t, r)
+		frames += n
+	}
+	conns := len(recs)
+	var pcap bytes.Buffer
+	if err := tlstest.WritePcap(&pcap, capture.PCAP, recs...); err != nil {
 		t.Fatal(err)
 	}
-	for _, ports := range [][]string{nil, {"--port", strconv.Itoa(int(tap.Addrs()[0][1].Port()))}} {
+	path := filepath.Join(t.TempDir(), "kgo.pcap")
+	if err := os.WriteFile(path, pcap.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, ports := range [][]string{nil, {"--port", strconv.Itoa(int(recs[0].Server.Port()))}} {
 		out, errOut, code := decodePcap(t, path, append([]string{"--format", "json", "--roundtrip"}, ports...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", ports, code, errOut)
@@ -137,4 +148,34 @@ func TestCaptureKgoNewestThroughKfake(t *testing.T) {
 			checkTsharkKafka(t, requireTool(t, "tshark"), path, parseLines(t, out))
 		}
 	}
+}
+
+// wholeFrames returns r with each direction cut after its last whole
+// Kafka frame (split by size prefixes alone), and the number of whole
+// frames: a response the client was reading as it closed would read as
+// cut.
+func wholeFrames(t *testing.T, r *tlstest.Recording) (*tlstest.Recording, int) {
+	t.Helper()
+	var left [2]int // bytes of whole frames, per direction, still to write
+	n := 0
+	for _, dir := range []capture.Dir{capture.ClientToServer, capture.ServerToClient} {
+		for f := range frames.All(r.Stream(dir)) {
+			if f.Err != nil {
+				t.Logf("%s -> %s %v: %d bytes after the last whole frame left out", r.Client, r.Server, dir, len(f.Bytes))
+				break
+			}
+			n++
+			left[dir] = f.Offset + len(f.Bytes)
+		}
+	}
+	out := *r
+	out.Chunks = nil
+	for _, c := range r.Chunks {
+		if k := min(len(c.Data), left[c.Dir]); k > 0 {
+			c.Data = c.Data[:k]
+			left[c.Dir] -= k
+			out.Chunks = append(out.Chunks, c)
+		}
+	}
+	return &out, n
 }

@@ -164,6 +164,16 @@ func (d *Dialer) DialContext(ctx context.Context, network, address string) (*Con
 	return c, nil
 }
 
+// Dial is DialContext as a net.Conn, the dialer a client such as kgo
+// takes (kgo.Dialer): each connection the client opens is recorded.
+func (d *Dialer) Dial(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := d.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err // not a nil *Conn in a non-nil net.Conn
+	}
+	return c, nil
+}
+
 // Conns returns the connections dialled so far, in dial order.
 func (d *Dialer) Conns() []*Conn {
 	d.mu.Lock()
