@@ -17,8 +17,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/filter"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/render/text"
+	"github.com/manifester/manifester/internal/selector"
 )
 
 // brokerPins collects --broker-listen NODE=ADDR.
@@ -45,7 +48,7 @@ func (b *brokerPins) Set(v string) error {
 	return nil
 }
 
-const proxyUsage = "[--spec P] [--records DIR] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--decode-process=false] [--show-secrets]"
+const proxyUsage = "[--spec P] [--records DIR] --listen ADDR --upstream HOST:PORT [--log FILE.jsonl] [--format summary|text|json] [--no-rewrite] [--advertise-host H] [--roundtrip] [--max-conns N] [--idle-timeout D] [--dial-timeout D] [--max-buffer BYTES] [--tls-cert FILE --tls-key FILE] [--upstream-tls [--upstream-ca FILE] [--upstream-server-name NAME] [--upstream-cert FILE --upstream-key FILE]] [--broker-listen NODE=ADDR ...] [--broker-port-base N] [--max-listeners N] [--listener-idle D] [--decode-process=false] [--filter EXPR] [--show-secrets]"
 
 func init() {
 	register(&command{
@@ -86,6 +89,7 @@ func runProxy(env *Env, args []string) error {
 	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
 	decodeWorkers := fs.Int("decode-workers", proxy.DefaultDecodeWorkers(), "goroutines that decode frames at once, at a lower priority than forwarding (events stay in order)")
 	decodeProcess := fs.Bool("decode-process", decodeProcessDefault, "decode and write the log in a second process at the lowest CPU priority (Linux: SCHED_IDLE), so that decoding never slows forwarding (default on Linux); false: in this process, at a lower priority")
+	filterExpr := fs.String("filter", "", "print only the frames that match `EXPR`, e.g. 'api == JoinGroup or error != NONE' (see docs/capture.md), and of the other events only faults and skips; the --log file still gets every event")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens in the output and log (redacted by default)")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -145,6 +149,10 @@ func runProxy(env *Env, args []string) error {
 	if err := attachRecords(env, rel, *recs, ""); err != nil {
 		return err
 	}
+	flt, err := compileFilter(*filterExpr, rel.Codec.Reg)
+	if err != nil {
+		return err
+	}
 
 	var child *decoderProcess
 	if *decodeProcess && !decoder {
@@ -152,7 +160,8 @@ func runProxy(env *Env, args []string) error {
 			fmt.Fprintf(env.Stderr, "manifester proxy: decoding in this process: the decoding process needs the specs' location, which is not known for %s\n", rel.Label)
 		} else {
 			o := decoderOptions{spec: rel.Label + "=" + rel.Path, records: *recs, format: *format, logPath: *logPath,
-				roundtrip: *roundtrip, secrets: *showSecrets, workers: *decodeWorkers, maxBuffer: *maxBuffer, upstream: *upstream}
+				roundtrip: *roundtrip, secrets: *showSecrets, workers: *decodeWorkers, maxBuffer: *maxBuffer, upstream: *upstream,
+				filter: *filterExpr}
 			if len(o.records) == 0 && env.Getenv("MANIFESTER_RECORDS") != "" {
 				o.records = []string{env.Getenv("MANIFESTER_RECORDS")}
 			}
@@ -190,6 +199,7 @@ func runProxy(env *Env, args []string) error {
 	out := proxy.NewLineWriter(env.Stdout)
 	var mu sync.Mutex
 	var writeErr error
+	shown := newEventFilter(rel.Codec, flt)
 	sink := func(e *proxy.Event) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -197,6 +207,9 @@ func runProxy(env *Env, args []string) error {
 			if err := logW.WriteEvent(e); err != nil && writeErr == nil {
 				writeErr = err
 			}
+		}
+		if !shown.admit(e) {
+			return
 		}
 		var err error
 		if *format == "json" {
@@ -219,13 +232,15 @@ func runProxy(env *Env, args []string) error {
 		DecodeWorkers: *decodeWorkers,
 		// The sink writes each event out and keeps nothing of it.
 		ReuseTrees: true,
-		// Summary lines need no trees; the JSON log and the other formats do.
-		Summary: *format == "summary" && *logPath == "",
+		// Summary lines need no trees; the JSON log, the other formats
+		// and --filter (a frame's topics and errors) do.
+		Summary: *format == "summary" && *logPath == "" && flt == nil,
 	}
 	if decoder {
 		err := runDecoder(env, cfg)
 		mu.Lock()
 		defer mu.Unlock()
+		shown.summary(env.Stderr)
 		if err == nil && writeErr != nil {
 			err = failure{fmt.Errorf("writing the log: %w", writeErr)}
 		}
@@ -285,10 +300,49 @@ func runProxy(env *Env, args []string) error {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	shown.summary(env.Stderr)
 	if writeErr != nil {
 		return failure{fmt.Errorf("writing the log: %w", writeErr)}
 	}
 	return nil
+}
+
+// eventFilter is proxy --filter on the events printed: the frames that
+// match (a response with its request's client id and topics), and of the
+// other events only faults and skips, which say what was not decoded or
+// not forwarded. Without a filter it admits every event.
+type eventFilter struct {
+	sel    *selector.Selector
+	frames int // frame events seen, in order: each one's position
+}
+
+func newEventFilter(c *codec.Codec, flt *filter.Filter) *eventFilter {
+	if flt == nil {
+		return &eventFilter{}
+	}
+	return &eventFilter{sel: selector.New(c, flt)}
+}
+
+// admit reports whether e is printed; it takes the events in order.
+func (f *eventFilter) admit(e *proxy.Event) bool {
+	if f.sel == nil {
+		return true
+	}
+	switch e.Kind {
+	case proxy.EventFrame:
+		f.frames++
+		return e.Frame != nil && f.sel.AdmitReportOn(e.Frame, f.frames-1, e.Conn)
+	case proxy.EventFault, proxy.EventSkipped:
+		return true
+	}
+	return false
+}
+
+// summary says, with a filter, how many frames it printed of how many.
+func (f *eventFilter) summary(w io.Writer) {
+	if f.sel != nil {
+		f.sel.SummaryAs(w, "proxy")
+	}
 }
 
 // upstreamResolves looks the host of hostport up, within timeout: nil for

@@ -45,6 +45,7 @@ type decoderOptions struct {
 	workers   int
 	maxBuffer int
 	upstream  string
+	filter    string // --filter
 }
 
 func (o decoderOptions) args() []string {
@@ -58,6 +59,9 @@ func (o decoderOptions) args() []string {
 	}
 	if o.roundtrip {
 		a = append(a, "--roundtrip")
+	}
+	if o.filter != "" {
+		a = append(a, "--filter", o.filter)
 	}
 	if o.secrets {
 		a = append(a, "--show-secrets")

@@ -19,19 +19,27 @@ import (
 // Metadata), stops the proxy and returns its stdout.
 func runProxyFormat(t *testing.T, format string) string {
 	t.Helper()
+	out, _ := runProxyPing(t, "--format", format)
+	return out
+}
+
+// runProxyPing is runProxyFormat with the proxy's other flags args; it
+// returns its stdout and stderr.
+func runProxyPing(t *testing.T, args ...string) (stdout, stderr string) {
+	t.Helper()
 	c, vs := specCluster(t)
 
 	ctx, stop := context.WithCancel(context.Background())
-	stdout, stderr := &lockedBuffer{}, &lockedBuffer{}
-	env := &Env{Stdin: strings.NewReader(""), Stdout: stdout, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
+	outBuf, errBuf := &lockedBuffer{}, &lockedBuffer{}
+	env := &Env{Stdin: strings.NewReader(""), Stdout: outBuf, Stderr: errBuf, Getenv: func(string) string { return "" }, Stop: ctx}
 	done := make(chan int)
 	go func() {
-		done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0], "--format", format})
+		done <- Main(env, append([]string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", c.ListenAddrs()[0]}, args...))
 	}()
 	var addr string
 	re := regexp.MustCompile(`listening on (\S+),`)
 	for deadline := testdeadline.Deadline(t); addr == "" && time.Now().Before(deadline); {
-		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+		if m := re.FindStringSubmatch(errBuf.String()); m != nil {
 			addr = m[1]
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -39,7 +47,7 @@ func runProxyFormat(t *testing.T, format string) string {
 	if addr == "" {
 		stop()
 		<-done
-		t.Fatalf("proxy did not start: %s", stderr.String())
+		t.Fatalf("proxy did not start: %s", errBuf.String())
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.MaxVersions(vs))
 	if err != nil {
@@ -53,12 +61,12 @@ func runProxyFormat(t *testing.T, format string) string {
 	cl.Close()
 	stop()
 	if code := <-done; code != 0 {
-		t.Fatalf("proxy exited %d: %s", code, stderr.String())
+		t.Fatalf("proxy exited %d: %s", code, errBuf.String())
 	}
 	if perr != nil {
 		t.Fatalf("ping through the proxy: %v", perr)
 	}
-	return stdout.String()
+	return outBuf.String(), errBuf.String()
 }
 
 // TestProxyFormatText checks that --format text prints each frame's object

@@ -297,11 +297,15 @@ func (s *Selector) LearnEmitted(t *span.Tree, msg *schema.Message, v int16, inde
 
 // Summary says how many frames the filter showed, and how many of the
 // hidden ones did not decode (they do not count for the exit status).
-func (s *Selector) Summary(w io.Writer) {
+func (s *Selector) Summary(w io.Writer) { s.SummaryAs(w, "decode") }
+
+// SummaryAs is Summary for the command named cmd (as in "manifester
+// proxy: ...").
+func (s *Selector) SummaryAs(w io.Writer, cmd string) {
 	if s.flt == nil {
 		return
 	}
-	fmt.Fprintf(w, "manifester decode: --filter %q: %d of %d frames shown", s.flt.String(), s.shown, s.total)
+	fmt.Fprintf(w, "manifester %s: --filter %q: %d of %d frames shown", cmd, s.flt.String(), s.shown, s.total)
 	if s.hiddenFailed > 0 {
 		fmt.Fprintf(w, "; %d of the frames not shown did not decode", s.hiddenFailed)
 	}

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/proxy"
+	"github.com/manifester/manifester/internal/testshared"
+)
+
+// TestProxyFilter runs `manifester proxy --filter` in front of kfake, in the
+// proxy's process and in a decoding process of its own, and checks that
+// standard output holds only the frames that match (a response matched by
+// its request's client id, which it takes from the request), that the log
+// still has every event, and that the summary counts what was shown.
+func TestProxyFilter(t *testing.T) {
+	for _, child := range []bool{true, false} {
+		for _, tc := range []struct {
+			expr      string
+			want      []string // lines that must be printed
+			wantNot   []string // and must not
+			wantShown int      // frames printed
+		}{
+			{expr: "api == Metadata", want: []string{"request Metadata(3)", "response Metadata(3)"},
+				wantNot: []string{"ApiVersions", "open conn", "# "}, wantShown: 2},
+			{expr: `kind == response and client_id == "kgo"`, want: []string{"response ApiVersions(18)", "response Metadata(3)"},
+				wantNot: []string{"request ", "open conn"}, wantShown: 2},
+		} {
+			t.Run(fmt.Sprintf("decode-process=%v/%s", child, tc.expr), func(t *testing.T) {
+				logPath := filepath.Join(t.TempDir(), "proxy.jsonl")
+				out, errOut := runProxyPing(t, fmt.Sprintf("--decode-process=%v", child), "--filter", tc.expr, "--log", logPath)
+				for _, w := range tc.want {
+					if !strings.Contains(out, w) {
+						t.Errorf("output lacks %q:\n%s", w, out)
+					}
+				}
+				for _, w := range tc.wantNot {
+					if strings.Contains(out, w) {
+						t.Errorf("output has %q, which the filter hides:\n%s", w, out)
+					}
+				}
+				if n := strings.Count(out, "\n"); n != tc.wantShown {
+					t.Errorf("%d lines printed, want %d:\n%s", n, tc.wantShown, out)
+				}
+				m := regexp.MustCompile(`manifester proxy: --filter "([^"]|\\")*": (\d+) of (\d+) frames shown`).FindStringSubmatch(errOut)
+				if m == nil {
+					t.Fatalf("no filter summary on stderr:\n%s", errOut)
+				}
+				shown, _ := strconv.Atoi(m[2])
+				total, _ := strconv.Atoi(m[3])
+				if shown != tc.wantShown || total < 4 {
+					t.Errorf("summary says %d of %d frames shown; want %d of at least 4 (ApiVersions and Metadata, each way)", shown, total, tc.wantShown)
+				}
+				log, err := os.ReadFile(logPath)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range []string{`"event":"open"`, `"api":"ApiVersions"`, `"api":"Metadata"`} {
+					if !strings.Contains(string(log), w) {
+						t.Errorf("the log, which the filter does not touch, lacks %s", w)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestProxyFilterBad checks that a filter that does not parse stops the
+// proxy before it listens, naming the column.
+func TestProxyFilterBad(t *testing.T) {
+	_, errOut, code := runCLI(t, "proxy", "--spec", decSpec, "--upstream", "127.0.0.1:1", "--listen", "127.0.0.1:0", "--filter", "api == Nope")
+	if code != 2 || !strings.Contains(errOut, "--filter") || !strings.Contains(errOut, "Nope") {
+		t.Errorf("exit %d, stderr %q; want 2 and an error naming --filter and the unknown API", code, errOut)
+	}
+	if strings.Contains(errOut, "listening on") {
+		t.Errorf("the proxy listened with a bad filter: %s", errOut)
+	}
+}
+
+// TestProxyFilterEvents checks which of the proxy's other events a filter
+// lets through: faults and skips (what went wrong, and which frames were
+// not decoded and so might have matched), not the rest; without a filter,
+// everything.
+func TestProxyFilterEvents(t *testing.T) {
+	testshared.Dir(t)
+	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
+	rel, _, err := specFlags{decSpec}.newest(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flt, err := compileFilter("api == Fetch", rel.Codec.Reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, none := newEventFilter(rel.Codec, flt), newEventFilter(rel.Codec, nil)
+	for _, tc := range []struct {
+		kind proxy.EventKind
+		want bool
+	}{
+		{proxy.EventFault, true}, {proxy.EventSkipped, true},
+		{proxy.EventOpen, false}, {proxy.EventClose, false}, {proxy.EventListen, false},
+		{proxy.EventRewrite, false}, {proxy.EventUnlisten, false},
+	} {
+		e := &proxy.Event{Kind: tc.kind, Conn: 1}
+		if got := f.admit(e); got != tc.want {
+			t.Errorf("%s event admitted %v with a filter, want %v", tc.kind, got, tc.want)
+		}
+		if !none.admit(e) {
+			t.Errorf("%s event not admitted without a filter", tc.kind)
+		}
+	}
+}
