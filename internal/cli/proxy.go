@@ -233,8 +233,8 @@ func runProxy(env *Env, args []string) error {
 		// The sink writes each event out and keeps nothing of it.
 		ReuseTrees: true,
 		// Summary lines need no trees; the JSON log, the other formats
-		// and --filter (a frame's topics and errors) do.
-		Summary: *format == "summary" && *logPath == "" && flt == nil,
+		// and a --filter on topics or errors (facts of the body) do.
+		Summary: *format == "summary" && *logPath == "" && (flt == nil || !flt.NeedsBody()),
 	}
 	if decoder {
 		err := runDecoder(env, cfg)

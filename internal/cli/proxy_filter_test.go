@@ -23,6 +23,7 @@ func TestProxyFilter(t *testing.T) {
 	for _, child := range []bool{true, false} {
 		for _, tc := range []struct {
 			expr      string
+			noLog     bool     // no --log: summary lines decoded without trees, unless the filter reads the body
 			want      []string // lines that must be printed
 			wantNot   []string // and must not
 			wantShown int      // frames printed
@@ -31,10 +32,20 @@ func TestProxyFilter(t *testing.T) {
 				wantNot: []string{"ApiVersions", "open conn", "# "}, wantShown: 2},
 			{expr: `kind == response and client_id == "kgo"`, want: []string{"response ApiVersions(18)", "response Metadata(3)"},
 				wantNot: []string{"request ", "open conn"}, wantShown: 2},
+			{expr: `kind == response and client_id == "kgo"`, noLog: true, want: []string{"response ApiVersions(18)", "response Metadata(3)"},
+				wantNot: []string{"request ", "open conn"}, wantShown: 2},
+			// error reads the body: ApiVersions's response has an error
+			// code (0), its request none.
+			{expr: "api == ApiVersions and error == NONE", noLog: true, want: []string{"response ApiVersions(18)"},
+				wantNot: []string{"request ", "Metadata"}, wantShown: 1},
 		} {
-			t.Run(fmt.Sprintf("decode-process=%v/%s", child, tc.expr), func(t *testing.T) {
+			t.Run(fmt.Sprintf("decode-process=%v/%s/log=%v", child, tc.expr, !tc.noLog), func(t *testing.T) {
 				logPath := filepath.Join(t.TempDir(), "proxy.jsonl")
-				out, errOut := runProxyPing(t, fmt.Sprintf("--decode-process=%v", child), "--filter", tc.expr, "--log", logPath)
+				args := []string{fmt.Sprintf("--decode-process=%v", child), "--filter", tc.expr}
+				if !tc.noLog {
+					args = append(args, "--log", logPath)
+				}
+				out, errOut := runProxyPing(t, args...)
 				for _, w := range tc.want {
 					if !strings.Contains(out, w) {
 						t.Errorf("output lacks %q:\n%s", w, out)
@@ -56,6 +67,9 @@ func TestProxyFilter(t *testing.T) {
 				total, _ := strconv.Atoi(m[3])
 				if shown != tc.wantShown || total < 4 {
 					t.Errorf("summary says %d of %d frames shown; want %d of at least 4 (ApiVersions and Metadata, each way)", shown, total, tc.wantShown)
+				}
+				if tc.noLog {
+					return
 				}
 				log, err := os.ReadFile(logPath)
 				if err != nil {

@@ -102,6 +102,26 @@ func (f *Filter) String() string { return f.src }
 // Match reports whether the frame satisfies the expression.
 func (f *Filter) Match(fr *Frame) bool { return f.root.eval(fr) }
 
+// NeedsBody reports whether the expression reads what only a frame's body
+// holds (topic, error): a front end that keeps no tree of a frame can
+// evaluate any other expression from the frame's header, its request and
+// its timing.
+func (f *Filter) NeedsBody() bool { return readsBody(f.root) }
+
+func readsBody(n node) bool {
+	switch n := n.(type) {
+	case andNode:
+		return readsBody(n.l) || readsBody(n.r)
+	case orNode:
+		return readsBody(n.l) || readsBody(n.r)
+	case notNode:
+		return readsBody(n.n)
+	case *cmpNode:
+		return n.f == fTopic || n.f == fError
+	}
+	return true // a node of a kind added later: assume the worst
+}
+
 // APILookup resolves an API name (case is ignored) to its key, or says
 // why not ("unknown API \"Fecth\"; did you mean Fetch?"); nil accepts
 // keys only.

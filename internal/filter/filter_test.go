@@ -161,3 +161,27 @@ func TestNoAPITable(t *testing.T) {
 		t.Errorf("api == 1 without a table: %v", err)
 	}
 }
+
+// TestNeedsBody checks which expressions read a frame's body (topic,
+// error) through every kind of node.
+func TestNeedsBody(t *testing.T) {
+	for expr, want := range map[string]bool{
+		"api == Fetch":                           false,
+		`kind == response and client_id == kgo`:  false,
+		"not (version > 3 or latency_us > 1000)": false,
+		"size < 100 and correlation_id != 7":     false,
+		"topic == orders":                        true,
+		"api == Fetch and error != NONE":         true,
+		"api == Fetch or topic contains ord":     true,
+		"not error == NONE":                      true,
+		"(api == 1 and (not (version == 2 or (kind == request and topic == x))))": true,
+	} {
+		f, err := Compile(expr, apis)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := f.NeedsBody(); got != want {
+			t.Errorf("%s: NeedsBody %v, want %v", expr, got, want)
+		}
+	}
+}
