@@ -334,6 +334,8 @@ func (f *eventFilter) admit(e *proxy.Event) bool {
 		return e.Frame != nil && f.sel.AdmitReportOn(e.Frame, f.frames-1, e.Conn)
 	case proxy.EventFault, proxy.EventSkipped:
 		return true
+	case proxy.EventClose:
+		f.sel.Forget(e.Conn)
 	}
 	return false
 }

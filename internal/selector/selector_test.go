@@ -166,3 +166,37 @@ func TestCutCorrelationID(t *testing.T) {
 		t.Error("a request of correlation id 0 did not match correlation_id == 0")
 	}
 }
+
+// TestForget: once a connection is forgotten (the proxy saw it close), its
+// requests' facts are gone, so a response on a connection of that number
+// does not take them; the other connections keep theirs.
+func TestForget(t *testing.T) {
+	c := testframes.Codec(t, "4.3")
+	fetchAPI, _ := c.Reg.API(1)
+	flt, err := filter.Compile(`client_id == "billing"`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := New(c, flt)
+	req := func() *report.Frame {
+		return report.Decode(c, testframes.Request("billing", fetchReq(topicOrders), 7), report.Options{})
+	}
+	resp := func() *report.Frame {
+		return report.Decode(c, testframes.Response(fetchResp(), 7), report.Options{Kind: schema.TypeResponse, API: fetchAPI, Version: 13})
+	}
+	sel.AdmitReportOn(req(), 0, 1)
+	sel.AdmitReportOn(req(), 1, 2)
+	if len(sel.pending) != 2 {
+		t.Fatalf("%d connections with pending requests, want 2", len(sel.pending))
+	}
+	sel.Forget(1)
+	if _, ok := sel.pending[1]; ok || len(sel.pending) != 1 {
+		t.Fatalf("connection 1 not forgotten, or another one with it: %d left", len(sel.pending))
+	}
+	if sel.AdmitReportOn(resp(), 2, 1) {
+		t.Error("a response on a forgotten connection took the client id of a request from before")
+	}
+	if !sel.AdmitReportOn(resp(), 3, 2) {
+		t.Error("a response on another connection lost its request's client id")
+	}
+}
