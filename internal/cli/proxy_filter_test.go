@@ -26,7 +26,7 @@ func TestProxyFilter(t *testing.T) {
 			noLog     bool     // no --log: summary lines decoded without trees, unless the filter reads the body
 			want      []string // lines that must be printed
 			wantNot   []string // and must not
-			wantShown int      // frames printed
+			wantShown int      // frames printed at least (kgo may ask again)
 		}{
 			{expr: "api == Metadata", want: []string{"request Metadata(3)", "response Metadata(3)"},
 				wantNot: []string{"ApiVersions", "open conn", "# "}, wantShown: 2},
@@ -56,17 +56,17 @@ func TestProxyFilter(t *testing.T) {
 						t.Errorf("output has %q, which the filter hides:\n%s", w, out)
 					}
 				}
-				if n := strings.Count(out, "\n"); n != tc.wantShown {
-					t.Errorf("%d lines printed, want %d:\n%s", n, tc.wantShown, out)
-				}
 				m := regexp.MustCompile(`manifester proxy: --filter "([^"]|\\")*": (\d+) of (\d+) frames shown`).FindStringSubmatch(errOut)
 				if m == nil {
 					t.Fatalf("no filter summary on stderr:\n%s", errOut)
 				}
 				shown, _ := strconv.Atoi(m[2])
 				total, _ := strconv.Atoi(m[3])
-				if shown != tc.wantShown || total < 4 {
-					t.Errorf("summary says %d of %d frames shown; want %d of at least 4 (ApiVersions and Metadata, each way)", shown, total, tc.wantShown)
+				if n := strings.Count(out, "\n"); n != shown {
+					t.Errorf("%d lines printed, and the summary says %d frames shown:\n%s", n, shown, out)
+				}
+				if shown < tc.wantShown || total < shown+2 {
+					t.Errorf("summary says %d of %d frames shown; want at least %d of at least 2 more (the requests or ApiVersions)", shown, total, tc.wantShown)
 				}
 				if tc.noLog {
 					return
