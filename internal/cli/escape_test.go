@@ -32,6 +32,15 @@ func rawControl(s string) (rune, bool) {
 	return 0, false
 }
 
+// runMain runs the command args with stdin as its input and returns its
+// stdout, its stderr and its exit status.
+func runMain(stdin string, args ...string) (stdout, stderr string, code int) {
+	var out, errb bytes.Buffer
+	env := &cli.Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+	code = cli.Main(env, args)
+	return out.String(), errb.String(), code
+}
+
 // TestSpecTextEscapedOnTerminal: show (an API's page and a record type's)
 // and decode print the spec's texts escaped (\x1b, \r, \u202e), never raw.
 func TestSpecTextEscapedOnTerminal(t *testing.T) {
@@ -41,16 +50,15 @@ func TestSpecTextEscapedOnTerminal(t *testing.T) {
 		{"decode", "--spec", escSpec, "--hex", "0000000b03ea000000000000000000"},
 		{"show", "--spec", escSpec, "--records", escRecords, "EscKey"},
 	} {
-		var out, errb bytes.Buffer
-		env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-		if code := cli.Main(env, args); code != cli.ExitOK {
-			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		out, errOut, code := runMain("", args...)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		if r, ok := rawControl(out.String() + errb.String()); ok {
+		if r, ok := rawControl(out + errOut); ok {
 			t.Errorf("%v: raw %q in the output", args, r)
 		}
-		if !strings.Contains(out.String(), `red \x1b[31mtext\x1b[0m`) {
-			t.Errorf("%v: the escaped about is missing:\n%s", args, out.String())
+		if !strings.Contains(out, `red \x1b[31mtext\x1b[0m`) {
+			t.Errorf("%v: the escaped about is missing:\n%s", args, out)
 		}
 	}
 }
@@ -67,16 +75,15 @@ func TestDiffEscapesSpecText(t *testing.T) {
 		{[]string{"diff", "--spec", two, "Esc", "0", "1"}, `+ Title string (default x\x1b]0;pwned\ay, versions 1+)`},
 		{[]string{"diff", "--spec", "A=" + escSpec, "--spec", "B=" + two, "--release", "A", "B"}, "1002 Esc versions 0 -> 0-1"},
 	} {
-		var out, errb bytes.Buffer
-		env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-		if code := cli.Main(env, c.args); code != cli.ExitOK {
-			t.Fatalf("%v: exit %d: %s", c.args, code, errb.String())
+		out, errOut, code := runMain("", c.args...)
+		if code != cli.ExitOK {
+			t.Fatalf("%v: exit %d: %s", c.args, code, errOut)
 		}
-		if r, ok := rawControl(out.String() + errb.String()); ok {
-			t.Errorf("%v: raw %q in the output:\n%s", c.args, r, out.String())
+		if r, ok := rawControl(out + errOut); ok {
+			t.Errorf("%v: raw %q in the output:\n%s", c.args, r, out)
 		}
-		if !strings.Contains(out.String(), c.want) {
-			t.Errorf("%v: %q is missing:\n%s", c.args, c.want, out.String())
+		if !strings.Contains(out, c.want) {
+			t.Errorf("%v: %q is missing:\n%s", c.args, c.want, out)
 		}
 	}
 }
@@ -85,25 +92,22 @@ func TestDiffEscapesSpecText(t *testing.T) {
 // body's unknown key, which sets the terminal's title) escaped, never
 // raw; the lines of a multi-line error stay lines.
 func TestErrorTextEscaped(t *testing.T) {
-	var out, errb bytes.Buffer
-	env := &cli.Env{Stdin: strings.NewReader(`{"A": 1, "B\u001b]0;pwned\u0007": 2}`), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	if code := cli.Main(env, []string{"encode", "--spec", escSpec, "--api", "1002", "-"}); code == cli.ExitOK {
-		t.Fatalf("encode of an unknown field: exit 0: %s", out.String())
+	out, got, code := runMain(`{"A": 1, "B\u001b]0;pwned\u0007": 2}`, "encode", "--spec", escSpec, "--api", "1002", "-")
+	if code == cli.ExitOK {
+		t.Fatalf("encode of an unknown field: exit 0: %s", out)
 	}
-	got := errb.String()
 	if r, ok := rawControl(got); ok {
 		t.Errorf("raw %q in the error: %q", r, got)
 	}
 	if !strings.Contains(got, `B\x1b]0;pwned\a`) {
 		t.Errorf("the error %q does not quote the key escaped", got)
 	}
-	errb.Reset()
-	env.Stdin = strings.NewReader("")
-	if code := cli.Main(env, []string{"show", "--spec", "../../testdata/specs/bad/duplicate_api_key", "Esc"}); code == cli.ExitOK {
+	_, errOut, code := runMain("", "show", "--spec", "../../testdata/specs/bad/duplicate_api_key", "Esc")
+	if code == cli.ExitOK {
 		t.Fatal("a bad spec loaded")
 	}
-	if lines := strings.Count(errb.String(), "\n"); lines < 2 {
-		t.Errorf("a spec's load error lost its lines: %q", errb.String())
+	if lines := strings.Count(errOut, "\n"); lines < 2 {
+		t.Errorf("a spec's load error lost its lines: %q", errOut)
 	}
 }
 
@@ -118,15 +122,14 @@ func TestSpecsListingEscapesPaths(t *testing.T) {
 	if err := os.CopyFS(dir, os.DirFS(escSpec)); err != nil {
 		t.Fatal(err)
 	}
-	var out, errb bytes.Buffer
-	env := &cli.Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
-	if code := cli.Main(env, []string{"specs", "--spec", dir}); code != cli.ExitOK {
-		t.Fatalf("specs: exit %d: %s", code, errb.String())
+	out, errOut, code := runMain("", "specs", "--spec", dir)
+	if code != cli.ExitOK {
+		t.Fatalf("specs: exit %d: %s", code, errOut)
 	}
-	if r, ok := rawControl(out.String() + errb.String()); ok {
-		t.Errorf("raw %q in the output: %q", r, out.String())
+	if r, ok := rawControl(out + errOut); ok {
+		t.Errorf("raw %q in the output: %q", r, out)
 	}
-	if !strings.Contains(out.String(), `spec\x1b]0;pwned\a`) {
-		t.Errorf("the folder's name is not listed escaped:\n%s", out.String())
+	if !strings.Contains(out, `spec\x1b]0;pwned\a`) {
+		t.Errorf("the folder's name is not listed escaped:\n%s", out)
 	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/proxy"
-	"github.com/manifester/manifester/internal/testshared"
 )
 
 // TestProxyFilter runs `manifester proxy --filter` in front of kfake, in the
@@ -102,17 +100,12 @@ func TestProxyFilterBad(t *testing.T) {
 // not decoded and so might have matched), not the rest; without a filter,
 // everything.
 func TestProxyFilterEvents(t *testing.T) {
-	testshared.Dir(t)
-	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" }}
-	rel, _, err := specFlags{decSpec}.newest(env)
+	c := decCodec(t)
+	flt, err := compileFilter("api == Fetch", c.Reg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	flt, err := compileFilter("api == Fetch", rel.Codec.Reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, none := newEventFilter(rel.Codec, flt), newEventFilter(rel.Codec, nil)
+	f, none := newEventFilter(c, flt), newEventFilter(c, nil)
 	for _, tc := range []struct {
 		kind proxy.EventKind
 		want bool
