@@ -16,12 +16,14 @@ import (
 func RecordPage(w io.Writer, p *recpage.Page) error {
 	var b bytes.Buffer
 	b.WriteString(Escape(p.Name) + "\n\n")
+	labels := make([]string, len(p.Summary))
 	width := 0
-	for _, it := range p.Summary {
-		width = max(width, len(Escape(it.Label)))
+	for i, it := range p.Summary {
+		labels[i] = Escape(it.Label)
+		width = max(width, len(labels[i]))
 	}
-	for _, it := range p.Summary {
-		fmt.Fprintf(&b, "%-*s  %s\n", width, Escape(it.Label), Escape(it.Value))
+	for i, it := range p.Summary {
+		fmt.Fprintf(&b, "%-*s  %s\n", width, labels[i], Escape(it.Value))
 	}
 	b.WriteString("\n" + Escape(p.Title) + "\n\n")
 	Grid(&b, p.Bytes)
