@@ -57,3 +57,56 @@ loop:
 	SUBQ $16, CX
 	JNZ loop
 	RET
+
+// The sixteen digits, in each 128-bit lane: VPSHUFB's table.
+DATA hexDigits<>+0(SB)/8, $0x3736353433323130
+DATA hexDigits<>+8(SB)/8, $0x6665646362613938
+DATA hexDigits<>+16(SB)/8, $0x3736353433323130
+DATA hexDigits<>+24(SB)/8, $0x6665646362613938
+GLOBL hexDigits<>(SB), RODATA|NOPTR, $32
+
+// func encodeAVX2(dst, src *byte, n int)
+//
+// Thirty-two bytes at a time: the nibbles looked up in hexDigits with
+// VPSHUFB. The input's quadwords are first put in the order 0, 2, 1, 3,
+// so that the in-lane byte interleaves give digits 0-15 and 16-31 in
+// order. A last block of sixteen (n an odd multiple of 16) is written by
+// the SSE2 loop.
+TEXT ·encodeAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	VMOVDQU hexDigits<>(SB), Y7
+	VPBROADCASTB hexNibble<>(SB), Y6
+	CMPQ CX, $32
+	JB   tail
+
+loop32:
+	VMOVDQU (SI), Y0
+	VPERMQ $0xD8, Y0, Y0
+	VPSRLW $4, Y0, Y1
+	VPAND Y6, Y1, Y1       // high nibbles
+	VPAND Y6, Y0, Y0       // low nibbles
+	VPSHUFB Y1, Y7, Y1     // their digits
+	VPSHUFB Y0, Y7, Y0
+	VPUNPCKLBW Y0, Y1, Y2  // bytes 0-15: high digit first
+	VPUNPCKHBW Y0, Y1, Y3  // bytes 16-31
+	VMOVDQU Y2, 0(DI)
+	VMOVDQU Y3, 32(DI)
+	ADDQ $32, SI
+	ADDQ $64, DI
+	SUBQ $32, CX
+	CMPQ CX, $32
+	JAE  loop32
+
+tail:
+	VZEROUPPER
+	TESTQ CX, CX
+	JZ   done
+	MOVQ DI, dst+0(FP)
+	MOVQ SI, src+8(FP)
+	MOVQ CX, n+16(FP)
+	JMP  ·encodeSSE2(SB)
+
+done:
+	RET

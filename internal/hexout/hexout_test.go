@@ -8,14 +8,16 @@ import (
 )
 
 // TestAppendEncode compares with encoding/hex for every byte value at
-// every position of the 16-byte and 8-byte loops, every length up to 100,
-// and an existing prefix in dst.
-func TestAppendEncode(t *testing.T) {
+// every position of the 32-, 16- and 8-byte loops, every length up to
+// 100, and an existing prefix in dst, with each block loop.
+func TestAppendEncode(t *testing.T) { loops(t, testAppendEncode) }
+
+func testAppendEncode(t *testing.T) {
 	all := make([]byte, 256)
 	for i := range all {
 		all[i] = byte(i)
 	}
-	for shift := range 16 {
+	for shift := range 32 {
 		src := append(all[shift:], all[:shift]...)
 		if got, want := AppendEncode(nil, src), hex.AppendEncode(nil, src); !bytes.Equal(got, want) {
 			t.Fatalf("shift %d: got %s, want %s", shift, got, want)
@@ -35,15 +37,18 @@ func TestAppendEncode(t *testing.T) {
 	}
 }
 
-// TestUnaligned encodes from and into every alignment.
-func TestUnaligned(t *testing.T) {
+// TestUnaligned encodes from and into every alignment, with each block
+// loop.
+func TestUnaligned(t *testing.T) { loops(t, testUnaligned) }
+
+func testUnaligned(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	buf := make([]byte, 300)
 	for i := range buf {
 		buf[i] = byte(r.Uint32())
 	}
-	for from := range 17 {
-		for pre := range 17 {
+	for from := range 33 {
+		for pre := range 33 {
 			src := buf[from : from+200]
 			got := AppendEncode(make([]byte, pre, pre+400), src)
 			want := hex.AppendEncode(make([]byte, pre), src)
@@ -72,6 +77,11 @@ func TestEncodePairs(t *testing.T) {
 	}
 }
 
+// loops runs f as a subtest once with each block loop (eachLoop).
+func loops(t *testing.T, f func(t *testing.T)) {
+	eachLoop(func(name string) { t.Run(name, f) })
+}
+
 func FuzzAppendEncode(f *testing.F) {
 	f.Add([]byte{}, []byte{0, 0x9a, 0xff, 0x10, 1, 2, 3, 4, 5, 6, 7})
 	f.Fuzz(func(t *testing.T, dst, src []byte) {
@@ -79,9 +89,11 @@ func FuzzAppendEncode(f *testing.F) {
 		// write over src.
 		dst, src = bytes.Clone(dst), bytes.Clone(src)
 		want := hex.AppendEncode(bytes.Clone(dst), src)
-		if got := AppendEncode(dst, src); !bytes.Equal(got, want) {
-			t.Fatalf("got %s, want %s", got, want)
-		}
+		eachLoop(func(name string) {
+			if got := AppendEncode(bytes.Clone(dst), src); !bytes.Equal(got, want) {
+				t.Fatalf("%s: got %s, want %s", name, got, want)
+			}
+		})
 	})
 }
 
