@@ -343,7 +343,7 @@ func (f *eventFilter) admit(e *proxy.Event) bool {
 // summary says, with a filter, how many frames it printed of how many.
 func (f *eventFilter) summary(w io.Writer) {
 	if f.sel != nil {
-		f.sel.SummaryAs(w, "proxy")
+		f.sel.SummaryAs(w, "proxy", "shown")
 	}
 }
 

@@ -8,15 +8,21 @@ import (
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/capdecode"
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/pipeline"
+	"github.com/manifester/manifester/internal/proxylog"
+	"github.com/manifester/manifester/internal/redact"
+	"github.com/manifester/manifester/internal/release"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/selector"
 	"github.com/manifester/manifester/internal/stats"
 )
 
-const statsUsage = "[--spec P] [--format text|json|html] [--port LIST] [--tls-keylog FILE] (--pcap FILE|- | FILE.jsonl|-)"
+const statsUsage = "[--spec P] [--format text|json|html] [--filter EXPR] [--port LIST] [--tls-keylog FILE] (--pcap FILE|- | FILE.jsonl|-)"
 
 func init() {
 	register(&command{
@@ -38,6 +44,7 @@ func runStats(env *Env, args []string) error {
 	pcap := fs.String("pcap", "", "read a pcap or pcapng `FILE` (- for standard input)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection that reads as Kafka)")
 	keylog := addKeyLogFlag(fs)
+	filterArg := fs.String("filter", "", "count only the frames that match `EXPR`, e.g. 'topic == orders' or 'client_id == \"billing\"' (see docs/capture.md); a response matches with its request's client id and topics")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -59,12 +66,22 @@ func runStats(env *Env, args []string) error {
 		return f, func() { f.Close() }, nil
 	}
 	agg := stats.New()
-	if *pcap != "" {
-		ports, err := parsePorts(*portArg)
+	// The filter needs the spec (API names, and the frames decoded for
+	// their topics and errors), as a capture does; JSON lines alone do not.
+	var sel *selector.Selector
+	var rel *release.Release
+	if *pcap != "" || *filterArg != "" {
+		if rel, _, err = specs.newest(env); err != nil {
+			return err
+		}
+		flt, err := compileFilter(*filterArg, rel.Reg)
 		if err != nil {
 			return err
 		}
-		rel, _, err := specs.newest(env)
+		sel = selector.New(rel.Codec, flt)
+	}
+	if *pcap != "" {
+		ports, err := parsePorts(*portArg)
 		if err != nil {
 			return err
 		}
@@ -79,7 +96,7 @@ func runStats(env *Env, args []string) error {
 		}
 		opts := capdecode.Options(rel.Codec, ports)
 		opts.TLSKeys = keys
-		st, err := readCaptureStats(r, opts, rel.Codec, agg.Add)
+		st, err := readCaptureStats(r, opts, rel.Codec, sel, agg.Add)
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
 			err = nil
@@ -102,12 +119,17 @@ func runStats(env *Env, args []string) error {
 			return err
 		}
 		defer done()
-		st, err := stats.ReadJSONLines(r, agg.Add)
+		var admit stats.Admit
+		if sel.Filters() {
+			admit = logLineAdmit(rel.Codec, sel)
+		}
+		st, err := stats.ReadJSONLinesWith(r, admit, agg.Add)
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", pos[0], err)}
 		}
 		fmt.Fprintf(env.Stderr, "manifester stats: %s: %s, %s\n", pos[0], english.Count(st.Frames, "frame line"), english.Count(st.Events, "event line"))
 	}
+	sel.SummaryAs(env.Stderr, "stats", "counted")
 	s := agg.Summary()
 	w := bufio.NewWriter(env.Stdout)
 	switch *format {
@@ -129,20 +151,41 @@ func runStats(env *Env, args []string) error {
 
 // readCaptureStats is stats.ReadCapture on every core: the frames'
 // records (a paired response is decoded for its error codes) are made by
-// a pipeline's workers and added in capture order.
-func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add func(*stats.Record)) (capture.Stats, error) {
+// a pipeline's workers and added in capture order. With a filter (sel
+// filters) the workers decode requests too, and the ordered stage adds
+// only the frames sel admits.
+func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *selector.Selector, add func(*stats.Record)) (capture.Stats, error) {
 	type job struct {
 		ev  capture.Event
 		rec *stats.Record
+		fr  *codec.Frame // the frame decoded, with a filter
+		err error
 	}
+	filters := sel.Filters()
+	index := 0 // frames looked at, for the selector
 	// Yield: the emitter is not left waiting behind a worker (as in
 	// decode --pcap).
 	pl := pipeline.New(context.Background(), pipeline.Config{Yield: true}, pipeline.Stages[*job]{
-		Work: func(j *job) error { j.rec = stats.RecordOf(&j.ev, c); return nil },
-		Emit: func(j *job) error {
-			if j.rec != nil {
-				add(j.rec)
+		Work: func(j *job) error {
+			if !filters {
+				j.rec = stats.RecordOf(&j.ev, c)
+				return nil
 			}
+			j.fr, j.err = decodeEvent(&j.ev, c)
+			j.rec = stats.RecordWith(&j.ev, c, j.fr, j.err)
+			return nil
+		},
+		Emit: func(j *job) error {
+			if j.rec == nil {
+				return nil
+			}
+			if filters {
+				index++
+				if !sel.AdmitEvent(&j.ev, index-1, &report.Frame{Decoded: j.fr, Err: j.err}) {
+					return nil
+				}
+			}
+			add(j.rec)
 			return nil
 		},
 	})
@@ -156,4 +199,48 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, add fun
 		err = cerr
 	}
 	return st, err
+}
+
+// errNoAPI marks a response whose request's API the spec does not know.
+var errNoAPI = errors.New("the spec does not know the request's API")
+
+// decodeEvent decodes a captured frame with its values, as the selector
+// reads it: a request by its header, a response at its request's API and
+// version. A response whose request was not seen is not decoded (nil,
+// nil).
+func decodeEvent(ev *capture.Event, c *codec.Codec) (*codec.Frame, error) {
+	if ev.Dir == capture.ClientToServer {
+		return c.DecodeRequest(ev.Data, codec.Options{})
+	}
+	if ev.Request == nil {
+		return nil, nil
+	}
+	api, ok := c.Reg.API(ev.Request.APIKey)
+	if !ok {
+		return nil, errNoAPI
+	}
+	return c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+}
+
+// logLineAdmit is stats --filter on JSON lines: each frame line's hex is
+// decoded (as decode FILE.jsonl does) and put to sel, a response paired
+// with its request on the line's connection.
+func logLineAdmit(c *codec.Codec, sel *selector.Selector) stats.Admit {
+	sec := redact.NewConns(false)
+	index := 0
+	return func(line []byte, n int) (bool, error) {
+		l, err := proxylog.Parse(line)
+		if err != nil {
+			return false, err
+		}
+		if !l.IsFrame() {
+			return false, errors.New("--filter needs the frame's hex, and this frame line has none")
+		}
+		fr, _, err := l.Decode(c, sec, budget.Limits{})
+		if err != nil {
+			return false, err
+		}
+		index++
+		return sel.AdmitReportOn(fr, index-1, l.Conn), nil
+	}
 }

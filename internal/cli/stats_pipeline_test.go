@@ -10,6 +10,7 @@ import (
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
+	"github.com/manifester/manifester/internal/selector"
 	"github.com/manifester/manifester/internal/stats"
 )
 
@@ -35,8 +36,21 @@ func TestStatsPipelineOrder(t *testing.T) {
 	if _, err := stats.ReadCapture(bytes.NewReader(data), capdecode.Options(c, nil), c, func(r *stats.Record) { one = append(one, *r) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, func(r *stats.Record) { par = append(par, *r) }); err != nil {
+	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, nil, func(r *stats.Record) { par = append(par, *r) }); err != nil {
 		t.Fatal(err)
+	}
+	// With a filter that admits every frame, the workers decode every
+	// frame for it and make the records from those decodes: the same.
+	flt, err := compileFilter("size > 0", reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var filtered []stats.Record
+	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, selector.New(c, flt), func(r *stats.Record) { filtered = append(filtered, *r) }); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(one, filtered) {
+		t.Fatalf("the filtered pipeline's %d records differ from the %d read one by one", len(filtered), len(one))
 	}
 	if len(one) != 2*len(xs) {
 		t.Fatalf("%d records one by one, want %d", len(one), 2*len(xs))

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -156,6 +157,11 @@ func TestStatsProxyLog(t *testing.T) {
 		}
 		if got := strings.Count(out, "\n"); got != n || strings.Contains(out, `"event":"open"`) {
 			t.Errorf("decode --filter %q: %d lines, want %d", expr, got, n)
+		}
+		// stats LOG --filter counts the same frames.
+		code, _, errOut = decRun(t, nil, "stats", "--spec", decSpec, "--format", "json", "--filter", expr, logPath)
+		if code != 0 || !strings.Contains(errOut, fmt.Sprintf("--filter %q: %d of ", expr, n)) {
+			t.Errorf("stats --filter %q: exit %d, want %d frames counted: %s", expr, code, n, errOut)
 		}
 	}
 }

@@ -270,10 +270,11 @@ func (s *Selector) Reannotate(r *report.Frame, index int) {
 	s.names.AnnotateRows(t, int64(index))
 }
 
-// Filters reports whether the run has a filter. Without one every frame
-// is shown, and topic names are learnt in the emit stage (LearnEmitted);
-// with one, AdmitEvent learns them in input order.
-func (s *Selector) Filters() bool { return s.flt != nil }
+// Filters reports whether the run has a filter (a nil Selector has
+// none). Without one every frame is shown, and topic names are learnt in
+// the emit stage (LearnEmitted); with one, AdmitEvent learns them in
+// input order.
+func (s *Selector) Filters() bool { return s != nil && s.flt != nil }
 
 // Learnt is the number of frames whose names changed the names known,
 // learnt in the emit stage (LearnEmitted): a frame annotated early (see
@@ -303,17 +304,18 @@ func (s *Selector) LearnEmitted(t *span.Tree, msg *schema.Message, v int16, inde
 
 // Summary says how many frames the filter showed, and how many of the
 // hidden ones did not decode (they do not count for the exit status).
-func (s *Selector) Summary(w io.Writer) { s.SummaryAs(w, "decode") }
+func (s *Selector) Summary(w io.Writer) { s.SummaryAs(w, "decode", "shown") }
 
 // SummaryAs is Summary for the command named cmd (as in "manifester
-// proxy: ...").
-func (s *Selector) SummaryAs(w io.Writer, cmd string) {
-	if s.flt == nil {
+// proxy: ..."), which does with the frames admitted what done says
+// ("shown", "counted").
+func (s *Selector) SummaryAs(w io.Writer, cmd, done string) {
+	if !s.Filters() {
 		return
 	}
-	fmt.Fprintf(w, "manifester %s: --filter %q: %d of %d frames shown", cmd, s.flt.String(), s.shown, s.total)
+	fmt.Fprintf(w, "manifester %s: --filter %q: %d of %d frames %s", cmd, s.flt.String(), s.shown, s.total, done)
 	if s.hiddenFailed > 0 {
-		fmt.Fprintf(w, "; %d of the frames not shown did not decode", s.hiddenFailed)
+		fmt.Fprintf(w, "; %d of the frames not %s did not decode", s.hiddenFailed, done)
 	}
 	fmt.Fprintln(w)
 }

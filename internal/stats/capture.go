@@ -29,6 +29,22 @@ func ReadCapture(r io.Reader, opts capture.Options, c *codec.Codec, add func(*Re
 // codes, and is safe on any goroutine when ev is not changed meanwhile
 // (see package pipeline, which decode and stats --pcap use for a capture).
 func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
+	var resp *codec.Frame
+	var err error
+	if ev.Dir != capture.ClientToServer && ev.Request != nil {
+		if api, ok := c.Reg.API(ev.Request.APIKey); ok {
+			resp, err = c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+		}
+	}
+	return RecordWith(ev, c, resp, err)
+}
+
+// RecordWith is RecordOf for a frame decoded already: for a paired
+// response, resp and err are its decode (as RecordOf makes it: with
+// values, at its request's version); they are not read for a request.
+// A paired response of a known API with no decoded frame or an error is
+// counted as undecoded.
+func RecordWith(ev *capture.Event, c *codec.Codec, resp *codec.Frame, err error) *Record {
 	rec := Record{Conn: strconv.Itoa(ev.Conn.ID), Client: ev.Conn.Client.String(), Server: ev.Conn.Server.String(), Size: len(ev.Data)}
 	if ev.Dir == capture.ClientToServer {
 		key, v, _, ok := codec.PeekRequest(ev.Data)
@@ -51,9 +67,8 @@ func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
 		rec.LatencyMicros = ev.Time.Sub(req.Time).Microseconds()
 		if api, ok := c.Reg.API(req.APIKey); ok {
 			rec.API = api.Name
-			f, err := c.DecodeResponse(ev.Data, api, req.Version, codec.Options{})
-			if err == nil {
-				rec.Errors = framefacts.Of(f, nil).Errors
+			if resp != nil && err == nil {
+				rec.Errors = framefacts.Of(resp, nil).Errors
 			} else {
 				rec.Undecoded = true
 			}

@@ -33,7 +33,14 @@ type jsonFrame struct {
 type JSONLinesStats struct {
 	Frames int64 // frame lines
 	Events int64 // event lines (open, close, fault, ...), not counted as frames
+	// Hidden are the frame lines a filter did not admit (among Frames;
+	// no record was added for them).
+	Hidden int64
 }
+
+// Admit decides, for [ReadJSONLinesWith], whether a frame line is added:
+// line is its JSON, at line number n. An error stops the read.
+type Admit func(line []byte, n int) (bool, error)
 
 // ReadJSONLines reads JSON lines of `decode --pcap --format json` or of
 // the proxy's --log (with or without their "conn" and "event" fields) and
@@ -43,13 +50,21 @@ type JSONLinesStats struct {
 // is not JSON, or a frame line without its kind, is an error naming the
 // line. Memory is bounded by the longest line.
 func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
+	return ReadJSONLinesWith(r, nil, add)
+}
+
+// ReadJSONLinesWith is ReadJSONLines adding only the frame lines admit
+// admits (every one when admit is nil); it is asked about each frame
+// line once, in order, after the line is read as a frame, and those it
+// does not admit are counted as hidden.
+func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	br := bufio.NewReaderSize(r, 1<<16)
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			if perr := readLine(b, add, &st); perr != nil {
+			if perr := readLine(b, line, admit, add, &st); perr != nil {
 				return st, fmt.Errorf("line %d: %w", line, perr)
 			}
 		}
@@ -62,7 +77,7 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 	}
 }
 
-func readLine(b []byte, add func(*Record), st *JSONLinesStats) error {
+func readLine(b []byte, n int, admit Admit, add func(*Record), st *JSONLinesStats) error {
 	var f jsonFrame
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("not a JSON object: %w", err)
@@ -108,6 +123,16 @@ func readLine(b []byte, add func(*Record), st *JSONLinesStats) error {
 		return errors.New("a request line without api_key and version")
 	}
 	st.Frames++
+	if admit != nil {
+		ok, err := admit(b, n)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			st.Hidden++
+			return nil
+		}
+	}
 	add(&rec)
 	return nil
 }
