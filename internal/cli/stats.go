@@ -228,7 +228,7 @@ func decodeEvent(ev *capture.Event, c *codec.Codec) (*codec.Frame, error) {
 func logLineAdmit(c *codec.Codec, sel *selector.Selector) stats.Admit {
 	sec := redact.NewConns(false)
 	index := 0
-	return func(line []byte, n int) (bool, error) {
+	return func(line []byte) (bool, error) {
 		l, err := proxylog.Parse(line)
 		if err != nil {
 			return false, err

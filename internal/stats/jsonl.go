@@ -38,9 +38,10 @@ type JSONLinesStats struct {
 	Hidden int64
 }
 
-// Admit decides, for [ReadJSONLinesWith], whether a frame line is added:
-// line is its JSON, at line number n. An error stops the read.
-type Admit func(line []byte, n int) (bool, error)
+// Admit decides, for [ReadJSONLinesWith], whether a frame line (its
+// JSON) is added. An error stops the read; it is returned with the
+// line's number.
+type Admit func(line []byte) (bool, error)
 
 // ReadJSONLines reads JSON lines of `decode --pcap --format json` or of
 // the proxy's --log (with or without their "conn" and "event" fields) and
@@ -64,7 +65,7 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
-			if perr := readLine(b, line, admit, add, &st); perr != nil {
+			if perr := readLine(b, admit, add, &st); perr != nil {
 				return st, fmt.Errorf("line %d: %w", line, perr)
 			}
 		}
@@ -77,7 +78,7 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 	}
 }
 
-func readLine(b []byte, n int, admit Admit, add func(*Record), st *JSONLinesStats) error {
+func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) error {
 	var f jsonFrame
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("not a JSON object: %w", err)
@@ -124,7 +125,7 @@ func readLine(b []byte, n int, admit Admit, add func(*Record), st *JSONLinesStat
 	}
 	st.Frames++
 	if admit != nil {
-		ok, err := admit(b, n)
+		ok, err := admit(b)
 		if err != nil {
 			return err
 		}

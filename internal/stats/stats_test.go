@@ -3,6 +3,7 @@ package stats
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -135,6 +136,29 @@ func TestReadJSONLines(t *testing.T) {
 	if s.UnpairedResponses != 1 || len(s.Connections) != 3 || s.Connections[0].Frames != 2 || *s.Connections[0].ClientID != "k" ||
 		s.Connections[1].Client != "1.1.1.1:5" || s.Connections[1].Unpaired != 1 || s.Connections[2].Client != "1.1.1.9:6" {
 		t.Errorf("connections: %+v, unpaired %d", s.Connections, s.UnpairedResponses)
+	}
+
+	// With an admit function: asked about frame lines only, in order;
+	// those it refuses are counted as hidden and add no record; its error
+	// stops the read with the line's number.
+	var asked []string
+	b := New()
+	st, err = ReadJSONLinesWith(strings.NewReader(in), func(line []byte) (bool, error) {
+		asked = append(asked, string(line[:22]))
+		return strings.Contains(string(line), `"api":"Metadata"`), nil
+	}, b.Add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Frames != 4 || st.Hidden != 2 || st.Events != 2 || len(asked) != 4 || !strings.HasPrefix(asked[3], `{"index":1,"offset":30`) {
+		t.Errorf("with admit: read %+v, asked %q", st, asked)
+	}
+	if s := b.Summary(); len(s.APIs) != 1 || s.APIs[0].Name != "Metadata" || s.APIs[0].Requests != 1 || s.APIs[0].Responses != 1 || s.UnpairedResponses != 0 {
+		t.Errorf("with admit: %+v, unpaired %d", s.APIs, s.UnpairedResponses)
+	}
+	_, err = ReadJSONLinesWith(strings.NewReader(in), func([]byte) (bool, error) { return false, errors.New("no hex") }, b.Add)
+	if err == nil || err.Error() != "line 2: no hex" {
+		t.Errorf("admit's error: %v", err)
 	}
 
 	for bad, want := range map[string]string{
