@@ -17,7 +17,6 @@ import (
 	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/release"
-	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/selector"
 	"github.com/manifester/manifester/internal/stats"
 )
@@ -171,7 +170,7 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 				j.rec = stats.RecordOf(&j.ev, c)
 				return nil
 			}
-			j.fr, j.err = decodeEvent(&j.ev, c)
+			j.fr, j.err = selector.DecodeEvent(c, &j.ev)
 			j.rec = stats.RecordWith(&j.ev, c, j.fr, j.err)
 			return nil
 		},
@@ -180,8 +179,9 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 				return nil
 			}
 			if filters {
+				admit := sel.AdmitDecoded(&j.ev, index, j.fr, j.err)
 				index++
-				if !sel.AdmitEvent(&j.ev, index-1, &report.Frame{Decoded: j.fr, Err: j.err}) {
+				if !admit {
 					return nil
 				}
 			}
@@ -199,27 +199,6 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 		err = cerr
 	}
 	return st, err
-}
-
-// errNoAPI marks a response whose request's API the spec does not know.
-var errNoAPI = errors.New("the spec does not know the request's API")
-
-// decodeEvent decodes a captured frame with its values, as the selector
-// reads it: a request by its header, a response at its request's API and
-// version. A response whose request was not seen is not decoded (nil,
-// nil).
-func decodeEvent(ev *capture.Event, c *codec.Codec) (*codec.Frame, error) {
-	if ev.Dir == capture.ClientToServer {
-		return c.DecodeRequest(ev.Data, codec.Options{})
-	}
-	if ev.Request == nil {
-		return nil, nil
-	}
-	api, ok := c.Reg.API(ev.Request.APIKey)
-	if !ok {
-		return nil, errNoAPI
-	}
-	return c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
 }
 
 // logLineAdmit is stats --filter on JSON lines: each frame line's hex is
@@ -240,7 +219,8 @@ func logLineAdmit(c *codec.Codec, sel *selector.Selector) stats.Admit {
 		if err != nil {
 			return false, err
 		}
+		admit := sel.AdmitReportOn(fr, index, l.Conn)
 		index++
-		return sel.AdmitReportOn(fr, index-1, l.Conn), nil
+		return admit, nil
 	}
 }

@@ -66,11 +66,37 @@ func New(c *codec.Codec, flt *filter.Filter) *Selector {
 // them and says whether the frame is to be shown. Without one, names are
 // learnt from each frame's one decode, in the pipeline's ordered emit
 // stage (LearnEmitted), and every frame is shown. r is the frame's
-// report, decoded already with its Values (report.Options.Values): when
-// it decoded cleanly as the frame itself (not read at another version)
-// its Values give the facts and the names; otherwise the frame is
-// decoded for them, as its partial values say.
+// report, decoded already with its Values (report.Options.Values), or
+// nil: see AdmitDecoded.
 func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) bool {
+	if r == nil {
+		return s.AdmitDecoded(ev, index, nil, nil)
+	}
+	return s.AdmitDecoded(ev, index, r.Decoded, r.Err)
+}
+
+// DecodeEvent decodes a captured frame as the selector reads it, with
+// its Values and no span tree: a request by its header, a response at
+// its request's API and version (an error when its request was not seen
+// or its API is unknown). It keeps no state: workers may call it.
+func DecodeEvent(c *codec.Codec, ev *capture.Event) (*codec.Frame, error) {
+	if ev.Dir != capture.ServerToClient {
+		return c.DecodeRequest(ev.Data, codec.Options{})
+	}
+	if ev.Request != nil {
+		if api, ok := c.Reg.API(ev.Request.APIKey); ok {
+			return c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+		}
+	}
+	return nil, errNoRequest
+}
+
+// AdmitDecoded is AdmitEvent for a frame whose decode (f, err) was made
+// already, by DecodeEvent or as part of the frame's report: when it
+// decoded cleanly as the frame itself (not read at another version) its
+// Values give the facts and the names; otherwise (f nil, or an error)
+// the frame is decoded for them, as its partial values say.
+func (s *Selector) AdmitDecoded(ev *capture.Event, index int, f *codec.Frame, err error) bool {
 	if s.flt == nil {
 		return true
 	}
@@ -79,20 +105,11 @@ func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) boo
 	if resp && ev.Request != nil {
 		api, _ = s.codec.Reg.API(ev.Request.APIKey)
 	}
-	var f *codec.Frame
-	var err error
-	decoded := r != nil && r.Err == nil && r.Decoded != nil && r.Decoded.API != nil &&
-		(!resp && r.Decoded.Kind == schema.TypeRequest ||
-			resp && api != nil && r.Decoded.Kind == schema.TypeResponse && r.Decoded.API == api && r.Decoded.Version == ev.Request.Version)
-	switch {
-	case decoded:
-		f = r.Decoded
-	case !resp:
-		f, err = s.codec.DecodeRequest(ev.Data, codec.Options{})
-	case api != nil:
-		f, err = s.codec.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
-	default:
-		err = errNoRequest
+	decoded := err == nil && f != nil && f.API != nil &&
+		(!resp && f.Kind == schema.TypeRequest ||
+			resp && api != nil && f.Kind == schema.TypeResponse && f.API == api && f.Version == ev.Request.Version)
+	if !decoded {
+		f, err = DecodeEvent(s.codec, ev)
 	}
 	if resp && err == nil {
 		s.names.Learn(f, int64(index))
