@@ -33,9 +33,6 @@ type jsonFrame struct {
 type JSONLinesStats struct {
 	Frames int64 // frame lines
 	Events int64 // event lines (open, close, fault, ...), not counted as frames
-	// Hidden are the frame lines a filter did not admit (among Frames;
-	// no record was added for them).
-	Hidden int64
 }
 
 // Admit decides, for [ReadJSONLinesWith], whether a frame line (its
@@ -56,8 +53,8 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 
 // ReadJSONLinesWith is ReadJSONLines adding only the frame lines admit
 // admits (every one when admit is nil); it is asked about each frame
-// line once, in order, after the line is read as a frame, and those it
-// does not admit are counted as hidden.
+// line once, in order, after the line is read as a frame (Frames counts
+// them all; the admit function counts what it refused).
 func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	br := bufio.NewReaderSize(r, 1<<16)
@@ -130,7 +127,6 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 			return err
 		}
 		if !ok {
-			st.Hidden++
 			return nil
 		}
 	}

@@ -139,8 +139,8 @@ func TestReadJSONLines(t *testing.T) {
 	}
 
 	// With an admit function: asked about frame lines only, in order;
-	// those it refuses are counted as hidden and add no record; its error
-	// stops the read with the line's number.
+	// those it refuses add no record; its error stops the read with the
+	// line's number.
 	var asked []string
 	b := New()
 	st, err = ReadJSONLinesWith(strings.NewReader(in), func(line []byte) (bool, error) {
@@ -150,7 +150,7 @@ func TestReadJSONLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Frames != 4 || st.Hidden != 2 || st.Events != 2 || len(asked) != 4 || !strings.HasPrefix(asked[3], `{"index":1,"offset":30`) {
+	if st.Frames != 4 || st.Events != 2 || len(asked) != 4 || !strings.HasPrefix(asked[3], `{"index":1,"offset":30`) {
 		t.Errorf("with admit: read %+v, asked %q", st, asked)
 	}
 	if s := b.Summary(); len(s.APIs) != 1 || s.APIs[0].Name != "Metadata" || s.APIs[0].Requests != 1 || s.APIs[0].Responses != 1 || s.UnpairedResponses != 0 {
