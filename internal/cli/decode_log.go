@@ -140,6 +140,6 @@ func writeLogNotice(w io.Writer, line []byte, l *proxylog.Line, o decodeOptions)
 		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", l.Conn, l.Client, l.Listener, l.Upstream)
 	}
 	// The log is input like any other: nothing of it reaches the terminal raw.
-	_, err := fmt.Fprintf(w, "# %s%s: %s\n", at, terminalSafe(l.Event+conn), terminalSafe(l.Detail))
+	_, err := fmt.Fprintf(w, "# %s%s: %s\n", at, text.Escape(l.Event+conn), text.Escape(l.Detail))
 	return err
 }

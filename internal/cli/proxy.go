@@ -14,8 +14,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/filter"
@@ -391,30 +389,8 @@ func writeEventText(w io.Writer, e *proxy.Event, verbose bool) error {
 	if e.Conn > 0 {
 		// The upstream of a per-broker listener is the host a broker
 		// advertised in its Metadata responses: a peer's bytes too.
-		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, terminalSafe(e.Client), terminalSafe(e.Listener), terminalSafe(e.Upstream))
+		conn = fmt.Sprintf(" conn %d (%s via %s to %s)", e.Conn, text.Escape(e.Client), text.Escape(e.Listener), text.Escape(e.Upstream))
 	}
-	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, terminalSafe(e.Detail))
+	_, err := fmt.Fprintf(w, "# %s %s%s: %s\n", e.Time.UTC().Format("15:04:05.000000"), e.Kind, conn, text.Escape(e.Detail))
 	return err
-}
-
-// terminalSafe escapes control characters and invalid UTF-8 in s (an
-// event's detail can quote a peer's bytes, e.g. names in a broker's TLS
-// certificate), so that nothing reaches the terminal raw.
-func terminalSafe(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == utf8.RuneError && len(s[i:]) > 0 && !strings.HasPrefix(s[i:], "\uFFFD"):
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
-			if r < 0x100 {
-				fmt.Fprintf(&b, "\\x%02x", r)
-			} else {
-				fmt.Fprintf(&b, "\\u%04x", r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
