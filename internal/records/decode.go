@@ -305,7 +305,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 			row.Val, row.VOff, row.VLen, row.Len = span.ValBytes, int32(r.Off), int32(len(area)), int32(len(area))
 			a := d.Tree.Extra(n, true)
 			a.Note = CompressionName(codec) + " compressed"
-			a.About = fmt.Sprintf("%d records, compressed as one stream", count)
+			a.About = english.Count(count, "record") + ", compressed as one stream"
 			if d.Decompress != nil || d.DecompressLimit != nil {
 				d.inflate(n, codec, area, count)
 			}
