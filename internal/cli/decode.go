@@ -16,6 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/hexin"
+	"github.com/manifester/manifester/internal/logseg"
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/jsonr"
 	"github.com/manifester/manifester/internal/render/text"
@@ -25,7 +26,7 @@ import (
 	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST] [--tls-keylog FILE])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST] [--tls-keylog FILE] | --segment FILE|- [--max-entry SIZE])"
 
 func init() {
 	register(&command{
@@ -85,6 +86,9 @@ func runDecode(env *Env, args []string) error {
 	verbose := fs.Bool("v", false, "print the grid and tree of every frame (captures)")
 	hexArg := fs.String("hex", "", "the input as hex (plain, spaced, colon-separated, 0x, xxd, hexdump, od, tcpdump -X, tshark -x), quoted literals (Python's b'\\x00', Go's %q) or decimal lists ([0, 12])")
 	pcap := fs.String("pcap", "", "decode a pcap or pcapng `FILE` (- reads standard input, streaming)")
+	segment := fs.String("segment", "", "decode a partition's log segment `FILE` as a broker stores it (a .log file, or a KRaft snapshot's .checkpoint; - reads standard input); a FILE named so is read as one without the flag")
+	maxEntry := int64(logseg.DefaultMaxEntry)
+	fs.Var(sizeFlag{&maxEntry}, "max-entry", fmt.Sprintf("log segment entries longer than `SIZE` are skipped, and counted (default %s)", budget.Size(logseg.DefaultMaxEntry)))
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection whose first bytes read as a Kafka request)")
@@ -135,11 +139,24 @@ func runDecode(env *Env, args []string) error {
 	if *about && *format != "json" {
 		warnf(env, "decode", "--about has no effect without --format json (text output shows every description)")
 	}
-	if len(pos) == 0 && *hexArg == "" && *pcap == "" && stdinIsInput(env) {
+	if len(pos) == 0 && *hexArg == "" && *pcap == "" && *segment == "" && stdinIsInput(env) {
 		pos = []string{"-"} // like cat, read a pipe or a redirected file
 	}
 	if len(pos) == 1 && pos[0] == "-" {
 		env = withPeekableStdin(env)
+	}
+	if *segment == "" && len(pos) == 1 && *hexArg == "" && *pcap == "" && logseg.IsSegmentName(pos[0]) {
+		*segment, pos = pos[0], nil // 00000000000000000000.log
+	}
+	if *segment != "" {
+		if *hexArg != "" || *pcap != "" || len(pos) > 0 {
+			return usagef("--segment takes no other input")
+		}
+		if *filterArg != "" || *roundtrip || *portArg != "" || *keylog != "" {
+			return usagef("--filter, --roundtrip, --port and --tls-keylog go with frames, not a log segment's entries")
+		}
+		warnIgnored(env, "decode", fs, "a log segment holds record batches, not requests or responses", "kind", "api", "version")
+		return runDecodeSegment(env, *segment, maxEntry, o)
 	}
 	if len(pos) == 1 && *hexArg == "" && *pcap == "" {
 		// A capture given as a FILE (or on stdin) is read as with --pcap.

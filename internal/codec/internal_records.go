@@ -44,12 +44,20 @@ func (d *decoder) recordContents() records.Contents {
 	if d.t == nil || d.c.recs == nil {
 		return nil
 	}
-	topic := d.c.RecordsTopic
-	if topic == "" {
-		topic = string(d.topic)
+	return d.c.contentsFor(string(d.topic), d.bodyCat)
+}
+
+// contentsFor returns the interpreter of the records of topic (or of
+// RecordsTopic, when set), whose message bodies get category cat, or nil
+// when none applies.
+func (c *Codec) contentsFor(topic string, cat span.Category) records.Contents {
+	if c.recs == nil {
+		return nil
 	}
-	kind, mod := d.c.recs.ForTopic(topic)
-	c, cat := d.c, d.bodyCat
+	if c.RecordsTopic != "" {
+		topic = c.RecordsTopic
+	}
+	kind, mod := c.recs.ForTopic(topic)
 	switch kind {
 	case recschema.KindCoordinator:
 		return func(t *span.Tree, key, value span.ID, control bool) {

@@ -37,7 +37,8 @@ type Frame struct {
 	Index int `json:"index"`
 	// Offset is where the frame starts in its input stream.
 	Offset int64 `json:"offset"`
-	// Kind is "request" or "response".
+	// Kind is "request" or "response", or KindEntry for a log segment's
+	// entry (DecodeEntry).
 	Kind          string `json:"kind"`
 	APIKey        int16  `json:"api_key"`
 	API           string `json:"api,omitempty"`
@@ -145,6 +146,8 @@ type Frame struct {
 	// lean is set by Decode with Options.Lean: Hex was left empty, to be
 	// written from Bytes; leanBody says the body is to be written from Decoded.Body.
 	lean, leanBody bool
+	// entryCut: an entry (KindEntry) the end of its file cut.
+	entryCut bool
 	// bud is the budget the frame was decoded under; its output limit
 	// bounds its renderings (RenderBudget: render/text and render/jsonr).
 	bud *budget.Budget
@@ -653,8 +656,13 @@ func CandidateNames(cands []Candidate) string {
 func (f *Frame) CandidatesCapped() bool { return len(f.Candidates) >= MaxCandidates }
 
 // Summary is the one-line description of a frame:
-// "request Produce(0) v9 correlation_id 7, 120 bytes, header v2".
+// "request Produce(0) v9 correlation_id 7, 120 bytes, header v2"; a log
+// segment's entry's: "entry batch offsets 100-102, 3 records, zstd, 250
+// bytes at position 4096".
 func (f *Frame) Summary() string {
+	if f.Kind == KindEntry {
+		return f.entrySummary()
+	}
 	var b strings.Builder
 	if f.Time != nil {
 		b.WriteString(f.Time.UTC().Format("15:04:05.000000") + " ")

@@ -1,0 +1,180 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/hex"
+	"encoding/json"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/manifester/manifester/internal/cli"
+)
+
+// segmentBatch is a RecordBatch v2 written by kmsg at base offset base
+// holding one OffsetCommit record per partition given (group billing,
+// topic orders), gzip-compressed when gz.
+func segmentBatch(t *testing.T, base int64, gz bool, partitions ...int32) []byte {
+	t.Helper()
+	var area []byte
+	for i, p := range partitions {
+		key := (&kmsg.OffsetCommitKey{Version: 1, Group: "billing", Topic: "orders", Partition: p}).AppendTo(nil)
+		val := (&kmsg.OffsetCommitValue{Version: 3, Offset: 1000 + int64(p), LeaderEpoch: 2, CommitTimestamp: 99}).AppendTo(nil)
+		r := kmsg.Record{OffsetDelta: int32(i), Key: key, Value: val}
+		r.Length = int32(len(r.AppendTo(nil)) - 1)
+		area = r.AppendTo(area)
+	}
+	kb := kmsg.RecordBatch{FirstOffset: base, Magic: 2, LastOffsetDelta: int32(len(partitions) - 1), ProducerID: -1, ProducerEpoch: -1,
+		FirstSequence: -1, NumRecords: int32(len(partitions)), Records: area}
+	if gz {
+		var b bytes.Buffer
+		w := gzip.NewWriter(&b)
+		if _, err := w.Write(area); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		kb.Attributes, kb.Records = 1, b.Bytes()
+	}
+	kb.Length = int32(len(kb.AppendTo(nil)) - 12)
+	raw := kb.AppendTo(nil)
+	kb.CRC = int32(crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
+	return kb.AppendTo(nil)
+}
+
+// writeSegment writes data as the first segment of partition dir.
+func writeSegment(t *testing.T, dir string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), dir, "00000000000000000000.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestDecodeSegment decodes a __consumer_offsets log segment (two kmsg
+// batches, the second gzip-compressed, then a preallocated segment's zero
+// fill) named as a broker names it: the topic comes from the directory,
+// each entry is a summary line (with -v its tree: every key and value
+// read as kmsg wrote it, in the inflated batch too) or a JSON line at its
+// file offset, and what is not read is counted. A file cut inside its
+// last batch, bytes that are not an entry, and an entry over --max-entry
+// are said and counted.
+func TestDecodeSegment(t *testing.T) {
+	a, b := segmentBatch(t, 0, false, 3, 4), segmentBatch(t, 2, true, 5)
+	seg := append(append(append([]byte(nil), a...), b...), make([]byte, 4096)...)
+	path := writeSegment(t, "__consumer_offsets-7", seg)
+	base := []string{"decode", "--spec", specDir43, "--records", recordsDir43}
+
+	code, out, errs := mainRun(t, nil, append(base, path)...)
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "entry batch offsets 0-1, 2 records, " + strconv.Itoa(len(a)) + " bytes at position 0\nentry batch offsets 2-2, 1 record, gzip, " + strconv.Itoa(len(b)) + " bytes at position " + strconv.Itoa(len(a)) + "\n"
+	if out != want {
+		t.Errorf("summary lines:\n%s\nwant:\n%s", out, want)
+	}
+	for _, w := range []string{"the records of __consumer_offsets (the directory's name), keys and values read as its record types",
+		"2 entries; then 4096 bytes of zeros from position " + strconv.Itoa(len(a)+len(b)) + " to the end (a preallocated segment's unused room)"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errs)
+		}
+	}
+
+	code, out, errs = mainRun(t, nil, append(base, "-v", path)...)
+	if code != cli.ExitOK {
+		t.Fatalf("-v: exit %d: %s", code, errs)
+	}
+	if n := strings.Count(out, "OffsetCommitKey"); n < 3*2 {
+		t.Errorf("-v: OffsetCommitKey %d times; want a key node and its struct for each of 3 records", n)
+	}
+	for _, w := range []string{"= 1003", "= 1004", "= 1005", `"billing"`, "decompressed"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("-v lacks %q", w)
+		}
+	}
+
+	code, out, errs = mainRun(t, nil, append(base, "--format", "json", "--segment", path)...)
+	if code != cli.ExitOK {
+		t.Fatalf("json: exit %d: %s", code, errs)
+	}
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	var lines []map[string]any
+	for sc.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			t.Fatalf("json line: %v", err)
+		}
+		lines = append(lines, m)
+	}
+	if len(lines) != 2 {
+		t.Fatalf("%d JSON lines, want 2", len(lines))
+	}
+	for i, want := range [][]byte{a, b} {
+		m := lines[i]
+		off := [...]int{0, len(a)}[i]
+		tree, _ := m["tree"].(map[string]any)
+		if m["kind"] != "entry" || m["index"] != float64(i) || m["offset"] != float64(off) || m["size"] != float64(len(want)) ||
+			m["hex"] != hex.EncodeToString(want) || tree == nil || tree["name"] != "Records" || m["api_key"] != nil || m["error"] != nil {
+			t.Errorf("line %d: %v", i, m)
+		}
+	}
+
+	// Cut inside the second batch: shown, noted, not a failure.
+	cut := writeSegment(t, "__consumer_offsets-7", seg[:len(a)+len(b)-9])
+	code, out, errs = mainRun(t, nil, append(base, cut)...)
+	if code != cli.ExitOK || !strings.Contains(out, "entry batch offsets 2-2, 1 record, gzip, "+strconv.Itoa(len(b)-9)+" bytes at position "+strconv.Itoa(len(a))+" (cut: the file ends)") ||
+		!strings.Contains(out, "note: the file ends inside this entry") || !strings.Contains(errs, "2 entries, the last cut short by the end of the file") {
+		t.Errorf("cut: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// Bytes that are not an entry after the first batch; a corrupt CRC.
+	bad := append(append([]byte(nil), a...), bytes.Repeat([]byte{0xff}, 40)...)
+	code, _, errs = mainRun(t, nil, append(base, writeSegment(t, "orders-0", bad))...)
+	if code != cli.ExitFailure || !strings.Contains(errs, "1 entry; 40 bytes not read: not a log entry: the entry at file offset "+strconv.Itoa(len(a))+" has length -1") ||
+		strings.Contains(errs, "preallocated") || strings.Contains(errs, "the records of") {
+		t.Errorf("garbage after an entry: exit %d: %s", code, errs)
+	}
+	crc := append([]byte(nil), a...)
+	crc[len(crc)-1] ^= 1
+	code, out, errs = mainRun(t, nil, append(base, writeSegment(t, "__consumer_offsets-7", crc))...)
+	if code != cli.ExitFailure || !strings.Contains(out, "error: ") || !strings.Contains(out, "crc") || !strings.Contains(errs, "1 entry, 1 failed to decode") {
+		t.Errorf("bad CRC: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// Over --max-entry: read past, counted, the next one decoded.
+	code, out, errs = mainRun(t, nil, append(base, "--max-entry", strconv.Itoa(len(a)-1), path)...)
+	if code != cli.ExitFailure || !strings.Contains(out, "# entry 0 at file offset 0: "+strconv.Itoa(len(a))+" bytes, over the limit of "+strconv.Itoa(len(a)-1)+" (--max-entry): skipped") ||
+		!strings.Contains(out, "entry batch offsets 2-2") || !strings.Contains(errs, "1 entry; 1 entry ("+strconv.Itoa(len(a))+" bytes) over --max-entry skipped") {
+		t.Errorf("--max-entry: exit %d\n%s\n%s", code, out, errs)
+	}
+
+	// A directory that names no topic; --records-topic names one.
+	other := writeSegment(t, "segments", append(append([]byte(nil), a...), b...))
+	code, out, errs = mainRun(t, nil, append(base, "-v", other)...)
+	if code != cli.ExitOK || strings.Contains(out, "OffsetCommitKey") || !strings.Contains(errs, "does not name a topic") {
+		t.Errorf("no topic: exit %d, keys decoded %v: %s", code, strings.Contains(out, "OffsetCommitKey"), errs)
+	}
+	code, out, _ = mainRun(t, nil, append(base, "-v", "--records-topic", "__consumer_offsets", other)...)
+	if code != cli.ExitOK || !strings.Contains(out, "OffsetCommitKey") {
+		t.Errorf("--records-topic: exit %d, keys decoded %v", code, strings.Contains(out, "OffsetCommitKey"))
+	}
+
+	for _, args := range [][]string{{"--segment", path, "--filter", "api == Fetch"}, {"--segment", path, "--hex", "00"}, {"--segment", path, "--roundtrip"}} {
+		if code, _, errs := mainRun(t, nil, append(base, args...)...); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+// Package logseg reads the entries of a partition's log segment, as a
+// broker stores them on disk: a .log file in a partition's directory
+// (<topic>-<partition>/00000000000000000000.log), or a KRaft snapshot
+// (__cluster_metadata-0/<offset>-<epoch>.checkpoint). Such a file is a
+// records area: record batches (or legacy message sets) one after
+// another, each an int64 base offset, an int32 length and that many
+// bytes. [Reader] hands them out one at a time, streaming, so that a
+// segment of any size is read in memory proportional to its largest
+// entry; [Topic] names the topic of a segment from its directory.
+package logseg
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// DefaultMaxEntry is the largest entry read whole by default: Kafka's
+// default socket.request.max.bytes, above any batch a broker accepts with
+// its default limits.
+const DefaultMaxEntry = 100 << 20
+
+// headerSize is an entry's base offset and length; minLength is the
+// shortest length that reaches the magic byte (a partition leader epoch
+// or CRC, then the magic), which every entry has.
+const (
+	headerSize = 12
+	minLength  = 5
+)
+
+// ErrCorrupt is wrapped by the error of an entry whose length cannot be
+// an entry's: the rest of the file is not read as entries (Kafka's log
+// reader stops there too). A preallocated segment's zero fill reads so.
+var ErrCorrupt = errors.New("not a log entry")
+
+// Entry is one entry of a segment.
+type Entry struct {
+	// Offset is where the entry starts in the file.
+	Offset int64
+	// Bytes are the entry, its header included; nil for an entry skipped
+	// (Skipped). Valid until the next call of Next.
+	Bytes []byte
+	// Size is the entry's size in the file, its header included: len(Bytes),
+	// or what was skipped.
+	Size int64
+	// Partial: the file ends inside the entry (a segment being written, or
+	// cut); Bytes are what it holds.
+	Partial bool
+	// Skipped: the entry is longer than the reader's Max and was read past,
+	// not kept.
+	Skipped bool
+}
+
+// Reader reads a segment's entries from R.
+type Reader struct {
+	r   io.Reader
+	off int64
+	buf []byte
+	// Max is the largest entry (header included) that Next returns whole;
+	// a longer one is read past and returned as Skipped. Zero means
+	// DefaultMaxEntry.
+	Max int64
+	err error
+	// rest is the header of the corrupt entry, for Rest.
+	rest []byte
+}
+
+// NewReader returns a Reader of the segment r.
+func NewReader(r io.Reader) *Reader { return &Reader{r: r} }
+
+// Offset returns how many bytes of the file have been read.
+func (r *Reader) Offset() int64 { return r.off }
+
+// Next returns the next entry. At the end of the file it returns io.EOF;
+// after an entry whose length cannot be one it returns an error wrapping
+// ErrCorrupt that names its offset and length, and the caller may count
+// the rest with Rest. A read error is returned as it is, with the offset.
+func (r *Reader) Next() (Entry, error) {
+	if r.err != nil {
+		return Entry{}, r.err
+	}
+	start := r.off
+	var head [headerSize]byte
+	n, err := io.ReadFull(r.r, head[:])
+	r.off += int64(n)
+	switch {
+	case err == io.EOF:
+		r.err = io.EOF
+		return Entry{}, io.EOF
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		r.err = io.EOF
+		r.buf = append(r.buf[:0], head[:n]...)
+		return Entry{Offset: start, Bytes: r.buf, Size: int64(n), Partial: true}, nil
+	case err != nil:
+		r.err = fmt.Errorf("reading the entry at file offset %d: %w", start, err)
+		return Entry{}, r.err
+	}
+	length := int64(int32(binary.BigEndian.Uint32(head[8:])))
+	if length < minLength {
+		r.err = fmt.Errorf("%w: the entry at file offset %d has length %d (base offset %d); an entry's length is at least %d",
+			ErrCorrupt, start, length, int64(binary.BigEndian.Uint64(head[:])), minLength)
+		r.rest = append([]byte(nil), head[:]...)
+		return Entry{}, r.err
+	}
+	size := headerSize + length
+	max := r.Max
+	if max <= 0 {
+		max = DefaultMaxEntry
+	}
+	if size > max {
+		n, err := io.CopyN(io.Discard, r.r, length)
+		r.off += n
+		if err != nil && err != io.EOF {
+			r.err = fmt.Errorf("reading the entry at file offset %d: %w", start, err)
+			return Entry{}, r.err
+		}
+		if err == io.EOF {
+			r.err = io.EOF
+		}
+		return Entry{Offset: start, Size: headerSize + n, Skipped: true, Partial: n < length}, nil
+	}
+	if int64(cap(r.buf)) < size {
+		r.buf = make([]byte, size)
+	}
+	b := r.buf[:size]
+	copy(b, head[:])
+	n, err = io.ReadFull(r.r, b[headerSize:])
+	r.off += int64(n)
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+		r.err = io.EOF
+		return Entry{Offset: start, Bytes: b[:headerSize+n], Size: int64(headerSize + n), Partial: true}, nil
+	case err != nil:
+		r.err = fmt.Errorf("reading the entry at file offset %d: %w", start, err)
+		return Entry{}, r.err
+	}
+	return Entry{Offset: start, Bytes: b, Size: size}, nil
+}
+
+// Rest reads the rest of the file after Next returned an ErrCorrupt
+// error, and returns how many bytes it holds from the corrupt entry's
+// start (its header included) and whether they are all zero (a
+// preallocated segment's fill).
+func (r *Reader) Rest() (n int64, zero bool, err error) {
+	zero = allZero(r.rest)
+	n = int64(len(r.rest))
+	buf := make([]byte, 64<<10)
+	for {
+		m, err := r.r.Read(buf)
+		n += int64(m)
+		r.off += int64(m)
+		zero = zero && allZero(buf[:m])
+		if err == io.EOF {
+			return n, zero, nil
+		}
+		if err != nil {
+			return n, zero, err
+		}
+	}
+}
+
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// segmentName matches the file names of log segments and KRaft snapshots.
+var segmentName = regexp.MustCompile(`^[0-9]{20}\.log$|^[0-9]{20}-[0-9]{10}\.checkpoint$`)
+
+// IsSegmentName reports whether path's file name is a log segment's
+// (twenty digits, .log) or a KRaft snapshot's (twenty digits, a dash, ten
+// digits, .checkpoint).
+func IsSegmentName(path string) bool { return segmentName.MatchString(filepath.Base(path)) }
+
+// partitionDir matches a partition directory's name: the topic, a dash,
+// the partition number (and a suffix a broker adds to a directory it is
+// deleting or moving, which the topic is read without).
+var partitionDir = regexp.MustCompile(`^(.+)-([0-9]+)(\.[0-9a-f]{32}-(delete|future|stray))?$`)
+
+// Topic returns the topic of the segment at path, from its directory's
+// name (<topic>-<partition>), and false when the directory is not named
+// so.
+func Topic(path string) (string, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	m := partitionDir.FindStringSubmatch(filepath.Base(filepath.Dir(abs)))
+	if m == nil || strings.TrimSpace(m[1]) == "" {
+		return "", false
+	}
+	return m[1], true
+}
