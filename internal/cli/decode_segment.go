@@ -32,6 +32,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 			return failure{err}
 		}
 		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return usagef("%s is a directory: give one of its segment files (00000000000000000000.log), one at a time", text.Escape(path))
+		}
 		in, name = f, path
 	}
 	c := o.Release.Codec
@@ -44,7 +47,7 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		case k != recschema.KindNone:
 			fmt.Fprintf(env.Stderr, "manifester decode: %s: the records of %s (the directory's name), keys and values read as its record types\n", text.Escape(name), topic)
 		case topic == "":
-			fmt.Fprintf(env.Stderr, "manifester decode: %s: the directory does not name a topic (<topic>-<partition>): keys and values stay bytes; --records-topic NAME reads them as an internal topic's\n", text.Escape(name))
+			fmt.Fprintf(env.Stderr, "manifester decode: %s: no topic is known (a segment's directory is named <topic>-<partition>), so keys and values stay bytes; --records-topic NAME reads them as an internal topic's\n", text.Escape(name))
 		}
 	}
 
@@ -80,7 +83,12 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		if e.Skipped {
 			skipped++
 			skippedBytes += e.Size
-			fmt.Fprintf(w, "# entry %d at file offset %d: %d bytes, over the limit of %d (--max-entry): skipped\n", i, e.Offset, e.Size, maxEntry)
+			// In order with the reports in text; on stderr beside JSON lines.
+			note := io.Writer(w)
+			if o.Format == "json" {
+				note = env.Stderr
+			}
+			fmt.Fprintf(note, "# entry %d at file offset %d: %d bytes, over the limit of %d (--max-entry): skipped\n", i, e.Offset, e.Size, maxEntry)
 			continue
 		}
 		entries++

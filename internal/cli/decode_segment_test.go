@@ -161,10 +161,18 @@ func TestDecodeSegment(t *testing.T) {
 		t.Errorf("--max-entry: exit %d\n%s\n%s", code, out, errs)
 	}
 
+	code, out, errs = mainRun(t, nil, append(base, "--format", "json", "--max-entry", strconv.Itoa(len(a)-1), path)...)
+	if code != cli.ExitFailure || strings.Count(out, "\n") != 1 || !strings.HasPrefix(out, `{"index":1,`) || !strings.Contains(errs, "# entry 0 at file offset 0: ") {
+		t.Errorf("--max-entry, json: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, _, errs = mainRun(t, nil, append(base, "--segment", filepath.Dir(path))...); code != cli.ExitUsage || !strings.Contains(errs, "is a directory") {
+		t.Errorf("a directory: exit %d: %s", code, errs)
+	}
+
 	// A directory that names no topic; --records-topic names one.
 	other := writeSegment(t, "segments", append(append([]byte(nil), a...), b...))
 	code, out, errs = mainRun(t, nil, append(base, "-v", other)...)
-	if code != cli.ExitOK || strings.Contains(out, "OffsetCommitKey") || !strings.Contains(errs, "does not name a topic") {
+	if code != cli.ExitOK || strings.Contains(out, "OffsetCommitKey") || !strings.Contains(errs, "no topic is known") {
 		t.Errorf("no topic: exit %d, keys decoded %v: %s", code, strings.Contains(out, "OffsetCommitKey"), errs)
 	}
 	code, out, _ = mainRun(t, nil, append(base, "-v", "--records-topic", "__consumer_offsets", other)...)
