@@ -3,14 +3,12 @@ package report
 import (
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/records"
-	"github.com/manifester/manifester/internal/wire"
 )
 
 // KindEntry is the Kind of the report of a log segment's entry: a record
@@ -46,12 +44,7 @@ func DecodeEntry(c *codec.Codec, b []byte, topic string, partial bool, o Options
 		r.Note = "the file ends inside this entry (a segment being written, or cut short): shown, and ignored as Kafka's log reader ignores it"
 	}
 	if err != nil {
-		r.Error = err.Error()
-		var de *wire.DecodeError
-		if errors.As(err, &de) {
-			off := de.Offset
-			r.ErrorOffset, r.ErrorPath = &off, de.Path
-		}
+		r.setError(err)
 	}
 	return r
 }

@@ -414,12 +414,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	}
 	r.Unread = unread(kind, b, api, r.Version)
 	if err != nil {
-		r.Error = err.Error()
-		var de *wire.DecodeError
-		if errors.As(err, &de) {
-			off := de.Offset
-			r.ErrorOffset, r.ErrorPath = &off, de.Path
-		}
+		r.setError(err)
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
 			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
 			if o.MaybeResponse && kind == schema.TypeRequest && len(r.AlsoDecodesAs) == 0 {
@@ -455,6 +450,17 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		r.Roundtrip, r.RoundtripDiff = &ok, d
 	}
 	return r
+}
+
+// setError sets the report's Error to err's text and, when err is a
+// *wire.DecodeError, its ErrorOffset and ErrorPath.
+func (f *Frame) setError(err error) {
+	f.Error = err.Error()
+	var de *wire.DecodeError
+	if errors.As(err, &de) {
+		off := de.Offset
+		f.ErrorOffset, f.ErrorPath = &off, de.Path
+	}
 }
 
 // apiVersionsKey is the key of ApiVersions, whose requests clients send at
