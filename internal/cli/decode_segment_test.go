@@ -41,16 +41,30 @@ func segmentBatch(t *testing.T, base int64, gz bool, partitions ...int32) []byte
 // records of the key/value pairs kvs (nil is null).
 func kmsgBatchAt(t *testing.T, base int64, attrs int16, kvs ...[]byte) []byte {
 	t.Helper()
-	var area []byte
+	var recs []kmsg.Record
 	for i := 0; i+1 < len(kvs); i += 2 {
-		r := kmsg.Record{OffsetDelta: int32(i / 2), Key: kvs[i], Value: kvs[i+1]}
+		recs = append(recs, kmsg.Record{OffsetDelta: int32(i / 2), Key: kvs[i], Value: kvs[i+1]})
+	}
+	return kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: base, Attributes: attrs}, recs)
+}
+
+// kmsgBatchOf writes kb with records recs (kmsg), setting what a batch
+// computes: the records' lengths, the count, the last offset delta, the
+// producer fields left at 0 to -1, the length and the CRC; gzip when
+// kb's attributes say so.
+func kmsgBatchOf(t *testing.T, kb kmsg.RecordBatch, recs []kmsg.Record) []byte {
+	t.Helper()
+	var area []byte
+	for _, r := range recs {
 		r.Length = int32(len(r.AppendTo(nil)) - 1)
 		area = r.AppendTo(area)
 	}
-	n := int32(len(kvs) / 2)
-	kb := kmsg.RecordBatch{FirstOffset: base, Magic: 2, Attributes: attrs, LastOffsetDelta: n - 1, ProducerID: -1, ProducerEpoch: -1,
-		FirstSequence: -1, NumRecords: n, Records: area}
-	if attrs&7 == 1 {
+	n := int32(len(recs))
+	kb.Magic, kb.LastOffsetDelta, kb.NumRecords, kb.Records = 2, n-1, n, area
+	if kb.ProducerID == 0 {
+		kb.ProducerID, kb.ProducerEpoch, kb.FirstSequence = -1, -1, -1
+	}
+	if kb.Attributes&7 == 1 {
 		var b bytes.Buffer
 		w := gzip.NewWriter(&b)
 		if _, err := w.Write(area); err != nil {
@@ -98,7 +112,12 @@ func TestDecodeSegment(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	want := "entry batch offsets 0-1, 2 records, " + strconv.Itoa(len(a)) + " bytes at position 0\nentry batch offsets 2-2, 1 record, gzip, " + strconv.Itoa(len(b)) + " bytes at position " + strconv.Itoa(len(a)) + "\n"
+	rec := func(p int) string {
+		return "  offset " + strconv.Itoa(p-3) + " timestamp 0 key OffsetCommitKey {\"group\":\"billing\",\"topic\":\"orders\",\"partition\":" + strconv.Itoa(p) +
+			"} value OffsetCommitValue v3 {\"offset\":100" + strconv.Itoa(p) + ",\"leaderEpoch\":2,\"metadata\":\"\",\"commitTimestamp\":99}\n"
+	}
+	want := "entry batch offsets 0-1, 2 records, " + strconv.Itoa(len(a)) + " bytes at position 0\n" + rec(3) + rec(4) +
+		"entry batch offsets 2-2, 1 record, gzip, " + strconv.Itoa(len(b)) + " bytes at position " + strconv.Itoa(len(a)) + "\n" + rec(5)
 	if out != want {
 		t.Errorf("summary lines:\n%s\nwant:\n%s", out, want)
 	}
@@ -239,5 +258,40 @@ func TestDecodeSnapshot(t *testing.T) {
 	}
 	if strings.Contains(out, "undecoded") || strings.Contains(out, "error") || !strings.Contains(errs, "the records of __cluster_metadata") {
 		t.Errorf("a record did not read as its schema:\n%s\n%s", out, errs)
+	}
+}
+
+// TestDecodeSegmentRecordLines: a record line shows a user topic's text
+// key quoted, a binary value as hex (its first 32 bytes and its size), a
+// null key, the timestamp as a date and the header count; text from the
+// records (a group id with a bidi override and an escape, in a
+// __consumer_offsets key) reaches the terminal escaped.
+func TestDecodeSegmentRecordLines(t *testing.T) {
+	bin := make([]byte, 40)
+	bin[0] = 0xff
+	user := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 7, FirstTimestamp: 1700000000000}, []kmsg.Record{
+		{Key: []byte("order-17"), Value: bin},
+		{OffsetDelta: 1, TimestampDelta64: 1500, Value: []byte("shipped\n"), Headers: []kmsg.Header{{Key: "trace", Value: []byte("1")}}},
+	})
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", user))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "  offset 7 timestamp 1700000000000 (2023-11-14T22:13:20.000Z) key \"order-17\" value 0xff" + strings.Repeat("00", 31) + "... (40 bytes)\n" +
+		"  offset 8 timestamp 1700000001500 (2023-11-14T22:13:21.500Z) key null value \"shipped\\n\", 1 header\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("user topic:\n%s\nwant it to end with:\n%s", out, want)
+	}
+
+	key := (&kmsg.OffsetCommitKey{Version: 1, Group: "evil\u202e\x1b[2J", Topic: "orders", Partition: 0}).AppendTo(nil)
+	val := (&kmsg.OffsetCommitValue{Version: 1, Offset: 5, CommitTimestamp: 1700000000000}).AppendTo(nil)
+	evil := kmsgBatchAt(t, 0, 0, key, val)
+	code, out, errs = mainRun(t, nil, "decode", "--spec", specDir43, "--records", recordsDir43, writeSegment(t, "__consumer_offsets-0", evil))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if strings.ContainsAny(out, "\u202e\x1b") || !strings.Contains(out, `"group":"evil\u202e\u001b[2J"`) ||
+		!strings.Contains(out, `value OffsetCommitValue v1 {"offset":5,"metadata":"","commitTimestamp":1700000000000,"expireTimestamp":0}`) {
+		t.Errorf("crafted group id:\n%q", out)
 	}
 }

@@ -18,7 +18,8 @@ import (
 // zero Style is the reference format): the summary, the error, the other
 // versions that decode it, the round-trip verdict, and with verbose the
 // byte grid and the object tree (plus a grid and tree for every
-// decompressed records area), read from the frame's span tree. The grid,
+// decompressed records area), read from the frame's span tree; without
+// verbose, a log segment's entry (report.KindEntry) has a line per record. The grid,
 // the trees and the inflated records are bounded by the frame's output
 // budget; what does not fit is named, not shown.
 func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
@@ -89,6 +90,9 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 			err = writeChunks(w, b.Bytes())
 		}
 		b.Reset()
+	}
+	if !verbose && f.Kind == report.KindEntry {
+		recordLines(b, f, f.RenderBudget())
 	}
 	if verbose {
 		bud := f.RenderBudget()

@@ -1,0 +1,163 @@
+package text
+
+import (
+	"bytes"
+	"encoding/hex"
+	"strconv"
+	"time"
+
+	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/jsonvalue"
+	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/report"
+	"github.com/manifester/manifester/internal/span"
+)
+
+// maxShownBytes is how many bytes of a key or value that is neither text
+// nor a record type's message a record line shows, as hex.
+const maxShownBytes = 32
+
+// maxDateMillis bounds the timestamps shown as dates too (year 9999).
+const maxDateMillis = 253402300800000
+
+// recordLines writes a line for each record (v2) of a log segment's entry
+// (report.KindEntry), those of its inflated batches included, in offset
+// order: its offset, its key and its value. A key or value read as an
+// internal topic's record type is its type, version and fields as
+// compact JSON; other bytes are quoted when they read as text, else hex
+// (the first maxShownBytes). The lines are bounded by the frame's output
+// budget; the records left out are counted on a last line.
+func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
+	t := f.SpanTree()
+	if t == nil || t.Root() == span.None {
+		return
+	}
+	rl := recLines{b: b, bud: bud}
+	for _, batch := range t.Kids(t.Root()) {
+		if t.Name(batch) != "RecordBatch" {
+			continue // a legacy message, a partial entry, undecoded bytes
+		}
+		var base, ts int64
+		for _, k := range t.Kids(batch) {
+			switch t.Name(k) {
+			case "baseOffset":
+				base = t.N(k).Int
+			case "baseTimestamp":
+				ts = t.N(k).Int
+			case "Record":
+				rl.record(t, k, base, ts)
+			}
+			if d := t.Detached(k); d != nil && d.Root() != span.None {
+				for _, r := range d.Kids(d.Root()) {
+					if d.Name(r) == "Record" {
+						rl.record(d, r, base, ts)
+					}
+				}
+			}
+		}
+	}
+	if rl.left > 0 {
+		b.WriteString("  " + report.OutputSpent(bud, english.Count(rl.left, "record line")) + "\n")
+	}
+}
+
+type recLines struct {
+	b    *bytes.Buffer
+	bud  *budget.Budget
+	line []byte
+	left int // records not shown: the output budget was spent
+}
+
+// record writes the line of record r of t, in a batch of base offset
+// base and base timestamp ts.
+func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
+	if rl.left > 0 || rl.bud.OutputRoom() <= 0 {
+		rl.left++
+		return
+	}
+	l := append(rl.line[:0], "  offset "...)
+	var key, value span.ID = span.None, span.None
+	headers := int64(0)
+	for _, k := range t.Kids(r) {
+		switch t.Name(k) {
+		case "offsetDelta":
+			l = strconv.AppendInt(l, base+t.N(k).Int, 10)
+		case "timestampDelta":
+			ts += t.N(k).Int
+		case "key":
+			key = k
+		case "value":
+			value = k
+		case "headerCount":
+			headers = t.N(k).Int
+		}
+	}
+	l = append(l, " timestamp "...)
+	l = strconv.AppendInt(l, ts, 10)
+	if ts > 0 && ts < maxDateMillis {
+		l = append(l, " ("...)
+		l = time.UnixMilli(ts).UTC().AppendFormat(l, "2006-01-02T15:04:05.000Z")
+		l = append(l, ')')
+	}
+	l = append(l, " key "...)
+	l = appendRecordPart(l, t, key)
+	l = append(l, " value "...)
+	l = appendRecordPart(l, t, value)
+	if headers > 0 {
+		l = append(l, ", "...)
+		l = append(l, english.Count(headers, "header")...)
+	}
+	rl.line = l
+	// The fields' JSON strings hold the records' own text, which JSON
+	// leaves raw when printable to it (bidi overrides): escaped here, as
+	// every text for the terminal is.
+	s := Escape(string(l)) + "\n"
+	rl.b.WriteString(s)
+	rl.bud.AddOutput(len(s))
+}
+
+// appendRecordPart appends a record's key or value: "null", its record
+// type's message ("OffsetCommitValue v3 {...}"), quoted text, or hex.
+func appendRecordPart(dst []byte, t *span.Tree, n span.ID) []byte {
+	if n == span.None {
+		return append(dst, '-')
+	}
+	if t.N(n).Null {
+		return append(dst, "null"...)
+	}
+	var version int64
+	versioned := false
+	for _, k := range t.Kids(n) {
+		switch d := t.Desc(k); {
+		case t.Name(k) == "version":
+			version, versioned = t.N(k).Int, true
+		case d != nil && d.Message != nil && d.Message.Body != nil && t.Flag(n) == "":
+			// A record read as its schema (a flagged one, which did not,
+			// is shown as bytes).
+			dst = append(dst, d.Message.Name...)
+			if versioned {
+				dst = append(dst, " v"...)
+				dst = strconv.AppendInt(dst, version, 10)
+			}
+			dst = append(dst, ' ')
+			if js, err := jsonvalue.AppendTree(dst, t, k, d.Message, int16(version), nil); err == nil {
+				return js
+			}
+			return append(dst, "(not shown: its fields do not read as JSON)"...)
+		}
+	}
+	v := t.ValueBytes(n)
+	switch {
+	case records.IsText(v):
+		return strconv.AppendQuote(dst, string(v))
+	case len(v) > maxShownBytes:
+		dst = append(dst, "0x"...)
+		dst = hex.AppendEncode(dst, v[:maxShownBytes])
+		dst = append(dst, "... ("...)
+		dst = strconv.AppendInt(dst, int64(len(v)), 10)
+		return append(dst, " bytes)"...)
+	}
+	dst = append(dst, "0x"...)
+	return hex.AppendEncode(dst, v)
+}
