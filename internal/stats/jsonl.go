@@ -14,19 +14,23 @@ import (
 // jsonFrame is what a JSON line of `decode --pcap --format json` or of
 // the proxy's log holds that the figures need.
 type jsonFrame struct {
-	Event         *string         `json:"event"`
-	Conn          json.RawMessage `json:"conn"`
-	Kind          string          `json:"kind"`
-	APIKey        *int16          `json:"api_key"`
-	API           string          `json:"api"`
-	Version       *int16          `json:"version"`
-	ClientID      *string         `json:"client_id"`
-	Size          int             `json:"size"`
-	Src           string          `json:"src"`
-	Dst           string          `json:"dst"`
-	LatencyMicros *int64          `json:"latency_us"`
-	Error         string          `json:"error"`
-	Body          json.RawMessage `json:"body"`
+	Event   *string         `json:"event"`
+	Conn    json.RawMessage `json:"conn"`
+	Kind    string          `json:"kind"`
+	APIKey  *int16          `json:"api_key"`
+	API     string          `json:"api"`
+	Version *int16          `json:"version"`
+	// RequestVersion is set on a response read at another version than
+	// its request's (an ApiVersions answer read as v0): it is counted
+	// under its request's version, as a capture counts it.
+	RequestVersion *int16          `json:"request_version"`
+	ClientID       *string         `json:"client_id"`
+	Size           int             `json:"size"`
+	Src            string          `json:"src"`
+	Dst            string          `json:"dst"`
+	LatencyMicros  *int64          `json:"latency_us"`
+	Error          string          `json:"error"`
+	Body           json.RawMessage `json:"body"`
 }
 
 // JSONLinesStats counts what [ReadJSONLines] read.
@@ -103,6 +107,9 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	}
 	if f.Version != nil {
 		rec.Version = *f.Version
+	}
+	if f.RequestVersion != nil && f.Kind == "response" {
+		rec.Version = *f.RequestVersion
 	}
 	if rec.Response {
 		rec.Paired = f.LatencyMicros != nil && f.APIKey != nil && f.Version != nil
