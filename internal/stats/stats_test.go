@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/manifester/manifester/internal/term"
 )
 
 func TestPercentileNearestRank(t *testing.T) {
@@ -257,5 +261,32 @@ func TestUndecoded(t *testing.T) {
 	s.WriteJSON(&b)
 	if !strings.Contains(b.String(), `"errors":{},"undecoded":1}`) {
 		t.Errorf("%s", b.String())
+	}
+}
+
+// TestTextColumnsInCells: the text tables are aligned in terminal cells,
+// as docs/cli.md promises: a client id of East Asian wide characters
+// (two cells each, as a terminal shows them) pads the others to its
+// width, and the columns after it line up.
+func TestTextColumnsInCells(t *testing.T) {
+	a := New()
+	for i, id := range []string{"Zürich-日本-客户端", "plain", "bad\xff\xfe", "ｆｕｌｌ"} {
+		conn := strconv.Itoa(i)
+		a.Add(&Record{Conn: conn, Client: "127.0.0.1:5000" + conn, Server: "127.0.0.1:9092", APIKey: 18, API: "ApiVersions", Version: 3, Size: 40, ClientID: ptr(id)})
+	}
+	var b bytes.Buffer
+	if err := a.Summary().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	conns := lines[slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "CONN") }):]
+	want := term.Width(conns[0])
+	for _, l := range conns[1:] {
+		if w := term.Width(l); w != want {
+			t.Errorf("row %q is %d cells wide, the header %d", l, w, want)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + b.String())
 	}
 }
