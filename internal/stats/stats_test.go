@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -288,5 +289,37 @@ func TestTextColumnsInCells(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log("\n" + b.String())
+	}
+}
+
+// TestHTMLStringsFromTraffic: client ids (and, from JSON lines,
+// endpoints) that are not valid UTF-8, or hold control or bidi override
+// characters, are shown in the HTML page escaped as the text table shows
+// them, so that the page is valid UTF-8 (as its charset says) and no
+// override reverses what follows. kgo clients with such ids against kfake
+// put them in a real capture.
+func TestHTMLStringsFromTraffic(t *testing.T) {
+	a := New()
+	for i, id := range []string{"bad\xff\xfe-id\x01ctl", "rtl-\u202eevil", "Zürich-日本-客户端"} {
+		conn := strconv.Itoa(i)
+		a.Add(&Record{Conn: conn, Client: "10.0.0.1:5000" + conn, Server: "host\x1b[31m\xff:9092", APIKey: 18, API: "ApiVersions", Version: 3, Size: 40, ClientID: ptr(id)})
+	}
+	var b bytes.Buffer
+	if err := a.Summary().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !utf8.ValidString(out) {
+		t.Errorf("the page is not valid UTF-8")
+	}
+	for _, r := range out {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r == '\u202e' {
+			t.Errorf("the page holds %U", r)
+		}
+	}
+	for _, want := range []string{`bad\xff\xfe-id\x01ctl`, `rtl-\u202eevil`, ">Zürich-日本-客户端<", `host\x1b[31m\xff:9092`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
 	}
 }
