@@ -323,3 +323,27 @@ func TestHTMLStringsFromTraffic(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONLinesClientIDBytes: a client id that is not valid UTF-8 reaches
+// a JSON line as encoding/json writes it, each bad byte a U+FFFD; the
+// frame's hex keeps the bytes, and stats of the lines shows the client id
+// that stats of the capture shows ("bad\xff\xfe-id", not "bad��-id"), as
+// kgo clients with such an id against kfake showed.
+func TestJSONLinesClientIDBytes(t *testing.T) {
+	// ApiVersions v3, correlation id 0, client id "bad\xff\xfe-id".
+	const frame = "0000001a00120003000000000008626164fffe2d696400046b676f023100"
+	line := `{"index":0,"offset":0,"kind":"request","api_key":18,"api":"ApiVersions","version":3,"correlation_id":0,"client_id":"bad\ufffd\ufffd-id","size":30,"src":"1.1.1.1:5","dst":"2.2.2.2:9092","hex":"` + frame + `"}`
+	for _, in := range []string{line, strings.Replace(line, `,"hex":"`+frame+`"`, "", 1), strings.Replace(line, frame, frame[:30], 1)} {
+		a := New()
+		if _, err := ReadJSONLines(strings.NewReader(in), a.Add); err != nil {
+			t.Fatal(err)
+		}
+		want := "bad\xff\xfe-id"
+		if !strings.Contains(in, frame) {
+			want = "bad\ufffd\ufffd-id" // no hex, or hex cut short: the line's text
+		}
+		if c := a.Summary().Connections; len(c) != 1 || c[0].ClientID == nil || *c[0].ClientID != want {
+			t.Errorf("client id %q, want %q (line %s)", *c[0].ClientID, want, in)
+		}
+	}
+}
