@@ -286,10 +286,12 @@ func (p *Proxy) decodeItem(it *item, data []byte, plan *redact.Plan, tree *span.
 
 // decode reports on one frame: fully (span tree, body JSON), or with
 // Config.Summary only what a summary line needs, falling back to the full
-// report for a frame that does not decode.
+// report for a frame that does not decode. A paired response is read as
+// report.Response reads it, as decode --pcap does (an ApiVersions answer
+// that decodes only as v0 is the broker's UNSUPPORTED_VERSION answer).
 func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
 	if !p.cfg.Summary {
-		return report.Decode(p.cfg.Codec, b, opts)
+		return p.full(b, opts)
 	}
 	c := p.cfg.Codec
 	var f *codec.Frame
@@ -303,7 +305,7 @@ func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
 		err = codec.ErrUnknownAPI
 	}
 	if err != nil || f == nil || f.API == nil {
-		return report.Decode(c, b, opts)
+		return p.full(b, opts)
 	}
 	kind := schema.TypeRequest
 	if opts.Kind == schema.TypeResponse {
@@ -320,6 +322,15 @@ func (p *Proxy) decode(b []byte, opts report.Options) *report.Frame {
 		r.Roundtrip, r.RoundtripDiff = &ok, d
 	}
 	return r
+}
+
+// full is the full report of a frame: a paired response by
+// report.Response, anything else by report.Decode.
+func (p *Proxy) full(b []byte, opts report.Options) *report.Frame {
+	if opts.Kind == schema.TypeResponse && opts.API != nil {
+		return report.Response(p.cfg.Codec, b, opts.API, opts.Version, opts)
+	}
+	return report.Decode(p.cfg.Codec, b, opts)
 }
 
 func joinHostPort(host, port string) string { return net.JoinHostPort(host, port) }

@@ -23,26 +23,29 @@ import (
 
 // Line is what is read of one line of a log.
 type Line struct {
-	Conn        int        `json:"conn"`
-	Event       string     `json:"event"`
-	Direction   string     `json:"direction"`
-	Client      string     `json:"client"`
-	Listener    string     `json:"listener"`
-	Upstream    string     `json:"upstream"`
-	Rewritten   bool       `json:"rewritten"`
-	OriginalHex string     `json:"original_hex"`
-	Detail      string     `json:"detail"`
-	Index       int        `json:"index"`
-	Offset      int64      `json:"offset"`
-	Kind        string     `json:"kind"`
-	APIKey      *int16     `json:"api_key"`
-	API         string     `json:"api"`
-	Version     *int16     `json:"version"`
-	Hex         *string    `json:"hex"`
-	Time        *time.Time `json:"time"`
-	Src         string     `json:"src"`
-	Dst         string     `json:"dst"`
-	Latency     *int64     `json:"latency_us"`
+	Conn        int    `json:"conn"`
+	Event       string `json:"event"`
+	Direction   string `json:"direction"`
+	Client      string `json:"client"`
+	Listener    string `json:"listener"`
+	Upstream    string `json:"upstream"`
+	Rewritten   bool   `json:"rewritten"`
+	OriginalHex string `json:"original_hex"`
+	Detail      string `json:"detail"`
+	Index       int    `json:"index"`
+	Offset      int64  `json:"offset"`
+	Kind        string `json:"kind"`
+	APIKey      *int16 `json:"api_key"`
+	API         string `json:"api"`
+	Version     *int16 `json:"version"`
+	// RequestVersion is set on a response the proxy read at another
+	// version than its request's (an ApiVersions answer read as v0).
+	RequestVersion *int16     `json:"request_version"`
+	Hex            *string    `json:"hex"`
+	Time           *time.Time `json:"time"`
+	Src            string     `json:"src"`
+	Dst            string     `json:"dst"`
+	Latency        *int64     `json:"latency_us"`
 }
 
 // RawTokenAPI is the api of a frame line for a raw SASL token of the
@@ -92,10 +95,18 @@ func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits) (*
 		}
 	}
 	var fr *report.Frame
-	if l.API == RawTokenAPI {
+	switch {
+	case l.API == RawTokenAPI:
 		data, plan := conns.Stream(l.Conn).Raw(b, fromServer) // a nil stream shows secrets
 		fr = redact.RawReport(data, plan, fromServer)
-	} else {
+	case fromServer && ro.API != nil && l.RequestVersion != nil:
+		// Read as the proxy read it: at its request's version, by
+		// report.Response's rule (an ApiVersions answer read as v0,
+		// which holds no secrets).
+		data, plan := conns.Frame(l.Conn, c, b, ro)
+		fr = report.Response(c, data, ro.API, *l.RequestVersion, ro)
+		plan.Apply(fr)
+	default:
 		data, plan := conns.Frame(l.Conn, c, b, ro)
 		fr = redact.DecodeRedacted(c, data, ro, plan)
 	}

@@ -152,3 +152,34 @@ func TestBadLines(t *testing.T) {
 		}
 	}
 }
+
+// TestApiVersionsV0AnswerReadBack: the proxy logs the broker's v0
+// UNSUPPORTED_VERSION answer to ApiVersions v4 as read as v0, with
+// request_version 4; decoding the log reads it the same way (the note
+// and request_version kept), so that stats of what decode prints counts
+// it under ApiVersions v4, as stats of the log and of a capture do.
+func TestApiVersionsV0AnswerReadBack(t *testing.T) {
+	c := testframes.Codec(t, "4.3")
+	answer := kmsg.NewPtrApiVersionsResponse()
+	answer.Version, answer.ErrorCode = 0, 35
+	answer.ApiKeys = []kmsg.ApiVersionsResponseApiKey{{ApiKey: 18, MinVersion: 0, MaxVersion: 3}}
+	b := testframes.Response(answer, 0)
+	api, _ := c.Reg.API(18)
+	direct := report.Response(c, b, api, 4, report.Options{})
+	if direct.Error != "" || direct.RequestVersion == nil {
+		t.Fatalf("the proxy's report: %+v", direct)
+	}
+	lat := int64(90)
+	direct.LatencyMicros = &lat
+	l := logged(t, &proxy.Event{Kind: proxy.EventFrame, Conn: 1, Dir: "response", Frame: direct, Data: b})
+	fr, _, err := l.Decode(c, redact.NewConns(false), budget.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr.Error != "" || fr.Version != 0 || fr.RequestVersion == nil || *fr.RequestVersion != 4 || fr.Note != direct.Note {
+		t.Errorf("read back: error %q, v%d, request_version %v, note %q; want the proxy's %q", fr.Error, fr.Version, fr.RequestVersion, fr.Note, direct.Note)
+	}
+	if got, want := frameText(t, fr), frameText(t, direct); got != want {
+		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -87,6 +87,7 @@ func Response(c *codec.Codec, b []byte, api *schema.API, v int16, o Options) *Fr
 		r := Decode(c, b, o)
 		if r.Error == "" {
 			r.Note = fmt.Sprintf("the answer to ApiVersions v%d, which is newer than this spec (%s): read as v0, as Kafka's clients read it", v, valid)
+			r.RequestVersion = &v
 		}
 		return r
 	}
@@ -106,10 +107,33 @@ func Response(c *codec.Codec, b []byte, api *schema.API, v int16, o Options) *Fr
 		o.Version, o.NoAlternatives, o.Tree = 0, true, nil
 		if r0 := Decode(c, b, o); r0.Error == "" {
 			r0.Note = fmt.Sprintf("does not decode as ApiVersions v%d, its request's version, but does as v0: the broker's UNSUPPORTED_VERSION answer, read as v0 as Kafka's clients read it", v)
+			r0.RequestVersion = &v
 			return r0
 		}
 	}
 	return r
+}
+
+// ResponseValues decodes a response to a request of api at version v for
+// its values, without a span tree, with [Response]'s rule for
+// ApiVersions: the answer to a request newer than the spec, or one that
+// does not decode at its request's version but does at v0, is read as v0
+// (the broker's UNSUPPORTED_VERSION answer; the frame's Version says so).
+// Front ends that count or select responses (stats, filters) use it, so
+// that they read the frames decode --pcap reads.
+func ResponseValues(c *codec.Codec, b []byte, api *schema.API, v int16) (*codec.Frame, error) {
+	if api.Key == apiVersionsKey && v != 0 {
+		if valid := api.Response.Valid; !valid.Empty() && v > valid.Hi {
+			return c.DecodeResponse(b, api, 0, codec.Options{})
+		}
+	}
+	f, err := c.DecodeResponse(b, api, v, codec.Options{})
+	if err != nil && api.Key == apiVersionsKey && v != 0 {
+		if f0, err0 := c.DecodeResponse(b, api, 0, codec.Options{}); err0 == nil {
+			return f0, nil
+		}
+	}
+	return f, err
 }
 
 // Hint is a request seen near a response whose own request was not

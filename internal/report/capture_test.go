@@ -78,6 +78,13 @@ func TestResponseApiVersionsRule(t *testing.T) {
 		if f.Error != "" || f.Version != 0 || !strings.Contains(f.Note, "v0") || f.Roundtrip == nil || !*f.Roundtrip || !strings.Contains(string(f.Body), `"ErrorCode":35`) {
 			t.Errorf("request v%d: %+v", v, f)
 		}
+		if f.RequestVersion == nil || *f.RequestVersion != v {
+			t.Errorf("request v%d: request_version %v", v, f.RequestVersion)
+		}
+		// ResponseValues reads it the same way, for stats and filters.
+		if fv, err := ResponseValues(c, b, api, v); err != nil || fv.Version != 0 {
+			t.Errorf("ResponseValues, request v%d: %v, %+v", v, err, fv)
+		}
 	}
 	// A response to another API's request newer than the spec: a warning.
 	fetch, _ := c.Reg.API(1)

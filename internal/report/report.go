@@ -39,11 +39,15 @@ type Frame struct {
 	Offset int64 `json:"offset"`
 	// Kind is "request" or "response", or KindEntry for a log segment's
 	// entry (DecodeEntry).
-	Kind          string `json:"kind"`
-	APIKey        int16  `json:"api_key"`
-	API           string `json:"api,omitempty"`
-	Version       int16  `json:"version"`
-	CorrelationID int32  `json:"correlation_id"`
+	Kind    string `json:"kind"`
+	APIKey  int16  `json:"api_key"`
+	API     string `json:"api,omitempty"`
+	Version int16  `json:"version"`
+	// RequestVersion is, for a response read at another version than its
+	// request's (an ApiVersions answer read as v0, Kafka's rule: see
+	// [Response]), the request's version; nil otherwise.
+	RequestVersion *int16 `json:"request_version,omitempty"`
+	CorrelationID  int32  `json:"correlation_id"`
 	// ClientID is the request header's client id (absent for null).
 	ClientID *string `json:"client_id,omitempty"`
 	// Size is the frame's size, its int32 size prefix included.

@@ -77,15 +77,17 @@ func (s *Selector) AdmitEvent(ev *capture.Event, index int, r *report.Frame) boo
 
 // DecodeEvent decodes a captured frame as the selector reads it, with
 // its Values and no span tree: a request by its header, a response at
-// its request's API and version (an error when its request was not seen
-// or its API is unknown). It keeps no state: workers may call it.
+// its request's API and version as report.ResponseValues reads it (an
+// ApiVersions answer read as v0, Kafka's rule), an error when its
+// request was not seen or its API is unknown. It keeps no state: workers
+// may call it.
 func DecodeEvent(c *codec.Codec, ev *capture.Event) (*codec.Frame, error) {
 	if ev.Dir != capture.ServerToClient {
 		return c.DecodeRequest(ev.Data, codec.Options{})
 	}
 	if ev.Request != nil {
 		if api, ok := c.Reg.API(ev.Request.APIKey); ok {
-			return c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+			return report.ResponseValues(c, ev.Data, api, ev.Request.Version)
 		}
 	}
 	return nil, errNoRequest

@@ -8,6 +8,7 @@ import (
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/framefacts"
+	"github.com/manifester/manifester/internal/report"
 )
 
 // ReadCapture reads a pcap or pcapng capture (see package capture) and
@@ -26,14 +27,16 @@ func ReadCapture(r io.Reader, opts capture.Options, c *codec.Codec, add func(*Re
 
 // RecordOf is the record of one frame of a capture (nil for a request
 // whose header does not read). It decodes a paired response for its error
-// codes, and is safe on any goroutine when ev is not changed meanwhile
+// codes (as report.ResponseValues does: an ApiVersions answer that reads
+// only as v0 is the broker's UNSUPPORTED_VERSION, counted under its
+// request's version), and is safe on any goroutine when ev is not changed meanwhile
 // (see package pipeline, which decode and stats --pcap use for a capture).
 func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
 	var resp *codec.Frame
 	var err error
 	if ev.Dir != capture.ClientToServer && ev.Request != nil {
 		if api, ok := c.Reg.API(ev.Request.APIKey); ok {
-			resp, err = c.DecodeResponse(ev.Data, api, ev.Request.Version, codec.Options{})
+			resp, err = report.ResponseValues(c, ev.Data, api, ev.Request.Version)
 		}
 	}
 	return RecordWith(ev, c, resp, err)
@@ -41,7 +44,7 @@ func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
 
 // RecordWith is RecordOf for a frame decoded already: for a paired
 // response, resp and err are its decode (as RecordOf makes it: with
-// values, at its request's version); they are not read for a request.
+// values, by report.ResponseValues); they are not read for a request.
 // A paired response of a known API with no decoded frame or an error is
 // counted as undecoded.
 func RecordWith(ev *capture.Event, c *codec.Codec, resp *codec.Frame, err error) *Record {

@@ -104,8 +104,12 @@ func chart(a *APIStats) htmlAPI {
 }
 
 // page is self-contained: one inline style sheet, inline SVG, no scripts,
-// nothing loaded from elsewhere; html/template escapes every value.
-var page = template.Must(template.New("stats").Parse(`<!DOCTYPE html>
+// nothing loaded from elsewhere; html/template escapes every value, and
+// strings from the traffic (endpoints, client ids) are quoted as the text
+// table quotes them when they hold invalid UTF-8, control or format
+// characters (html/template passes those through: the page would not be
+// the UTF-8 it says, and a bidi override would reverse what follows).
+var page = template.Must(template.New("stats").Funcs(template.FuncMap{"safe": safe, "clientID": htmlClientID}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -143,11 +147,20 @@ rect.bar{fill:#4a7bb7}
 <h1>Connections</h1>
 <table>
 <tr><th>conn</th><th class="l">client</th><th class="l">server</th><th class="l">client id</th><th>frames</th></tr>
-{{range .Connections}}<tr><td>{{.ID}}</td><td class="l">{{.Client}}</td><td class="l">{{.Server}}</td><td class="l">{{if .ClientID}}{{.ClientID}}{{else}}-{{end}}</td><td>{{.Frames}}</td></tr>
+{{range .Connections}}<tr><td>{{.ID}}</td><td class="l">{{safe .Client}}</td><td class="l">{{safe .Server}}</td><td class="l">{{clientID .ClientID}}</td><td>{{.Frames}}</td></tr>
 {{end}}</table>
 </body>
 </html>
 `))
+
+// htmlClientID is a connection's client id as the page shows it: as is
+// when it is printable, quoted otherwise (see safe), "-" when null.
+func htmlClientID(id *string) string {
+	if id == nil {
+		return "-"
+	}
+	return safe(*id)
+}
 
 // WriteHTML writes one self-contained HTML page: the tables and, per API
 // version, a latency histogram in inline SVG.

@@ -3,30 +3,37 @@ package stats
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // jsonFrame is what a JSON line of `decode --pcap --format json` or of
 // the proxy's log holds that the figures need.
 type jsonFrame struct {
-	Event         *string         `json:"event"`
-	Conn          json.RawMessage `json:"conn"`
-	Kind          string          `json:"kind"`
-	APIKey        *int16          `json:"api_key"`
-	API           string          `json:"api"`
-	Version       *int16          `json:"version"`
-	ClientID      *string         `json:"client_id"`
-	Size          int             `json:"size"`
-	Src           string          `json:"src"`
-	Dst           string          `json:"dst"`
-	LatencyMicros *int64          `json:"latency_us"`
-	Error         string          `json:"error"`
-	Body          json.RawMessage `json:"body"`
+	Event   *string         `json:"event"`
+	Conn    json.RawMessage `json:"conn"`
+	Kind    string          `json:"kind"`
+	APIKey  *int16          `json:"api_key"`
+	API     string          `json:"api"`
+	Version *int16          `json:"version"`
+	// RequestVersion is set on a response read at another version than
+	// its request's (an ApiVersions answer read as v0): it is counted
+	// under its request's version, as a capture counts it.
+	RequestVersion *int16          `json:"request_version"`
+	ClientID       *string         `json:"client_id"`
+	Size           int             `json:"size"`
+	Src            string          `json:"src"`
+	Dst            string          `json:"dst"`
+	LatencyMicros  *int64          `json:"latency_us"`
+	Error          string          `json:"error"`
+	Body           json.RawMessage `json:"body"`
 }
 
 // JSONLinesStats counts what [ReadJSONLines] read.
@@ -85,6 +92,13 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 		return nil
 	}
 	rec := Record{Size: f.Size, ClientID: f.ClientID, API: f.API}
+	if f.ClientID != nil && f.Kind == "request" && strings.ContainsRune(*f.ClientID, utf8.RuneError) {
+		// The line's text lost bytes that are not UTF-8 (each became a
+		// U+FFFD); the frame's hex kept them.
+		if id, ok := hexClientID(b); ok {
+			rec.ClientID = &id
+		}
+	}
 	switch f.Kind {
 	case "request":
 		rec.Client, rec.Server = f.Src, f.Dst
@@ -103,6 +117,9 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	}
 	if f.Version != nil {
 		rec.Version = *f.Version
+	}
+	if f.RequestVersion != nil && f.Kind == "response" {
+		rec.Version = *f.RequestVersion
 	}
 	if rec.Response {
 		rec.Paired = f.LatencyMicros != nil && f.APIKey != nil && f.Version != nil
@@ -132,6 +149,32 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	}
 	add(&rec)
 	return nil
+}
+
+// hexClientID reads the client id of a request line from its "hex" (the
+// int16-prefixed string after size, key, version and correlation id),
+// decoding only that much of it: false when the line has no hex or the
+// hex does not hold it.
+func hexClientID(line []byte) (string, bool) {
+	var h struct {
+		Hex string `json:"hex"`
+	}
+	if json.Unmarshal(line, &h) != nil || len(h.Hex) < 28 {
+		return "", false
+	}
+	head, err := hex.DecodeString(h.Hex[:28])
+	if err != nil {
+		return "", false
+	}
+	n := int(int16(binary.BigEndian.Uint16(head[12:14])))
+	if n < 0 || len(h.Hex) < 28+2*n {
+		return "", false
+	}
+	id, err := hex.DecodeString(h.Hex[28 : 28+2*n])
+	if err != nil {
+		return "", false
+	}
+	return string(id), true
 }
 
 // bodyErrors returns the values of the fields named ...ErrorCode in a

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/term"
 )
 
 // WriteJSON writes the summary as one JSON document.
@@ -65,19 +65,20 @@ func apiLabel(a *APIStats) string {
 	return safe(a.Name) + "(" + strconv.Itoa(int(a.APIKey)) + ")"
 }
 
-// table writes rows with columns padded to their widest cell; numeric
+// table writes rows with columns padded to their widest cell, counted in
+// terminal cells (a client id in CJK takes two a character); numeric
 // columns (right[i]) are right-aligned, and the last column is not padded.
 func table(b *strings.Builder, rows [][]string, right []bool) {
 	width := make([]int, len(rows[0]))
 	for _, r := range rows {
 		for i, c := range r {
-			width[i] = max(width[i], utf8.RuneCountInString(c))
+			width[i] = max(width[i], term.Width(c))
 		}
 	}
 	for _, r := range rows {
 		var line strings.Builder
 		for i, c := range r {
-			pad := strings.Repeat(" ", width[i]-utf8.RuneCountInString(c))
+			pad := strings.Repeat(" ", width[i]-term.Width(c))
 			if i > 0 {
 				line.WriteString("  ")
 			}

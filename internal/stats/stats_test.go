@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/manifester/manifester/internal/term"
 )
 
 func TestPercentileNearestRank(t *testing.T) {
@@ -257,5 +262,88 @@ func TestUndecoded(t *testing.T) {
 	s.WriteJSON(&b)
 	if !strings.Contains(b.String(), `"errors":{},"undecoded":1}`) {
 		t.Errorf("%s", b.String())
+	}
+}
+
+// TestTextColumnsInCells: the text tables are aligned in terminal cells,
+// as docs/cli.md promises: a client id of East Asian wide characters
+// (two cells each, as a terminal shows them) pads the others to its
+// width, and the columns after it line up.
+func TestTextColumnsInCells(t *testing.T) {
+	a := New()
+	for i, id := range []string{"Zürich-日本-客户端", "plain", "bad\xff\xfe", "ｆｕｌｌ"} {
+		conn := strconv.Itoa(i)
+		a.Add(&Record{Conn: conn, Client: "127.0.0.1:5000" + conn, Server: "127.0.0.1:9092", APIKey: 18, API: "ApiVersions", Version: 3, Size: 40, ClientID: ptr(id)})
+	}
+	var b bytes.Buffer
+	if err := a.Summary().WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	conns := lines[slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "CONN") }):]
+	want := term.Width(conns[0])
+	for _, l := range conns[1:] {
+		if w := term.Width(l); w != want {
+			t.Errorf("row %q is %d cells wide, the header %d", l, w, want)
+		}
+	}
+	if t.Failed() {
+		t.Log("\n" + b.String())
+	}
+}
+
+// TestHTMLStringsFromTraffic: client ids (and, from JSON lines,
+// endpoints) that are not valid UTF-8, or hold control or bidi override
+// characters, are shown in the HTML page escaped as the text table shows
+// them, so that the page is valid UTF-8 (as its charset says) and no
+// override reverses what follows. kgo clients with such ids against kfake
+// put them in a real capture.
+func TestHTMLStringsFromTraffic(t *testing.T) {
+	a := New()
+	for i, id := range []string{"bad\xff\xfe-id\x01ctl", "rtl-\u202eevil", "Zürich-日本-客户端"} {
+		conn := strconv.Itoa(i)
+		a.Add(&Record{Conn: conn, Client: "10.0.0.1:5000" + conn, Server: "host\x1b[31m\xff:9092", APIKey: 18, API: "ApiVersions", Version: 3, Size: 40, ClientID: ptr(id)})
+	}
+	var b bytes.Buffer
+	if err := a.Summary().WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if !utf8.ValidString(out) {
+		t.Errorf("the page is not valid UTF-8")
+	}
+	for _, r := range out {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r == '\u202e' {
+			t.Errorf("the page holds %U", r)
+		}
+	}
+	for _, want := range []string{`bad\xff\xfe-id\x01ctl`, `rtl-\u202eevil`, ">Zürich-日本-客户端<", `host\x1b[31m\xff:9092`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// TestJSONLinesClientIDBytes: a client id that is not valid UTF-8 reaches
+// a JSON line as encoding/json writes it, each bad byte a U+FFFD; the
+// frame's hex keeps the bytes, and stats of the lines shows the client id
+// that stats of the capture shows ("bad\xff\xfe-id", not "bad��-id"), as
+// kgo clients with such an id against kfake showed.
+func TestJSONLinesClientIDBytes(t *testing.T) {
+	// ApiVersions v3, correlation id 0, client id "bad\xff\xfe-id".
+	const frame = "0000001a00120003000000000008626164fffe2d696400046b676f023100"
+	line := `{"index":0,"offset":0,"kind":"request","api_key":18,"api":"ApiVersions","version":3,"correlation_id":0,"client_id":"bad\ufffd\ufffd-id","size":30,"src":"1.1.1.1:5","dst":"2.2.2.2:9092","hex":"` + frame + `"}`
+	for _, in := range []string{line, strings.Replace(line, `,"hex":"`+frame+`"`, "", 1), strings.Replace(line, frame, frame[:30], 1)} {
+		a := New()
+		if _, err := ReadJSONLines(strings.NewReader(in), a.Add); err != nil {
+			t.Fatal(err)
+		}
+		want := "bad\xff\xfe-id"
+		if !strings.Contains(in, frame) {
+			want = "bad\ufffd\ufffd-id" // no hex, or hex cut short: the line's text
+		}
+		if c := a.Summary().Connections; len(c) != 1 || c[0].ClientID == nil || *c[0].ClientID != want {
+			t.Errorf("client id %q, want %q (line %s)", *c[0].ClientID, want, in)
+		}
 	}
 }

@@ -23,6 +23,8 @@ func TestJSONCaptureFields(t *testing.T) {
 	meta := func(f *report.Frame) {
 		f.Skipped, f.Lost = 1500, 1448
 		f.Warning, f.Note = "cut <by> a gap & more", "read as v0"
+		v := int16(4)
+		f.RequestVersion = &v
 		f.Gap = &report.Gap{Offset: 1 << 40, Size: 1448, FrameSize: -1, Captured: 20, AtEnd: true}
 		f.Candidates = []report.Candidate{{APIKey: 5, Name: "StopReplica", Version: 0}, {APIKey: 12, Name: "Heartbeat", Version: 4}}
 		f.CandidatesIncomplete = true

@@ -140,6 +140,9 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	if f.Known(report.FactVersion) {
 		b = strconv.AppendInt(append(b, `,"version":`...), int64(f.Version), 10)
 	}
+	if f.RequestVersion != nil {
+		b = strconv.AppendInt(append(b, `,"request_version":`...), int64(*f.RequestVersion), 10)
+	}
 	if f.Known(report.FactCorrelationID) {
 		b = strconv.AppendInt(append(b, `,"correlation_id":`...), int64(f.CorrelationID), 10)
 	}
