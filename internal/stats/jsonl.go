@@ -105,6 +105,8 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	case "response":
 		rec.Response = true
 		rec.Client, rec.Server = f.Dst, f.Src
+	case "entry":
+		return errors.New(`kind "entry": a log segment's entry (decode --segment); stats summarises traffic, requests and responses`)
 	default:
 		return fmt.Errorf("kind %q: want request or response", f.Kind)
 	}

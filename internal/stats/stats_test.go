@@ -347,3 +347,18 @@ func TestJSONLinesClientIDBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestReadJSONLinesKinds: a line of another kind is an error naming its
+// line; a log segment's entry line (decode --segment) says what it is.
+func TestReadJSONLinesKinds(t *testing.T) {
+	for line, want := range map[string]string{
+		`{"index":0,"offset":0,"kind":"entry","size":61,"hex":"","tree":null}`: `line 2: kind "entry": a log segment's entry (decode --segment)`,
+		`{"index":0,"offset":0,"kind":"banana","size":61}`:                     `line 2: kind "banana": want request or response`,
+	} {
+		in := `{"event":"open","conn":3}` + "\n" + line + "\n"
+		_, err := ReadJSONLines(strings.NewReader(in), func(*Record) { t.Error("a record was added") })
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", line, err, want)
+		}
+	}
+}
