@@ -38,11 +38,12 @@ func (c *Codec) DecodeRecords(b []byte, topic string, allowPartial bool, opts Op
 	err := rd.Decode(root)
 	d.done()
 	if err != nil {
-		var de *wire.DecodeError
-		if row := rd.ErrRow(); row != span.None && errors.As(err, &de) {
+		if de := (*wire.DecodeError)(nil); errors.As(err, &de) {
+			row := rd.ErrRow()
+			if row == span.None {
+				row = root
+			}
 			d.place(de, row)
-		} else if errors.As(err, &de) {
-			d.place(de, root)
 		}
 		d.finish(root, len(b), err)
 	} else {
