@@ -207,6 +207,8 @@ func (b *builder) message(f *spec.File) *Message {
 	m.Valid = b.versions(raw.ValidVersions, None, "", "validVersions")
 	if m.Valid.Open() {
 		b.errf(raw.ValidVersions.Pos, "", ErrVersions, "validVersions %q does not specify a maximum version", raw.ValidVersions.S)
+	} else if n := int(m.Valid.Hi) - int(m.Valid.Lo) + 1; n > MaxValidVersions {
+		b.errf(raw.ValidVersions.Pos, "", ErrVersions, "validVersions %q holds %d versions, more than %d", raw.ValidVersions.S, n, MaxValidVersions)
 	}
 	if t != TypeRequest {
 		if len(raw.Listeners) > 0 {
