@@ -372,6 +372,9 @@ func openLibs(dir string, jars libJars) (*part, error) {
 // [RecordModules]) holds record schemas; any other jar holds message specs,
 // under common/message (kafka-clients) or at its root.
 func openJar(p, artifact string) (*part, error) {
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("spec: %s: %w", p, errNotRegular)
+	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
@@ -427,7 +430,7 @@ func hasJSON(fsys fs.FS, dir string) bool {
 // provenanceLabel takes the release from a PROVENANCE file ("kafka 4.3
 // from ..."), or "" when there is none.
 func provenanceLabel(fsys fs.FS) string {
-	f, err := fsys.Open("PROVENANCE")
+	f, err := openRegular(fsys, "PROVENANCE")
 	if err != nil {
 		return ""
 	}
@@ -444,7 +447,7 @@ func provenanceLabel(fsys fs.FS) string {
 
 // gradleVersion reads "version=..." from a checkout's gradle.properties.
 func gradleVersion(dir fs.FS) string {
-	f, err := dir.Open("gradle.properties")
+	f, err := openRegular(dir, "gradle.properties")
 	if err != nil {
 		return ""
 	}
@@ -468,6 +471,24 @@ func versionSuffix(name string) string {
 		return m[1]
 	}
 	return ""
+}
+
+// errNotRegular is the cause when a spec file, a jar or a file beside
+// them is a named pipe, a device or a folder: opening a pipe would block
+// until something writes to it, and a device may never end.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens name in fsys when it is a regular file (or a
+// symbolic link to one).
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return fsys.Open(name)
 }
 
 // ErrNoSpecs means the location holds no *.json files.
@@ -550,7 +571,7 @@ func readDir(fsys fs.FS, prefix string) ([]*File, error) {
 }
 
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}
