@@ -224,6 +224,10 @@ func (s *Set) loadJar(p string) error {
 	if !ok {
 		return fmt.Errorf("records: %s is not a Kafka module jar (kafka-<module>-<version>.jar, module one of %s)", p, strings.Join(Modules, ", "))
 	}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		// A named pipe would block the open until something writes to it.
+		return fmt.Errorf("records: %s: not a regular file", p)
+	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		return fmt.Errorf("records: %w", err)
