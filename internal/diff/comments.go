@@ -38,8 +38,10 @@ var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) 
 func VersionComments(src []byte) []Comment {
 	var out []Comment
 	var cur *Comment
+	var body strings.Builder // cur's text: appending to a string would copy it once per line
 	flush := func() {
 		if cur != nil {
+			cur.Text = body.String()
 			out = append(out, *cur)
 			cur = nil
 		}
@@ -81,11 +83,14 @@ func VersionComments(src []byte) []Comment {
 				continue
 			}
 			v := schema.Versions{Lo: int16(lo), Hi: int16(hi)}
-			cur = &Comment{Versions: v, Lo: v.Lo, Hi: v.Hi, Text: text, Line: line}
+			cur = &Comment{Versions: v, Lo: v.Lo, Hi: v.Hi, Line: line}
+			body.Reset()
+			body.WriteString(text)
 			continue
 		}
 		if cur != nil {
-			cur.Text += " " + text
+			body.WriteByte(' ')
+			body.WriteString(text)
 		}
 	}
 	flush()
