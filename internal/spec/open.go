@@ -503,7 +503,7 @@ func (s *Source) ReadAll() ([]*File, error) {
 		}
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
-	files, err := readDir(s.FS, "")
+	files, err := readDir(s.FS, "", s.Path)
 	if err == nil && len(files) == 0 {
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
@@ -519,7 +519,7 @@ func (s *Source) ReadRecords() ([]*File, error) {
 	var files []*File
 	var errs ErrorList
 	for _, r := range s.Records {
-		fl, err := readDir(r.FS, r.Module+"/")
+		fl, err := readDir(r.FS, r.Module+"/", r.Path)
 		files = append(files, fl...)
 		var l ErrorList
 		if errors.As(err, &l) {
@@ -531,11 +531,20 @@ func (s *Source) ReadRecords() ([]*File, error) {
 	return files, errs.Err()
 }
 
-// readDir parses the *.json files of one folder, naming each prefix+name.
-func readDir(fsys fs.FS, prefix string) ([]*File, error) {
-	names, err := fs.Glob(fsys, "*.json")
+// readDir parses the *.json files of one folder, naming each prefix+name;
+// where names the folder or jar in an error listing it.
+func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
+	// Not fs.Glob, which says nothing when the folder cannot be listed
+	// (a jar with two entries of one name).
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+		return nil, fmt.Errorf("spec: %s: %w", where, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if ok, _ := path.Match("*.json", e.Name()); ok {
+			names = append(names, e.Name())
+		}
 	}
 	if len(names) > maxSpecFiles {
 		return nil, fmt.Errorf("spec: %s*.json: %d files, more than %d", prefix, len(names), maxSpecFiles)

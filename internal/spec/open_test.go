@@ -430,7 +430,7 @@ func TestReadDirKeepsNameOrder(t *testing.T) {
 		fsys[name] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`{"apiKey": %d, "type": "request", "name": "M%02dRequest", "validVersions": "0", "flexibleVersions": "none", "fields": []}`, i, i))}
 		wantFiles = append(wantFiles, name)
 	}
-	files, err := readDir(fsys, "")
+	files, err := readDir(fsys, "", "test")
 	var l ErrorList
 	if !errors.As(err, &l) {
 		t.Fatalf("err = %v, want an ErrorList", err)
@@ -447,5 +447,40 @@ func TestReadDirKeepsNameOrder(t *testing.T) {
 	}
 	if fmt.Sprint(gotFiles) != fmt.Sprint(wantFiles) {
 		t.Errorf("files %v, want %v", gotFiles, wantFiles)
+	}
+}
+
+// TestOpenJarDuplicateEntries: a jar holding two entries of one name (or
+// a file and a folder of one name) cannot be listed as a folder. The
+// error said "no *.json spec files found"; it names the entry and the
+// jar.
+func TestOpenJarDuplicateEntries(t *testing.T) {
+	for _, dup := range []string{"common/message/ThingData.json", "common/message/ThingData.json/"} {
+		p := filepath.Join(t.TempDir(), "kafka-clients-1.0.0.jar")
+		out, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(out)
+		for _, name := range []string{"common/message/ThingData.json", dup} {
+			w, err := zw.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(name, "/") {
+				w.Write([]byte(`{"name": "ThingData", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": []}`))
+			}
+		}
+		zw.Close()
+		out.Close()
+		src, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.ReadAll()
+		src.Close()
+		if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), "ThingData.json: duplicate entries") {
+			t.Errorf("entry %q: err = %v", dup, err)
+		}
 	}
 }
