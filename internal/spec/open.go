@@ -428,7 +428,8 @@ func hasJSON(fsys fs.FS, dir string) bool {
 }
 
 // provenanceLabel takes the release from a PROVENANCE file ("kafka 4.3
-// from ..."), or "" when there is none.
+// from ..."), or "" when there is none. A label with control or format
+// characters is quoted (see printable).
 func provenanceLabel(fsys fs.FS) string {
 	f, err := openRegular(fsys, "PROVENANCE")
 	if err != nil {
@@ -439,7 +440,7 @@ func provenanceLabel(fsys fs.FS) string {
 	if sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) >= 2 && strings.EqualFold(fields[0], "kafka") {
-			return fields[1]
+			return printable(fields[1]) // build, serve and diff print it
 		}
 	}
 	return ""
@@ -456,7 +457,7 @@ func gradleVersion(dir fs.FS) string {
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), "=")
 		if ok && strings.TrimSpace(k) == "version" {
-			return strings.TrimSpace(v)
+			return printable(strings.TrimSpace(v))
 		}
 	}
 	return ""

@@ -484,3 +484,31 @@ func TestOpenJarDuplicateEntries(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelPrintable: a release label read from a PROVENANCE file or a
+// checkout's gradle.properties is printed by build, serve, diff and
+// proxy; one holding control characters ("9.9\x1b[2J" cleared the
+// screen) is quoted, as file names in errors are.
+func TestLabelPrintable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "PROVENANCE"), []byte("kafka 9.9\x1b[2J\x1b]0;pwned\x07 from x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ThingData.json"), []byte(`{"name": "ThingData", "type": "data"}`), 0o644)
+	checkout := t.TempDir()
+	os.MkdirAll(filepath.Join(checkout, filepath.FromSlash(checkoutDir)), 0o755)
+	os.WriteFile(filepath.Join(checkout, "gradle.properties"), []byte("version=4.5.0\u202e-SNAPSHOT\n"), 0o644)
+	for p, want := range map[string]string{dir: `"9.9\x1b[2J\x1b]0;pwned\a"`, checkout: `"4.5.0\u202e-SNAPSHOT"`} {
+		src, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+		if src.Label != want {
+			t.Errorf("label %q, want %s", src.Label, want)
+		}
+	}
+	// Printable labels are kept as they are.
+	os.WriteFile(filepath.Join(dir, "PROVENANCE"), []byte("kafka 4.3.0-é from x\n"), 0o644)
+	if src, err := Open(dir); err != nil || src.Label != "4.3.0-é" {
+		t.Errorf("label %q, err %v", src.Label, err)
+	}
+}
