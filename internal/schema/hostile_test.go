@@ -76,15 +76,48 @@ func TestStructTwicePerLevel(t *testing.T) {
 	f := doublingSpec(60)
 	var err error
 	n := allocated(func() { _, err = Build([]*spec.File{f}) })
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 16384 fields") {
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1104 fields") {
 		t.Fatalf("err = %v", err)
 	}
 	if n > 1<<20 {
 		t.Errorf("checking allocated %d bytes", n)
 	}
-	// 12 levels (8190 fields) are within the limit and build.
-	if _, err := Build([]*spec.File{doublingSpec(12)}); err != nil {
-		t.Errorf("12 levels: %v", err)
+	// 5 levels (62 fields) are within the limit and build.
+	if _, err := Build([]*spec.File{doublingSpec(5)}); err != nil {
+		t.Errorf("5 levels: %v", err)
+	}
+}
+
+// TestInstanceProportional: the smallest instance is bounded in
+// proportion to the fields the spec declares. 12 levels of a struct
+// holding the next twice (2 KB of spec, 8190 fields in the smallest
+// instance, under MaxInstanceFields) at validVersions "0-63" made
+// `manifester build` write 1.8 GB (7.5 GB of memory): every version's
+// page shows the instance.
+func TestInstanceProportional(t *testing.T) {
+	_, err := Build([]*spec.File{doublingSpec(12)})
+	// 24 fields in L0-L11, one in L12, one in the body: 128 + 8*26.
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 336 fields") {
+		t.Errorf("12 levels: err = %v", err)
+	}
+	// A common struct of 10 fields used in 30 places (330 fields from 40
+	// declared, more than Kafka's 2.25 per field) builds.
+	var uses []string
+	for i := range 30 {
+		uses = append(uses, fmt.Sprintf(`{"name": "U%d", "type": "S", "versions": "0+"}`, i))
+	}
+	var sf []string
+	for i := range 10 {
+		sf = append(sf, fmt.Sprintf(`{"name": "F%d", "type": "int32", "versions": "0+"}`, i))
+	}
+	src := `{"type": "data", "name": "Wide", "validVersions": "0", "flexibleVersions": "none", "fields": [` + strings.Join(uses, ",") +
+		`], "commonStructs": [{"name": "S", "versions": "0+", "fields": [` + strings.Join(sf, ",") + `]}]}`
+	f, err := spec.Parse("Wide.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build([]*spec.File{f}); err != nil {
+		t.Errorf("a struct used 30 times: %v", err)
 	}
 }
 
