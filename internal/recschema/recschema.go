@@ -36,6 +36,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -320,7 +321,15 @@ func FromFS(s *Set, module string, fsys fs.FS) (*Set, error) {
 	return s, nil
 }
 
+// moduleName matches the module names the site can use as a path
+// segment (/records/<module>/<Record>/): a folder's name may hold "?",
+// "#" or spaces, which break every link to the module's pages.
+var moduleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 func (s *Set) add(name string, fsys fs.FS) error {
+	if !moduleName.MatchString(name) {
+		return fmt.Errorf("records: module name %q (the name of its folder): want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	}
 	src := &spec.Source{FS: fsys, Path: name, Label: name}
 	files, err := src.ReadAll()
 	if err != nil {
