@@ -114,6 +114,16 @@ func Build(files []*spec.File) (*Registry, error) {
 	b.checkHeaderRefs(reg)
 	b.errs = append(b.errs, b.headerErrs...)
 	sort.Slice(reg.APIs, func(i, j int) bool { return reg.APIs[i].Key < reg.APIs[j].Key })
+	// APIs are looked up by name in any letter case, and name the site's
+	// folders, which are one on case-insensitive file systems.
+	lower := map[string]*API{}
+	for _, a := range reg.APIs {
+		if prev, dup := lower[strings.ToLower(a.Name)]; dup {
+			b.errf(reqPos[a.Key], "", ErrDuplicate, "API %s (key %d) differs from %s (key %d) only in letter case", a.Name, a.Key, prev.Name, prev.Key)
+			continue
+		}
+		lower[strings.ToLower(a.Name)] = a
+	}
 	sort.Slice(reg.Messages, func(i, j int) bool { return reg.Messages[i].Name < reg.Messages[j].Name })
 	if len(b.errs) > 0 {
 		b.errs.Sort()

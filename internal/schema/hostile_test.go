@@ -196,3 +196,27 @@ func TestValidVersionsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestAPINamesDifferInCase: two APIs whose names differ only in letter
+// case (XssRequest at key 1000, XSSRequest at key 1001) shared one entry
+// of the case-insensitive lookup, so `show xss` named one of them, and
+// their pages /apis/Xss/ and /apis/XSS/ are one folder on macOS's and
+// Windows' file systems, written by concurrent workers. They are refused.
+func TestAPINamesDifferInCase(t *testing.T) {
+	var files []*spec.File
+	for i, name := range []string{"Xss", "XSS"} {
+		for _, kind := range []string{"Request", "Response"} {
+			src := fmt.Sprintf(`{"apiKey": %d, "type": "%s", "name": "%s%s", "validVersions": "0", "flexibleVersions": "none", "fields": []}`,
+				1000+i, strings.ToLower(kind), name, kind)
+			f, err := spec.Parse(name+kind+".json", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
+	_, err := Build(files)
+	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "XSSRequest.json:1:") || !strings.Contains(err.Error(), "differs from Xss (key 1000) only in letter case") {
+		t.Errorf("err = %v", err)
+	}
+}
