@@ -12,6 +12,7 @@ package history
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/release"
@@ -178,9 +179,9 @@ type RemovedAPI struct {
 }
 
 // Removed returns the APIs that exist only in older releases, by key.
-// An API whose name a newer API has (one of the newest release, or a
-// removed API defined by a newer release) is left out: pages are by name,
-// and the name's pages are the newer API's.
+// An API whose name a newer API has in any letter case (one of the newest
+// release, or a removed API defined by a newer release) is left out:
+// pages are by name, and the name's pages are the newer API's.
 func (h *History) Removed() []RemovedAPI {
 	newest := h.Newest()
 	var out []RemovedAPI
@@ -188,7 +189,7 @@ func (h *History) Removed() []RemovedAPI {
 	taken := map[string]bool{}
 	for _, api := range newest.Reg.APIs {
 		if !api.Reserved() {
-			taken[api.Name] = true
+			taken[strings.ToLower(api.Name)] = true
 		}
 	}
 	for i := len(h.Releases) - 2; i >= 0; i-- {
@@ -201,10 +202,10 @@ func (h *History) Removed() []RemovedAPI {
 				continue
 			}
 			seen[api.Key] = true
-			if taken[api.Name] {
+			if taken[strings.ToLower(api.Name)] {
 				continue
 			}
-			taken[api.Name] = true
+			taken[strings.ToLower(api.Name)] = true
 			cur, ok := newest.Reg.API(api.Key)
 			out = append(out, RemovedAPI{
 				Key: api.Key, Name: api.Name, LastRelease: r.Label, API: api, Release: r,
