@@ -341,6 +341,27 @@ func (s *Set) add(name string, fsys fs.FS) error {
 	}
 	reg.Label = name
 	m := &Module{Name: name, Reg: reg, keys: map[int16]*schema.Message{}, vals: map[int16]*schema.Message{}, meta: map[int16]*schema.Message{}}
+	// A record names its schema by type and apiKey only, and each schema
+	// names a folder of the site, one for names that differ in case on
+	// case-insensitive file systems.
+	type typeKey struct {
+		t schema.MessageType
+		k int16
+	}
+	byKey, lower := map[typeKey]*schema.Message{}, map[string]*schema.Message{}
+	for _, msg := range reg.Messages {
+		if prev, dup := lower[strings.ToLower(msg.Name)]; dup {
+			return fmt.Errorf("records: module %s: %s: %s differs from %s only in letter case", name, msg.File, msg.Name, prev.Name)
+		}
+		lower[strings.ToLower(msg.Name)] = msg
+		if msg.APIKey < 0 {
+			continue
+		}
+		if prev, dup := byKey[typeKey{msg.Type, msg.APIKey}]; dup {
+			return fmt.Errorf("records: module %s: %s: %s %s has apiKey %d, as %s has", name, msg.File, msg.Type, msg.Name, msg.APIKey, prev.Name)
+		}
+		byKey[typeKey{msg.Type, msg.APIKey}] = msg
+	}
 	for _, msg := range reg.Messages {
 		switch msg.Type {
 		case schema.TypeCoordinatorKey:
