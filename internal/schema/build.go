@@ -54,6 +54,7 @@ func Build(files []*spec.File) (*Registry, error) {
 	responses := map[int16]*Message{}
 	reqPos := map[int16]spec.Pos{}
 	respPos := map[int16]spec.Pos{}
+	respValidPos := map[int16]spec.Pos{}
 	for _, f := range files {
 		m := b.message(f)
 		if m == nil {
@@ -80,6 +81,7 @@ func Build(files []*spec.File) (*Registry, error) {
 				pos[m.APIKey] = f.Message.APIKey.Pos
 			} else {
 				respPos[m.APIKey] = f.Message.APIKey.Pos
+				respValidPos[m.APIKey] = f.Message.ValidVersions.Pos
 			}
 		case TypeHeader:
 			switch m.Name {
@@ -99,6 +101,12 @@ func Build(files []*spec.File) (*Registry, error) {
 		name := strings.TrimSuffix(req.Name, "Request")
 		if rn := strings.TrimSuffix(resp.Name, "Response"); rn != name {
 			b.errf(reqPos[key], "", ErrAPIKey, "API key %d: request %s and response %s name different APIs", key, req.Name, resp.Name)
+			continue
+		}
+		if !resp.Valid.Covers(req.Valid) {
+			// Every page, vector and diff of a request version encodes
+			// its response too.
+			b.errf(respValidPos[key], "", ErrVersions, "validVersions %s of %s leaves out versions of its request: request %s has %s", resp.Valid, resp.Name, req.Name, req.Valid)
 			continue
 		}
 		a := &API{Key: key, Name: name, Request: req, Response: resp}

@@ -220,3 +220,27 @@ func TestAPINamesDifferInCase(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestResponseCoversRequest: a response whose validVersions leave out
+// versions of its request (request "0-4", response "0") loaded, and then
+// show, vectors, build, serve and diff failed on the first such version
+// with "encode XssResponse: version outside the spec's range", naming no
+// file. The load fails at the response's validVersions.
+func TestResponseCoversRequest(t *testing.T) {
+	var files []*spec.File
+	for name, src := range map[string]string{
+		"XRequest.json": `{"apiKey": 1000, "type": "request", "name": "XRequest", "validVersions": "0-4", "flexibleVersions": "none", "fields": []}`,
+		"XResponse.json": `{"apiKey": 1000, "type": "response", "name": "XResponse",
+  "validVersions": "0", "flexibleVersions": "none", "fields": []}`,
+	} {
+		f, err := spec.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	_, err := Build(files)
+	if !errors.Is(err, ErrVersions) || !strings.HasPrefix(err.Error(), "XResponse.json:2:20: ") || !strings.Contains(err.Error(), "request XRequest has 0-4") {
+		t.Errorf("err = %v", err)
+	}
+}
