@@ -277,12 +277,12 @@ func (b *builder) message(f *spec.File) *Message {
 	b.common = map[string]*spec.Struct{}
 	b.pending = nil
 	for _, cs := range raw.CommonStructs {
-		if cs.Name.S == "" || !isUpper(cs.Name.S) {
+		if !isUpper(cs.Name.S) || !fieldNameRE.MatchString(cs.Name.S) {
 			pos := cs.Pos
 			if cs.Name.Set {
 				pos = cs.Name.Pos // point at the bad name itself
 			}
-			b.errf(pos, "commonStructs", ErrType, "common struct name %q must start with an upper-case letter", cs.Name.S)
+			b.errf(pos, "commonStructs", ErrType, "common struct name %q must be letters and digits, starting with an upper-case letter", cs.Name.S)
 			continue
 		}
 		if _, dup := b.common[cs.Name.S]; dup {

@@ -244,3 +244,20 @@ func TestResponseCoversRequest(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestCommonStructNames: a common struct's name is a type name, shown in
+// the tagged-field tables of the site; "S\u001b[2J<b>x</b>" was accepted
+// when no field used it (a field naming it is refused as a type that
+// does not parse) and reached the pages with its escape character.
+func TestCommonStructNames(t *testing.T) {
+	src := `{"type": "data", "name": "Thing", "validVersions": "0-1", "flexibleVersions": "1+", "fields": [],
+  "commonStructs": [{"name": "S\u001b[2J<b>x</b>", "versions": "0+", "fields": [{"name": "Q", "type": "int8", "versions": "1+", "taggedVersions": "1+", "tag": 0}]}]}`
+	f, err := spec.Parse("Thing.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]*spec.File{f})
+	if !errors.Is(err, ErrType) || !strings.HasPrefix(err.Error(), "Thing.json:2:30: ") || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("err = %q", err)
+	}
+}
