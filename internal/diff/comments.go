@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/schema"
 )
@@ -24,6 +25,13 @@ type Comment struct {
 	Line int `json:"line"`
 }
 
+// MaxCommentText bounds the text of the comments kept from one spec file
+// (Kafka's files have at most 1.5 KB of them). Every diff of a message
+// shows its comments about the versions between, and a message has a diff
+// page for every pair of its versions, so the comments of a crafted file
+// would be repeated thousands of times.
+const MaxCommentText = 16 << 10
+
 // commentStart matches the opening words of a per-version comment and
 // captures the version or version range it is about.
 var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) versions?|from versions?|in versions?)\s+(\d+)(?:\s*(?:-|to|through)\s*(\d+))?\b`)
@@ -35,11 +43,32 @@ var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) 
 // comment lines that follow it, up to a blank comment line, a code line or
 // the next such start, continue it. Comment paragraphs that do not start
 // that way ("Supported errors: ...") are not per-version and are left out.
+// The comments hold at most [MaxCommentText] bytes of text: the one that
+// passes it is cut and ends in " …", and those after it are left out.
 func VersionComments(src []byte) []Comment {
 	var out []Comment
 	var cur *Comment
+	var body strings.Builder // cur's text: appending to a string would copy it once per line
+	budget := MaxCommentText
+	// write adds s to cur's text; false when the budget ran out.
+	write := func(s string) bool {
+		if len(s) <= budget {
+			body.WriteString(s)
+			budget -= len(s)
+			return true
+		}
+		cut := budget
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		body.WriteString(s[:cut])
+		body.WriteString(" …")
+		budget = 0
+		return false
+	}
 	flush := func() {
 		if cur != nil {
+			cur.Text = body.String()
 			out = append(out, *cur)
 			cur = nil
 		}
@@ -81,11 +110,18 @@ func VersionComments(src []byte) []Comment {
 				continue
 			}
 			v := schema.Versions{Lo: int16(lo), Hi: int16(hi)}
-			cur = &Comment{Versions: v, Lo: v.Lo, Hi: v.Hi, Text: text, Line: line}
+			if budget == 0 {
+				break
+			}
+			cur = &Comment{Versions: v, Lo: v.Lo, Hi: v.Hi, Line: line}
+			body.Reset()
+			if !write(text) {
+				break
+			}
 			continue
 		}
-		if cur != nil {
-			cur.Text += " " + text
+		if cur != nil && !write(" "+text) {
+			break
 		}
 	}
 	flush()

@@ -15,7 +15,7 @@ func (d *VersionDiff) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	rel := ""
 	if d.Release != "" {
-		rel = " in " + d.Release
+		rel = " in " + text.Escape(d.Release)
 	}
 	fmt.Fprintf(bw, "%s (key %d) v%d -> v%d%s\n", d.API, d.Key, d.From, d.To, rel)
 	for _, md := range []*MessageDiff{&d.Request, &d.Response} {
@@ -90,7 +90,8 @@ func yesNo(b bool) string {
 // WriteText writes the release diff for a terminal.
 func (d *ReleaseDiff) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "Kafka %s -> %s\n", d.From, d.To)
+	from, to := text.Escape(d.From), text.Escape(d.To) // labels: a PROVENANCE file's text
+	fmt.Fprintf(bw, "Kafka %s -> %s\n", from, to)
 	fmt.Fprintf(bw, "\nAPIs added (%d)\n", len(d.Added))
 	for _, a := range d.Added {
 		fmt.Fprintf(bw, "  %3d %s v%s\n", a.Key, a.Name, a.Versions)
@@ -99,7 +100,7 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 	for _, a := range d.Removed {
 		note := "file gone"
 		if a.Reserved {
-			note = "key reserved in " + d.To
+			note = "key reserved in " + to
 		}
 		fmt.Fprintf(bw, "  %3d %s v%s (%s)\n", a.Key, a.Name, a.Versions, note)
 	}
@@ -111,7 +112,7 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 			writeRedefined(bw, r.Version, "response", r.Response)
 		}
 	}
-	fmt.Fprintf(bw, "\nUnstable latest versions in %s (%d)\n", d.To, len(d.Unstable))
+	fmt.Fprintf(bw, "\nUnstable latest versions in %s (%d)\n", to, len(d.Unstable))
 	for _, a := range d.Unstable {
 		fmt.Fprintf(bw, "  %3d %s v%s\n", a.Key, a.Name, a.Versions)
 	}
@@ -122,7 +123,7 @@ func (d *ReleaseDiff) WriteText(w io.Writer) error {
 // releases define differently.
 func writeRedefined(w io.Writer, v int16, kind string, sds []StructDiff) {
 	for _, l := range RedefinedLines(v, kind, sds, "-", "->") {
-		fmt.Fprintf(w, "        %s\n", l)
+		fmt.Fprintf(w, "        %s\n", text.Escape(l)) // a default is any text
 	}
 }
 

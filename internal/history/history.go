@@ -11,7 +11,9 @@ package history
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/manifester/manifester/internal/diff"
 	"github.com/manifester/manifester/internal/release"
@@ -127,36 +129,30 @@ type VersionRow struct {
 // Table returns one row per version that any loaded release defines for
 // API key, lowest version first.
 func (h *History) Table(key int16) []VersionRow {
-	all := schema.None
+	// The versions the releases define, not the span from the lowest to
+	// the highest: releases at "0-1" and "30000-30001" define four.
+	defined := map[int16]bool{}
 	for _, r := range h.Releases {
 		for _, kind := range []schema.MessageType{schema.TypeRequest, schema.TypeResponse} {
 			if m := message(r, key, kind); m != nil && !m.Valid.Empty() {
-				all = union(all, m.Valid)
+				for v := m.Valid.Lo; v <= m.Valid.Hi; v++ {
+					defined[v] = true
+					if v == schema.MaxVersion {
+						break
+					}
+				}
 			}
 		}
 	}
 	var rows []VersionRow
-	for v := all.Lo; !all.Empty() && v <= all.Hi; v++ {
+	for _, v := range slices.Sorted(maps.Keys(defined)) {
 		rows = append(rows, VersionRow{
 			Version:  v,
 			Request:  h.Accepted(key, schema.TypeRequest, v),
 			Response: h.Accepted(key, schema.TypeResponse, v),
 		})
-		if v == schema.MaxVersion {
-			break
-		}
 	}
 	return rows
-}
-
-func union(a, b schema.Versions) schema.Versions {
-	switch {
-	case a.Empty():
-		return b
-	case b.Empty():
-		return a
-	}
-	return schema.Versions{Lo: min(a.Lo, b.Lo), Hi: max(a.Hi, b.Hi)}
 }
 
 // RemovedAPI is an API that has versions in an older release but none in
@@ -178,10 +174,19 @@ type RemovedAPI struct {
 }
 
 // Removed returns the APIs that exist only in older releases, by key.
+// An API whose name a newer API has in any letter case (one of the newest
+// release, or a removed API defined by a newer release) is left out:
+// pages are by name, and the name's pages are the newer API's.
 func (h *History) Removed() []RemovedAPI {
 	newest := h.Newest()
 	var out []RemovedAPI
 	seen := map[int16]bool{}
+	taken := map[string]bool{}
+	for _, api := range newest.Reg.APIs {
+		if !api.Reserved() {
+			taken[strings.ToLower(api.Name)] = true
+		}
+	}
 	for i := len(h.Releases) - 2; i >= 0; i-- {
 		r := h.Releases[i]
 		for _, api := range r.Reg.APIs {
@@ -192,6 +197,10 @@ func (h *History) Removed() []RemovedAPI {
 				continue
 			}
 			seen[api.Key] = true
+			if taken[strings.ToLower(api.Name)] {
+				continue
+			}
+			taken[strings.ToLower(api.Name)] = true
 			cur, ok := newest.Reg.API(api.Key)
 			out = append(out, RemovedAPI{
 				Key: api.Key, Name: api.Name, LastRelease: r.Label, API: api, Release: r,

@@ -36,6 +36,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -224,6 +225,10 @@ func (s *Set) loadJar(p string) error {
 	if !ok {
 		return fmt.Errorf("records: %s is not a Kafka module jar (kafka-<module>-<version>.jar, module one of %s)", p, strings.Join(Modules, ", "))
 	}
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		// A named pipe would block the open until something writes to it.
+		return fmt.Errorf("records: %s: not a regular file", p)
+	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		return fmt.Errorf("records: %w", err)
@@ -316,7 +321,15 @@ func FromFS(s *Set, module string, fsys fs.FS) (*Set, error) {
 	return s, nil
 }
 
+// moduleName matches the module names the site can use as a path
+// segment (/records/<module>/<Record>/): a folder's name may hold "?",
+// "#" or spaces, which break every link to the module's pages.
+var moduleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
+
 func (s *Set) add(name string, fsys fs.FS) error {
+	if !moduleName.MatchString(name) {
+		return fmt.Errorf("records: module name %q (the name of its folder): want letters, digits, '.', '_' and '-', starting with a letter or digit", name)
+	}
 	src := &spec.Source{FS: fsys, Path: name, Label: name}
 	files, err := src.ReadAll()
 	if err != nil {
@@ -328,6 +341,27 @@ func (s *Set) add(name string, fsys fs.FS) error {
 	}
 	reg.Label = name
 	m := &Module{Name: name, Reg: reg, keys: map[int16]*schema.Message{}, vals: map[int16]*schema.Message{}, meta: map[int16]*schema.Message{}}
+	// A record names its schema by type and apiKey only, and each schema
+	// names a folder of the site, one for names that differ in case on
+	// case-insensitive file systems.
+	type typeKey struct {
+		t schema.MessageType
+		k int16
+	}
+	byKey, lower := map[typeKey]*schema.Message{}, map[string]*schema.Message{}
+	for _, msg := range reg.Messages {
+		if prev, dup := lower[strings.ToLower(msg.Name)]; dup {
+			return fmt.Errorf("records: module %s: %s: %s differs from %s only in letter case", name, msg.File, msg.Name, prev.Name)
+		}
+		lower[strings.ToLower(msg.Name)] = msg
+		if msg.APIKey < 0 {
+			continue
+		}
+		if prev, dup := byKey[typeKey{msg.Type, msg.APIKey}]; dup {
+			return fmt.Errorf("records: module %s: %s: %s %s has apiKey %d, as %s has", name, msg.File, msg.Type, msg.Name, msg.APIKey, prev.Name)
+		}
+		byKey[typeKey{msg.Type, msg.APIKey}] = msg
+	}
 	for _, msg := range reg.Messages {
 		switch msg.Type {
 		case schema.TypeCoordinatorKey:

@@ -54,6 +54,7 @@ func Build(files []*spec.File) (*Registry, error) {
 	responses := map[int16]*Message{}
 	reqPos := map[int16]spec.Pos{}
 	respPos := map[int16]spec.Pos{}
+	respValidPos := map[int16]spec.Pos{}
 	for _, f := range files {
 		m := b.message(f)
 		if m == nil {
@@ -80,6 +81,7 @@ func Build(files []*spec.File) (*Registry, error) {
 				pos[m.APIKey] = f.Message.APIKey.Pos
 			} else {
 				respPos[m.APIKey] = f.Message.APIKey.Pos
+				respValidPos[m.APIKey] = f.Message.ValidVersions.Pos
 			}
 		case TypeHeader:
 			switch m.Name {
@@ -101,6 +103,12 @@ func Build(files []*spec.File) (*Registry, error) {
 			b.errf(reqPos[key], "", ErrAPIKey, "API key %d: request %s and response %s name different APIs", key, req.Name, resp.Name)
 			continue
 		}
+		if !resp.Valid.Covers(req.Valid) {
+			// Every page, vector and diff of a request version encodes
+			// its response too.
+			b.errf(respValidPos[key], "", ErrVersions, "validVersions %s of %s leaves out versions of its request: request %s has %s", resp.Valid, resp.Name, req.Name, req.Valid)
+			continue
+		}
 		a := &API{Key: key, Name: name, Request: req, Response: resp}
 		reg.byKey[key] = a
 		reg.byName[strings.ToLower(name)] = a
@@ -114,6 +122,16 @@ func Build(files []*spec.File) (*Registry, error) {
 	b.checkHeaderRefs(reg)
 	b.errs = append(b.errs, b.headerErrs...)
 	sort.Slice(reg.APIs, func(i, j int) bool { return reg.APIs[i].Key < reg.APIs[j].Key })
+	// APIs are looked up by name in any letter case, and name the site's
+	// folders, which are one on case-insensitive file systems.
+	lower := map[string]*API{}
+	for _, a := range reg.APIs {
+		if prev, dup := lower[strings.ToLower(a.Name)]; dup {
+			b.errf(reqPos[a.Key], "", ErrDuplicate, "API %s (key %d) differs from %s (key %d) only in letter case", a.Name, a.Key, prev.Name, prev.Key)
+			continue
+		}
+		lower[strings.ToLower(a.Name)] = a
+	}
 	sort.Slice(reg.Messages, func(i, j int) bool { return reg.Messages[i].Name < reg.Messages[j].Name })
 	if len(b.errs) > 0 {
 		b.errs.Sort()
@@ -207,6 +225,8 @@ func (b *builder) message(f *spec.File) *Message {
 	m.Valid = b.versions(raw.ValidVersions, None, "", "validVersions")
 	if m.Valid.Open() {
 		b.errf(raw.ValidVersions.Pos, "", ErrVersions, "validVersions %q does not specify a maximum version", raw.ValidVersions.S)
+	} else if n := int(m.Valid.Hi) - int(m.Valid.Lo) + 1; n > MaxValidVersions {
+		b.errf(raw.ValidVersions.Pos, "", ErrVersions, "validVersions %q holds %d versions, more than %d", raw.ValidVersions.S, n, MaxValidVersions)
 	}
 	if t != TypeRequest {
 		if len(raw.Listeners) > 0 {
@@ -257,12 +277,12 @@ func (b *builder) message(f *spec.File) *Message {
 	b.common = map[string]*spec.Struct{}
 	b.pending = nil
 	for _, cs := range raw.CommonStructs {
-		if cs.Name.S == "" || !isUpper(cs.Name.S) {
+		if !isUpper(cs.Name.S) || !fieldNameRE.MatchString(cs.Name.S) {
 			pos := cs.Pos
 			if cs.Name.Set {
 				pos = cs.Name.Pos // point at the bad name itself
 			}
-			b.errf(pos, "commonStructs", ErrType, "common struct name %q must start with an upper-case letter", cs.Name.S)
+			b.errf(pos, "commonStructs", ErrType, "common struct name %q must be letters and digits, starting with an upper-case letter", cs.Name.S)
 			continue
 		}
 		if _, dup := b.common[cs.Name.S]; dup {

@@ -80,8 +80,9 @@ func TestBadSpecs(t *testing.T) {
 		// a default nested 100 arrays deep: level 101 is the 98th '['
 		{"too_deep", "Thing.json", 7, 162, "", spec.ErrTooDeep, "deeper than 100 levels"},
 		// 15 levels of common structs, each holding the next twice: no
-		// cycle, but 2^15 fields; L1 is the first over the limit
-		{"doubling_structs", "Thing.json", 16, 30, "Top.A.B", ErrTooLarge, "smallest instance of L1 would hold more than 16384 fields"},
+		// cycle, but 2^15 fields; L7 is the first over the limit (8 per
+		// field declared, plus 128: 368)
+		{"doubling_structs", "Thing.json", 40, 30, "Top.A.A.A.A.A.A.A.B", ErrTooLarge, "smallest instance of L7 would hold more than 368 fields"},
 		// a chain of 70 common structs
 		{"deep_structs", "Thing.json", 15, 77, "Top.Down.Down.Down.Down.Down.Down", ErrTooLarge, "more than 64 levels deep"},
 	}

@@ -76,15 +76,48 @@ func TestStructTwicePerLevel(t *testing.T) {
 	f := doublingSpec(60)
 	var err error
 	n := allocated(func() { _, err = Build([]*spec.File{f}) })
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 16384 fields") {
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1104 fields") {
 		t.Fatalf("err = %v", err)
 	}
 	if n > 1<<20 {
 		t.Errorf("checking allocated %d bytes", n)
 	}
-	// 12 levels (8190 fields) are within the limit and build.
-	if _, err := Build([]*spec.File{doublingSpec(12)}); err != nil {
-		t.Errorf("12 levels: %v", err)
+	// 5 levels (62 fields) are within the limit and build.
+	if _, err := Build([]*spec.File{doublingSpec(5)}); err != nil {
+		t.Errorf("5 levels: %v", err)
+	}
+}
+
+// TestInstanceProportional: the smallest instance is bounded in
+// proportion to the fields the spec declares. 12 levels of a struct
+// holding the next twice (2 KB of spec, 8190 fields in the smallest
+// instance, under MaxInstanceFields) at validVersions "0-63" made
+// `manifester build` write 1.8 GB (7.5 GB of memory): every version's
+// page shows the instance.
+func TestInstanceProportional(t *testing.T) {
+	_, err := Build([]*spec.File{doublingSpec(12)})
+	// 24 fields in L0-L11, one in L12, one in the body: 128 + 8*26.
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 336 fields") {
+		t.Errorf("12 levels: err = %v", err)
+	}
+	// A common struct of 10 fields used in 30 places (330 fields from 40
+	// declared, more than Kafka's 2.25 per field) builds.
+	var uses []string
+	for i := range 30 {
+		uses = append(uses, fmt.Sprintf(`{"name": "U%d", "type": "S", "versions": "0+"}`, i))
+	}
+	var sf []string
+	for i := range 10 {
+		sf = append(sf, fmt.Sprintf(`{"name": "F%d", "type": "int32", "versions": "0+"}`, i))
+	}
+	src := `{"type": "data", "name": "Wide", "validVersions": "0", "flexibleVersions": "none", "fields": [` + strings.Join(uses, ",") +
+		`], "commonStructs": [{"name": "S", "versions": "0+", "fields": [` + strings.Join(sf, ",") + `]}]}`
+	f, err := spec.Parse("Wide.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build([]*spec.File{f}); err != nil {
+		t.Errorf("a struct used 30 times: %v", err)
 	}
 }
 
@@ -121,5 +154,110 @@ func TestMessageNames(t *testing.T) {
 		if strings.ContainsRune(err.Error(), 0x1b) {
 			t.Errorf("error carries a raw ESC: %q", err)
 		}
+	}
+}
+
+// TestValidVersionsBounded: a few hundred bytes of spec claiming
+// validVersions "0-32766" made `manifester build` write a page per
+// version and a diff page per pair of versions, each page listing every
+// version (out of memory at 2.3 GB; "0-300" wrote 1 GB). The number of
+// versions is bounded, with an error at validVersions.
+func TestValidVersionsBounded(t *testing.T) {
+	mk := func(valid string) *spec.File {
+		src := `{"apiKey": 90, "type": "request", "name": "WideRequest",
+  "validVersions": "` + valid + `", "flexibleVersions": "none",
+  "fields": [{"name": "A", "type": "int8", "versions": "0+"}]}`
+		f, err := spec.Parse("WideRequest.json", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	for _, valid := range []string{"0-32766", "100-300", "0-64"} {
+		_, err := Build([]*spec.File{mk(valid)})
+		var list spec.ErrorList
+		errors.As(err, &list)
+		var got *spec.Error
+		for _, e := range list {
+			if errors.Is(e, ErrVersions) {
+				got = e
+			}
+		}
+		if got == nil || got.Pos.String() != "WideRequest.json:2:20" || !strings.Contains(got.Error(), "versions, more than 64") {
+			t.Errorf("validVersions %q: err = %v", valid, err)
+		}
+	}
+	// 64 versions, wherever they start, are accepted (Kafka's widest
+	// range has 19); the response's absence is the only error.
+	for _, valid := range []string{"0-63", "32703-32766"} {
+		_, err := Build([]*spec.File{mk(valid)})
+		if err == nil || strings.Contains(err.Error(), "versions") {
+			t.Errorf("validVersions %q: err = %v", valid, err)
+		}
+	}
+}
+
+// TestAPINamesDifferInCase: two APIs whose names differ only in letter
+// case (XssRequest at key 1000, XSSRequest at key 1001) shared one entry
+// of the case-insensitive lookup, so `show xss` named one of them, and
+// their pages /apis/Xss/ and /apis/XSS/ are one folder on macOS's and
+// Windows' file systems, written by concurrent workers. They are refused.
+func TestAPINamesDifferInCase(t *testing.T) {
+	var files []*spec.File
+	for i, name := range []string{"Xss", "XSS"} {
+		for _, kind := range []string{"Request", "Response"} {
+			src := fmt.Sprintf(`{"apiKey": %d, "type": "%s", "name": "%s%s", "validVersions": "0", "flexibleVersions": "none", "fields": []}`,
+				1000+i, strings.ToLower(kind), name, kind)
+			f, err := spec.Parse(name+kind+".json", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+	}
+	_, err := Build(files)
+	if !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "XSSRequest.json:1:") || !strings.Contains(err.Error(), "differs from Xss (key 1000) only in letter case") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestResponseCoversRequest: a response whose validVersions leave out
+// versions of its request (request "0-4", response "0") loaded, and then
+// show, vectors, build, serve and diff failed on the first such version
+// with "encode XssResponse: version outside the spec's range", naming no
+// file. The load fails at the response's validVersions.
+func TestResponseCoversRequest(t *testing.T) {
+	var files []*spec.File
+	for name, src := range map[string]string{
+		"XRequest.json": `{"apiKey": 1000, "type": "request", "name": "XRequest", "validVersions": "0-4", "flexibleVersions": "none", "fields": []}`,
+		"XResponse.json": `{"apiKey": 1000, "type": "response", "name": "XResponse",
+  "validVersions": "0", "flexibleVersions": "none", "fields": []}`,
+	} {
+		f, err := spec.Parse(name, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	_, err := Build(files)
+	if !errors.Is(err, ErrVersions) || !strings.HasPrefix(err.Error(), "XResponse.json:2:20: ") || !strings.Contains(err.Error(), "request XRequest has 0-4") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestCommonStructNames: a common struct's name is a type name, shown in
+// the tagged-field tables of the site; "S\u001b[2J<b>x</b>" was accepted
+// when no field used it (a field naming it is refused as a type that
+// does not parse) and reached the pages with its escape character.
+func TestCommonStructNames(t *testing.T) {
+	src := `{"type": "data", "name": "Thing", "validVersions": "0-1", "flexibleVersions": "1+", "fields": [],
+  "commonStructs": [{"name": "S\u001b[2J<b>x</b>", "versions": "0+", "fields": [{"name": "Q", "type": "int8", "versions": "1+", "taggedVersions": "1+", "tag": 0}]}]}`
+	f, err := spec.Parse("Thing.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]*spec.File{f})
+	if !errors.Is(err, ErrType) || !strings.HasPrefix(err.Error(), "Thing.json:2:30: ") || strings.ContainsRune(err.Error(), 0x1b) {
+		t.Errorf("err = %q", err)
 	}
 }

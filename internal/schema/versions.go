@@ -9,6 +9,12 @@ import (
 // MaxVersion is the upper bound of an open-ended range ("N+").
 const MaxVersion = 32767
 
+// MaxValidVersions bounds the number of versions in a message's
+// validVersions. Kafka's widest range has 19 versions; the site builds a
+// page per version, each listing every version, and a diff page per pair
+// of versions, so a crafted "0-32766" would make gigabytes of pages.
+const MaxValidVersions = 64
+
 // Versions is an inclusive range of message versions. The empty range
 // ("none") has Lo > Hi.
 type Versions struct {

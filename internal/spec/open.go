@@ -372,6 +372,9 @@ func openLibs(dir string, jars libJars) (*part, error) {
 // [RecordModules]) holds record schemas; any other jar holds message specs,
 // under common/message (kafka-clients) or at its root.
 func openJar(p, artifact string) (*part, error) {
+	if st, err := os.Stat(p); err == nil && !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("spec: %s: %w", p, errNotRegular)
+	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
 		return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
@@ -425,9 +428,10 @@ func hasJSON(fsys fs.FS, dir string) bool {
 }
 
 // provenanceLabel takes the release from a PROVENANCE file ("kafka 4.3
-// from ..."), or "" when there is none.
+// from ..."), or "" when there is none. A label with control or format
+// characters is quoted (see printable).
 func provenanceLabel(fsys fs.FS) string {
-	f, err := fsys.Open("PROVENANCE")
+	f, err := openRegular(fsys, "PROVENANCE")
 	if err != nil {
 		return ""
 	}
@@ -436,7 +440,7 @@ func provenanceLabel(fsys fs.FS) string {
 	if sc.Scan() {
 		fields := strings.Fields(sc.Text())
 		if len(fields) >= 2 && strings.EqualFold(fields[0], "kafka") {
-			return fields[1]
+			return printable(fields[1]) // build, serve and diff print it
 		}
 	}
 	return ""
@@ -444,7 +448,7 @@ func provenanceLabel(fsys fs.FS) string {
 
 // gradleVersion reads "version=..." from a checkout's gradle.properties.
 func gradleVersion(dir fs.FS) string {
-	f, err := dir.Open("gradle.properties")
+	f, err := openRegular(dir, "gradle.properties")
 	if err != nil {
 		return ""
 	}
@@ -453,7 +457,7 @@ func gradleVersion(dir fs.FS) string {
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), "=")
 		if ok && strings.TrimSpace(k) == "version" {
-			return strings.TrimSpace(v)
+			return printable(strings.TrimSpace(v))
 		}
 	}
 	return ""
@@ -470,6 +474,24 @@ func versionSuffix(name string) string {
 	return ""
 }
 
+// errNotRegular is the cause when a spec file, a jar or a file beside
+// them is a named pipe, a device or a folder: opening a pipe would block
+// until something writes to it, and a device may never end.
+var errNotRegular = errors.New("not a regular file")
+
+// openRegular opens name in fsys when it is a regular file (or a
+// symbolic link to one).
+func openRegular(fsys fs.FS, name string) (fs.File, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	return fsys.Open(name)
+}
+
 // ErrNoSpecs means the location holds no *.json files.
 var ErrNoSpecs = errors.New("no *.json spec files found")
 
@@ -482,7 +504,7 @@ func (s *Source) ReadAll() ([]*File, error) {
 		}
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
-	files, err := readDir(s.FS, "")
+	files, err := readDir(s.FS, "", s.Path)
 	if err == nil && len(files) == 0 {
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
@@ -498,7 +520,7 @@ func (s *Source) ReadRecords() ([]*File, error) {
 	var files []*File
 	var errs ErrorList
 	for _, r := range s.Records {
-		fl, err := readDir(r.FS, r.Module+"/")
+		fl, err := readDir(r.FS, r.Module+"/", r.Path)
 		files = append(files, fl...)
 		var l ErrorList
 		if errors.As(err, &l) {
@@ -510,11 +532,20 @@ func (s *Source) ReadRecords() ([]*File, error) {
 	return files, errs.Err()
 }
 
-// readDir parses the *.json files of one folder, naming each prefix+name.
-func readDir(fsys fs.FS, prefix string) ([]*File, error) {
-	names, err := fs.Glob(fsys, "*.json")
+// readDir parses the *.json files of one folder, naming each prefix+name;
+// where names the folder or jar in an error listing it.
+func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
+	// Not fs.Glob, which says nothing when the folder cannot be listed
+	// (a jar with two entries of one name).
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
-		return nil, fmt.Errorf("spec: %w", err)
+		return nil, fmt.Errorf("spec: %s: %w", where, err)
+	}
+	var names []string
+	for _, e := range entries {
+		if ok, _ := path.Match("*.json", e.Name()); ok {
+			names = append(names, e.Name())
+		}
 	}
 	if len(names) > maxSpecFiles {
 		return nil, fmt.Errorf("spec: %s*.json: %d files, more than %d", prefix, len(names), maxSpecFiles)
@@ -550,7 +581,7 @@ func readDir(fsys fs.FS, prefix string) ([]*File, error) {
 }
 
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
-	f, err := fsys.Open(name)
+	f, err := openRegular(fsys, name)
 	if err != nil {
 		return nil, err
 	}

@@ -430,7 +430,7 @@ func TestReadDirKeepsNameOrder(t *testing.T) {
 		fsys[name] = &fstest.MapFile{Data: []byte(fmt.Sprintf(`{"apiKey": %d, "type": "request", "name": "M%02dRequest", "validVersions": "0", "flexibleVersions": "none", "fields": []}`, i, i))}
 		wantFiles = append(wantFiles, name)
 	}
-	files, err := readDir(fsys, "")
+	files, err := readDir(fsys, "", "test")
 	var l ErrorList
 	if !errors.As(err, &l) {
 		t.Fatalf("err = %v, want an ErrorList", err)
@@ -447,5 +447,68 @@ func TestReadDirKeepsNameOrder(t *testing.T) {
 	}
 	if fmt.Sprint(gotFiles) != fmt.Sprint(wantFiles) {
 		t.Errorf("files %v, want %v", gotFiles, wantFiles)
+	}
+}
+
+// TestOpenJarDuplicateEntries: a jar holding two entries of one name (or
+// a file and a folder of one name) cannot be listed as a folder. The
+// error said "no *.json spec files found"; it names the entry and the
+// jar.
+func TestOpenJarDuplicateEntries(t *testing.T) {
+	for _, dup := range []string{"common/message/ThingData.json", "common/message/ThingData.json/"} {
+		p := filepath.Join(t.TempDir(), "kafka-clients-1.0.0.jar")
+		out, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := zip.NewWriter(out)
+		for _, name := range []string{"common/message/ThingData.json", dup} {
+			w, err := zw.Create(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(name, "/") {
+				w.Write([]byte(`{"name": "ThingData", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": []}`))
+			}
+		}
+		zw.Close()
+		out.Close()
+		src, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = src.ReadAll()
+		src.Close()
+		if err == nil || !strings.Contains(err.Error(), p+": ") || !strings.Contains(err.Error(), "ThingData.json: duplicate entries") {
+			t.Errorf("entry %q: err = %v", dup, err)
+		}
+	}
+}
+
+// TestLabelPrintable: a release label read from a PROVENANCE file or a
+// checkout's gradle.properties is printed by build, serve, diff and
+// proxy; one holding control characters ("9.9\x1b[2J" cleared the
+// screen) is quoted, as file names in errors are.
+func TestLabelPrintable(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "PROVENANCE"), []byte("kafka 9.9\x1b[2J\x1b]0;pwned\x07 from x\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "ThingData.json"), []byte(`{"name": "ThingData", "type": "data"}`), 0o644)
+	checkout := t.TempDir()
+	os.MkdirAll(filepath.Join(checkout, filepath.FromSlash(checkoutDir)), 0o755)
+	os.WriteFile(filepath.Join(checkout, "gradle.properties"), []byte("version=4.5.0\u202e-SNAPSHOT\n"), 0o644)
+	for p, want := range map[string]string{dir: `"9.9\x1b[2J\x1b]0;pwned\a"`, checkout: `"4.5.0\u202e-SNAPSHOT"`} {
+		src, err := Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+		if src.Label != want {
+			t.Errorf("label %q, want %s", src.Label, want)
+		}
+	}
+	// Printable labels are kept as they are.
+	os.WriteFile(filepath.Join(dir, "PROVENANCE"), []byte("kafka 4.3.0-é from x\n"), 0o644)
+	if src, err := Open(dir); err != nil || src.Label != "4.3.0-é" {
+		t.Errorf("label %q, err %v", src.Label, err)
 	}
 }

@@ -152,13 +152,19 @@ func wrapCells(s string, width int, first, rest string) []string {
 		}
 		// A word wider than a whole line is broken by cells.
 		for curW+ww > width && ww > 0 && curW < width {
-			head, tail := splitCells(word, width-curW)
+			head, headW, tail := splitCells(word, width-curW)
 			if head == "" {
 				break
 			}
 			cur += head
 			flush()
-			word, ww = tail, cells(tail)
+			// The rest's width by subtraction (measuring it again for
+			// every piece was quadratic in the word's length), measured
+			// exactly once it is short.
+			word, ww = tail, ww-headW
+			if ww <= 2*width {
+				ww = cells(tail)
+			}
 		}
 		cur += word
 		curW += ww
@@ -170,17 +176,16 @@ func wrapCells(s string, width int, first, rest string) []string {
 	return out
 }
 
-// splitCells splits s after at most w cells.
-func splitCells(s string, w int) (string, string) {
-	n := 0
+// splitCells splits s after at most w cells; n is the head's width.
+func splitCells(s string, w int) (head string, n int, tail string) {
 	for i, r := range s {
 		rw := runewidth.RuneWidth(r)
 		if n+rw > w {
-			return s[:i], s[i:]
+			return s[:i], n, s[i:]
 		}
 		n += rw
 	}
-	return s, ""
+	return s, n, ""
 }
 
 // PageStyle writes the whole page in a style (Page is PageStyle with the
