@@ -398,8 +398,20 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if key, v, corr, ok := codec.PeekRequest(b); ok {
 			r.APIKey, r.Version, r.CorrelationID = key, v, corr
-		} else if len(b) >= 6 {
-			r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+		} else {
+			if len(b) >= 6 {
+				r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+			}
+			if len(b) >= 8 {
+				r.Version = int16(uint16(b[6])<<8 | uint16(b[7]))
+			}
+		}
+		// A decoder stopped before the header (a negative size prefix)
+		// read no key: the bytes' key still names its API.
+		if r.API == "" && len(b) >= 6 {
+			if a, ok := c.Reg.API(r.APIKey); ok {
+				r.API = a.Name
+			}
 		}
 	} else {
 		if api != nil {
