@@ -3,7 +3,12 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -326,6 +331,42 @@ func TestReadBadInput(t *testing.T) {
 	_, err := Read(bytes.NewReader(cut), Options{Known: known(t)}, func(*Event) error { n++; return nil })
 	if err == nil || n == 0 {
 		t.Errorf("truncated capture: err %v after %d frames", err, n)
+	}
+}
+
+// TestReadPcapngPacketPastBlock: a pcapng packet block whose captured
+// length runs past the block makes the reader take the blocks after it
+// for packet data, up to the end of the file. That is no file cut short
+// (whose error wraps io.ErrUnexpectedEOF, a warning for the commands):
+// the error names the malformed block's offset.
+func TestReadPcapngPacketPastBlock(t *testing.T) {
+	ng := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	le := binary.LittleEndian
+	at, packets := -1, 0
+	for off := 0; off+12 <= len(ng); off += int(le.Uint32(ng[off+4:])) {
+		if le.Uint32(ng[off:]) == 6 {
+			if packets++; packets == 4 {
+				at = off
+				break
+			}
+		}
+	}
+	if at < 0 {
+		t.Fatal("no fourth enhanced packet block")
+	}
+	bad := slices.Clone(ng)
+	le.PutUint32(bad[at+20:], le.Uint32(bad[at+4:])) // captured length: the whole block
+	_, err := Read(bytes.NewReader(bad), Options{Known: known(t)}, func(*Event) error { return nil })
+	if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err %v, want an error that is not a cut", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("offset %d", at)) {
+		t.Errorf("err %q does not name the block's offset %d", err, at)
+	}
+	// Cut inside a packet, the same file is a cut.
+	_, err = Read(bytes.NewReader(ng[:len(ng)-30]), Options{Known: known(t)}, func(*Event) error { return nil })
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut pcapng: err %v, want io.ErrUnexpectedEOF", err)
 	}
 }
 
