@@ -53,20 +53,26 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	var frames, failed, others, lineNo int
 	var firstErr string
 	var total int64
+	// A line that stops the reading stops it after the frames before it,
+	// which are printed.
+	stop := func(err error) error {
+		w.Flush()
+		return failure{err}
+	}
 	for {
 		line, err := r.ReadBytes('\n')
 		total += int64(len(line))
 		if total > maxDecodeInput {
-			return failure{fmt.Errorf("%s: more than %d bytes", name, maxDecodeInput)}
+			return stop(fmt.Errorf("%s: more than %d bytes", name, maxDecodeInput))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return failure{fmt.Errorf("reading %s: %w", name, err)}
+			return stop(fmt.Errorf("reading %s: %w", name, err))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			lineNo++
 			l, jerr := proxylog.Parse(line)
 			if jerr != nil {
-				return failure{fmt.Errorf("%s: line %d is not JSON: %v", name, lineNo, jerr)}
+				return stop(fmt.Errorf("%s: line %d is not JSON: %v", name, lineNo, jerr))
 			}
 			if !l.IsFrame() {
 				others++
@@ -79,7 +85,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				frames++
 				fr, e, derr := l.Decode(c, sec, o.Limits)
 				if derr != nil {
-					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
+					return stop(fmt.Errorf("%s: line %d: %v", name, lineNo, derr))
 				}
 				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
 				if shown && !fr.OK() {

@@ -497,3 +497,25 @@ func TestParsePorts(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeLogBadLineKeepsFramesBefore: JSON lines whose last line is
+// cut (a proxy killed mid-write) or not JSON: the error names the line,
+// and the frames of the lines before it are printed, not dropped with
+// the output buffer.
+func TestDecodeLogBadLineKeepsFramesBefore(t *testing.T) {
+	good := `{"kind":"request","hex":"0000000d001200000000000700036162"}` + "\n" // ApiVersions v0, correlation id 7
+	for name, bad := range map[string]string{
+		"cut":      `{"kind":"request","hex":"0000`,
+		"not JSON": "{\"hex\":123}\n",
+		"bad hex":  "{\"kind\":\"request\",\"hex\":\"0\"}\n",
+	} {
+		in := []byte(good + good + bad)
+		code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, "-")
+		if code != 1 || !strings.Contains(errOut, "line 3") {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
+		}
+		if n := strings.Count(out, "request ApiVersions(18) v0 correlation_id 7"); n != 2 {
+			t.Errorf("%s: %d frames printed before the bad line, want 2:\n%s", name, n, out)
+		}
+	}
+}
