@@ -50,8 +50,8 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	w := bufio.NewWriter(env.Stdout)
 	sec := redact.NewConns(o.ShowSecrets)
 	sel := selector.New(c, o.Filter) // --filter and topic-id names
-	var frames, failed, others, lineNo int
-	var firstErr string
+	var frames, failed, cut, others, lineNo int
+	var firstErr, firstCut string
 	var total int64
 	// A line that stops the reading stops it after the frames before it,
 	// which are printed.
@@ -88,6 +88,11 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 					return stop(fmt.Errorf("%s: line %d: %v", name, lineNo, derr))
 				}
 				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
+				if shown && fr.Budget != "" {
+					if cut++; firstCut == "" {
+						firstCut = fmt.Sprintf("line %d: %s", lineNo, fr.Budget)
+					}
+				}
 				if shown && !fr.OK() {
 					failed++
 					if firstErr == "" {
@@ -122,6 +127,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s\n", name, english.Count(frames, "frame"), english.Count(others, "other event"))
 	sel.Summary(env.Stderr)
+	budgetLine(env.Stderr, cut, frames, firstCut)
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)
 		return errSilentFailure

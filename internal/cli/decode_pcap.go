@@ -202,6 +202,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
 	}
+	budgetLine(env.Stderr, out.cut, index, out.firstCut)
 	if stats.Requests+stats.Responses == 0 {
 		hint := ""
 		if len(ports) > 0 {
@@ -284,7 +285,9 @@ type pcapJob struct {
 	spill    bool
 	errText  string
 	warnText string
-	err      error
+	// budgetText names the frame and the decode budget it reached.
+	budgetText string
+	err        error
 }
 
 // run decodes and renders the frame (on any goroutine).
@@ -315,6 +318,9 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 	}
 	if r.Warning != "" {
 		j.warnText = r.Summary() + ": " + r.Warning
+	}
+	if r.Budget != "" {
+		j.budgetText = r.Summary() + ": " + r.Budget
 	}
 	j.render(r, o, bufs)
 }
@@ -377,9 +383,12 @@ type pcapOutput struct {
 	piece    []byte
 	failed   int
 	firstErr string
-	// warned counts frames with a warning (not failures).
+	// warned counts frames with a warning (not failures); cut those
+	// that reached their decode budget.
 	warned    int
 	firstWarn string
+	cut       int
+	firstCut  string
 }
 
 func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error {
@@ -397,6 +406,11 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error 
 		p.warned++
 		if p.firstWarn == "" {
 			p.firstWarn = h.warnText
+		}
+	}
+	if h.budgetText != "" {
+		if p.cut++; p.firstCut == "" {
+			p.firstCut = h.budgetText
 		}
 	}
 	if h.spill {
