@@ -415,7 +415,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 	} else {
 		if api != nil {
-			r.APIKey, r.Version = api.Key, o.Version
+			// The header version follows from the API and version given
+			// (the decoder stops before the header at a negative size).
+			r.APIKey, r.Version, r.HeaderVersion = api.Key, o.Version, api.Response.HeaderVersion(o.Version)
 		}
 		if corr, ok := codec.PeekCorrelationID(b); ok {
 			r.CorrelationID = corr
