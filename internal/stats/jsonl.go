@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -28,6 +29,10 @@ type jsonFrame struct {
 	Error         string          `json:"error"`
 	Body          json.RawMessage `json:"body"`
 }
+
+// maxLineSize is the largest size a frame line may give: an int32 size
+// prefix's most and the prefix itself.
+const maxLineSize = math.MaxInt32 + 4
 
 // JSONLinesStats counts what [ReadJSONLines] read.
 type JSONLinesStats struct {
@@ -83,6 +88,9 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	if f.Event != nil && f.Kind == "" {
 		st.Events++
 		return nil
+	}
+	if f.Size < 0 || f.Size > maxLineSize {
+		return fmt.Errorf("size %d: want 0 to %d (a frame's int32 size prefix and the prefix itself)", f.Size, maxLineSize)
 	}
 	rec := Record{Size: f.Size, ClientID: f.ClientID, API: f.API}
 	switch f.Kind {

@@ -167,6 +167,10 @@ func TestReadJSONLines(t *testing.T) {
 		"\n\n{\"kind\":\"x\"}":         "line 3: kind \"x\"",
 		`{"kind":"response","body":{`:  "line 1: not a JSON object",
 		`{"kind":"request","api_key":`: "line 1: not a JSON object",
+		// Sizes no frame has: negative, or beyond an int32 size prefix
+		// (two such would wrap the byte counts around).
+		`{"kind":"request","api_key":3,"version":12,"size":-5}`:                  "line 1: size -5",
+		`{"kind":"request","api_key":3,"version":12,"size":9223372036854775807}`: "line 1: size 9223372036854775807",
 	} {
 		if _, err := ReadJSONLines(strings.NewReader(bad), a.Add); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", bad, err, want)
