@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/lineread"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
@@ -60,9 +61,11 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 		return failure{err}
 	}
 	for {
-		line, err := r.ReadBytes('\n')
+		// A line is read no further than the input's limit allows, nor
+		// past a first byte that cannot start a JSON object.
+		line, err := lineread.ObjectLine(r, int(maxDecodeInput-total))
 		total += int64(len(line))
-		if total > maxDecodeInput {
+		if errors.Is(err, lineread.ErrTooLong) {
 			return stop(fmt.Errorf("%s: more than %d bytes", name, maxDecodeInput))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {

@@ -519,3 +519,22 @@ func TestDecodeLogBadLineKeepsFramesBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeLogWithoutLineEnds: JSON lines followed by bytes with no line
+// end (a device, a binary file appended) are refused at the first byte
+// that cannot start a JSON object, not read whole into one line first
+// (cat log /dev/zero | manifester decode - grew without bound).
+func TestDecodeLogWithoutLineEnds(t *testing.T) {
+	in := append([]byte(`{"kind":"request","hex":"0000000d001200000000000700036162"}`+"\n"), make([]byte, 128<<20)...)
+	var a, z runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, "-")
+	runtime.ReadMemStats(&z)
+	if code != 1 || !strings.Contains(errOut, "line 2 is not JSON") || !strings.Contains(out, "request ApiVersions(18) v0 correlation_id 7") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if n := z.TotalAlloc - a.TotalAlloc; n > 64<<20 {
+		t.Errorf("%d bytes allocated for a line of %d zeros", n, len(in))
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/manifester/manifester/internal/lineread"
 )
 
 // jsonFrame is what a JSON line of `decode --pcap --format json` or of
@@ -34,6 +36,10 @@ type jsonFrame struct {
 // prefix's most and the prefix itself.
 const maxLineSize = math.MaxInt32 + 4
 
+// maxJSONLine bounds the length of a line: more than the longest line
+// decode writes (its output budget's ceiling, 1 GiB, and the frame's hex).
+const maxJSONLine = 3 << 29
+
 // JSONLinesStats counts what [ReadJSONLines] read.
 type JSONLinesStats struct {
 	Frames int64 // frame lines
@@ -51,7 +57,8 @@ type Admit func(line []byte) (bool, error)
 // carries latency_us (both writers set it exactly then). Error codes come
 // from the body: every field whose name ends in "ErrorCode". A line that
 // is not JSON, or a frame line without its kind, is an error naming the
-// line. Memory is bounded by the longest line.
+// line. Memory is bounded by the longest line (at most 1.5 GiB; a line
+// that cannot be a JSON object is refused at its first byte).
 func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 	return ReadJSONLinesWith(r, nil, add)
 }
@@ -65,7 +72,10 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 	br := bufio.NewReaderSize(r, 1<<16)
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := lineread.ObjectLine(br, maxJSONLine)
+		if errors.Is(err, lineread.ErrTooLong) {
+			return st, fmt.Errorf("line %d: %w", line, err)
+		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			if perr := readLine(b, admit, add, &st); perr != nil {
 				return st, fmt.Errorf("line %d: %w", line, perr)

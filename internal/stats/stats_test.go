@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -261,5 +263,30 @@ func TestUndecoded(t *testing.T) {
 	s.WriteJSON(&b)
 	if !strings.Contains(b.String(), `"errors":{},"undecoded":1}`) {
 		t.Errorf("%s", b.String())
+	}
+}
+
+// endlessZeros yields zero bytes: a device or a binary file read as JSON
+// lines.
+type endlessZeros struct{}
+
+func (endlessZeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestReadJSONLinesWithoutLineEnds: input with no line end is refused at
+// its first byte that cannot start a JSON object, not read whole into
+// one line (the device /dev/zero made stats grow without bound).
+func TestReadJSONLinesWithoutLineEnds(t *testing.T) {
+	var a, z runtime.MemStats
+	runtime.ReadMemStats(&a)
+	_, err := ReadJSONLines(io.LimitReader(endlessZeros{}, 128<<20), New().Add)
+	runtime.ReadMemStats(&z)
+	if err == nil || !strings.Contains(err.Error(), "line 1: not a JSON object") {
+		t.Errorf("err %v", err)
+	}
+	if n := z.TotalAlloc - a.TotalAlloc; n > 4<<20 {
+		t.Errorf("%d bytes allocated for a line of zeros", n)
 	}
 }
