@@ -348,11 +348,6 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		if !sel.AdmitReport(r, i) {
 			continue
 		}
-		if r.Budget != "" {
-			if cut++; firstCut == "" {
-				firstCut = r.Budget
-			}
-		}
 		if r.Unnamed && len(r.Candidates) > 0 {
 			unnamed++
 		}
@@ -379,6 +374,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		}
 		if err != nil {
 			return failure{fmt.Errorf("writing: %w", err)}
+		}
+		if note := r.BudgetNotes(); note != "" { // the output budget's once rendered
+			if cut++; firstCut == "" {
+				firstCut = note
+			}
 		}
 	}
 	if err := w.Flush(); err != nil {

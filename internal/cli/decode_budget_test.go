@@ -155,3 +155,33 @@ func TestDecodeBudgetSaidOnStderr(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeOutputBudgetSaidOnStderr: a frame whose rendering the output
+// budget cut (--max-output) is counted on standard error with the frames
+// that reached their decode budget, whatever the input.
+func TestDecodeOutputBudgetSaidOnStderr(t *testing.T) {
+	frame := pcapExchanges()[0].req
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "frame.bin")
+	if err := os.WriteFile(raw, frame, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pcap := writePcap(t, pcapExchanges()[:1], capture.PCAP, true, 0)
+	code, lines, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--pcap", pcap)
+	if code != 0 {
+		t.Fatalf("decode --pcap: exit %d: %s", code, errs)
+	}
+	log := filepath.Join(dir, "frame.jsonl")
+	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{raw}, {"--format", "json", raw}, {"-v", "--pcap", pcap}, {"--format", "json", "--pcap", pcap}, {"-v", log}} {
+		code, out, errs := decRun(t, nil, append([]string{"decode", "--spec", decSpec, "--max-output", "100"}, args...)...)
+		if code != 0 || !strings.Contains(out, "output budget of 100 bytes for this frame spent") {
+			t.Errorf("%v: exit %d, output budget said in the output %v: %s", args, code, strings.Contains(out, "output budget"), errs)
+		}
+		if !strings.Contains(errs, "reached its decode budget") || !strings.Contains(errs, "output budget of 100 bytes") {
+			t.Errorf("%v: stderr does not say the output budget was reached: %q", args, errs)
+		}
+	}
+}

@@ -91,11 +91,6 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 					return stop(fmt.Errorf("%s: line %d: %v", name, lineNo, derr))
 				}
 				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
-				if shown && fr.Budget != "" {
-					if cut++; firstCut == "" {
-						firstCut = fmt.Sprintf("line %d: %s", lineNo, fr.Budget)
-					}
-				}
 				if shown && !fr.OK() {
 					failed++
 					if firstErr == "" {
@@ -118,6 +113,11 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				}
 				if werr != nil {
 					return failure{fmt.Errorf("writing: %w", werr)}
+				}
+				if note := fr.BudgetNotes(); shown && note != "" { // the output budget's once rendered
+					if cut++; firstCut == "" {
+						firstCut = fmt.Sprintf("line %d: %s", lineNo, note)
+					}
 				}
 			}
 		}

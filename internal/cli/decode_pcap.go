@@ -285,9 +285,7 @@ type pcapJob struct {
 	spill    bool
 	errText  string
 	warnText string
-	// budgetText names the frame and the decode budget it reached.
-	budgetText string
-	err        error
+	err      error
 }
 
 // run decodes and renders the frame (on any goroutine).
@@ -318,9 +316,6 @@ func (j *pcapJob) run(c *codec.Codec, sel *selector.Selector, o decodeOptions, b
 	}
 	if r.Warning != "" {
 		j.warnText = r.Summary() + ": " + r.Warning
-	}
-	if r.Budget != "" {
-		j.budgetText = r.Summary() + ": " + r.Budget
 	}
 	j.render(r, o, bufs)
 }
@@ -408,15 +403,21 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error 
 			p.firstWarn = h.warnText
 		}
 	}
-	if h.budgetText != "" {
-		if p.cut++; p.firstCut == "" {
-			p.firstCut = h.budgetText
+	var err error
+	if h.spill {
+		err = p.writePieces(w, h)
+	} else {
+		_, err = w.Write(h.out)
+	}
+	// What its decode budget held back, and its rendering's output
+	// budget (rendered by now).
+	if r := h.rep; r != nil && !h.skip {
+		if note := r.BudgetNotes(); note != "" {
+			if p.cut++; p.firstCut == "" {
+				p.firstCut = r.Summary() + ": " + note
+			}
 		}
 	}
-	if h.spill {
-		return p.writePieces(w, h)
-	}
-	_, err := w.Write(h.out)
 	return err
 }
 

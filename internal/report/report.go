@@ -147,7 +147,9 @@ type Frame struct {
 	lean, leanBody bool
 	// bud is the budget the frame was decoded under; its output limit
 	// bounds its renderings (RenderBudget: render/text and render/jsonr).
-	bud *budget.Budget
+	// rendered is the output budget of its latest rendering, which
+	// records what that rendering left out (OutputCut).
+	bud, rendered *budget.Budget
 }
 
 // SpanTree returns the frame's annotated tree, the one every renderer
