@@ -150,7 +150,15 @@ type Frame struct {
 	// rendered is the output budget of its latest rendering, which
 	// records what that rendering left out (OutputCut).
 	bud, rendered *budget.Budget
+	// searched says the other versions of the frame's API were tried
+	// (AlsoDecodesAs holds those that decode it).
+	searched bool
 }
+
+// SearchedVersions reports whether the other versions of the frame's API
+// were tried when it did not decode: not when its decode budget was spent
+// or its decoding cancelled (AlsoDecodesAs is then empty, but says nothing).
+func (f *Frame) SearchedVersions() bool { return f.searched }
 
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
@@ -434,7 +442,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 			r.ErrorOffset, r.ErrorPath = &off, de.Path
 		}
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
-			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
+			r.AlsoDecodesAs, r.searched = alternatives(c, b, kind, f, o, bud)
 			if o.MaybeResponse && kind == schema.TypeRequest && len(r.AlsoDecodesAs) == 0 {
 				r.AsResponse, _ = Candidates(c, b, nil)
 			}
@@ -475,8 +483,9 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 const apiVersionsKey = 18
 
 // alternatives returns the versions of the frame's API, other than the one
-// tried, at which the frame decodes cleanly.
-func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options, bud *budget.Budget) []int16 {
+// tried, at which the frame decodes cleanly, and whether they were tried
+// (not without an API, or for a frame shorter than a header).
+func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options, bud *budget.Budget) ([]int16, bool) {
 	var api *schema.API
 	var tried int16
 	if kind == schema.TypeResponse {
@@ -485,7 +494,7 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 		api, tried = f.API, f.Version
 	}
 	if api == nil || api.Reserved() || len(b) < 8 {
-		return nil
+		return nil, false
 	}
 	var out []int16
 	var patched []byte
@@ -514,7 +523,7 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 			break
 		}
 	}
-	return out
+	return out, true
 }
 
 // Check re-encodes a cleanly decoded frame and compares the bytes with in.
