@@ -203,7 +203,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
 	}
 	budgetLine(env.Stderr, out.cut, index, out.firstCut)
-	if stats.Requests+stats.Responses == 0 {
+	if stats.Requests+stats.Responses+stats.CutFrames == 0 { // cut frames are shown too
 		hint := ""
 		if len(ports) > 0 {
 			hint = " on the given --port"
