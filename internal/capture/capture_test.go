@@ -430,3 +430,54 @@ func TestReadIPv6(t *testing.T) {
 		t.Errorf("IPv6: %v -> %v, last pairing %+v", frames[0].Client, frames[0].Server, frames[5].Req)
 	}
 }
+
+// TestReadBogusTimestamp: one packet whose timestamp lies far in the
+// future (a damaged record, a host with a wrong clock in a merged
+// capture) does not make every live connection look idle: the
+// connection after it is still the one it was, and the requests in
+// flight when idle connections are next looked for still pair their
+// responses.
+func TestReadBogusTimestamp(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092")
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := w.Conn(client, server)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	other := w.Conn(netip.MustParseAddrPort("10.9.9.9:40000"), netip.MustParseAddrPort("10.9.9.8:80"))
+	if err := other.Write(ClientToServer, t0.AddDate(50, 0, 0), []byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	at, corr := t0, int32(0)
+	for w.Packets() < 2*flushEvery {
+		for i := int32(0); i < 50; i++ {
+			if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), corr+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := int32(0); i < 50; i++ {
+			if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), corr+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at, corr = at.Add(time.Millisecond), corr+50
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	unpaired := 0
+	for _, f := range frames {
+		if f.Dir == ServerToClient && f.Req == nil {
+			unpaired++
+		}
+	}
+	if len(frames) != 2*int(corr) || unpaired != 0 || st.Connections != 1 {
+		t.Errorf("%d frames of %d, %d responses without their request, %d connections (want 1)", len(frames), 2*corr, unpaired, st.Connections)
+	}
+}

@@ -44,7 +44,9 @@ type tcpConn struct {
 	// those of the other endpoint.
 	dirs [2]tcpDir
 	last time.Time
-	done bool // both FINs or a RST: finished; kept to absorb stray packets
+	// lastPacket is the reader's packet count at the latest packet.
+	lastPacket int64
+	done       bool // both FINs or a RST: finished; kept to absorb stray packets
 	// decided: the first bytes were seen and told TLS or not; tls, when
 	// not nil, decrypts the connection (tls.go); tlsReason is why its
 	// first direction stopped being decrypted.
@@ -113,7 +115,7 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 		c.s = rd.newConn(src, dst, tcp)
 		rd.conns[key] = c
 	}
-	c.last = t
+	c.last, c.lastPacket = t, rd.stats.Packets
 	if c.done {
 		if len(payload) > 0 {
 			rd.stats.RetransmittedBytes += int64(len(payload))
@@ -371,6 +373,13 @@ func (rd *reader) finishConn(c *tcpConn) {
 func (rd *reader) flushIdle(before time.Time) {
 	var idle []*tcpConn
 	for k, c := range rd.conns {
+		// Idle by the capture's clock, and by its packets too: one packet
+		// stamped far ahead (a damaged record, a wrong clock in a merged
+		// capture) moves the clock, not the traffic, and must not end the
+		// connections that are still carrying some.
+		if rd.stats.Packets-c.lastPacket < flushEvery {
+			continue
+		}
 		if c.done && c.last.Before(rd.last.Add(-tombstoneFor)) {
 			delete(rd.conns, k)
 			continue
