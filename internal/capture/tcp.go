@@ -17,7 +17,9 @@ import (
 // A hole in a direction's sequence space is declared a capture gap (the
 // bytes were sent but not captured) as soon as the other side acknowledges
 // them: the receiver got them, so the capture missed them, and the data
-// after the hole is delivered at once. Without such an
+// after the hole is delivered at once (an acknowledgement more than
+// maxAckAhead beyond the bytes shown is taken for damaged and ignored).
+// Without such an
 // acknowledgement the data after the hole waits for a retransmission, up to
 // the buffer limits, the end of the connection or the end of the capture.
 // (gopacket's reassembler holds the bytes after a hole until its final
@@ -77,6 +79,23 @@ type tcpDir struct {
 	sawPayload       bool
 }
 
+// maxAckAhead is how far beyond the bytes a direction has shown (captured
+// or buffered) an acknowledgement of them may go: more than any
+// connection has in flight, far less than the 2 GiB a damaged
+// acknowledgement number is ahead half the time.
+const maxAckAhead = 64 << 20
+
+// extent is the sequence number after the last byte the direction has
+// shown: delivered, or buffered after a hole.
+func (d *tcpDir) extent() uint32 {
+	if n := len(d.ooo); n > 0 {
+		if end := d.ooo[n-1].seq + uint32(len(d.ooo[n-1].data)); seqDiff(end, d.next) > 0 {
+			return end
+		}
+	}
+	return d.next
+}
+
 // segment is a buffered out-of-order segment.
 type segment struct {
 	seq  uint32
@@ -128,7 +147,10 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	}
 	d, o := &c.dirs[i], &c.dirs[1-i]
 	if tcp.ACK {
-		if !o.peerAcked || seqDiff(tcp.Ack, o.peerAck) > 0 {
+		// An acknowledgement far beyond what the other side has sent is
+		// damaged, not news: taken, it would declare the bytes up to it
+		// lost, and every byte sent after it late.
+		if (!o.peerAcked || seqDiff(tcp.Ack, o.peerAck) > 0) && (!o.started || seqDiff(tcp.Ack, o.extent()) <= maxAckAhead) {
 			o.peerAck, o.peerAcked = tcp.Ack, true
 		}
 		rd.resolve(c, 1-i)
@@ -244,6 +266,9 @@ func (rd *reader) resolve(c *tcpConn, i int) {
 	acked := d.peerAck
 	if d.fin && seqDiff(acked, d.finSeq) > 0 {
 		acked = d.finSeq // the FIN takes one sequence number
+	}
+	if seqDiff(acked, d.extent()) > maxAckAhead {
+		return // taken before the direction's first byte: damaged too
 	}
 	for seqDiff(acked, d.next) > 0 {
 		if len(d.ooo) > 0 && seqDiff(acked, d.ooo[0].seq) >= 0 {
