@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"net/netip"
 	"slices"
 	"time"
@@ -60,6 +61,17 @@ type tcpConn struct {
 	// being told TLS or not (tls.go).
 	gapFirst bool
 	probe    *tlsProbe
+	// reuse is a SYN that opens the port pair again while the connection
+	// is live (its end was not captured, or the SYN is a stray or damaged
+	// packet), held until it is told which: see tcpPacket.
+	reuse *heldSYN
+}
+
+// heldSYN is a SYN held back, with what its packet said.
+type heldSYN struct {
+	src, dst netip.AddrPort
+	tcp      layers.TCP
+	t        time.Time
 }
 
 // tcpDir is one direction of a connection.
@@ -115,11 +127,35 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	key := keyOf(src, dst)
 	c := rd.conns[key]
 	if c != nil && tcp.SYN && !tcp.ACK && c.reusedBy(src, tcp.Seq) {
-		// The port pair is used again (its end may not have been
-		// captured).
+		if !c.done {
+			// The port pair used again while the connection is live
+			// (its end may not have been captured), or a stray SYN: it
+			// is held until the other side answers it, or its first
+			// byte comes, which opens a new connection, or its sender
+			// sends a byte of this one's, which drops it.
+			h := &heldSYN{src: src, dst: dst, tcp: *tcp, t: t}
+			h.tcp.Payload = bytes.Clone(tcp.Payload)
+			h.tcp.Contents, h.tcp.Options, h.tcp.Padding = nil, nil, nil
+			c.reuse = h
+			return
+		}
 		rd.finishConn(c)
 		delete(rd.conns, key)
 		c = nil
+	}
+	if c != nil && c.reuse != nil {
+		h := c.reuse
+		switch {
+		case src != h.src && tcp.SYN && tcp.ACK && tcp.Ack == h.tcp.Seq+1,
+			src == h.src && !tcp.SYN && tcp.Seq == h.tcp.Seq+1:
+			// Answered, or followed by its first byte: a new connection.
+			rd.finishConn(c)
+			delete(rd.conns, key)
+			rd.tcpPacket(h.src, h.dst, &h.tcp, h.t)
+			c = rd.conns[key]
+		case src == h.src && len(tcp.Payload) > 0 && !tcp.SYN && c.carries(src, tcp.Seq):
+			c.reuse = nil // its sender goes on with the connection: the SYN was stray
+		}
 	}
 	payload := tcp.Payload
 	if c == nil {
@@ -174,6 +210,17 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	if tcp.RST || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
 		rd.finishConn(c)
 	}
+}
+
+// carries reports whether a segment from src at seq falls where the
+// connection's stream from src is (within maxAckAhead of its next byte).
+func (c *tcpConn) carries(src netip.AddrPort, seq uint32) bool {
+	d := &c.dirs[0]
+	if src != c.firstSrc {
+		d = &c.dirs[1]
+	}
+	diff := seqDiff(seq, d.next)
+	return d.started && diff <= maxAckAhead && diff >= -maxAckAhead
 }
 
 // reusedBy reports whether a SYN from src with sequence number seq opens
