@@ -469,3 +469,44 @@ func TestReadStraySYN(t *testing.T) {
 		t.Errorf("%d frames of %d, %d responses without their request, %d connections", len(frames), 2*n, unpaired, st.Connections)
 	}
 }
+
+// TestReadStrayRST: a RST whose sequence number is nowhere near its
+// sender's stream (a damaged or forged packet, which a TCP stack ignores
+// too) does not end the connection: the bytes after it are read, not
+// dropped as duplicates.
+func TestReadStrayRST(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092"))
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	for i := int32(0); i < n; i++ {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		if i == 2 {
+			c.Skip(ClientToServer, 1<<30)
+			if err := c.packet(ClientToServer, at, nil, flags{rst: true}); err != nil {
+				t.Fatal(err)
+			}
+			c.Skip(ClientToServer, -(1 << 30))
+		}
+		if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	if len(frames) != 2*n || st.RetransmittedBytes != 0 {
+		t.Errorf("%d frames of %d, %d bytes dropped as retransmitted", len(frames), 2*n, st.RetransmittedBytes)
+	}
+}

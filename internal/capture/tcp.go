@@ -207,7 +207,9 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	if tcp.FIN {
 		d.fin, d.finSeq = true, seq+uint32(len(payload))
 	}
-	if tcp.RST || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
+	// A RST nowhere near its sender's stream is damaged or forged (TCP
+	// stacks ignore such RSTs too): it does not end the connection.
+	if tcp.RST && c.carries(src, seq) || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
 		rd.finishConn(c)
 	}
 }
