@@ -3,7 +3,12 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"net/netip"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -329,6 +334,42 @@ func TestReadBadInput(t *testing.T) {
 	}
 }
 
+// TestReadPcapngPacketPastBlock: a pcapng packet block whose captured
+// length runs past the block makes the reader take the blocks after it
+// for packet data, up to the end of the file. That is no file cut short
+// (whose error wraps io.ErrUnexpectedEOF, a warning for the commands):
+// the error names the malformed block's offset.
+func TestReadPcapngPacketPastBlock(t *testing.T) {
+	ng := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	le := binary.LittleEndian
+	at, packets := -1, 0
+	for off := 0; off+12 <= len(ng); off += int(le.Uint32(ng[off+4:])) {
+		if le.Uint32(ng[off:]) == 6 {
+			if packets++; packets == 4 {
+				at = off
+				break
+			}
+		}
+	}
+	if at < 0 {
+		t.Fatal("no fourth enhanced packet block")
+	}
+	bad := slices.Clone(ng)
+	le.PutUint32(bad[at+20:], le.Uint32(bad[at+4:])) // captured length: the whole block
+	_, err := Read(bytes.NewReader(bad), Options{Known: known(t)}, func(*Event) error { return nil })
+	if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err %v, want an error that is not a cut", err)
+	}
+	if !strings.Contains(err.Error(), fmt.Sprintf("offset %d", at)) {
+		t.Errorf("err %q does not name the block's offset %d", err, at)
+	}
+	// Cut inside a packet, the same file is a cut.
+	_, err = Read(bytes.NewReader(ng[:len(ng)-30]), Options{Known: known(t)}, func(*Event) error { return nil })
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut pcapng: err %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
 func TestReadMidConnectionRolesFromContent(t *testing.T) {
 	// No SYN and no ports, and the client's port is the lower one, so the
 	// port guess is wrong: the half that carries requests is the client's.
@@ -387,5 +428,56 @@ func TestReadIPv6(t *testing.T) {
 	}
 	if frames[0].Client != cl || frames[0].Server != sv || frames[5].Req == nil || !bytes.Equal(frames[5].Data, xs[2].resp) {
 		t.Errorf("IPv6: %v -> %v, last pairing %+v", frames[0].Client, frames[0].Server, frames[5].Req)
+	}
+}
+
+// TestReadBogusTimestamp: one packet whose timestamp lies far in the
+// future (a damaged record, a host with a wrong clock in a merged
+// capture) does not make every live connection look idle: the
+// connection after it is still the one it was, and the requests in
+// flight when idle connections are next looked for still pair their
+// responses.
+func TestReadBogusTimestamp(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, server := netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092")
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	c := w.Conn(client, server)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	other := w.Conn(netip.MustParseAddrPort("10.9.9.9:40000"), netip.MustParseAddrPort("10.9.9.8:80"))
+	if err := other.Write(ClientToServer, t0.AddDate(50, 0, 0), []byte("GET / HTTP/1.1\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	at, corr := t0, int32(0)
+	for w.Packets() < 2*flushEvery {
+		for i := int32(0); i < 50; i++ {
+			if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), corr+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := int32(0); i < 50; i++ {
+			if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), corr+i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		at, corr = at.Add(time.Millisecond), corr+50
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	unpaired := 0
+	for _, f := range frames {
+		if f.Dir == ServerToClient && f.Req == nil {
+			unpaired++
+		}
+	}
+	if len(frames) != 2*int(corr) || unpaired != 0 || st.Connections != 1 {
+		t.Errorf("%d frames of %d, %d responses without their request, %d connections (want 1)", len(frames), 2*corr, unpaired, st.Connections)
 	}
 }

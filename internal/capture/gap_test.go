@@ -375,3 +375,138 @@ func TestReadLateSegment(t *testing.T) {
 		t.Errorf("the last exchange is not intact after the late segment")
 	}
 }
+
+// TestReadBogusAck: one acknowledgement far beyond anything the other
+// side sent (a damaged packet) does not declare a gap of a gigabyte in its
+// stream, which made every byte it sent after it late and lost; it is
+// ignored, and the connection reads on.
+func TestReadBogusAck(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092"))
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	for i := int32(0); i < n; i++ {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		if i == 2 {
+			c.Skip(ClientToServer, 1<<30)
+			if err := c.WriteSegment(ServerToClient, at, c.Seq(ServerToClient), nil); err != nil {
+				t.Fatal(err)
+			}
+			c.Skip(ClientToServer, -(1 << 30))
+		}
+		if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	unpaired := 0
+	for _, f := range frames {
+		if f.Dir == ServerToClient && f.Req == nil {
+			unpaired++
+		}
+	}
+	if len(frames) != 2*n || unpaired != 0 || st.Gaps != 0 || st.LateBytes != 0 {
+		t.Errorf("%d frames of %d, %d responses without their request, %d gaps, %d late bytes", len(frames), 2*n, unpaired, st.Gaps, st.LateBytes)
+	}
+}
+
+// TestReadStraySYN: a SYN on the port pair of a live connection (a
+// damaged or stray packet) that nothing answers does not end it: the
+// requests after it are read on the same connection and pair their
+// responses. (TestReadPortReuse: a SYN the server answers opens a new one.)
+func TestReadStraySYN(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092"))
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	stray := w.Conn(netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092"))
+	stray.Skip(ClientToServer, 123456789)
+	const n = 6
+	for i := int32(0); i < n; i++ {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		if i == 2 {
+			if err := stray.packet(ClientToServer, at, nil, flags{syn: true}); err != nil { // a SYN, unanswered
+				t.Fatal(err)
+			}
+		}
+		if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	unpaired := 0
+	for _, f := range frames {
+		if f.Dir == ServerToClient && f.Req == nil {
+			unpaired++
+		}
+	}
+	if len(frames) != 2*n || unpaired != 0 || st.Connections != 1 {
+		t.Errorf("%d frames of %d, %d responses without their request, %d connections", len(frames), 2*n, unpaired, st.Connections)
+	}
+}
+
+// TestReadStrayRST: a RST whose sequence number is nowhere near its
+// sender's stream (a damaged or forged packet, which a TCP stack ignores
+// too) does not end the connection: the bytes after it are read, not
+// dropped as duplicates.
+func TestReadStrayRST(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(netip.MustParseAddrPort("10.0.0.1:51000"), netip.MustParseAddrPort("10.0.0.2:9092"))
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	if err := c.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	const n = 6
+	for i := int32(0); i < n; i++ {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		if i == 2 {
+			c.Skip(ClientToServer, 1<<30)
+			if err := c.packet(ClientToServer, at, nil, flags{rst: true}); err != nil {
+				t.Fatal(err)
+			}
+			c.Skip(ClientToServer, -(1 << 30))
+		}
+		if err := c.Write(ClientToServer, at, reqFrame(kmsg.NewPtrHeartbeatRequest(), i)); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(ServerToClient, at, respFrame(kmsg.NewPtrHeartbeatResponse(), i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	frames, st := readAll(t, buf.Bytes(), Options{})
+	if len(frames) != 2*n || st.RetransmittedBytes != 0 {
+		t.Errorf("%d frames of %d, %d bytes dropped as retransmitted", len(frames), 2*n, st.RetransmittedBytes)
+	}
+}

@@ -168,6 +168,16 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 			if rd.err != nil {
 				return rd.stats, rd.err
 			}
+			// A pcapng block the sniffer found malformed before where the
+			// reader stopped (pcapgo reads from br itself, so that is
+			// cr.n-br.Buffered()) is why it stopped: a packet's captured
+			// length past its block has it read the blocks after it as
+			// data, often to the end of the file, which is no file cut
+			// short.
+			var be *ngsecrets.BlockError
+			if errors.As(sniff.Err(), &be) && errors.Is(be, ngsecrets.ErrMalformed) && be.Offset < cr.n-int64(br.Buffered()) {
+				return rd.stats, fmt.Errorf("reading packet %d: %w; the capture is malformed (not cut short): nothing from offset %d on is read", rd.stats.Packets+1, be, be.Offset)
+			}
 			return rd.stats, fmt.Errorf("reading packet %d (file offset about %d): %w", rd.stats.Packets+1, cr.n, err)
 		}
 		rd.stats.Packets++

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"bytes"
 	"net/netip"
 	"slices"
 	"time"
@@ -17,7 +18,9 @@ import (
 // A hole in a direction's sequence space is declared a capture gap (the
 // bytes were sent but not captured) as soon as the other side acknowledges
 // them: the receiver got them, so the capture missed them, and the data
-// after the hole is delivered at once. Without such an
+// after the hole is delivered at once (an acknowledgement more than
+// maxAckAhead beyond the bytes shown is taken for damaged and ignored).
+// Without such an
 // acknowledgement the data after the hole waits for a retransmission, up to
 // the buffer limits, the end of the connection or the end of the capture.
 // (gopacket's reassembler holds the bytes after a hole until its final
@@ -44,7 +47,9 @@ type tcpConn struct {
 	// those of the other endpoint.
 	dirs [2]tcpDir
 	last time.Time
-	done bool // both FINs or a RST: finished; kept to absorb stray packets
+	// lastPacket is the reader's packet count at the latest packet.
+	lastPacket int64
+	done       bool // both FINs or a RST: finished; kept to absorb stray packets
 	// decided: the first bytes were seen and told TLS or not; tls, when
 	// not nil, decrypts the connection (tls.go); tlsReason is why its
 	// first direction stopped being decrypted.
@@ -56,6 +61,17 @@ type tcpConn struct {
 	// being told TLS or not (tls.go).
 	gapFirst bool
 	probe    *tlsProbe
+	// reuse is a SYN that opens the port pair again while the connection
+	// is live (its end was not captured, or the SYN is a stray or damaged
+	// packet), held until it is told which: see tcpPacket.
+	reuse *heldSYN
+}
+
+// heldSYN is a SYN held back, with what its packet said.
+type heldSYN struct {
+	src, dst netip.AddrPort
+	tcp      layers.TCP
+	t        time.Time
 }
 
 // tcpDir is one direction of a connection.
@@ -73,6 +89,23 @@ type tcpDir struct {
 	ooo              []segment // out-of-order segments, by sequence number
 	oooBytes         int
 	sawPayload       bool
+}
+
+// maxAckAhead is how far beyond the bytes a direction has shown (captured
+// or buffered) an acknowledgement of them may go: more than any
+// connection has in flight, far less than the 2 GiB a damaged
+// acknowledgement number is ahead half the time.
+const maxAckAhead = 64 << 20
+
+// extent is the sequence number after the last byte the direction has
+// shown: delivered, or buffered after a hole.
+func (d *tcpDir) extent() uint32 {
+	if n := len(d.ooo); n > 0 {
+		if end := d.ooo[n-1].seq + uint32(len(d.ooo[n-1].data)); seqDiff(end, d.next) > 0 {
+			return end
+		}
+	}
+	return d.next
 }
 
 // segment is a buffered out-of-order segment.
@@ -94,11 +127,35 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	key := keyOf(src, dst)
 	c := rd.conns[key]
 	if c != nil && tcp.SYN && !tcp.ACK && c.reusedBy(src, tcp.Seq) {
-		// The port pair is used again (its end may not have been
-		// captured).
+		if !c.done {
+			// The port pair used again while the connection is live
+			// (its end may not have been captured), or a stray SYN: it
+			// is held until the other side answers it, or its first
+			// byte comes, which opens a new connection, or its sender
+			// sends a byte of this one's, which drops it.
+			h := &heldSYN{src: src, dst: dst, tcp: *tcp, t: t}
+			h.tcp.Payload = bytes.Clone(tcp.Payload)
+			h.tcp.Contents, h.tcp.Options, h.tcp.Padding = nil, nil, nil
+			c.reuse = h
+			return
+		}
 		rd.finishConn(c)
 		delete(rd.conns, key)
 		c = nil
+	}
+	if c != nil && c.reuse != nil {
+		h := c.reuse
+		switch {
+		case src != h.src && tcp.SYN && tcp.ACK && tcp.Ack == h.tcp.Seq+1,
+			src == h.src && !tcp.SYN && tcp.Seq == h.tcp.Seq+1:
+			// Answered, or followed by its first byte: a new connection.
+			rd.finishConn(c)
+			delete(rd.conns, key)
+			rd.tcpPacket(h.src, h.dst, &h.tcp, h.t)
+			c = rd.conns[key]
+		case src == h.src && len(tcp.Payload) > 0 && !tcp.SYN && c.carries(src, tcp.Seq):
+			c.reuse = nil // its sender goes on with the connection: the SYN was stray
+		}
 	}
 	payload := tcp.Payload
 	if c == nil {
@@ -113,7 +170,7 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 		c.s = rd.newConn(src, dst, tcp)
 		rd.conns[key] = c
 	}
-	c.last = t
+	c.last, c.lastPacket = t, rd.stats.Packets
 	if c.done {
 		if len(payload) > 0 {
 			rd.stats.RetransmittedBytes += int64(len(payload))
@@ -126,7 +183,10 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	}
 	d, o := &c.dirs[i], &c.dirs[1-i]
 	if tcp.ACK {
-		if !o.peerAcked || seqDiff(tcp.Ack, o.peerAck) > 0 {
+		// An acknowledgement far beyond what the other side has sent is
+		// damaged, not news: taken, it would declare the bytes up to it
+		// lost, and every byte sent after it late.
+		if (!o.peerAcked || seqDiff(tcp.Ack, o.peerAck) > 0) && (!o.started || seqDiff(tcp.Ack, o.extent()) <= maxAckAhead) {
 			o.peerAck, o.peerAcked = tcp.Ack, true
 		}
 		rd.resolve(c, 1-i)
@@ -147,9 +207,22 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 	if tcp.FIN {
 		d.fin, d.finSeq = true, seq+uint32(len(payload))
 	}
-	if tcp.RST || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
+	// A RST nowhere near its sender's stream is damaged or forged (TCP
+	// stacks ignore such RSTs too): it does not end the connection.
+	if tcp.RST && c.carries(src, seq) || (c.dirs[0].fin && c.dirs[1].fin && len(c.dirs[0].ooo) == 0 && len(c.dirs[1].ooo) == 0) {
 		rd.finishConn(c)
 	}
+}
+
+// carries reports whether a segment from src at seq falls where the
+// connection's stream from src is (within maxAckAhead of its next byte).
+func (c *tcpConn) carries(src netip.AddrPort, seq uint32) bool {
+	d := &c.dirs[0]
+	if src != c.firstSrc {
+		d = &c.dirs[1]
+	}
+	diff := seqDiff(seq, d.next)
+	return d.started && diff <= maxAckAhead && diff >= -maxAckAhead
 }
 
 // reusedBy reports whether a SYN from src with sequence number seq opens
@@ -242,6 +315,9 @@ func (rd *reader) resolve(c *tcpConn, i int) {
 	acked := d.peerAck
 	if d.fin && seqDiff(acked, d.finSeq) > 0 {
 		acked = d.finSeq // the FIN takes one sequence number
+	}
+	if seqDiff(acked, d.extent()) > maxAckAhead {
+		return // taken before the direction's first byte: damaged too
 	}
 	for seqDiff(acked, d.next) > 0 {
 		if len(d.ooo) > 0 && seqDiff(acked, d.ooo[0].seq) >= 0 {
@@ -371,6 +447,13 @@ func (rd *reader) finishConn(c *tcpConn) {
 func (rd *reader) flushIdle(before time.Time) {
 	var idle []*tcpConn
 	for k, c := range rd.conns {
+		// Idle by the capture's clock, and by its packets too: one packet
+		// stamped far ahead (a damaged record, a wrong clock in a merged
+		// capture) moves the clock, not the traffic, and must not end the
+		// connections that are still carrying some.
+		if rd.stats.Packets-c.lastPacket < flushEvery {
+			continue
+		}
 		if c.done && c.last.Before(rd.last.Add(-tombstoneFor)) {
 			delete(rd.conns, k)
 			continue

@@ -140,7 +140,7 @@ func (c *ConnWriter) Close(t time.Time) error {
 	return c.packet(ClientToServer, t, nil, flags{ack: true})
 }
 
-type flags struct{ syn, ack, psh, fin bool }
+type flags struct{ syn, ack, psh, fin, rst bool }
 
 var (
 	clientMAC = net.HardwareAddr{0x02, 0, 0, 0, 0, 1}
@@ -156,7 +156,7 @@ func (c *ConnWriter) packet(d Dir, t time.Time, payload []byte, f flags) error {
 	}
 	tcp := &layers.TCP{
 		SrcPort: layers.TCPPort(src.Port()), DstPort: layers.TCPPort(dst.Port()),
-		Seq: c.seq[d], SYN: f.syn, ACK: f.ack, PSH: f.psh, FIN: f.fin, Window: 65535,
+		Seq: c.seq[d], SYN: f.syn, ACK: f.ack, PSH: f.psh, FIN: f.fin, RST: f.rst, Window: 65535,
 	}
 	if f.ack {
 		tcp.Ack = c.seq[1-d]

@@ -365,11 +365,6 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		if !sel.AdmitReport(r, i) {
 			continue
 		}
-		if r.Budget != "" {
-			if cut++; firstCut == "" {
-				firstCut = r.Budget
-			}
-		}
 		if r.Unnamed && len(r.Candidates) > 0 {
 			unnamed++
 		}
@@ -397,6 +392,11 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		if err != nil {
 			return failure{fmt.Errorf("writing: %w", err)}
 		}
+		if note := r.BudgetNotes(); note != "" { // the output budget's once rendered
+			if cut++; firstCut == "" {
+				firstCut = note
+			}
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return failure{fmt.Errorf("writing: %w", err)}
@@ -405,11 +405,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	if unnamed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %s not decoded: give --kind response --api KEY --version N to decode one as a candidate\n", english.Count(unnamed, "response"))
 	}
-	if cut > 0 {
-		// Not a failure (the frames are well formed), but what was not
-		// shown is said.
-		fmt.Fprintf(env.Stderr, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", english.Count(cut, "frame"), len(pieces), firstCut)
-	}
+	budgetLine(env.Stderr, cut, len(pieces), firstCut)
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)
@@ -419,4 +415,13 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		return errSilentFailure
 	}
 	return nil
+}
+
+// budgetLine says on w how many of the total frames reached their decode
+// budget, and the first's budget note: not a failure (the frames are
+// well formed), but what was not shown is said.
+func budgetLine(w io.Writer, cut, total int, first string) {
+	if cut > 0 {
+		fmt.Fprintf(w, "manifester decode: %s of %d reached its decode budget (raise it with --max-inflate, --max-nodes, --max-output); the first: %s\n", english.Count(cut, "frame"), total, first)
+	}
 }

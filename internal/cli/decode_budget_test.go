@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/hostile"
 )
 
@@ -99,5 +102,86 @@ func TestDecodeLogBudgetFlags(t *testing.T) {
 	// The defaults allow more nodes than 1000.
 	if _, out, _ := decRun(t, nil, "decode", "--spec", decSpec, log); strings.Contains(out, "span-node budget of 1000 nodes") {
 		t.Errorf("without flags the node budget is still 1000")
+	}
+}
+
+// TestDecodeBudgetSaidOnStderr: a frame that reaches its decode budget is
+// said on standard error whatever the input: a file of raw bytes, a
+// capture, and the JSON lines decode --pcap wrote for it.
+func TestDecodeBudgetSaidOnStderr(t *testing.T) {
+	frame := hostile.DenseExample(64 << 10)
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "frame.bin")
+	if err := os.WriteFile(raw, frame, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(pcapClient, pcapServer)
+	if err := c.Open(pcapT0); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Write(capture.ClientToServer, pcapT0, frame); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(pcapT0.Add(time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	pcap := filepath.Join(dir, "frame.pcap")
+	if err := os.WriteFile(pcap, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, lines, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--pcap", pcap)
+	if code != 0 {
+		t.Fatalf("decode --pcap: exit %d: %s", code, errs)
+	}
+	log := filepath.Join(dir, "frame.jsonl")
+	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{raw}, {"--pcap", pcap}, {"--format", "json", "--pcap", pcap}, {log}} {
+		code, out, errs := decRun(t, nil, append([]string{"decode", "--spec", decSpec}, args...)...)
+		if code != 0 || !strings.Contains(out, "budget") {
+			t.Errorf("%v: exit %d, budget in the output %v: %s", args, code, strings.Contains(out, "budget"), errs)
+		}
+		if !strings.Contains(errs, "1 frame of 1 reached its decode budget") {
+			t.Errorf("%v: stderr does not say the budget was reached: %q", args, errs)
+		}
+	}
+}
+
+// TestDecodeOutputBudgetSaidOnStderr: a frame whose rendering the output
+// budget cut (--max-output) is counted on standard error with the frames
+// that reached their decode budget, whatever the input.
+func TestDecodeOutputBudgetSaidOnStderr(t *testing.T) {
+	frame := pcapExchanges()[0].req
+	dir := t.TempDir()
+	raw := filepath.Join(dir, "frame.bin")
+	if err := os.WriteFile(raw, frame, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pcap := writePcap(t, pcapExchanges()[:1], capture.PCAP, true, 0)
+	code, lines, errs := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--pcap", pcap)
+	if code != 0 {
+		t.Fatalf("decode --pcap: exit %d: %s", code, errs)
+	}
+	log := filepath.Join(dir, "frame.jsonl")
+	if err := os.WriteFile(log, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{raw}, {"--format", "json", raw}, {"-v", "--pcap", pcap}, {"--format", "json", "--pcap", pcap}, {"-v", log}} {
+		code, out, errs := decRun(t, nil, append([]string{"decode", "--spec", decSpec, "--max-output", "100"}, args...)...)
+		if code != 0 || !strings.Contains(out, "output budget of 100 bytes for this frame spent") {
+			t.Errorf("%v: exit %d, output budget said in the output %v: %s", args, code, strings.Contains(out, "output budget"), errs)
+		}
+		if !strings.Contains(errs, "reached its decode budget") || !strings.Contains(errs, "output budget of 100 bytes") {
+			t.Errorf("%v: stderr does not say the output budget was reached: %q", args, errs)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/lineread"
 	"github.com/manifester/manifester/internal/proxy"
 	"github.com/manifester/manifester/internal/proxylog"
 	"github.com/manifester/manifester/internal/redact"
@@ -50,23 +51,31 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	w := bufio.NewWriter(env.Stdout)
 	sec := redact.NewConns(o.ShowSecrets)
 	sel := selector.New(c, o.Filter) // --filter and topic-id names
-	var frames, failed, others, lineNo int
-	var firstErr string
+	var frames, failed, cut, others, lineNo int
+	var firstErr, firstCut string
 	var total int64
+	// A line that stops the reading stops it after the frames before it,
+	// which are printed.
+	stop := func(err error) error {
+		w.Flush()
+		return failure{err}
+	}
 	for {
-		line, err := r.ReadBytes('\n')
+		// A line is read no further than the input's limit allows, nor
+		// past a first byte that cannot start a JSON object.
+		line, err := lineread.ObjectLine(r, int(maxDecodeInput-total))
 		total += int64(len(line))
-		if total > maxDecodeInput {
-			return failure{fmt.Errorf("%s: more than %d bytes", name, maxDecodeInput)}
+		if errors.Is(err, lineread.ErrTooLong) {
+			return stop(fmt.Errorf("%s: more than %d bytes", name, maxDecodeInput))
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return failure{fmt.Errorf("reading %s: %w", name, err)}
+			return stop(fmt.Errorf("reading %s: %w", name, err))
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			lineNo++
 			l, jerr := proxylog.Parse(line)
 			if jerr != nil {
-				return failure{fmt.Errorf("%s: line %d is not JSON: %v", name, lineNo, jerr)}
+				return stop(fmt.Errorf("%s: line %d is not JSON: %v", name, lineNo, jerr))
 			}
 			if !l.IsFrame() {
 				others++
@@ -79,7 +88,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				frames++
 				fr, e, derr := l.Decode(c, sec, o.Limits)
 				if derr != nil {
-					return failure{fmt.Errorf("%s: line %d: %v", name, lineNo, derr)}
+					return stop(fmt.Errorf("%s: line %d: %v", name, lineNo, derr))
 				}
 				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
 				if shown && !fr.OK() {
@@ -105,6 +114,11 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				if werr != nil {
 					return failure{fmt.Errorf("writing: %w", werr)}
 				}
+				if note := fr.BudgetNotes(); shown && note != "" { // the output budget's once rendered
+					if cut++; firstCut == "" {
+						firstCut = fmt.Sprintf("line %d: %s", lineNo, note)
+					}
+				}
 			}
 		}
 		if err != nil {
@@ -116,6 +130,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s\n", name, english.Count(frames, "frame"), english.Count(others, "other event"))
 	sel.Summary(env.Stderr)
+	budgetLine(env.Stderr, cut, frames, firstCut)
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)
 		return errSilentFailure

@@ -202,7 +202,8 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	if warned > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames with warnings (not failures); the first: %s\n", warned, index, firstWarn)
 	}
-	if stats.Requests+stats.Responses == 0 {
+	budgetLine(env.Stderr, out.cut, index, out.firstCut)
+	if stats.Requests+stats.Responses+stats.CutFrames == 0 { // cut frames are shown too
 		hint := ""
 		if len(ports) > 0 {
 			hint = " on the given --port"
@@ -377,9 +378,12 @@ type pcapOutput struct {
 	piece    []byte
 	failed   int
 	firstErr string
-	// warned counts frames with a warning (not failures).
+	// warned counts frames with a warning (not failures); cut those
+	// that reached their decode budget.
 	warned    int
 	firstWarn string
+	cut       int
+	firstCut  string
 }
 
 func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error {
@@ -399,10 +403,21 @@ func (p *pcapOutput) write(w io.Writer, h *pcapJob, bufs *framebufs.Pool) error 
 			p.firstWarn = h.warnText
 		}
 	}
+	var err error
 	if h.spill {
-		return p.writePieces(w, h)
+		err = p.writePieces(w, h)
+	} else {
+		_, err = w.Write(h.out)
 	}
-	_, err := w.Write(h.out)
+	// What its decode budget held back, and its rendering's output
+	// budget (rendered by now).
+	if r := h.rep; r != nil && !h.skip {
+		if note := r.BudgetNotes(); note != "" {
+			if p.cut++; p.firstCut == "" {
+				p.firstCut = r.Summary() + ": " + note
+			}
+		}
+	}
 	return err
 }
 

@@ -329,3 +329,46 @@ func TestProgressBar(t *testing.T) {
 		t.Error("a buffer is not a terminal")
 	}
 }
+
+// TestDecodePcapAllFramesCut: a capture whose every frame a gap cut (a
+// small snap length) shows them as cut, and does not then say that it
+// found no Kafka frames.
+func TestDecodePcapAllFramesCut(t *testing.T) {
+	xs := pcapExchanges()
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(pcapClient, pcapServer)
+	if err := c.Open(pcapT0); err != nil {
+		t.Fatal(err)
+	}
+	at := pcapT0
+	for _, x := range xs {
+		for d, b := range map[capture.Dir][]byte{capture.ClientToServer: x.req, capture.ServerToClient: x.resp} {
+			if err := c.Write(d, at, b[:12]); err != nil {
+				t.Fatal(err)
+			}
+			c.Skip(d, len(b)-12)
+		}
+		at = at.Add(10 * time.Millisecond)
+	}
+	if err := c.Close(at); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.pcap")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path)
+	if code != 0 || strings.Count(out, "(cut: 12 captured)") != 2*len(xs) {
+		t.Errorf("exit %d, %d frames cut, want %d:\n%s", code, strings.Count(out, "(cut: 12 captured)"), 2*len(xs), out)
+	}
+	if strings.Contains(errOut, "no Kafka frames found") {
+		t.Errorf("frames were shown, yet: %s", errOut)
+	}
+}

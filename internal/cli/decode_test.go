@@ -497,3 +497,44 @@ func TestParsePorts(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeLogBadLineKeepsFramesBefore: JSON lines whose last line is
+// cut (a proxy killed mid-write) or not JSON: the error names the line,
+// and the frames of the lines before it are printed, not dropped with
+// the output buffer.
+func TestDecodeLogBadLineKeepsFramesBefore(t *testing.T) {
+	good := `{"kind":"request","hex":"0000000d001200000000000700036162"}` + "\n" // ApiVersions v0, correlation id 7
+	for name, bad := range map[string]string{
+		"cut":      `{"kind":"request","hex":"0000`,
+		"not JSON": "{\"hex\":123}\n",
+		"bad hex":  "{\"kind\":\"request\",\"hex\":\"0\"}\n",
+	} {
+		in := []byte(good + good + bad)
+		code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, "-")
+		if code != 1 || !strings.Contains(errOut, "line 3") {
+			t.Errorf("%s: exit %d, stderr %q", name, code, errOut)
+		}
+		if n := strings.Count(out, "request ApiVersions(18) v0 correlation_id 7"); n != 2 {
+			t.Errorf("%s: %d frames printed before the bad line, want 2:\n%s", name, n, out)
+		}
+	}
+}
+
+// TestDecodeLogWithoutLineEnds: JSON lines followed by bytes with no line
+// end (a device, a binary file appended) are refused at the first byte
+// that cannot start a JSON object, not read whole into one line first
+// (cat log /dev/zero | manifester decode - grew without bound).
+func TestDecodeLogWithoutLineEnds(t *testing.T) {
+	in := append([]byte(`{"kind":"request","hex":"0000000d001200000000000700036162"}`+"\n"), make([]byte, 128<<20)...)
+	var a, z runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, "-")
+	runtime.ReadMemStats(&z)
+	if code != 1 || !strings.Contains(errOut, "line 2 is not JSON") || !strings.Contains(out, "request ApiVersions(18) v0 correlation_id 7") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if n := z.TotalAlloc - a.TotalAlloc; n > 64<<20 {
+		t.Errorf("%d bytes allocated for a line of %d zeros", n, len(in))
+	}
+}

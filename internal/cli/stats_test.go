@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -163,5 +165,73 @@ func TestStatsCaptureLosses(t *testing.T) {
 	code, _, errOut := decRun(t, nil, "stats", "--spec", decSpec, "--pcap", path, "--format", "json")
 	if code != 0 || !strings.Contains(errOut, "stream bytes skipped") {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// TestStatsCaptureCutFrameSize: a request cut by a gap counts the bytes
+// its size prefix gives, as the JSON line decode --pcap writes for it
+// (its "size") does, so that stats gives the same figures for a capture
+// and for decode's lines of it.
+func TestStatsCaptureCutFrameSize(t *testing.T) {
+	xs := pcapExchanges()
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(pcapClient, pcapServer)
+	at := pcapT0
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.Open(at))
+	for i, x := range xs {
+		if i == 1 { // the second request loses all but its first 20 bytes
+			must(c.Write(capture.ClientToServer, at, x.req[:20]))
+			c.Skip(capture.ClientToServer, len(x.req)-20)
+		} else {
+			must(c.Write(capture.ClientToServer, at, x.req))
+		}
+		must(c.Write(capture.ServerToClient, at.Add(time.Millisecond), x.resp))
+		at = at.Add(10 * time.Millisecond)
+	}
+	must(c.Close(at))
+	must(w.Flush())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cut.pcap")
+	must(os.WriteFile(path, buf.Bytes(), 0o644))
+	code, fromPcap, errOut := decRun(t, nil, "stats", "--spec", decSpec, "--pcap", path, "--format", "json")
+	if code != 0 || !strings.Contains(errOut, "1 frame cut") {
+		t.Fatalf("stats --pcap: exit %d: %s", code, errOut)
+	}
+	code, lines, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json")
+	if code != 0 {
+		t.Fatalf("decode --pcap: exit %d: %s", code, errOut)
+	}
+	jsonl := filepath.Join(dir, "cut.jsonl")
+	must(os.WriteFile(jsonl, []byte(lines), 0o644))
+	code, fromLines, errOut := decRun(t, nil, "stats", "--spec", decSpec, "--format", "json", jsonl)
+	if code != 0 {
+		t.Fatalf("stats of the lines: exit %d: %s", code, errOut)
+	}
+	var a, b stats.Summary
+	must(json.Unmarshal([]byte(fromPcap), &a))
+	must(json.Unmarshal([]byte(fromLines), &b))
+	if d := cmp.Diff(b.APIs, a.APIs); d != "" {
+		t.Errorf("stats --pcap differs from stats of decode --pcap's lines (-lines +pcap):\n%s", d)
+	}
+	var want int64
+	for _, x := range xs {
+		want += int64(len(x.req))
+	}
+	var got int64
+	for _, s := range a.APIs {
+		got += s.Bytes.Request
+	}
+	if got != want {
+		t.Errorf("request bytes %d, want %d (the cut request's size prefix counted)", got, want)
 	}
 }

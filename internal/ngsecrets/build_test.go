@@ -211,11 +211,23 @@ func refParse(b []byte, limit int) ([]call, int, error) {
 			minLen = 28
 		}
 		typ, total := order.Uint32(rest[:4]), order.Uint32(rest[4:8])
-		if typ == 0xA {
+		packet := typ == 6 || typ == 2 // enhanced, obsolete
+		switch {
+		case typ == 0xA:
 			minLen = 20
+		case packet:
+			minLen = 32
 		}
 		if total < minLen || total%4 != 0 {
 			return calls, off, ngsecrets.ErrMalformed
+		}
+		if packet {
+			if len(rest) < 24 {
+				return calls, off, io.ErrUnexpectedEOF
+			}
+			if uint64(order.Uint32(rest[20:24]))+32 > uint64(total) {
+				return calls, off, ngsecrets.ErrMalformed
+			}
 		}
 		if typ == 0xA {
 			if len(rest) < 16 {

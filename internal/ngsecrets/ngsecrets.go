@@ -54,10 +54,13 @@ const DefaultMaxSecrets = 16 << 20
 const (
 	blockSHB       uint32 = 0x0A0D0D0A // the same in either byte order
 	blockDSB       uint32 = 0x0000000A
+	blockEPB       uint32 = 0x00000006 // enhanced packet block
+	blockPB        uint32 = 0x00000002 // packet block (obsolete)
 	byteOrderMagic uint32 = 0x1A2B3C4D
 	minBlock              = 12 // type, total length, trailing length
 	minSHB                = 28 // + magic, version, section length
 	minDSB                = 20 // + secrets type, secrets length
+	minPacket             = 32 // + interface, timestamp, captured and original lengths
 )
 
 // Errors a [BlockError] wraps.
@@ -65,7 +68,9 @@ var (
 	// ErrMalformed is a block structure that cannot be followed: a total
 	// length under the minimum or not a multiple of 4, a trailing length
 	// that differs from the leading one, a section header with no valid
-	// byte-order magic, a secrets length beyond its block.
+	// byte-order magic, a secrets length beyond its block, a packet
+	// block's captured length beyond its block (a reader would take the
+	// blocks after it for the packet's data).
 	ErrMalformed = errors.New("malformed pcapng block")
 	// ErrTooLarge is a DSB whose secrets length is over the limit.
 	ErrTooLarge = errors.New("decryption secrets over the limit")
@@ -117,7 +122,7 @@ type Reader struct {
 	off   int64 // bytes passed so far
 	start int64 // offset of the current block
 
-	hdr        [16]byte // the header or trailer being collected
+	hdr        [24]byte // the header or trailer being collected
 	have, need int      // bytes of hdr collected, and wanted
 
 	typ, total      uint32 // the current block's type and total length
@@ -299,10 +304,22 @@ func (r *Reader) header() {
 		minLen = minSHB
 	case blockDSB:
 		minLen = minDSB
+	case blockEPB, blockPB:
+		minLen = minPacket
 	}
 	if r.total < minLen || r.total%4 != 0 {
 		r.fail(fmt.Errorf("%w: block type %#08x with total length %d (at least %d, a multiple of 4)", ErrMalformed, r.typ, r.total, minLen))
 		return
+	}
+	if r.typ == blockEPB || r.typ == blockPB {
+		if r.need < 24 {
+			r.need = 24
+			return
+		}
+		if c := r.u32(r.hdr[20:24]); uint64(c) > uint64(r.total-minPacket) {
+			r.fail(fmt.Errorf("%w: packet block with captured length %d in a block of %d bytes (room for %d)", ErrMalformed, c, r.total, r.total-minPacket))
+			return
+		}
 	}
 	if r.typ != blockDSB {
 		r.st, r.skip = stSkip, int64(r.total)-int64(r.need)-4

@@ -186,7 +186,12 @@ func TestSniffMalformed(t *testing.T) {
 		{"SHB without magic", func() ([]byte, int) {
 			return file(raw(blockSHB, 28, 0x1A2B3C4E, 1, 0xffffffff, 0xffffffff, 28))
 		}, ngsecrets.ErrMalformed, 0},
-		{"trailer differs", func() ([]byte, int) { return file(raw(6, 16, 0, 20)) }, ngsecrets.ErrMalformed, 0},
+		{"trailer differs", func() ([]byte, int) { return file(raw(7, 16, 0, 20)) }, ngsecrets.ErrMalformed, 0},
+		// A packet block's captured length past its block: a reader
+		// would take the blocks after it for the packet's data.
+		{"packet data past its block", func() ([]byte, int) { return file(raw(6, 32, 0, 0, 0, 100, 100, 32)) }, ngsecrets.ErrMalformed, 0},
+		{"obsolete packet data past its block", func() ([]byte, int) { return file(raw(2, 36, 0, 0, 0, 5, 5, 0, 36)) }, ngsecrets.ErrMalformed, 0},
+		{"packet block of 28 bytes", func() ([]byte, int) { return file(raw(6, 28, 0, 0, 0, 0, 0, 28)) }, ngsecrets.ErrMalformed, 0},
 		{"DSB trailer differs", func() ([]byte, int) {
 			return file(raw(0xA, 24, ngsecrets.TypeTLSKeyLog, 4, 0x41414141, 28))
 		}, ngsecrets.ErrMalformed, 0},

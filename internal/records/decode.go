@@ -811,12 +811,16 @@ func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) er
 		k := v - 1 // the key is the row before the value (it has no children yet)
 		rr.d.Contents(rr.t, k, v, rr.d.control)
 	}
+	hoff := r.Off
 	hc, hid, err := rr.varint(rn, descHeaderCount, p)
 	if err != nil {
 		return err
 	}
-	if hc < 0 || int(hc) > r.Remaining()/2 {
-		return rr.fail(hid, r.Off, p.String()+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
+	if hc < 0 {
+		return rr.fail(hid, hoff, p.String()+"headerCount", fmt.Errorf("%w: %d", ErrHeaderCount, hc))
+	}
+	if int(hc) > r.Remaining()/2 {
+		return rr.fail(hid, hoff, p.String()+"headerCount", fmt.Errorf("%w: %d headers", wire.ErrCountTooLarge, hc))
 	}
 	for h := 0; h < int(hc); h++ {
 		if h&255 == 255 {

@@ -13,6 +13,8 @@ var (
 	ErrBatchLength = errors.New("batch length disagrees with the data")
 	// ErrRecordLength: a record's length disagrees with the data.
 	ErrRecordLength = errors.New("record length disagrees with the data")
+	// ErrHeaderCount: a record's header count is negative.
+	ErrHeaderCount = errors.New("negative header count")
 	// ErrMagic: a batch's magic byte is not 0, 1 or 2.
 	ErrMagic = errors.New("unknown record magic")
 	// ErrCompression: a batch's records could not be inflated (the

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/manifester/manifester/bench/corpus"
@@ -168,4 +169,42 @@ func fixCRC(m []byte) []byte {
 	c := records.CRC32C(m[21:])
 	m[17], m[18], m[19], m[20] = byte(c>>24), byte(c>>16), byte(c>>8), byte(c)
 	return m
+}
+
+// TestHeaderCountErrorOffset: a record's header count that is negative or
+// claims more headers than its bytes could hold is an error at the count's
+// own offset (as every other count's and field's error is), not at the
+// byte after it; a negative count says it is negative.
+func TestHeaderCountErrorOffset(t *testing.T) {
+	b := corpus.RecordBatch(5, 4, 32)
+	root, err := decode(b, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	root.Walk(root.Root(), func(id span.ID, _ int) {
+		if at < 0 && root.Name(id) == "headerCount" {
+			at = int(root.N(id).Off)
+		}
+	})
+	if at < 0 {
+		t.Fatal("no headerCount")
+	}
+	for _, tc := range []struct {
+		varint []byte
+		want   error
+	}{
+		{[]byte{0xfe, 0xff, 0xff, 0xff, 0x07}, wire.ErrCountTooLarge}, // 2^31-1
+		{[]byte{0x01}, records.ErrHeaderCount},                        // -1
+	} {
+		m := append(append(append([]byte(nil), b[:at]...), tc.varint...), b[at+varintLen(b[at:]):]...)
+		m = fixCRC(fixLength(m))
+		for _, spans := range []bool{false, true} {
+			_, err := decode(m, spans)
+			var de *wire.DecodeError
+			if !errors.As(err, &de) || !errors.Is(err, tc.want) || de.Offset != at || !strings.HasSuffix(de.Path, "headerCount") {
+				t.Errorf("header count % x (spans %v): %v, want %v at offset %d", tc.varint, spans, err, tc.want, at)
+			}
+		}
+	}
 }

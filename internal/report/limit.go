@@ -36,10 +36,38 @@ func (f *Frame) outputBudget() *budget.Budget {
 // text (package render/text) or JSON (package render/jsonr) rendering of a
 // frame may write up to its output limit.
 func (f *Frame) renderBudget() *budget.Budget {
-	return &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
+	f.rendered = &budget.Budget{MaxOutput: f.outputBudget().MaxOutput}
+	return f.rendered
 }
 
-// outputSpent is the line that says the output budget cut the rendering.
+// outputSpent is the line that says the output budget cut the rendering;
+// b records it (see OutputCut).
 func outputSpent(b *budget.Budget, what string) string {
-	return fmt.Sprintf("output budget of %s for this frame spent: %s not shown (raise it with --max-output)", budget.Size(b.MaxOutput), what)
+	msg := fmt.Sprintf("output budget of %s for this frame spent: %s not shown (raise it with --max-output)", budget.Size(b.MaxOutput), what)
+	b.Spend("%s", msg)
+	return msg
+}
+
+// OutputCut says what the latest rendering of f (text or JSON) left out
+// because of its output budget: "" when nothing, or when f was not
+// rendered. The commands count such frames with those that reached their
+// decode budget.
+func (f *Frame) OutputCut() string {
+	if f.rendered == nil {
+		return ""
+	}
+	return strings.Join(f.rendered.Spent(), "; ")
+}
+
+// BudgetNotes is what f's decode budget (Budget) and its latest
+// rendering's output budget (OutputCut) held back: "" when nothing.
+func (f *Frame) BudgetNotes() string {
+	switch cut := f.OutputCut(); {
+	case cut == "":
+		return f.Budget
+	case f.Budget == "":
+		return cut
+	default:
+		return f.Budget + "; " + cut
+	}
 }

@@ -154,8 +154,18 @@ type Frame struct {
 	entryCut bool
 	// bud is the budget the frame was decoded under; its output limit
 	// bounds its renderings (RenderBudget: render/text and render/jsonr).
-	bud *budget.Budget
+	// rendered is the output budget of its latest rendering, which
+	// records what that rendering left out (OutputCut).
+	bud, rendered *budget.Budget
+	// searched says the other versions of the frame's API were tried
+	// (AlsoDecodesAs holds those that decode it).
+	searched bool
 }
+
+// SearchedVersions reports whether the other versions of the frame's API
+// were tried when it did not decode: not when its decode budget was spent
+// or its decoding cancelled (AlsoDecodesAs is then empty, but says nothing).
+func (f *Frame) SearchedVersions() bool { return f.searched }
 
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
@@ -405,12 +415,26 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if key, v, corr, ok := codec.PeekRequest(b); ok {
 			r.APIKey, r.Version, r.CorrelationID = key, v, corr
-		} else if len(b) >= 6 {
-			r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+		} else {
+			if len(b) >= 6 {
+				r.APIKey = int16(uint16(b[4])<<8 | uint16(b[5]))
+			}
+			if len(b) >= 8 {
+				r.Version = int16(uint16(b[6])<<8 | uint16(b[7]))
+			}
+		}
+		// A decoder stopped before the header (a negative size prefix)
+		// read no key: the bytes' key still names its API.
+		if r.API == "" && len(b) >= 6 {
+			if a, ok := c.Reg.API(r.APIKey); ok {
+				r.API = a.Name
+			}
 		}
 	} else {
 		if api != nil {
-			r.APIKey, r.Version = api.Key, o.Version
+			// The header version follows from the API and version given
+			// (the decoder stops before the header at a negative size).
+			r.APIKey, r.Version, r.HeaderVersion = api.Key, o.Version, api.Response.HeaderVersion(o.Version)
 		}
 		if corr, ok := codec.PeekCorrelationID(b); ok {
 			r.CorrelationID = corr
@@ -420,7 +444,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if err != nil {
 		r.setError(err)
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
-			r.AlsoDecodesAs = alternatives(c, b, kind, f, o, bud)
+			r.AlsoDecodesAs, r.searched = alternatives(c, b, kind, f, o, bud)
 			if o.MaybeResponse && kind == schema.TypeRequest && len(r.AlsoDecodesAs) == 0 {
 				r.AsResponse, _ = Candidates(c, b, nil)
 			}
@@ -472,8 +496,9 @@ func (f *Frame) setError(err error) {
 const apiVersionsKey = 18
 
 // alternatives returns the versions of the frame's API, other than the one
-// tried, at which the frame decodes cleanly.
-func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options, bud *budget.Budget) []int16 {
+// tried, at which the frame decodes cleanly, and whether they were tried
+// (not without an API, or for a frame shorter than a header).
+func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Frame, o Options, bud *budget.Budget) ([]int16, bool) {
 	var api *schema.API
 	var tried int16
 	if kind == schema.TypeResponse {
@@ -482,7 +507,7 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 		api, tried = f.API, f.Version
 	}
 	if api == nil || api.Reserved() || len(b) < 8 {
-		return nil
+		return nil, false
 	}
 	var out []int16
 	var patched []byte
@@ -511,7 +536,7 @@ func alternatives(c *codec.Codec, b []byte, kind schema.MessageType, f *codec.Fr
 			break
 		}
 	}
-	return out
+	return out, true
 }
 
 // Check re-encodes a cleanly decoded frame and compares the bytes with in.

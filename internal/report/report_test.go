@@ -209,6 +209,11 @@ func TestHeaderCutShort(t *testing.T) {
 		// correlation id after it is still the bytes', and no header
 		// version is known.
 		{"version older than the spec", "0000000e0013000000000007000361626300", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactCorrelationID}, "request CreateTopics(19) v0 correlation_id 7, 18 bytes"},
+		// A negative size prefix stops the decoder before the header; the
+		// facts at fixed offsets are still the bytes'.
+		{"negative size, key and version", "ffffffff00030001", Options{}, []HeaderFacts{FactAPIKey, FactVersion}, "request Metadata(3) v1 (header cut short), 8 bytes"},
+		{"negative size, whole header", "ffffffff0003000100000007000361626300", Options{}, []HeaderFacts{FactAPIKey, FactVersion, FactCorrelationID}, "request Metadata(3) v1 correlation_id 7, 18 bytes"},
+		{"response, negative size", "ffffffff00000001", Options{Kind: schema.TypeResponse, API: metadata, Version: 12}, all, "response Metadata(3) v12 correlation_id 1, 8 bytes, header v1"},
 		{"response, no correlation id", "000000020000", Options{Kind: schema.TypeResponse, API: metadata, Version: 1}, []HeaderFacts{FactAPIKey, FactVersion, FactHeaderVersion}, "response Metadata(3) v1 (header cut short), 6 bytes, header v0"},
 		{"response without its API", "0000000400000009", Options{Kind: schema.TypeResponse}, []HeaderFacts{FactCorrelationID}, "response (API unknown: not given) correlation_id 9, 8 bytes"},
 		{"response without its API, cut", "000000040000", Options{Kind: schema.TypeResponse}, nil, "response (API unknown: not given), 6 bytes"},

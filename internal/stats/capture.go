@@ -49,6 +49,11 @@ func RecordOf(ev *capture.Event, c *codec.Codec) *Record {
 // counted as undecoded.
 func RecordWith(ev *capture.Event, c *codec.Codec, resp *codec.Frame, err error) *Record {
 	rec := Record{Conn: strconv.Itoa(ev.Conn.ID), Client: ev.Conn.Client.String(), Server: ev.Conn.Server.String(), Size: len(ev.Data)}
+	if ev.Cut != nil && ev.Cut.Size >= 0 {
+		// A frame cut short is as large as its size prefix says, as its
+		// report (and so its JSON line's size) has it.
+		rec.Size = int(ev.Cut.Size)
+	}
 	if ev.Dir == capture.ClientToServer {
 		key, v, _, ok := codec.PeekRequest(ev.Data)
 		if !ok {

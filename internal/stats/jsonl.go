@@ -9,9 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/manifester/manifester/internal/lineread"
 )
 
 // jsonFrame is what a JSON line of `decode --pcap --format json` or of
@@ -36,6 +39,14 @@ type jsonFrame struct {
 	Body           json.RawMessage `json:"body"`
 }
 
+// maxLineSize is the largest size a frame line may give: an int32 size
+// prefix's most and the prefix itself.
+const maxLineSize = math.MaxInt32 + 4
+
+// maxJSONLine bounds the length of a line: more than the longest line
+// decode writes (its output budget's ceiling, 1 GiB, and the frame's hex).
+const maxJSONLine = 3 << 29
+
 // JSONLinesStats counts what [ReadJSONLines] read.
 type JSONLinesStats struct {
 	Frames int64 // frame lines
@@ -53,7 +64,8 @@ type Admit func(line []byte) (bool, error)
 // carries latency_us (both writers set it exactly then). Error codes come
 // from the body: every field whose name ends in "ErrorCode". A line that
 // is not JSON, or a frame line without its kind, is an error naming the
-// line. Memory is bounded by the longest line.
+// line. Memory is bounded by the longest line (at most 1.5 GiB; a line
+// that cannot be a JSON object is refused at its first byte).
 func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 	return ReadJSONLinesWith(r, nil, add)
 }
@@ -67,7 +79,10 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 	br := bufio.NewReaderSize(r, 1<<16)
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
+		b, err := lineread.ObjectLine(br, maxJSONLine)
+		if errors.Is(err, lineread.ErrTooLong) {
+			return st, fmt.Errorf("line %d: %w", line, err)
+		}
 		if len(bytes.TrimSpace(b)) > 0 {
 			if perr := readLine(b, admit, add, &st); perr != nil {
 				return st, fmt.Errorf("line %d: %w", line, perr)
@@ -90,6 +105,9 @@ func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) erro
 	if f.Event != nil && f.Kind == "" {
 		st.Events++
 		return nil
+	}
+	if f.Size < 0 || f.Size > maxLineSize {
+		return fmt.Errorf("size %d: want 0 to %d (a frame's int32 size prefix and the prefix itself)", f.Size, maxLineSize)
 	}
 	rec := Record{Size: f.Size, ClientID: f.ClientID, API: f.API}
 	if f.ClientID != nil && f.Kind == "request" && strings.ContainsRune(*f.ClientID, utf8.RuneError) {

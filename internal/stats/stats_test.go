@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,6 +174,10 @@ func TestReadJSONLines(t *testing.T) {
 		"\n\n{\"kind\":\"x\"}":         "line 3: kind \"x\"",
 		`{"kind":"response","body":{`:  "line 1: not a JSON object",
 		`{"kind":"request","api_key":`: "line 1: not a JSON object",
+		// Sizes no frame has: negative, or beyond an int32 size prefix
+		// (two such would wrap the byte counts around).
+		`{"kind":"request","api_key":3,"version":12,"size":-5}`:                  "line 1: size -5",
+		`{"kind":"request","api_key":3,"version":12,"size":9223372036854775807}`: "line 1: size 9223372036854775807",
 	} {
 		if _, err := ReadJSONLines(strings.NewReader(bad), a.Add); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", bad, err, want)
@@ -360,5 +366,30 @@ func TestReadJSONLinesKinds(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", line, err, want)
 		}
+	}
+}
+
+// endlessZeros yields zero bytes: a device or a binary file read as JSON
+// lines.
+type endlessZeros struct{}
+
+func (endlessZeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// TestReadJSONLinesWithoutLineEnds: input with no line end is refused at
+// its first byte that cannot start a JSON object, not read whole into
+// one line (the device /dev/zero made stats grow without bound).
+func TestReadJSONLinesWithoutLineEnds(t *testing.T) {
+	var a, z runtime.MemStats
+	runtime.ReadMemStats(&a)
+	_, err := ReadJSONLines(io.LimitReader(endlessZeros{}, 128<<20), New().Add)
+	runtime.ReadMemStats(&z)
+	if err == nil || !strings.Contains(err.Error(), "line 1: not a JSON object") {
+		t.Errorf("err %v", err)
+	}
+	if n := z.TotalAlloc - a.TotalAlloc; n > 4<<20 {
+		t.Errorf("%d bytes allocated for a line of zeros", n)
 	}
 }

@@ -39,7 +39,7 @@ func Frame(w io.Writer, f *report.Frame, verbose bool, st Style) error {
 		case len(f.AlsoDecodesAs) > 0:
 			b.WriteString("  decodes cleanly as " + versionList(f.AlsoDecodesAs) + "\n")
 		case f.APIUnknown:
-		case f.API != "" || f.Kind == "response":
+		case f.SearchedVersions():
 			b.WriteString("  no other version of this API decodes it cleanly\n")
 		}
 		if len(f.AsResponse) > 0 {

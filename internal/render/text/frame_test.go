@@ -91,6 +91,27 @@ func TestFrameAlsoDecodesAs(t *testing.T) {
 	}
 }
 
+// TestFrameNoSearchNoClaim: a frame stopped by its decode budget is not
+// tried at other versions, so the text does not say that none decodes it.
+func TestFrameNoSearchNoClaim(t *testing.T) {
+	c := loadCodec(t, testshared.Spec(t, "4.3"))
+	b := testframes.Request("kgo", testframes.CreateTopics(7), 9)
+	f := report.Decode(c, b, report.Options{Limits: budget.Limits{Nodes: 3}})
+	out := frameText(t, f, false)
+	if !strings.Contains(out, "span-node budget of 3 nodes") {
+		t.Fatalf("the node budget was not reached: %s", out)
+	}
+	if strings.Contains(out, "no other version of this API decodes it cleanly") {
+		t.Errorf("claims a search that was not made: %s", out)
+	}
+	// Searched, the claim stands.
+	b[len(b)-1] = 7 // trailing tagged fields count: a tag that is not there
+	f = report.Decode(c, b, report.Options{})
+	if out := frameText(t, f, false); !strings.Contains(out, "no other version of this API decodes it cleanly") {
+		t.Errorf("searched: %s", out)
+	}
+}
+
 // TestFrameOrphan: a response without its request names its candidates.
 func TestFrameOrphan(t *testing.T) {
 	c := loadCodec(t, testshared.Spec(t, "4.3"))
