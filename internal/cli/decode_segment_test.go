@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"hash/crc32"
@@ -293,5 +294,43 @@ func TestDecodeSegmentRecordLines(t *testing.T) {
 	if strings.ContainsAny(out, "\u202e\x1b") || !strings.Contains(out, `"group":"evil\u202e\u001b[2J"`) ||
 		!strings.Contains(out, `value OffsetCommitValue v1 {"offset":5,"metadata":"","commitTimestamp":1700000000000,"expireTimestamp":0}`) {
 		t.Errorf("crafted group id:\n%q", out)
+	}
+}
+
+// TestDecodeSegmentLogAppendTime: the records of a batch whose timestamp
+// type is LogAppendTime (attributes bit 3) all have the batch's
+// maxTimestamp, the time the broker appended them, as Kafka's
+// DefaultRecordBatch (and kafka-dump-log) reads them; not baseTimestamp
+// plus their deltas, which the producer set.
+func TestDecodeSegmentLogAppendTime(t *testing.T) {
+	seg := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 0, Attributes: 0x08, FirstTimestamp: 1000, MaxTimestamp: 1700000000000}, []kmsg.Record{
+		{Key: []byte("a"), Value: []byte("b"), TimestampDelta64: 5},
+		{OffsetDelta: 1, Key: []byte("c"), Value: []byte("d"), TimestampDelta64: 7},
+	})
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", seg))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "  offset 0 timestamp 1700000000000 (2023-11-14T22:13:20.000Z, log append time) key \"a\" value \"b\"\n" +
+		"  offset 1 timestamp 1700000000000 (2023-11-14T22:13:20.000Z, log append time) key \"c\" value \"d\"\n"
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("log append time:\n%s\nwant it to end with:\n%s", out, want)
+	}
+}
+
+// TestDecodeSegmentRecordNotDecoded: a batch that claims more records
+// than it holds fails at the first missing one; its line says it was not
+// decoded rather than showing an offset, key and value it does not have.
+func TestDecodeSegmentRecordNotDecoded(t *testing.T) {
+	seg := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 4}, []kmsg.Record{{Key: []byte("a")}})
+	binary.BigEndian.PutUint32(seg[57:], 3) // recordsCount
+	binary.BigEndian.PutUint32(seg[17:], crc32.Checksum(seg[21:], crc32.MakeTable(crc32.Castagnoli)))
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", seg))
+	if code != cli.ExitFailure {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := "  offset 4 timestamp 0 key \"a\" value null\n  record 1: not decoded (the error above)\n"
+	if !strings.HasSuffix(out, want) || !strings.Contains(out, "error: ") {
+		t.Errorf("record not decoded:\n%s\nwant it to end with:\n%s", out, want)
 	}
 }

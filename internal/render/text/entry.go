@@ -38,13 +38,22 @@ func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
 		if t.Name(batch) != "RecordBatch" {
 			continue // a legacy message, a partial entry, undecoded bytes
 		}
-		var base, ts int64
+		var base, ts, attrs int64
 		for _, k := range t.Kids(batch) {
 			switch t.Name(k) {
 			case "baseOffset":
 				base = t.N(k).Int
+			case "attributes":
+				attrs = t.N(k).Int
 			case "baseTimestamp":
 				ts = t.N(k).Int
+			case "maxTimestamp":
+				// LogAppendTime: every record's timestamp is the batch's
+				// maxTimestamp, as Kafka reads it, not base plus delta.
+				rl.appendTime = attrs&attrLogAppendTime != 0
+				if rl.appendTime {
+					ts = t.N(k).Int
+				}
 			case "Record":
 				rl.record(t, k, base, ts)
 			}
@@ -62,11 +71,17 @@ func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
 	}
 }
 
+// attrLogAppendTime is a batch's timestamp type bit: LogAppendTime.
+const attrLogAppendTime = 0x08
+
 type recLines struct {
 	b    *bytes.Buffer
 	bud  *budget.Budget
 	line []byte
 	left int // records not shown: the output budget was spent
+	// appendTime: the batch's timestamps are LogAppendTime, its
+	// maxTimestamp for every record.
+	appendTime bool
 }
 
 // record writes the line of record r of t, in a batch of base offset
@@ -76,7 +91,20 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 		rl.left++
 		return
 	}
-	l := append(rl.line[:0], "  offset "...)
+	l := append(rl.line[:0], "  "...)
+	if t.N(r).Len == 0 {
+		// A record that did not decode (a batch claiming more than it
+		// holds, a record cut short): the entry's error says why, and
+		// its fields are not all there to show.
+		l = append(l, "record "...)
+		l = strconv.AppendInt(l, int64(t.N(r).Index), 10)
+		l = append(l, ": not decoded (the error above)\n"...)
+		rl.line = l
+		rl.b.Write(l)
+		rl.bud.AddOutput(len(l))
+		return
+	}
+	l = append(l, "offset "...)
 	var key, value span.ID = span.None, span.None
 	headers := int64(0)
 	for _, k := range t.Kids(r) {
@@ -84,7 +112,9 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 		case "offsetDelta":
 			l = strconv.AppendInt(l, base+t.N(k).Int, 10)
 		case "timestampDelta":
-			ts += t.N(k).Int
+			if !rl.appendTime {
+				ts += t.N(k).Int
+			}
 		case "key":
 			key = k
 		case "value":
@@ -98,7 +128,12 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 	if ts > 0 && ts < maxDateMillis {
 		l = append(l, " ("...)
 		l = time.UnixMilli(ts).UTC().AppendFormat(l, "2006-01-02T15:04:05.000Z")
+		if rl.appendTime {
+			l = append(l, ", log append time"...)
+		}
 		l = append(l, ')')
+	} else if rl.appendTime {
+		l = append(l, " (log append time)"...)
 	}
 	l = append(l, " key "...)
 	l = appendRecordPart(l, t, key)
