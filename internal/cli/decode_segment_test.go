@@ -334,3 +334,31 @@ func TestDecodeSegmentRecordNotDecoded(t *testing.T) {
 		t.Errorf("record not decoded:\n%s\nwant it to end with:\n%s", out, want)
 	}
 }
+
+// TestDecodeSegmentInflatedErrors: a compressed batch whose inflated
+// records do not decode (it claims more records than it holds), or whose
+// compressed data does not inflate (its CRC right: the producer wrote
+// it so), is an entry that failed to decode: an error line in text naming
+// the batch's field path and the entry's byte offset, an "error" in JSON,
+// and exit status 1, as Kafka's reader throws on it; not a note in the
+// -v tree alone.
+func TestDecodeSegmentInflatedErrors(t *testing.T) {
+	claims := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 4, Attributes: 1}, []kmsg.Record{{Key: []byte("a")}})
+	binary.BigEndian.PutUint32(claims[57:], 3) // recordsCount
+	binary.BigEndian.PutUint32(claims[17:], crc32.Checksum(claims[21:], crc32.MakeTable(crc32.Castagnoli)))
+	garbled := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 5, Attributes: 1}, []kmsg.Record{{Key: []byte("a")}})
+	garbled[len(garbled)-9] ^= 0xff // in the gzip stream's deflate data or trailer
+	binary.BigEndian.PutUint32(garbled[17:], crc32.Checksum(garbled[21:], crc32.MakeTable(crc32.Castagnoli)))
+	for name, seg := range map[string][]byte{"claims": claims, "garbled": garbled} {
+		path := writeSegment(t, "orders-0", seg)
+		code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, path)
+		if code != cli.ExitFailure || !strings.Contains(out, "  error: offset 0x003d (61), Records[0].records") ||
+			!strings.Contains(errs, "1 entry, 1 failed to decode") {
+			t.Errorf("%s: exit %d\n%s\n%s", name, code, out, errs)
+		}
+		code, out, _ = mainRun(t, nil, "decode", "--spec", specDir43, "--format", "json", path)
+		if code != cli.ExitFailure || !strings.Contains(out, `"error":"offset 0x003d (61), Records[0].records`) {
+			t.Errorf("%s, json: exit %d\n%s", name, code, out)
+		}
+	}
+}
