@@ -362,3 +362,66 @@ func TestDecodeSegmentInflatedErrors(t *testing.T) {
 		}
 	}
 }
+
+// legacyEntry is a legacy message set's entry (magic 0 or 1) at offset,
+// written by hand (kmsg has no legacy messages): attributes attrs (the
+// compression codec), timestamp ts (magic 1), key and value (nil is null).
+func legacyEntry(offset int64, magic, attrs int8, ts int64, key, value []byte) []byte {
+	body := []byte{byte(magic), byte(attrs)}
+	if magic == 1 {
+		body = binary.BigEndian.AppendUint64(body, uint64(ts))
+	}
+	for _, b := range [][]byte{key, value} {
+		if b == nil {
+			body = binary.BigEndian.AppendUint32(body, 0xffffffff)
+			continue
+		}
+		body = binary.BigEndian.AppendUint32(body, uint32(len(b)))
+		body = append(body, b...)
+	}
+	e := binary.BigEndian.AppendUint64(nil, uint64(offset))
+	e = binary.BigEndian.AppendUint32(e, uint32(4+len(body)))
+	e = binary.BigEndian.AppendUint32(e, crc32.ChecksumIEEE(body))
+	return append(e, body...)
+}
+
+// TestDecodeSegmentLegacy: a segment of legacy message sets (a message
+// v0, a message v1, a gzip wrapper v1 of two messages whose offsets are
+// relative to the wrapper's, the last) prints a record line per message
+// as kafka-dump-log does, the wrapper's inner ones at their absolute
+// offsets; a __consumer_offsets message v1 has its key and value read
+// as its record types.
+func TestDecodeSegmentLegacy(t *testing.T) {
+	var inner bytes.Buffer
+	w := gzip.NewWriter(&inner)
+	w.Write(append(legacyEntry(0, 1, 0, 1700000000002, []byte("ik2"), []byte("iv2")), legacyEntry(1, 1, 0, 1700000000003, []byte("ik3"), nil)...))
+	w.Close()
+	seg := bytes.Join([][]byte{
+		legacyEntry(0, 0, 0, 0, []byte("k0"), []byte("v0")),
+		legacyEntry(1, 1, 0, 1700000000000, []byte("k1"), []byte("v1")),
+		legacyEntry(3, 1, 1, 1700000000001, nil, inner.Bytes()),
+	}, nil)
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", seg))
+	if code != cli.ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	want := []string{
+		"entry message v0 at offset 0, 30 bytes at position 0\n  offset 0 key \"k0\" value \"v0\"\n",
+		"entry message v1 at offset 1, 38 bytes at position 30\n  offset 1 timestamp 1700000000000 (2023-11-14T22:13:20.000Z) key \"k1\" value \"v1\"\n",
+		"entry message v1 at offset 3, gzip, ",
+		"\n  offset 2 timestamp 1700000000002 (2023-11-14T22:13:20.002Z) key \"ik2\" value \"iv2\"\n  offset 3 timestamp 1700000000003 (2023-11-14T22:13:20.003Z) key \"ik3\" value null\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+
+	key := (&kmsg.OffsetCommitKey{Version: 1, Group: "g", Topic: "t", Partition: 1}).AppendTo(nil)
+	val := (&kmsg.OffsetCommitValue{Version: 1, Offset: 5, CommitTimestamp: 1700000000000}).AppendTo(nil)
+	code, out, errs = mainRun(t, nil, "decode", "--spec", specDir43, "--records", recordsDir43,
+		writeSegment(t, "__consumer_offsets-1", legacyEntry(0, 1, 0, 1700000000000, key, val)))
+	if code != cli.ExitOK || !strings.Contains(out, `  offset 0 timestamp 1700000000000 (2023-11-14T22:13:20.000Z) key OffsetCommitKey {"group":"g","topic":"t","partition":1} value OffsetCommitValue v1 {"offset":5,`) {
+		t.Errorf("__consumer_offsets, legacy: exit %d\n%s\n%s", code, out, errs)
+	}
+}

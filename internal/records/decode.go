@@ -529,7 +529,7 @@ func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string)
 	sub := newDetached(d.Tree.SpareTree(), raw, descDecompressedSet, span.CatRecordBatch)
 	// The inner decoder does not inflate again (Kafka nests one level),
 	// and its node budget is checked per entry.
-	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyFrom: n, legacyFromTree: d.Tree}
+	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, Contents: d.Contents, legacyFrom: n, legacyFromTree: d.Tree}
 	if err := inner.Decode(0); err != nil {
 		a := sub.Extra(0, true)
 		if a.Err == nil {
@@ -906,10 +906,12 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		ts, _ := sub.Int64()
 		d.leaf(mn, descMsgTS, off, cat, ts)
 	}
+	var kv [2]span.ID
 	for i, desc := range descMsgKeyValue {
 		name := desc.Name
 		off = sub.Off
 		x := d.add(mn, desc, off, span.CatRecord)
+		kv[i] = x
 		var n int32
 		n, err = sub.Int32()
 		if x != span.None {
@@ -943,6 +945,11 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 				d.inflateLegacy(x, codec, b, p)
 			}
 		}
+	}
+	if d.Contents != nil && mn != span.None && attrs&7 == 0 {
+		// An internal topic's key and value, as in a v2 record (an old
+		// __consumer_offsets segment's messages).
+		d.Contents(d.Tree, kv[0], kv[1], false)
 	}
 	if sub.Off != end {
 		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", ErrBatchLength, end-sub.Off))

@@ -131,6 +131,9 @@ func (f *Frame) entrySummary() string {
 		}
 	case len(b) >= 17 && (b[16] == 0 || b[16] == 1):
 		facts = append(facts, fmt.Sprintf("message v%d at offset %d", b[16], int64(binary.BigEndian.Uint64(b))))
+		if len(b) >= 18 && b[17]&7 != 0 {
+			facts = append(facts, records.CompressionName(int(b[17]&7)))
+		}
 	case len(b) >= 8:
 		facts = append(facts, fmt.Sprintf("base offset %d", int64(binary.BigEndian.Uint64(b))))
 	}

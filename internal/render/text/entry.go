@@ -35,8 +35,12 @@ func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
 	}
 	rl := recLines{b: b, bud: bud}
 	for _, batch := range t.Kids(t.Root()) {
+		if t.Name(batch) == "Message" {
+			rl.message(t, batch)
+			continue
+		}
 		if t.Name(batch) != "RecordBatch" {
-			continue // a legacy message, a partial entry, undecoded bytes
+			continue // a partial entry, undecoded bytes
 		}
 		var base, ts, attrs int64
 		for _, k := range t.Kids(batch) {
@@ -84,33 +88,122 @@ type recLines struct {
 	appendTime bool
 }
 
+// notDecoded writes the line of a record (or legacy message) that did not
+// decode (a batch claiming more than it holds, a record cut short), and
+// reports whether r is one: the entry's error says why, and its fields
+// are not all there to show.
+func (rl *recLines) notDecoded(what string, t *span.Tree, r span.ID) bool {
+	if t.N(r).Len != 0 {
+		return false
+	}
+	if rl.left > 0 || rl.bud.OutputRoom() <= 0 {
+		rl.left++
+		return true
+	}
+	l := append(rl.line[:0], "  "+what+" "...)
+	l = strconv.AppendInt(l, int64(t.N(r).Index), 10)
+	l = append(l, ": not decoded (the error above)\n"...)
+	rl.line = l
+	rl.b.Write(l)
+	rl.bud.AddOutput(len(l))
+	return true
+}
+
+// message writes the line of legacy message m of t (magic 0 or 1), or,
+// for a compressed wrapper, of each message of its inflated set: at its
+// absolute offset (a v1 wrapper's inner offsets are relative, its own
+// the last one's) and with the wrapper's timestamp when the wrapper's
+// type is LogAppendTime, as Kafka reads them.
+func (rl *recLines) message(t *span.Tree, m span.ID) {
+	if rl.notDecoded("message", t, m) {
+		return
+	}
+	var offset, magic, attrs, ts int64
+	value := span.None
+	for _, k := range t.Kids(m) {
+		switch t.Name(k) {
+		case "offset":
+			offset = t.N(k).Int
+		case "magic":
+			magic = t.N(k).Int
+		case "attributes":
+			attrs = t.N(k).Int
+		case "timestamp":
+			ts = t.N(k).Int
+		case "value":
+			value = k
+		}
+	}
+	if attrs&7 == 0 {
+		rl.legacy(t, m, offset, magic >= 1, ts)
+		return
+	}
+	d := t.Detached(value)
+	if value == span.None || d == nil || d.Root() == span.None {
+		return // left compressed: the entry's error or budget says why
+	}
+	inner := d.Kids(d.Root())
+	var last int64
+	for _, im := range inner {
+		for _, k := range d.Kids(im) {
+			if d.Name(k) == "offset" {
+				last = d.N(k).Int
+			}
+		}
+	}
+	rl.appendTime = magic == 1 && attrs&attrLogAppendTime != 0
+	for _, im := range inner {
+		if d.Name(im) != "Message" || rl.notDecoded("message", d, im) {
+			continue
+		}
+		var off, imagic, its int64
+		for _, k := range d.Kids(im) {
+			switch d.Name(k) {
+			case "offset":
+				off = d.N(k).Int
+			case "magic":
+				imagic = d.N(k).Int
+			case "timestamp":
+				its = d.N(k).Int
+			}
+		}
+		if imagic == 1 {
+			off = offset - last + off
+		}
+		if rl.appendTime {
+			its = ts
+		}
+		rl.legacy(d, im, off, imagic >= 1, its)
+	}
+	rl.appendTime = false
+}
+
+// legacy writes the line of message m (a v0 one has no timestamp).
+func (rl *recLines) legacy(t *span.Tree, m span.ID, offset int64, hasTS bool, ts int64) {
+	key, value := span.None, span.None
+	for _, k := range t.Kids(m) {
+		switch t.Name(k) {
+		case "key":
+			key = k
+		case "value":
+			value = k
+		}
+	}
+	rl.write(t, offset, hasTS, ts, key, value, 0)
+}
+
 // record writes the line of record r of t, in a batch of base offset
 // base and base timestamp ts.
 func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
-	if rl.left > 0 || rl.bud.OutputRoom() <= 0 {
-		rl.left++
+	if rl.notDecoded("record", t, r) {
 		return
 	}
-	l := append(rl.line[:0], "  "...)
-	if t.N(r).Len == 0 {
-		// A record that did not decode (a batch claiming more than it
-		// holds, a record cut short): the entry's error says why, and
-		// its fields are not all there to show.
-		l = append(l, "record "...)
-		l = strconv.AppendInt(l, int64(t.N(r).Index), 10)
-		l = append(l, ": not decoded (the error above)\n"...)
-		rl.line = l
-		rl.b.Write(l)
-		rl.bud.AddOutput(len(l))
-		return
-	}
-	l = append(l, "offset "...)
 	var key, value span.ID = span.None, span.None
-	headers := int64(0)
+	headers, offset := int64(0), base
 	for _, k := range t.Kids(r) {
 		switch t.Name(k) {
 		case "offsetDelta":
-			l = strconv.AppendInt(l, base+t.N(k).Int, 10)
+			offset = base + t.N(k).Int
 		case "timestampDelta":
 			if !rl.appendTime {
 				ts += t.N(k).Int
@@ -123,17 +216,31 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 			headers = t.N(k).Int
 		}
 	}
-	l = append(l, " timestamp "...)
-	l = strconv.AppendInt(l, ts, 10)
-	if ts > 0 && ts < maxDateMillis {
-		l = append(l, " ("...)
-		l = time.UnixMilli(ts).UTC().AppendFormat(l, "2006-01-02T15:04:05.000Z")
-		if rl.appendTime {
-			l = append(l, ", log append time"...)
+	rl.write(t, offset, true, ts, key, value, headers)
+}
+
+// write writes a record's line: its offset, its timestamp (when hasTS)
+// with its date, its key and value, its header count.
+func (rl *recLines) write(t *span.Tree, offset int64, hasTS bool, ts int64, key, value span.ID, headers int64) {
+	if rl.left > 0 || rl.bud.OutputRoom() <= 0 {
+		rl.left++
+		return
+	}
+	l := append(rl.line[:0], "  offset "...)
+	l = strconv.AppendInt(l, offset, 10)
+	if hasTS {
+		l = append(l, " timestamp "...)
+		l = strconv.AppendInt(l, ts, 10)
+		if ts > 0 && ts < maxDateMillis {
+			l = append(l, " ("...)
+			l = time.UnixMilli(ts).UTC().AppendFormat(l, "2006-01-02T15:04:05.000Z")
+			if rl.appendTime {
+				l = append(l, ", log append time"...)
+			}
+			l = append(l, ')')
+		} else if rl.appendTime {
+			l = append(l, " (log append time)"...)
 		}
-		l = append(l, ')')
-	} else if rl.appendTime {
-		l = append(l, " (log append time)"...)
 	}
 	l = append(l, " key "...)
 	l = appendRecordPart(l, t, key)
