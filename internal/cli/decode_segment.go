@@ -58,6 +58,7 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		tree                 span.Tree
 		line                 []byte
 		entries, failed, cut int
+		budgeted             int
 		skipped              int
 		skippedBytes, unread int64
 		unreadWhy            string
@@ -100,6 +101,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		if f.Error != "" {
 			failed++
 		}
+		if f.Budget != "" {
+			budgeted++
+		}
 		if o.Format == "json" {
 			if line, err = jsonr.AppendLine(line[:0], f, jsonr.Options{About: o.About}); err == nil {
 				_, err = w.Write(line)
@@ -124,6 +128,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 	}
 	if cut > 0 {
 		msg += ", the last cut short by the end of the file"
+	}
+	if budgeted > 0 {
+		msg += fmt.Sprintf("; %s shown in part (over a budget: --max-inflate, --max-nodes, --max-output)", entryCount(budgeted))
 	}
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %s (%d bytes) over --max-entry skipped", entryCount(skipped), skippedBytes)

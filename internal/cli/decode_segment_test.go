@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/cli"
@@ -423,5 +424,34 @@ func TestDecodeSegmentLegacy(t *testing.T) {
 		writeSegment(t, "__consumer_offsets-1", legacyEntry(0, 1, 0, 1700000000000, key, val)))
 	if code != cli.ExitOK || !strings.Contains(out, `  offset 0 timestamp 1700000000000 (2023-11-14T22:13:20.000Z) key OffsetCommitKey {"group":"g","topic":"t","partition":1} value OffsetCommitValue v1 {"offset":5,`) {
 		t.Errorf("__consumer_offsets, legacy: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestDecodeSegmentBudgetCounted: a compression bomb (a zstd batch of a
+// 64 MiB value of zeros, a few kilobytes on disk) is inflated up to the
+// entry's --max-inflate and no further, its entry says so, and the last
+// stderr line counts the entries shown in part, as it counts every other
+// thing not read.
+func TestDecodeSegmentBudgetCounted(t *testing.T) {
+	var z bytes.Buffer
+	area := (&kmsg.Record{Key: []byte("k"), Value: make([]byte, 64<<20)})
+	area.Length = int32(len(area.AppendTo(nil)) - 1)
+	bomb := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 0}, []kmsg.Record{*area})
+	// Recompress by hand: kmsgBatchOf knows gzip only.
+	zw, err := zstd.NewWriter(&z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(bomb[61:])
+	zw.Close()
+	kb := kmsg.RecordBatch{FirstOffset: 0, Magic: 2, Attributes: 4, NumRecords: 1, ProducerID: -1, ProducerEpoch: -1, FirstSequence: -1, Records: z.Bytes()}
+	kb.Length = int32(len(kb.AppendTo(nil)) - 12)
+	raw := kb.AppendTo(nil)
+	binary.BigEndian.PutUint32(raw[17:], crc32.Checksum(raw[21:], crc32.MakeTable(crc32.Castagnoli)))
+	small := kmsgBatchAt(t, 1, 0, []byte("a"), []byte("b"))
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, "--max-inflate", "1MiB", writeSegment(t, "orders-0", append(raw, small...)))
+	if code != cli.ExitOK || !strings.Contains(out, "  budget: inflation budget of 1 MiB") ||
+		!strings.Contains(errs, "2 entries; 1 entry shown in part (over a budget: --max-inflate, --max-nodes, --max-output)") {
+		t.Errorf("exit %d\n%.2000s\n%s", code, out, errs)
 	}
 }
