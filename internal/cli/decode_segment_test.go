@@ -455,3 +455,30 @@ func TestDecodeSegmentBudgetCounted(t *testing.T) {
 		t.Errorf("exit %d\n%.2000s\n%s", code, out, errs)
 	}
 }
+
+// TestDecodeSegmentTxnMarkers: a user topic's transactional batch and its
+// COMMIT and ABORT markers (control batches, kmsg's ControlRecordKey and
+// EndTxnMarker) read as kafka-dump-log reads them: the markers' keys and
+// values as their control record types, from the message specs (no
+// --records needed), not as hex; the data batch's records stay bytes.
+func TestDecodeSegmentTxnMarkers(t *testing.T) {
+	commit := (&kmsg.ControlRecordKey{Version: 0, Type: 1}).AppendTo(nil)
+	abort := (&kmsg.ControlRecordKey{Version: 0, Type: 0}).AppendTo(nil)
+	marker := (&kmsg.EndTxnMarker{Version: 0, CoordinatorEpoch: 7}).AppendTo(nil)
+	seg := bytes.Join([][]byte{
+		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 0, Attributes: 0x10, ProducerID: 42, ProducerEpoch: 1}, []kmsg.Record{{Key: []byte("x"), Value: []byte("y")}}),
+		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 1, Attributes: 0x30, ProducerID: 42, ProducerEpoch: 1}, []kmsg.Record{{Key: commit, Value: marker}}),
+		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 2, Attributes: 0x31, ProducerID: 43, ProducerEpoch: 1}, []kmsg.Record{{Key: abort, Value: marker}}),
+	}, nil)
+	for _, extra := range [][]string{nil, {"--records", recordsDir43}} {
+		code, out, errs := mainRun(t, nil, append(append([]string{"decode", "--spec", specDir43}, extra...), writeSegment(t, "orders-0", seg))...)
+		want := "entry transactional batch offsets 0-0, 1 record, 70 bytes at position 0\n  offset 0 timestamp 0 key \"x\" value \"y\"\n" +
+			"entry transactional control batch offsets 1-1, 1 record, 78 bytes at position 70\n" +
+			"  offset 1 timestamp 0 key ControlRecordTypeSchema v0 {\"Type\":1} value EndTxnMarker v0 {\"CoordinatorEpoch\":7}\n" +
+			"entry transactional control batch offsets 2-2, 1 record, gzip, "
+		if code != cli.ExitOK || !strings.HasPrefix(out, want) ||
+			!strings.HasSuffix(out, "\n  offset 2 timestamp 0 key ControlRecordTypeSchema v0 {\"Type\":0} value EndTxnMarker v0 {\"CoordinatorEpoch\":7}\n") {
+			t.Errorf("%v: exit %d\n%s\nwant it to start with\n%s\n%s", extra, code, out, want, errs)
+		}
+	}
+}

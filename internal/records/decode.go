@@ -102,10 +102,24 @@ type Decoder struct {
 	// Contents, when set (with Tree), interprets the key and value of
 	// every record; see [Contents].
 	Contents Contents
+	// ControlContents, when set (with Tree) and Contents is not,
+	// interprets the key and value of the records of control batches
+	// only (a user topic's transaction markers), leaving the others to
+	// the fast path.
+	ControlContents Contents
 	// control is set while the records of a control batch are read.
 	control bool
 	// errRow is 1 + the row the returned error is set on (0 for none).
 	errRow span.ID
+}
+
+// contents returns the interpreter of the records being read: Contents,
+// or in a control batch ControlContents.
+func (d *Decoder) contents() Contents {
+	if d.Contents == nil && d.control {
+		return d.ControlContents
+	}
+	return d.Contents
 }
 
 // ErrRow returns the row of Tree that the error Decode returned is set
@@ -476,7 +490,7 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 			b.DetachedRows += int64(cap(sub.Nodes))
 		}
 	}
-	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, control: d.control}
+	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, ControlContents: d.ControlContents, control: d.control}
 	sr := wire.Reader{B: raw}
 	sd.R = &sr
 	rd := recordReader{d: sd, t: sub, r: &sr, path: "decompressed.", from: n, fromTree: d.Tree}
@@ -741,7 +755,7 @@ func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNul
 }
 
 func (rr *recordReader) record(parent span.ID, idx int) error {
-	if rr.d.Contents == nil && !generalOnly && rr.fastRecord(parent, idx) {
+	if rr.d.contents() == nil && !generalOnly && rr.fastRecord(parent, idx) {
 		return nil
 	}
 	r := rr.r
@@ -806,10 +820,10 @@ func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) er
 	if err := rr.blob(rn, descValue, p, true); err != nil {
 		return err
 	}
-	if rr.d.Contents != nil && rn != span.None {
+	if contents := rr.d.contents(); contents != nil && rn != span.None {
 		v := rr.t.N(rn).Last
 		k := v - 1 // the key is the row before the value (it has no children yet)
-		rr.d.Contents(rr.t, k, v, rr.d.control)
+		contents(rr.t, k, v, rr.d.control)
 	}
 	hc, hid, err := rr.varint(rn, descHeaderCount, p)
 	if err != nil {
