@@ -280,7 +280,7 @@ func TestDecodeSegmentRecordLines(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	want := "  offset 7 timestamp 1700000000000 (2023-11-14T22:13:20.000Z) key \"order-17\" value 0xff" + strings.Repeat("00", 31) + "... (40 bytes)\n" +
-		"  offset 8 timestamp 1700000001500 (2023-11-14T22:13:21.500Z) key null value \"shipped\\n\", 1 header\n"
+		"  offset 8 timestamp 1700000001500 (2023-11-14T22:13:21.500Z) key null value \"shipped\\n\" headers trace=\"1\"\n"
 	if !strings.HasSuffix(out, want) {
 		t.Errorf("user topic:\n%s\nwant it to end with:\n%s", out, want)
 	}
@@ -480,5 +480,26 @@ func TestDecodeSegmentTxnMarkers(t *testing.T) {
 			!strings.HasSuffix(out, "\n  offset 2 timestamp 0 key ControlRecordTypeSchema v0 {\"Type\":0} value EndTxnMarker v0 {\"CoordinatorEpoch\":7}\n") {
 			t.Errorf("%v: exit %d\n%s\nwant it to start with\n%s\n%s", extra, code, out, want, errs)
 		}
+	}
+}
+
+// TestDecodeSegmentRecordHeaders: a record line shows its headers' keys
+// and values, as kafka-dump-log shows their keys (a null value is null,
+// a binary one hex, a key escaped like any text), up to maxHeadersShown
+// of them, then how many more.
+func TestDecodeSegmentRecordHeaders(t *testing.T) {
+	var many []kmsg.Header
+	for i := range 20 {
+		many = append(many, kmsg.Header{Key: "h" + strconv.Itoa(i), Value: []byte("v")})
+	}
+	seg := kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 0}, []kmsg.Record{
+		{Key: []byte("a"), Value: []byte("b"), Headers: []kmsg.Header{{Key: "trace", Value: []byte("1")}, {Key: "bin\x1b", Value: []byte{0, 0xff}}, {Key: "none"}}},
+		{OffsetDelta: 1, Value: []byte("c"), Headers: many},
+	})
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", seg))
+	want := "  offset 0 timestamp 0 key \"a\" value \"b\" headers trace=\"1\" \"bin\\x1b\"=0x00ff none=null\n" +
+		"  offset 1 timestamp 0 key null value \"c\" headers h0=\"v\" h1=\"v\" h2=\"v\" h3=\"v\" h4=\"v\" h5=\"v\" h6=\"v\" h7=\"v\" h8=\"v\" h9=\"v\" h10=\"v\" h11=\"v\" h12=\"v\" h13=\"v\" h14=\"v\" h15=\"v\" and 4 more (20 headers)\n"
+	if code != cli.ExitOK || !strings.HasSuffix(out, want) {
+		t.Errorf("exit %d\n%s\nwant it to end with\n%s\n%s", code, out, want, errs)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"strconv"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/english"
@@ -17,6 +19,10 @@ import (
 // maxShownBytes is how many bytes of a key or value that is neither text
 // nor a record type's message a record line shows, as hex.
 const maxShownBytes = 32
+
+// maxHeadersShown is how many of a record's headers its line shows (the
+// rest are counted).
+const maxHeadersShown = 16
 
 // maxDateMillis bounds the timestamps shown as dates too (year 9999).
 const maxDateMillis = 253402300800000
@@ -83,6 +89,9 @@ type recLines struct {
 	bud  *budget.Budget
 	line []byte
 	left int // records not shown: the output budget was spent
+	// headers are the first maxHeadersShown headers of the record whose
+	// line is being written.
+	headers []span.ID
 	// appendTime: the batch's timestamps are LogAppendTime, its
 	// maxTimestamp for every record.
 	appendTime bool
@@ -200,6 +209,7 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 	}
 	var key, value span.ID = span.None, span.None
 	headers, offset := int64(0), base
+	rl.headers = rl.headers[:0]
 	for _, k := range t.Kids(r) {
 		switch t.Name(k) {
 		case "offsetDelta":
@@ -214,6 +224,10 @@ func (rl *recLines) record(t *span.Tree, r span.ID, base, ts int64) {
 			value = k
 		case "headerCount":
 			headers = t.N(k).Int
+		case "Header":
+			if len(rl.headers) < maxHeadersShown {
+				rl.headers = append(rl.headers, k)
+			}
 		}
 	}
 	rl.write(t, offset, true, ts, key, value, headers)
@@ -247,8 +261,29 @@ func (rl *recLines) write(t *span.Tree, offset int64, hasTS bool, ts int64, key,
 	l = append(l, " value "...)
 	l = appendRecordPart(l, t, value)
 	if headers > 0 {
-		l = append(l, ", "...)
-		l = append(l, english.Count(headers, "header")...)
+		l = append(l, " headers"...)
+		for _, h := range rl.headers {
+			hk, hv := span.None, span.None
+			for _, k := range t.Kids(h) {
+				switch t.Name(k) {
+				case "headerKey":
+					hk = k
+				case "headerValue":
+					hv = k
+				}
+			}
+			l = append(l, ' ')
+			l = appendHeaderKey(l, t.ValueBytes(hk))
+			l = append(l, '=')
+			l = appendRecordPart(l, t, hv)
+		}
+		if more := headers - int64(len(rl.headers)); more > 0 {
+			l = append(l, " and "...)
+			l = strconv.AppendInt(l, more, 10)
+			l = append(l, " more ("...)
+			l = append(l, english.Count(headers, "header")...)
+			l = append(l, ')')
+		}
 	}
 	rl.line = l
 	// The fields' JSON strings hold the records' own text, which JSON
@@ -257,6 +292,22 @@ func (rl *recLines) write(t *span.Tree, offset int64, hasTS bool, ts int64, key,
 	s := Escape(string(l)) + "\n"
 	rl.b.WriteString(s)
 	rl.bud.AddOutput(len(s))
+}
+
+// appendHeaderKey appends a header's key: as it is when it is a plain
+// word (printable, no space, quote, backslash or '='), else quoted.
+func appendHeaderKey(dst, k []byte) []byte {
+	plain := len(k) > 0 && utf8.Valid(k)
+	for _, c := range string(k) {
+		if !plain {
+			break
+		}
+		plain = unicode.IsPrint(c) && c != ' ' && c != '"' && c != '\\' && c != '='
+	}
+	if plain {
+		return append(dst, k...)
+	}
+	return strconv.AppendQuote(dst, string(k))
 }
 
 // appendRecordPart appends a record's key or value: "null", its record
