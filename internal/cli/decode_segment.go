@@ -64,6 +64,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		unreadWhy            string
 		zeroTail             bool
 		werr                 error
+		// rerr is a read error, which ends the reading after the
+		// reports before it are written.
+		rerr error
 	)
 	for i := 0; ; i++ {
 		e, err := r.Next()
@@ -71,15 +74,16 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 			break
 		}
 		if errors.Is(err, logseg.ErrCorrupt) {
-			n, zero, rerr := r.Rest()
-			if rerr != nil {
-				return failure{fmt.Errorf("%s: %w", name, rerr)}
+			n, zero, restErr := r.Rest()
+			unread, unreadWhy, zeroTail = n, err.Error(), zero && restErr == nil
+			if restErr != nil {
+				rerr = fmt.Errorf("after position %d: %w", r.Offset(), restErr)
 			}
-			unread, unreadWhy, zeroTail = n, err.Error(), zero
 			break
 		}
 		if err != nil {
-			return failure{fmt.Errorf("%s: %w", name, err)}
+			rerr = err
+			break
 		}
 		if e.Skipped {
 			skipped++
@@ -141,8 +145,11 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 	case unread > 0:
 		msg += fmt.Sprintf("; %d bytes not read: %s", unread, unreadWhy)
 	}
+	if rerr != nil {
+		msg += "; reading stopped: " + text.Escape(rerr.Error())
+	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s\n", msg)
-	if failed > 0 || skipped > 0 || unread > 0 && !zeroTail {
+	if rerr != nil || failed > 0 || skipped > 0 || unread > 0 && !zeroTail {
 		return errSilentFailure
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"math/rand/v2"
@@ -638,5 +639,37 @@ func TestDecodeSegmentMatchesKmsg(t *testing.T) {
 			}
 		}
 		t.Fatalf("exit %d; %d lines, want %d\n%s", code, len(ol), len(wl), errs)
+	}
+}
+
+// failingReader returns its bytes, then err.
+type failingReader struct {
+	b   []byte
+	err error
+}
+
+func (r *failingReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, r.err
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}
+
+// TestDecodeSegmentReadError: a read error part way through (a disk
+// error, a pipe closed by its writer) fails the run, naming the file
+// offset, after the reports of the entries read before it, which are
+// not lost in the output's buffer; the count of those entries is said.
+func TestDecodeSegmentReadError(t *testing.T) {
+	a := kmsgBatchAt(t, 0, 0, []byte("a"), []byte("b"))
+	for name, data := range map[string][]byte{"entry": append(append([]byte(nil), a...), a[:30]...), "rest": append(append([]byte(nil), a...), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)} {
+		var out, errb bytes.Buffer
+		e := &cli.Env{Stdin: &failingReader{data, errors.New("input/output error")}, Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" }}
+		code := cli.Main(e, []string{"decode", "--spec", specDir43, "--segment", "-"})
+		if code != cli.ExitFailure || !strings.Contains(out.String(), "entry batch offsets 0-0, 1 record, ") || !strings.Contains(out.String(), `key "a" value "b"`) ||
+			!strings.Contains(errb.String(), "input/output error") || !strings.Contains(errb.String(), "1 entry") {
+			t.Errorf("%s: exit %d\n%s\n%s", name, code, out.String(), errb.String())
+		}
 	}
 }
