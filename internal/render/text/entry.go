@@ -340,7 +340,20 @@ func appendRecordPart(dst []byte, t *span.Tree, n span.ID) []byte {
 			return append(dst, "(not shown: its fields do not read as JSON)"...)
 		}
 	}
-	v := t.ValueBytes(n)
+	dst = appendBytes(dst, t.ValueBytes(n))
+	if flag := t.Flag(n); flag != "" {
+		// An internal topic's key or value that is not its record
+		// type: why, after its bytes.
+		dst = append(dst, " ("...)
+		dst = append(dst, flag...)
+		dst = append(dst, ')')
+	}
+	return dst
+}
+
+// appendBytes appends v quoted when it reads as text, else as hex (the
+// first maxShownBytes, and its size).
+func appendBytes(dst, v []byte) []byte {
 	switch {
 	case records.IsText(v):
 		return strconv.AppendQuote(dst, string(v))
