@@ -692,3 +692,16 @@ func TestDecodeSegmentRecordNotItsType(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeSegmentLegacyBadWrapper: a compressed legacy wrapper whose
+// key's length is past its end (its CRC right) fails to decode, and its
+// record line says so: no panic for the value it never reached.
+func TestDecodeSegmentLegacyBadWrapper(t *testing.T) {
+	e := legacyEntry(3, 1, 1, 1700000000001, []byte("k"), []byte("compressed"))
+	binary.BigEndian.PutUint32(e[26:], 0x7fffffff) // the key's length
+	binary.BigEndian.PutUint32(e[12:], crc32.ChecksumIEEE(e[16:]))
+	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, writeSegment(t, "orders-0", e))
+	if code != cli.ExitFailure || !strings.Contains(out, "  error: ") || !strings.HasSuffix(out, "  message 0: not decoded (the error above)\n") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errs)
+	}
+}

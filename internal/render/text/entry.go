@@ -102,7 +102,7 @@ type recLines struct {
 // reports whether r is one: the entry's error says why, and its fields
 // are not all there to show.
 func (rl *recLines) notDecoded(what string, t *span.Tree, r span.ID) bool {
-	if t.N(r).Len != 0 {
+	if t.N(r).Len != 0 && !hasErr(t, r) {
 		return false
 	}
 	if rl.left > 0 || rl.bud.OutputRoom() <= 0 {
@@ -116,6 +116,13 @@ func (rl *recLines) notDecoded(what string, t *span.Tree, r span.ID) bool {
 	rl.b.Write(l)
 	rl.bud.AddOutput(len(l))
 	return true
+}
+
+// hasErr reports whether r or a node under it has an error set.
+func hasErr(t *span.Tree, r span.ID) bool {
+	bad := false
+	t.Walk(r, func(id span.ID, _ int) { bad = bad || t.Err(id) != nil })
+	return bad
 }
 
 // message writes the line of legacy message m of t (magic 0 or 1), or,
@@ -147,8 +154,11 @@ func (rl *recLines) message(t *span.Tree, m span.ID) {
 		rl.legacy(t, m, offset, magic >= 1, ts)
 		return
 	}
+	if value == span.None {
+		return
+	}
 	d := t.Detached(value)
-	if value == span.None || d == nil || d.Root() == span.None {
+	if d == nil || d.Root() == span.None {
 		return // left compressed: the entry's error or budget says why
 	}
 	inner := d.Kids(d.Root())
