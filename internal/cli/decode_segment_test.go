@@ -474,15 +474,15 @@ func TestDecodeSegmentTxnMarkers(t *testing.T) {
 	marker := (&kmsg.EndTxnMarker{Version: 0, CoordinatorEpoch: 7}).AppendTo(nil)
 	seg := bytes.Join([][]byte{
 		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 0, Attributes: 0x10, ProducerID: 42, ProducerEpoch: 1}, []kmsg.Record{{Key: []byte("x"), Value: []byte("y")}}),
-		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 1, Attributes: 0x30, ProducerID: 42, ProducerEpoch: 1}, []kmsg.Record{{Key: commit, Value: marker}}),
-		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 2, Attributes: 0x31, ProducerID: 43, ProducerEpoch: 1}, []kmsg.Record{{Key: abort, Value: marker}}),
+		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 1, Attributes: 0x30, ProducerID: 42, ProducerEpoch: 1, FirstSequence: -1}, []kmsg.Record{{Key: commit, Value: marker}}),
+		kmsgBatchOf(t, kmsg.RecordBatch{FirstOffset: 2, Attributes: 0x31, ProducerID: 43, ProducerEpoch: 1, FirstSequence: -1}, []kmsg.Record{{Key: abort, Value: marker}}),
 	}, nil)
 	for _, extra := range [][]string{nil, {"--records", recordsDir43}} {
 		code, out, errs := mainRun(t, nil, append(append([]string{"decode", "--spec", specDir43}, extra...), writeSegment(t, "orders-0", seg))...)
-		want := "entry transactional batch offsets 0-0, 1 record, 70 bytes at position 0\n  offset 0 timestamp 0 key \"x\" value \"y\"\n" +
-			"entry transactional control batch offsets 1-1, 1 record, 78 bytes at position 70\n" +
+		want := "entry transactional batch offsets 0-0, 1 record, producer 42 epoch 1 sequence 0, 70 bytes at position 0\n  offset 0 timestamp 0 key \"x\" value \"y\"\n" +
+			"entry transactional control batch offsets 1-1, 1 record, producer 42 epoch 1, 78 bytes at position 70\n" +
 			"  offset 1 timestamp 0 key ControlRecordTypeSchema v0 {\"Type\":1} value EndTxnMarker v0 {\"CoordinatorEpoch\":7}\n" +
-			"entry transactional control batch offsets 2-2, 1 record, gzip, "
+			"entry transactional control batch offsets 2-2, 1 record, gzip, producer 43 epoch 1, "
 		if code != cli.ExitOK || !strings.HasPrefix(out, want) ||
 			!strings.HasSuffix(out, "\n  offset 2 timestamp 0 key ControlRecordTypeSchema v0 {\"Type\":0} value EndTxnMarker v0 {\"CoordinatorEpoch\":7}\n") {
 			t.Errorf("%v: exit %d\n%s\nwant it to start with\n%s\n%s", extra, code, out, want, errs)

@@ -107,8 +107,9 @@ func inflatedError(t *span.Tree) error {
 const descRecordsName = "Records"
 
 // entrySummary is the summary line of an entry, from its header's bytes:
-// "entry batch offsets 100-102, 3 records, zstd, 250 bytes at position
-// 4096" (the position is its offset in the file, as Kafka calls it).
+// "entry batch offsets 100-102, 3 records, zstd, producer 7 epoch 0
+// sequence 12, 250 bytes at position 4096" (the producer when the batch
+// has one; the position is its offset in the file, as Kafka calls it).
 func (f *Frame) entrySummary() string {
 	b := f.Bytes
 	var facts []string
@@ -128,6 +129,15 @@ func (f *Frame) entrySummary() string {
 		facts = append(facts, fmt.Sprintf("%s offsets %d-%d", kind, base, last), english.Count(int(count), "record"))
 		if codec := int(attrs & 7); codec != 0 {
 			facts = append(facts, records.CompressionName(codec))
+		}
+		// An idempotent or transactional producer's batch: who wrote it
+		// (what a stuck transaction is looked up by).
+		if pid := int64(binary.BigEndian.Uint64(b[43:])); pid >= 0 {
+			p := fmt.Sprintf("producer %d epoch %d", pid, int16(binary.BigEndian.Uint16(b[51:])))
+			if seq := int32(binary.BigEndian.Uint32(b[53:])); seq >= 0 {
+				p += fmt.Sprintf(" sequence %d", seq)
+			}
+			facts = append(facts, p)
 		}
 	case len(b) >= 17 && (b[16] == 0 || b[16] == 1):
 		facts = append(facts, fmt.Sprintf("message v%d at offset %d", b[16], int64(binary.BigEndian.Uint64(b))))
