@@ -58,11 +58,15 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		tree                 span.Tree
 		line                 []byte
 		entries, failed, cut int
+		budgeted             int
 		skipped              int
 		skippedBytes, unread int64
 		unreadWhy            string
 		zeroTail             bool
 		werr                 error
+		// rerr is a read error, which ends the reading after the
+		// reports before it are written.
+		rerr error
 	)
 	for i := 0; ; i++ {
 		e, err := r.Next()
@@ -70,15 +74,16 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 			break
 		}
 		if errors.Is(err, logseg.ErrCorrupt) {
-			n, zero, rerr := r.Rest()
-			if rerr != nil {
-				return failure{fmt.Errorf("%s: %w", name, rerr)}
+			n, zero, restErr := r.Rest()
+			unread, unreadWhy, zeroTail = n, err.Error(), zero && restErr == nil
+			if restErr != nil {
+				rerr = fmt.Errorf("after position %d: %w", r.Offset(), restErr)
 			}
-			unread, unreadWhy, zeroTail = n, err.Error(), zero
 			break
 		}
 		if err != nil {
-			return failure{fmt.Errorf("%s: %w", name, err)}
+			rerr = err
+			break
 		}
 		if e.Skipped {
 			skipped++
@@ -99,6 +104,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 		f.Index, f.Offset = i, e.Offset
 		if f.Error != "" {
 			failed++
+		}
+		if f.Budget != "" {
+			budgeted++
 		}
 		if o.Format == "json" {
 			if line, err = jsonr.AppendLine(line[:0], f, jsonr.Options{About: o.About}); err == nil {
@@ -125,6 +133,9 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 	if cut > 0 {
 		msg += ", the last cut short by the end of the file"
 	}
+	if budgeted > 0 {
+		msg += fmt.Sprintf("; %s shown in part (over a budget: --max-inflate, --max-nodes, --max-output)", entryCount(budgeted))
+	}
 	if skipped > 0 {
 		msg += fmt.Sprintf("; %s (%d bytes) over --max-entry skipped", entryCount(skipped), skippedBytes)
 	}
@@ -134,8 +145,11 @@ func runDecodeSegment(env *Env, path string, maxEntry int64, o decodeOptions) er
 	case unread > 0:
 		msg += fmt.Sprintf("; %d bytes not read: %s", unread, unreadWhy)
 	}
+	if rerr != nil {
+		msg += "; reading stopped: " + text.Escape(rerr.Error())
+	}
 	fmt.Fprintf(env.Stderr, "manifester decode: %s\n", msg)
-	if failed > 0 || skipped > 0 || unread > 0 && !zeroTail {
+	if rerr != nil || failed > 0 || skipped > 0 || unread > 0 && !zeroTail {
 		return errSilentFailure
 	}
 	return nil

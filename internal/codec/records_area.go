@@ -34,7 +34,7 @@ func (c *Codec) DecodeRecords(b []byte, topic string, allowPartial bool, opts Op
 	row.Val, row.VLen, row.Len = span.ValRecords, int32(len(b)), int32(len(b))
 	rd := records.Decoder{R: &wire.Reader{B: b}, Tree: t, Path: "Records", Decompress: c.Decompress,
 		DecompressLimit: c.DecompressLimit, Budget: d.bud, AllowPartial: allowPartial,
-		Contents: c.contentsFor(topic, span.CatRecord)}
+		Contents: c.contentsFor(topic, span.CatRecord), ControlContents: c.controlContents(span.CatRecord)}
 	err := rd.Decode(root)
 	d.done()
 	if err != nil {
@@ -51,4 +51,15 @@ func (c *Codec) DecodeRecords(b []byte, topic string, allowPartial bool, opts Op
 	}
 	d.free()
 	return t, err
+}
+
+// controlContents returns the interpreter of control records alone (their
+// types come from the message specs, not the record schemas): a user
+// topic's transaction markers, read as kafka-dump-log reads them.
+func (c *Codec) controlContents(cat span.Category) records.Contents {
+	return func(t *span.Tree, key, value span.ID, control bool) {
+		if control {
+			(&recDecoder{c: c, t: t, cat: cat}).controlRecord(key, value)
+		}
+	}
 }

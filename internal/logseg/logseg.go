@@ -107,11 +107,11 @@ func (r *Reader) Next() (Entry, error) {
 		return Entry{}, r.err
 	}
 	size := headerSize + length
-	max := r.Max
-	if max <= 0 {
-		max = DefaultMaxEntry
+	limit := r.Max
+	if limit <= 0 {
+		limit = DefaultMaxEntry
 	}
-	if size > max {
+	if size > limit {
 		n, err := io.CopyN(io.Discard, r.r, length)
 		r.off += n
 		if err != nil && err != io.EOF {
@@ -123,23 +123,34 @@ func (r *Reader) Next() (Entry, error) {
 		}
 		return Entry{Offset: start, Size: headerSize + n, Skipped: true, Partial: n < length}, nil
 	}
-	if int64(cap(r.buf)) < size {
-		r.buf = make([]byte, size)
+	// The room grows with the bytes read (doubling, from growStep), not
+	// to the length at once: a length that claims more than the file
+	// holds costs what the file holds.
+	b := append(r.buf[:0], head[:]...)
+	for int64(len(b)) < size {
+		want := min(size, max(int64(len(b))*2, growStep))
+		if int64(cap(b)) < want {
+			b = append(b[:cap(b)], make([]byte, want-int64(cap(b)))...)[:len(b)]
+		}
+		n, err := io.ReadFull(r.r, b[len(b):want])
+		r.off += int64(n)
+		b = b[:len(b)+n]
+		r.buf = b
+		switch {
+		case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
+			r.err = io.EOF
+			return Entry{Offset: start, Bytes: b, Size: int64(len(b)), Partial: true}, nil
+		case err != nil:
+			r.err = fmt.Errorf("reading the entry at file offset %d: %w", start, err)
+			return Entry{}, r.err
+		}
 	}
-	b := r.buf[:size]
-	copy(b, head[:])
-	n, err = io.ReadFull(r.r, b[headerSize:])
-	r.off += int64(n)
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || err == io.EOF:
-		r.err = io.EOF
-		return Entry{Offset: start, Bytes: b[:headerSize+n], Size: int64(headerSize + n), Partial: true}, nil
-	case err != nil:
-		r.err = fmt.Errorf("reading the entry at file offset %d: %w", start, err)
-		return Entry{}, r.err
-	}
+	r.buf = b
 	return Entry{Offset: start, Bytes: b, Size: size}, nil
 }
+
+// growStep is the least room an entry's bytes are read into at a time.
+const growStep = 1 << 20
 
 // Rest reads the rest of the file after Next returned an ErrCorrupt
 // error, and returns how many bytes it holds from the corrupt entry's

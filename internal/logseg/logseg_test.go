@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"testing/iotest"
 )
@@ -169,4 +170,30 @@ func FuzzReader(f *testing.F) {
 			t.Fatalf("entries and rest cover %d bytes (reader at %d) of %d", at, r.Offset(), len(seg))
 		}
 	})
+}
+
+// TestReaderLyingLength: an entry whose length claims far more than the
+// file holds (a 20-byte file saying 100 MiB, under --max-entry) costs
+// memory for what is there, not for what it claims: the room grows as
+// bytes arrive.
+func TestReaderLyingLength(t *testing.T) {
+	seg := entry(0, 8)
+	binary.BigEndian.PutUint32(seg[8:], 100<<20-100)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	r := NewReader(bytes.NewReader(seg))
+	e, err := r.Next()
+	runtime.ReadMemStats(&after)
+	if err != nil || !e.Partial || !bytes.Equal(e.Bytes, seg) {
+		t.Fatalf("%+v, %v", e, err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("%d bytes allocated for a %d-byte file", n, len(seg))
+	}
+	// A long entry that is all there is still read whole.
+	long := entry(5, 3<<20)
+	r = NewReader(iotest.HalfReader(bytes.NewReader(long)))
+	if e, err := r.Next(); err != nil || e.Partial || !bytes.Equal(e.Bytes, long) {
+		t.Fatalf("long entry: partial %v, %d bytes, %v", e.Partial, len(e.Bytes), err)
+	}
 }

@@ -102,10 +102,24 @@ type Decoder struct {
 	// Contents, when set (with Tree), interprets the key and value of
 	// every record; see [Contents].
 	Contents Contents
+	// ControlContents, when set (with Tree) and Contents is not,
+	// interprets the key and value of the records of control batches
+	// only (a user topic's transaction markers), leaving the others to
+	// the fast path.
+	ControlContents Contents
 	// control is set while the records of a control batch are read.
 	control bool
 	// errRow is 1 + the row the returned error is set on (0 for none).
 	errRow span.ID
+}
+
+// contents returns the interpreter of the records being read: Contents,
+// or in a control batch ControlContents.
+func (d *Decoder) contents() Contents {
+	if d.Contents == nil && d.control {
+		return d.ControlContents
+	}
+	return d.Contents
 }
 
 // ErrRow returns the row of Tree that the error Decode returned is set
@@ -476,7 +490,7 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 			b.DetachedRows += int64(cap(sub.Nodes))
 		}
 	}
-	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, control: d.control}
+	sd := &Decoder{Tree: sub, Budget: d.Budget, Contents: d.Contents, ControlContents: d.ControlContents, control: d.control}
 	sr := wire.Reader{B: raw}
 	sd.R = &sr
 	rd := recordReader{d: sd, t: sub, r: &sr, path: "decompressed.", from: n, fromTree: d.Tree}
@@ -529,7 +543,7 @@ func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string)
 	sub := newDetached(d.Tree.SpareTree(), raw, descDecompressedSet, span.CatRecordBatch)
 	// The inner decoder does not inflate again (Kafka nests one level),
 	// and its node budget is checked per entry.
-	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, legacyFrom: n, legacyFromTree: d.Tree}
+	inner := Decoder{R: &wire.Reader{B: raw}, Tree: sub, Path: d.Path + path + "decompressed", Budget: d.Budget, Contents: d.Contents, legacyFrom: n, legacyFromTree: d.Tree}
 	if err := inner.Decode(0); err != nil {
 		a := sub.Extra(0, true)
 		if a.Err == nil {
@@ -741,7 +755,7 @@ func (rr *recordReader) blob(parent span.ID, desc *span.Desc, at recAt, allowNul
 }
 
 func (rr *recordReader) record(parent span.ID, idx int) error {
-	if rr.d.Contents == nil && !generalOnly && rr.fastRecord(parent, idx) {
+	if rr.d.contents() == nil && !generalOnly && rr.fastRecord(parent, idx) {
 		return nil
 	}
 	r := rr.r
@@ -806,10 +820,10 @@ func (rr *recordReader) recordRest(rn span.ID, p recAt, lid span.ID, end int) er
 	if err := rr.blob(rn, descValue, p, true); err != nil {
 		return err
 	}
-	if rr.d.Contents != nil && rn != span.None {
+	if contents := rr.d.contents(); contents != nil && rn != span.None {
 		v := rr.t.N(rn).Last
 		k := v - 1 // the key is the row before the value (it has no children yet)
-		rr.d.Contents(rr.t, k, v, rr.d.control)
+		contents(rr.t, k, v, rr.d.control)
 	}
 	hoff := r.Off
 	hc, hid, err := rr.varint(rn, descHeaderCount, p)
@@ -910,10 +924,12 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 		ts, _ := sub.Int64()
 		d.leaf(mn, descMsgTS, off, cat, ts)
 	}
+	var kv [2]span.ID
 	for i, desc := range descMsgKeyValue {
 		name := desc.Name
 		off = sub.Off
 		x := d.add(mn, desc, off, span.CatRecord)
+		kv[i] = x
 		var n int32
 		n, err = sub.Int32()
 		if x != span.None {
@@ -947,6 +963,11 @@ func (d *Decoder) message(parent span.ID, idx int, magic int8) (err error) {
 				d.inflateLegacy(x, codec, b, p)
 			}
 		}
+	}
+	if d.Contents != nil && mn != span.None && attrs&7 == 0 {
+		// An internal topic's key and value, as in a v2 record (an old
+		// __consumer_offsets segment's messages).
+		d.Contents(d.Tree, kv[0], kv[1], false)
 	}
 	if sub.Off != end {
 		return d.fail(sn, sub.Off, p+"messageSize", fmt.Errorf("%w: %d bytes left in the message", ErrBatchLength, end-sub.Off))
