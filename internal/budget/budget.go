@@ -133,13 +133,45 @@ type Budget struct {
 	DetachedRows int64
 	// NotInflated counts the compressed areas left compressed because
 	// the budget was spent.
-	NotInflated  int
+	NotInflated int
+	// Corrupt counts the compressed areas NoteCorrupt recorded.
+	Corrupt      int
 	output       int64
 	checks       int
 	inflateSpent bool
 	nodesSpent   bool
 	// spent lists the messages of the limits reached, for the report.
 	spent []string
+	// corrupt lists the compressed areas that did not inflate, or whose
+	// inflated records did not decode (NoteCorrupt), for the report.
+	corrupt []string
+}
+
+// maxCorruptNotes bounds the notes NoteCorrupt keeps (it counts them
+// all).
+const maxCorruptNotes = 64
+
+// NoteCorrupt records that a compressed area did not inflate, or that its
+// inflated records did not decode: what and where, for the frame's
+// report, since the decoder only flags them on their nodes (the frame
+// itself is well-formed). Nil-safe.
+func (b *Budget) NoteCorrupt(what string) {
+	if b == nil {
+		return
+	}
+	b.Corrupt++
+	if len(b.corrupt) < maxCorruptNotes {
+		b.corrupt = append(b.corrupt, what)
+	}
+}
+
+// CorruptNote returns the note of the i-th compressed area NoteCorrupt
+// recorded, from 0 ("" past those kept).
+func (b *Budget) CorruptNote(i int) string {
+	if b == nil || i < 0 || i >= len(b.corrupt) {
+		return ""
+	}
+	return b.corrupt[i]
 }
 
 // Depth returns the nesting limit (the default for a nil budget).

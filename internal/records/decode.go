@@ -399,6 +399,7 @@ func (d *Decoder) decompressPartial(dst []byte, n span.ID, codec int, data []byt
 	}
 	if err != nil {
 		d.flag(n, fmt.Sprintf("%v: %v", ErrCompression, err))
+		b.NoteCorrupt(fmt.Sprintf("%s: %v: %v", where(d.Tree, n), ErrCompression, err))
 		// Inflating up to the per-batch cap was work done: it counts.
 		if b != nil && errors.As(err, &tl) {
 			b.AddInflated(tl.Limit)
@@ -518,6 +519,7 @@ func (d *Decoder) inflate(n span.ID, codec int, area []byte, count int64) {
 		if err != nil {
 			sub.Extra(0, true).Err = err
 			sub.ClearUnread(0)
+			d.Budget.NoteCorrupt(fmt.Sprintf("%s: its inflated records do not decode: %v", where(d.Tree, n), err))
 			break
 		}
 	}
@@ -550,6 +552,9 @@ func (d *Decoder) inflateLegacy(n span.ID, codec int, value []byte, path string)
 			a.Err = err
 		}
 		sub.ClearUnread(0)
+		if !errors.Is(err, budget.ErrSpent) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			d.Budget.NoteCorrupt(fmt.Sprintf("%s: its inflated messages do not decode: %v", where(d.Tree, n), err))
+		}
 	}
 	if d.Budget != nil {
 		d.Budget.InflatedNodes += int64(sub.Len())

@@ -22,6 +22,7 @@ import (
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/schema"
@@ -373,7 +374,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 	if bud == nil {
 		bud = o.Limits.For(o.Ctx, len(b))
 	}
-	spentBefore, notInflatedBefore := len(bud.Spent()), bud.NotInflated
+	spentBefore, notInflatedBefore, corruptBefore := len(bud.Spent()), bud.NotInflated, bud.Corrupt
 	// The body's JSON is written from the tree: the Values are built only
 	// for a caller that re-encodes (the round trip) or asks for them.
 	opts := codec.Options{Spans: true, NoValues: !o.Roundtrip && !o.Values, Budget: bud, Tree: o.Tree}
@@ -466,6 +467,10 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		return r
 	}
+	if n := bud.Corrupt - corruptBefore; n > 0 {
+		// Flagged on their nodes only, which a summary does not show.
+		r.Warning = corruptWarning(n, bud.CorruptNote(corruptBefore))
+	}
 	if o.Lean {
 		r.leanBody = true
 	} else if t := f.SpanTree(); t != nil {
@@ -478,6 +483,13 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		r.Roundtrip, r.RoundtripDiff = &ok, d
 	}
 	return r
+}
+
+// corruptWarning is the warning of a frame that decoded but holds n
+// compressed batches whose data does not inflate, or whose inflated
+// records do not decode; first says which and why of the first.
+func corruptWarning(n int, first string) string {
+	return english.Count(n, "compressed batch") + " did not inflate or decode (the frame is well-formed; a broker refuses such a batch with CORRUPT_MESSAGE); the first: " + first
 }
 
 // setError sets the report's Error to err's text and, when err is a
