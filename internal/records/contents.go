@@ -2,8 +2,14 @@ package records
 
 import "github.com/manifester/manifester/internal/span"
 
-// attrControl is the RecordBatch attribute bit of control batches.
-const attrControl = 0x20
+// The attribute bits of a RecordBatch v2 (and, compression and
+// timestamp type, of a legacy message v1).
+const (
+	AttrCompression   = 0x07 // the codec (CompressionName)
+	AttrLogAppendTime = 0x08 // timestamps are the broker's: maxTimestamp
+	AttrTransactional = 0x10
+	AttrControl       = 0x20
+)
 
 // Contents interprets the key and value of one record, for example as the
 // versioned messages of an internal topic. key and value are the record's

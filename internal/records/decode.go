@@ -281,7 +281,7 @@ func (d *Decoder) batch(parent span.ID, idx int) error {
 	off = r.Off
 	attrs, _ := r.Int16()
 	an := d.leaf(bn, descBatchAttrs, off, cat, int64(attrs))
-	d.control = attrs&attrControl != 0
+	d.control = attrs&AttrControl != 0
 	if an != span.None {
 		d.note(an, AttributesText(attrs))
 	}

@@ -7,17 +7,17 @@ import (
 
 // AttributesText describes RecordBatch v2 attribute bits.
 func AttributesText(a int16) string {
-	if a&^7 == 0 {
-		return CompressionName(int(a & 7))
+	if a&^AttrCompression == 0 {
+		return CompressionName(int(a & AttrCompression))
 	}
-	parts := []string{CompressionName(int(a & 7))}
-	if a&8 != 0 {
+	parts := []string{CompressionName(int(a & AttrCompression))}
+	if a&AttrLogAppendTime != 0 {
 		parts = append(parts, "LogAppendTime")
 	}
-	if a&16 != 0 {
+	if a&AttrTransactional != 0 {
 		parts = append(parts, "transactional")
 	}
-	if a&32 != 0 {
+	if a&AttrControl != 0 {
 		parts = append(parts, "control")
 	}
 	if a&64 != 0 {

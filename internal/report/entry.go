@@ -120,14 +120,14 @@ func (f *Frame) entrySummary() string {
 		last := base + int64(int32(binary.BigEndian.Uint32(b[23:])))
 		count := int32(binary.BigEndian.Uint32(b[57:]))
 		kind := "batch"
-		if attrs&0x20 != 0 {
+		if attrs&records.AttrControl != 0 {
 			kind = "control batch"
 		}
-		if attrs&0x10 != 0 {
+		if attrs&records.AttrTransactional != 0 {
 			kind = "transactional " + kind
 		}
 		facts = append(facts, fmt.Sprintf("%s offsets %d-%d", kind, base, last), english.Count(int(count), "record"))
-		if codec := int(attrs & 7); codec != 0 {
+		if codec := int(attrs & records.AttrCompression); codec != 0 {
 			facts = append(facts, records.CompressionName(codec))
 		}
 		// An idempotent or transactional producer's batch: who wrote it
@@ -141,8 +141,8 @@ func (f *Frame) entrySummary() string {
 		}
 	case len(b) >= 17 && (b[16] == 0 || b[16] == 1):
 		facts = append(facts, fmt.Sprintf("message v%d at offset %d", b[16], int64(binary.BigEndian.Uint64(b))))
-		if len(b) >= 18 && b[17]&7 != 0 {
-			facts = append(facts, records.CompressionName(int(b[17]&7)))
+		if len(b) >= 18 && b[17]&records.AttrCompression != 0 {
+			facts = append(facts, records.CompressionName(int(b[17]&records.AttrCompression)))
 		}
 	case len(b) >= 8:
 		facts = append(facts, fmt.Sprintf("base offset %d", int64(binary.BigEndian.Uint64(b))))

@@ -2,14 +2,13 @@ package text
 
 import (
 	"bytes"
-	"encoding/hex"
 	"strconv"
-	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/english"
+	"github.com/manifester/manifester/internal/hexout"
 	"github.com/manifester/manifester/internal/jsonvalue"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/report"
@@ -23,9 +22,6 @@ const maxShownBytes = 32
 // maxHeadersShown is how many of a record's headers its line shows (the
 // rest are counted).
 const maxHeadersShown = 16
-
-// maxDateMillis bounds the timestamps shown as dates too (year 9999).
-const maxDateMillis = 253402300800000
 
 // recordLines writes a line for each record (v2) of a log segment's entry
 // (report.KindEntry), those of its inflated batches included, in offset
@@ -60,7 +56,7 @@ func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
 			case "maxTimestamp":
 				// LogAppendTime: every record's timestamp is the batch's
 				// maxTimestamp, as Kafka reads it, not base plus delta.
-				rl.appendTime = attrs&attrLogAppendTime != 0
+				rl.appendTime = attrs&records.AttrLogAppendTime != 0
 				if rl.appendTime {
 					ts = t.N(k).Int
 				}
@@ -80,9 +76,6 @@ func recordLines(b *bytes.Buffer, f *report.Frame, bud *budget.Budget) {
 		b.WriteString("  " + report.OutputSpent(bud, english.Count(rl.left, "record line")) + "\n")
 	}
 }
-
-// attrLogAppendTime is a batch's timestamp type bit: LogAppendTime.
-const attrLogAppendTime = 0x08
 
 type recLines struct {
 	b    *bytes.Buffer
@@ -150,7 +143,7 @@ func (rl *recLines) message(t *span.Tree, m span.ID) {
 			value = k
 		}
 	}
-	if attrs&7 == 0 {
+	if attrs&records.AttrCompression == 0 {
 		rl.legacy(t, m, offset, magic >= 1, ts)
 		return
 	}
@@ -170,7 +163,7 @@ func (rl *recLines) message(t *span.Tree, m span.ID) {
 			}
 		}
 	}
-	rl.appendTime = magic == 1 && attrs&attrLogAppendTime != 0
+	rl.appendTime = magic == 1 && attrs&records.AttrLogAppendTime != 0
 	for _, im := range inner {
 		if d.Name(im) != "Message" || rl.notDecoded("message", d, im) {
 			continue
@@ -255,9 +248,10 @@ func (rl *recLines) write(t *span.Tree, offset int64, hasTS bool, ts int64, key,
 	if hasTS {
 		l = append(l, " timestamp "...)
 		l = strconv.AppendInt(l, ts, 10)
-		if ts > 0 && ts < maxDateMillis {
+		if date := records.TimestampNote(ts); date != "" {
+			// The date the tree's note gives the same timestamp.
 			l = append(l, " ("...)
-			l = time.UnixMilli(ts).UTC().AppendFormat(l, "2006-01-02T15:04:05.000Z")
+			l = append(l, date...)
 			if rl.appendTime {
 				l = append(l, ", log append time"...)
 			}
@@ -369,11 +363,11 @@ func appendBytes(dst, v []byte) []byte {
 		return strconv.AppendQuote(dst, string(v))
 	case len(v) > maxShownBytes:
 		dst = append(dst, "0x"...)
-		dst = hex.AppendEncode(dst, v[:maxShownBytes])
+		dst = hexout.AppendEncode(dst, v[:maxShownBytes])
 		dst = append(dst, "... ("...)
 		dst = strconv.AppendInt(dst, int64(len(v)), 10)
 		return append(dst, " bytes)"...)
 	}
 	dst = append(dst, "0x"...)
-	return hex.AppendEncode(dst, v)
+	return hexout.AppendEncode(dst, v)
 }
