@@ -47,6 +47,22 @@ func PeekRequest(b []byte) (key, version int16, corr int32, ok bool) {
 	return int16(binary.BigEndian.Uint16(b[4:])), int16(binary.BigEndian.Uint16(b[6:])), int32(binary.BigEndian.Uint32(b[8:])), true
 }
 
+// PeekClientID reads the client id of a request header v1 or v2 (every
+// request header but ControlledShutdown v0's): the int16-prefixed string
+// after size, key, version and correlation id; nil when it is null or
+// does not fit in b.
+func PeekClientID(b []byte) *string {
+	if len(b) < 14 {
+		return nil
+	}
+	n := int(int16(binary.BigEndian.Uint16(b[12:14])))
+	if n < 0 || 14+n > len(b) {
+		return nil
+	}
+	s := string(b[14 : 14+n])
+	return &s
+}
+
 // PeekResponse reads the correlation id of a response frame (size prefix
 // included). ok is false when b is shorter than [ResponseHeaderLen].
 func PeekResponse(b []byte) (corr int32, ok bool) {

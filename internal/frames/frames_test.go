@@ -158,3 +158,22 @@ func TestNoAllocationFromSize(t *testing.T) {
 		t.Errorf("allocated %d bytes for 10 lying 7-byte frames", d)
 	}
 }
+
+func TestPeekClientID(t *testing.T) {
+	head := []byte{0, 0, 0, 20, 0, 3, 0, 12, 0, 0, 0, 7}
+	for _, tc := range []struct {
+		b    []byte
+		want string // "-" for nil
+	}{
+		{append(append([]byte(nil), head...), 0, 3, 'a', 'p', 'p', 9), "app"},
+		{append(append([]byte(nil), head...), 0, 0), ""},
+		{append(append([]byte(nil), head...), 0xff, 0xff), "-"},     // null
+		{append(append([]byte(nil), head...), 0, 5, 'a', 'p'), "-"}, // cut
+		{append(append([]byte(nil), head...), 0), "-"},              // no room for the length
+	} {
+		got := PeekClientID(tc.b)
+		if tc.want == "-" && got != nil || tc.want != "-" && (got == nil || *got != tc.want) {
+			t.Errorf("PeekClientID(% x) = %v, want %q", tc.b, got, tc.want)
+		}
+	}
+}

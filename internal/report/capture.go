@@ -36,21 +36,6 @@ func unknownKeyRequest(kind schema.MessageType, b []byte, err error) bool {
 	return key >= 0 && key < 1024
 }
 
-// peekClientID reads the client id of a request header v1 or v2 (every
-// request header but ControlledShutdown v0's), nil when it does not fit
-// or is null.
-func peekClientID(b []byte) *string {
-	if len(b) < 14 {
-		return nil
-	}
-	n := int(int16(uint16(b[12])<<8 | uint16(b[13])))
-	if n < 0 || 14+n > len(b) {
-		return nil
-	}
-	s := string(b[14 : 14+n])
-	return &s
-}
-
 // UnknownAPIResponse reports the answer to a request whose API key the
 // spec lacks: a warning with the request's key and version and the
 // response's correlation id, not decoded.

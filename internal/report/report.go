@@ -452,7 +452,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		}
 		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {
 			r.APIKey, r.Version, r.CorrelationID, _ = codec.PeekRequest(b)
-			r.ClientID = peekClientID(b)
+			r.ClientID = frames.PeekClientID(b)
 			r.Warning = fmt.Sprintf("API key %d is not in this spec (a client newer than the spec?); not decoded", r.APIKey)
 			r.Error, r.ErrorOffset, r.ErrorPath, r.AlsoDecodesAs = "", nil, "", nil
 			return r

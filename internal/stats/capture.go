@@ -1,13 +1,13 @@
 package stats
 
 import (
-	"encoding/binary"
 	"io"
 	"strconv"
 
 	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/framefacts"
+	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/report"
 )
 
@@ -64,7 +64,7 @@ func RecordWith(ev *capture.Event, c *codec.Codec, resp *codec.Frame, err error)
 		if api, ok := c.Reg.API(key); ok {
 			rec.API = api.Name
 			if api.Request.HeaderVersion(v) >= 1 {
-				rec.ClientID = peekClientID(ev.Data)
+				rec.ClientID = frames.PeekClientID(ev.Data)
 			}
 		}
 		return &rec
@@ -85,18 +85,4 @@ func RecordWith(ev *capture.Event, c *codec.Codec, resp *codec.Frame, err error)
 		}
 	}
 	return &rec
-}
-
-// peekClientID reads the nullable int16-prefixed client id of a request
-// header v1+ (after size, key, version and correlation id).
-func peekClientID(b []byte) *string {
-	if len(b) < 14 {
-		return nil
-	}
-	n := int(int16(binary.BigEndian.Uint16(b[12:14])))
-	if n < 0 || 14+n > len(b) {
-		return nil
-	}
-	s := string(b[14 : 14+n])
-	return &s
 }

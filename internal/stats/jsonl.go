@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/lineread"
 )
 
@@ -182,19 +183,18 @@ func hexClientID(line []byte) (string, bool) {
 	if json.Unmarshal(line, &h) != nil || len(h.Hex) < 28 {
 		return "", false
 	}
+	// Only the header's first 14 bytes, then as many as the id has.
 	head, err := hex.DecodeString(h.Hex[:28])
 	if err != nil {
 		return "", false
 	}
 	n := int(int16(binary.BigEndian.Uint16(head[12:14])))
-	if n < 0 || len(h.Hex) < 28+2*n {
-		return "", false
+	if b, err := hex.DecodeString(h.Hex[:min(len(h.Hex), 28+2*max(n, 0))]); err == nil {
+		if id := frames.PeekClientID(b); id != nil {
+			return *id, true
+		}
 	}
-	id, err := hex.DecodeString(h.Hex[28 : 28+2*n])
-	if err != nil {
-		return "", false
-	}
-	return string(id), true
+	return "", false
 }
 
 // bodyErrors returns the values of the fields named ...ErrorCode in a
