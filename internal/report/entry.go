@@ -68,7 +68,7 @@ func inflatedError(t *span.Tree) error {
 	}
 	for _, entry := range t.Kids(t.Root()) {
 		for _, n := range t.Kids(entry) {
-			path := func() string { return descRecordsName + t.Path(n) }
+			path := func() string { return t.Name(t.Root()) + t.Path(n) } // "Records[0].records"
 			at := int(t.N(n).Off)
 			if flag := t.Flag(n); strings.HasPrefix(flag, records.ErrCompression.Error()) {
 				return &wire.DecodeError{Offset: at, Path: path(), Err: errors.New(flag)}
@@ -101,10 +101,6 @@ func inflatedError(t *span.Tree) error {
 	}
 	return nil
 }
-
-// descRecordsName is the name of a records area's root, which error
-// paths start with.
-const descRecordsName = "Records"
 
 // entrySummary is the summary line of an entry, from its header's bytes:
 // "entry batch offsets 100-102, 3 records, zstd, producer 7 epoch 0
