@@ -27,6 +27,9 @@ type Reader struct {
 	base  report.Options
 	hints hints
 	index int
+	// orphans counts the responses without their request so far: after
+	// report.FullSearches of them, their candidate searches are lean.
+	orphans int
 }
 
 // NewReader returns a Reader for the events of one capture, decoded with
@@ -92,6 +95,8 @@ func (r *Reader) Frame(ev *capture.Event) *Frame {
 	f.Response = true
 	if ev.Request == nil {
 		f.Hints = r.hints.near(ev.Conn.ID)
+		f.Options.LeanSearch = r.orphans >= report.FullSearches
+		r.orphans++
 		return f
 	}
 	if api, ok := r.reg.API(ev.Request.APIKey); ok {

@@ -252,3 +252,67 @@ func TestPipelineOrder(t *testing.T) {
 		t.Fatalf("%d frames one by one, %d through the pipeline; equal: %v", len(serial), len(parallel), slices.Equal(serial, parallel))
 	}
 }
+
+// TestOrphansLeanAfterTheFirst: the first report.FullSearches responses
+// without their request search every response schema with the full
+// allowance, later ones in proportion to their size; a lean search still
+// tries the neighbours' API first, and finds it.
+func TestOrphansLeanAfterTheFirst(t *testing.T) {
+	c := newCodec(t)
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := w.Conn(client, server)
+	if err := conn.Open(t0); err != nil {
+		t.Fatal(err)
+	}
+	req, resp := heartbeat(1)
+	at := t0
+	for _, fr := range []struct {
+		dir capture.Dir
+		b   []byte
+	}{{capture.ClientToServer, req}, {capture.ServerToClient, resp}} {
+		if err := conn.Write(fr.dir, at, fr.b); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Millisecond)
+	}
+	n := report.FullSearches + 4
+	for i := range n {
+		_, orphan := heartbeat(int32(1000 + i))
+		if err := conn.Write(capture.ServerToClient, at, orphan); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(time.Millisecond)
+	}
+	if err := conn.Close(at); err != nil {
+		t.Fatal(err)
+	}
+	rd := NewReader(c.Reg, report.Options{})
+	var orphans []*Frame
+	if _, err := capture.Read(bytes.NewReader(buf.Bytes()), Options(c, nil), func(ev *capture.Event) error {
+		if f := rd.Frame(ev); f.Response && !f.Paired {
+			orphans = append(orphans, f)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(orphans) != n {
+		t.Fatalf("%d orphans, want %d", len(orphans), n)
+	}
+	for i, f := range orphans {
+		if lean := i >= report.FullSearches; f.Options.LeanSearch != lean {
+			t.Errorf("orphan %d: lean search %v, want %v", i, f.Options.LeanSearch, lean)
+		}
+		r := f.Decode(c, nil)
+		if len(r.Candidates) == 0 || r.Candidates[0].APIKey != 12 || r.Candidates[0].Version != 4 {
+			t.Errorf("orphan %d: candidates %v, want Heartbeat v4 first", i, r.Candidates)
+		}
+		if cut := i >= report.FullSearches; r.CandidatesIncomplete != cut {
+			t.Errorf("orphan %d: search incomplete %v, want %v", i, r.CandidatesIncomplete, cut)
+		}
+	}
+}

@@ -124,3 +124,31 @@ func ownHeader(hp *plan, t schema.MessageType) bool {
 	}
 	return true
 }
+
+// MinFrameSize returns a lower bound of the size of any frame of message
+// m (a request or a response) at version v, its size prefix included: the
+// header and the body each at their smallest (every array, string and
+// bytes field empty, every nullable struct null, no tagged field). It is
+// exact but where a struct refers to itself, where it may be less. ok is
+// false when m has no plan at v. Searches that try many schemas on the
+// same bytes ([Codec.DecodeResponse] of every API and version) skip those
+// whose smallest frame is larger than the bytes.
+func (c *Codec) MinFrameSize(m *schema.Message, v int16) (n int, ok bool) {
+	fp := c.framePlanOf(m, frameTable(m.Type), v)
+	if fp == nil {
+		return 0, false
+	}
+	n = 4 + fp.body.minSize
+	switch {
+	case fp.hdr != nil:
+		n += fp.hdr.minSize
+	case m.Type == schema.TypeRequest:
+		// The built-in layout: key, version and correlation id, then from
+		// v1 the client id, from v2 the tag count.
+		n += 8 + 2*min(1, int(max(fp.hv, 0))) + min(1, int(max(fp.hv-1, 0)))
+	default:
+		// The correlation id, then from v1 the tag count.
+		n += 4 + min(1, int(max(fp.hv, 0)))
+	}
+	return n, true
+}

@@ -129,15 +129,33 @@ type Hint struct {
 }
 
 // Candidate search bounds: at most MaxCandidates are listed, and the
-// decoding work (bytes read over all the schemas tried) stops at 32 times
-// the frame plus 1 MiB, and at most 64 MiB (plus one frame), so that it
-// stays proportional to the input.
+// decoding work (bytes read over all the schemas tried, each try counted
+// as at least candidateTryCost) stops at 32 times the frame plus 1 MiB
+// (plus nothing for a lean search, [Options.LeanSearch]), and at most 64
+// MiB (plus one frame), so that it stays proportional to the input.
+// Schemas whose smallest frame is longer than the bytes are ruled out
+// without a try.
 const MaxCandidates = 50
+
+// FullSearches is how many searches of every response schema an input
+// (a file of frames, a capture) makes with the full allowance; callers
+// set [Options.LeanSearch] on the frames after them.
+const FullSearches = 16
 
 // candidateBudgetMax is a variable so that a test can lower it.
 var candidateBudgetMax = 64 << 20
 
-func candidateBudget(n int) int { return min(32*n+1<<20, candidateBudgetMax) }
+// candidateTryCost is the least work a try counts, in bytes read: a try
+// that fails at once still costs what decoding about as many bytes does
+// (the decoder set up, the error made).
+const candidateTryCost = 64
+
+func candidateBudget(n int, lean bool) int {
+	if lean {
+		return min(32*n, candidateBudgetMax)
+	}
+	return min(32*n+1<<20, candidateBudgetMax)
+}
 
 // Orphan reports a response whose request was not captured: its API and
 // version are unknown (Frame.APIUnknown), and every response schema of the
@@ -170,7 +188,7 @@ func apiUnknown(c *codec.Codec, b []byte, hints []Hint, o Options, why string) *
 	if !o.Lean {
 		r.Hex = hexOf(b)
 	}
-	r.Candidates, r.CandidatesIncomplete = Candidates(c, b, hints)
+	r.Candidates, r.CandidatesIncomplete, _ = candidates(c, b, hints, o.LeanSearch)
 	if len(r.Candidates) > 0 {
 		r.Warning = why
 	} else {
@@ -189,8 +207,15 @@ func apiUnknown(c *codec.Codec, b []byte, hints []Hint, o Options, why string) *
 // bounded (at most [MaxCandidates] listed; the decoding work is capped);
 // incomplete says it stopped early.
 func Candidates(c *codec.Codec, b []byte, hints []Hint) (out []Candidate, incomplete bool) {
+	out, incomplete, _ = candidates(c, b, hints, false)
+	return out, incomplete
+}
+
+// candidates is Candidates, with a lean search's budget when lean; tried
+// counts the schemas decoded.
+func candidates(c *codec.Codec, b []byte, hints []Hint, lean bool) (out []Candidate, incomplete bool, tried int) {
 	if len(b) < 8 {
-		return nil, false
+		return nil, false, 0
 	}
 	type try struct {
 		api  *schema.API
@@ -227,33 +252,40 @@ func Candidates(c *codec.Codec, b []byte, hints []Hint) (out []Candidate, incomp
 		}
 	}
 	slices.SortStableFunc(tries, func(a, b try) int { return a.rank - b.rank })
-	work, budget := 0, candidateBudget(len(b))
+	work, budget := 0, candidateBudget(len(b), lean)
 	for _, t := range tries {
 		if work > budget {
-			return out, true
+			return out, true, tried
 		}
+		if n, ok := c.MinFrameSize(t.api.Response, t.v); ok && len(b) < n {
+			// Shorter than any of its frames: no decode needed to rule it
+			// out (a flood of tiny frames costs a comparison each, not a
+			// decode of every response schema).
+			continue
+		}
+		tried++
 		f, err := c.DecodeResponse(b, t.api, t.v, codec.Options{})
 		if err != nil {
 			var de *wire.DecodeError
-			if errors.As(err, &de) && de.Offset > 0 {
-				work += de.Offset
+			if errors.As(err, &de) {
+				work += max(de.Offset, candidateTryCost)
 			} else {
-				work += 8
+				work += candidateTryCost
 			}
 			continue
 		}
-		work += len(b)
+		work += max(len(b), candidateTryCost)
 		enc, err := c.EncodeResponse(nil, f)
 		work += len(b)
 		if err != nil || string(enc) != string(b) {
 			continue
 		}
 		if len(out) == MaxCandidates {
-			return out, true
+			return out, true, tried
 		}
 		out = append(out, Candidate{APIKey: t.api.Key, Name: t.api.Name, Version: t.v})
 	}
-	return out, false
+	return out, false, tried
 }
 
 // Cut reports the captured start of a frame that a gap in the capture (or

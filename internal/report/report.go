@@ -161,12 +161,19 @@ type Frame struct {
 	// searched says the other versions of the frame's API were tried
 	// (AlsoDecodesAs holds those that decode it).
 	searched bool
+	// asResponseCut says the search for AsResponse stopped at its budget.
+	asResponseCut bool
 }
 
 // SearchedVersions reports whether the other versions of the frame's API
 // were tried when it did not decode: not when its decode budget was spent
 // or its decoding cancelled (AlsoDecodesAs is then empty, but says nothing).
 func (f *Frame) SearchedVersions() bool { return f.searched }
+
+// SearchCut reports whether a search of every response schema on the
+// frame (its candidates, or AsResponse) stopped at its budget before
+// trying them all.
+func (f *Frame) SearchCut() bool { return f.CandidatesIncomplete || f.asResponseCut }
 
 // SpanTree returns the frame's annotated tree, the one every renderer
 // reads (nil when the header did not decode).
@@ -262,6 +269,13 @@ type Options struct {
 	// tried as a response of every API, as [Unnamed] does, and
 	// Frame.AsResponse names the APIs and versions that explain it.
 	MaybeResponse bool
+	// LeanSearch gives a search of every response schema (an orphaned
+	// response's candidates, a request's [Options.MaybeResponse]) work in
+	// proportion to the frame alone, without the allowance every search
+	// otherwise starts with: for the frames of one input after its first
+	// few searches, so that a flood of small frames that fail costs time
+	// in proportion to its bytes (see [Candidates]).
+	LeanSearch bool
 	// Lean leaves Frame.Hex and Frame.Body empty: the JSON writer (package
 	// jsonr) writes them straight from the bytes and the decoded body. For
 	// front ends that print each frame once or twice (decode --pcap, the
@@ -447,7 +461,7 @@ func Decode(c *codec.Codec, b []byte, o Options) *Frame {
 		if !o.NoAlternatives && !errors.Is(err, budget.ErrSpent) && (o.Ctx == nil || o.Ctx.Err() == nil) {
 			r.AlsoDecodesAs, r.searched = alternatives(c, b, kind, f, o, bud)
 			if o.MaybeResponse && kind == schema.TypeRequest && len(r.AlsoDecodesAs) == 0 {
-				r.AsResponse, _ = Candidates(c, b, nil)
+				r.AsResponse, r.asResponseCut, _ = candidates(c, b, nil, o.LeanSearch)
 			}
 		}
 		if o.NewerAsWarning && unknownKeyRequest(kind, b, err) {

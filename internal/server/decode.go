@@ -197,7 +197,7 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	// mechanism of the SaslAuthenticate frames after it.
 	sec := redact.NewStream(in.ShowSecrets)
 	decode := func(b []byte) *report.Frame { return sec.Decode(d.Codec, b, opts) }
-	i := -1
+	i, searches := -1, 0
 	for piece := range frameflow.All(b) { // frames past the limit are never framed
 		i++
 		if i == MaxDecodeFrames {
@@ -206,7 +206,14 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 		if i > 0 && ctx.Err() != nil {
 			return out, fmt.Errorf("decoding stopped after %d frames: %w", i, context.Cause(ctx))
 		}
-		out = append(out, frameflow.Decode(i, piece, decode))
+		// As the CLI does: the first frames that fail search every
+		// response schema in full, later ones in proportion to their size.
+		opts.LeanSearch = searches >= report.FullSearches
+		f := frameflow.Decode(i, piece, decode)
+		if !f.OK() || f.Unnamed {
+			searches++
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/manifester/manifester/internal/report"
+)
+
+// TestDecodeFloodOfSmallFrames: a file of many small frames that fail
+// (responses read as requests, or responses without their API) searches
+// every response schema with the full allowance for the first
+// report.FullSearches frames only; later frames search in proportion to
+// their size, and stderr counts them. (A flood of 15-byte frames took
+// 355 µs a frame before; the count, not the time, is what is checked.)
+func TestDecodeFloodOfSmallFrames(t *testing.T) {
+	one := binary.BigEndian.AppendUint32(nil, 10)
+	one = binary.BigEndian.AppendUint32(one, 7)
+	one = append(one, 0, 0, 0, 0, 0, 0) // SyncGroup v0: no error, an empty assignment
+	const n = report.FullSearches + 24
+	flood := bytes.Repeat(one, n)
+	path := t.TempDir() + "/flood.bin"
+	if err := os.WriteFile(path, flood, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("the search of every response schema stopped at its budget on %d frames", n-report.FullSearches)
+
+	// Read as requests (the default kind): each fails, and may be a
+	// response.
+	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", path)
+	if code != ExitFailure || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("%d lines, want %d", len(lines), n)
+	}
+	var first struct {
+		AsResponse []report.Candidate `json:"as_response"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &first); err != nil || len(first.AsResponse) == 0 {
+		t.Errorf("first frame: as_response %v (%v): %s", first.AsResponse, err, lines[0])
+	}
+
+	// As responses without --api: each names its candidates, the later
+	// ones from a search that stopped early, which their lines say.
+	code, out, errOut = decRun(t, nil, "decode", "--spec", decSpec, "--kind", "response", "--format", "json", path)
+	if code != ExitOK || !strings.Contains(errOut, want) {
+		t.Fatalf("--kind response: exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var f struct {
+			Candidates []report.Candidate `json:"candidates"`
+			Incomplete bool               `json:"candidates_incomplete"`
+		}
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatal(err)
+		}
+		if lean := i >= report.FullSearches; f.Incomplete != lean {
+			t.Errorf("frame %d: candidates_incomplete %v, want %v (%d candidates)", i, f.Incomplete, lean, len(f.Candidates))
+		}
+	}
+}
