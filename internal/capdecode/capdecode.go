@@ -109,6 +109,10 @@ func (r *Reader) Frame(ev *capture.Event) *Frame {
 	return f
 }
 
+// Forget drops what r keeps of connection conn (it has ended: see
+// capture.Options.Closed); its requests stay among the capture's hints.
+func (r *Reader) Forget(conn int) { delete(r.hints.conn, conn) }
+
 // Frames is the number of Frames made so far.
 func (r *Reader) Frames() int { return r.index }
 

@@ -316,3 +316,18 @@ func TestOrphansLeanAfterTheFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestForget: a connection forgotten keeps no hints of its own; the
+// capture's stay.
+func TestForget(t *testing.T) {
+	r := NewReader(nil, report.Options{})
+	r.hints.add(1, report.Hint{APIKey: 12, Version: 4})
+	r.hints.add(2, report.Hint{APIKey: 3, Version: 12})
+	r.Forget(1)
+	if _, ok := r.hints.conn[1]; ok || len(r.hints.conn) != 1 {
+		t.Errorf("hints per connection after Forget(1): %v", r.hints.conn)
+	}
+	if got := r.hints.near(1); len(got) != 2 || got[0] != (report.Hint{APIKey: 3, Version: 12}) {
+		t.Errorf("near(1) = %v, want the capture's hints, newest first", got)
+	}
+}

@@ -170,6 +170,9 @@ type Stats struct {
 	// ControlOnly counts bare ACK, FIN and RST packets of connections
 	// that were seen no further (no bytes, nothing to decode).
 	ControlOnly int64
+	// Evicted counts the connections finished before their end because
+	// more than [Options.MaxConns] were open at once (the quietest went).
+	Evicted int64
 	// Gaps and GapBytes count the holes in the byte streams (segments the
 	// capture lost) and their bytes; CutFrames the frames they, or the end
 	// of the capture, cut short.

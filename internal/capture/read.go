@@ -22,6 +22,11 @@ const (
 	DefaultMaxFrame    = 100 << 20 // Kafka's default socket.request.max.bytes
 	DefaultMaxPending  = 4096
 	DefaultMaxBuffered = 16384 // out-of-order pages of 1,900 bytes: about 31 MB
+	// DefaultMaxConns is how many connections are followed at once: a
+	// connection costs about a kilobyte or two while it is followed, so
+	// this holds a capture of any number of connections under about 70 MB
+	// of them.
+	DefaultMaxConns = 1 << 15
 	// flushEvery is how many packets pass between flushes of idle
 	// connections; idleAfter is how long (in capture time) a connection
 	// with no packets stays open.
@@ -56,9 +61,21 @@ type Options struct {
 	// one connection may hold a quarter of it (at least 64 pages). Beyond
 	// that the missing bytes are declared a gap.
 	MaxBuffered int
+	// MaxConns bounds the connections followed at once (default
+	// [DefaultMaxConns]). Beyond it, the connections quiet longest are
+	// finished early, as at the end of the capture (their buffered bytes
+	// delivered, their requests still awaiting a response said), and
+	// counted in [Stats.Evicted]; a later packet of one with bytes starts
+	// it again as a connection joined midway.
+	MaxConns int
 	// Progress, when set, is called now and then with the number of bytes
 	// of the file read so far.
 	Progress func(read int64)
+	// Closed, when set, is called once for each connection that carried
+	// Kafka frames, after its last event: at its end in the capture (both
+	// FINs, a RST, idle for long, evicted, or the capture's end). What a
+	// caller keeps per connection can go then.
+	Closed func(*Conn)
 	// TLSKeys, when set, holds TLS secrets (a key log): a connection whose
 	// first bytes are a TLS record is decrypted with them and read as any
 	// other. The secrets of a pcapng file's Decryption Secrets Blocks are
@@ -96,6 +113,9 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = DefaultMaxConns
 	}
 	cr := &countingReader{r: r}
 	// A pcapng file's Decryption Secrets Blocks add to the TLS secrets

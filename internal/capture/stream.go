@@ -72,6 +72,9 @@ func (s *stream) complete(sawPayload bool) {
 	s.c2s.buf, s.s2c.buf = nil, nil
 	s.rd.stats.Unanswered += int64(s.pending.Clear())
 	if s.conn.ID != 0 {
+		if s.rd.opts.Closed != nil {
+			s.rd.opts.Closed(s.conn)
+		}
 		return
 	}
 	reason := s.ignoreReason

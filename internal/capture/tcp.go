@@ -2,6 +2,7 @@ package capture
 
 import (
 	"bytes"
+	"cmp"
 	"net/netip"
 	"slices"
 	"time"
@@ -164,6 +165,9 @@ func (rd *reader) tcpPacket(src, dst netip.AddrPort, tcp *layers.TCP, t time.Tim
 			// no bytes to lose.
 			rd.stats.ControlOnly++
 			return
+		}
+		if len(rd.conns) >= rd.opts.MaxConns {
+			rd.evict()
 		}
 		rd.connSeq++
 		c = &tcpConn{seq: rd.connSeq, firstSrc: src}
@@ -464,6 +468,47 @@ func (rd *reader) flushIdle(before time.Time) {
 		}
 	}
 	rd.finishInOrder(idle)
+}
+
+// evict makes room for a connection when Options.MaxConns are followed:
+// it forgets the finished ones, and when that frees less than a quarter,
+// finishes the live connections that have been quiet longest (by their
+// last packet's place in the capture, so the choice depends on nothing
+// but the capture) until a quarter is free. Each eviction pass costs a
+// sort of the table and frees a quarter of it: a packet costs a
+// logarithm's worth on average, however many connections a capture
+// opens.
+func (rd *reader) evict() {
+	limit := rd.opts.MaxConns
+	type entry struct {
+		k connKey
+		c *tcpConn
+	}
+	var live []entry
+	for k, c := range rd.conns {
+		if c.done {
+			delete(rd.conns, k)
+			continue
+		}
+		live = append(live, entry{k, c})
+	}
+	keep := limit - max(limit/4, 1)
+	if len(live) <= keep {
+		return
+	}
+	slices.SortFunc(live, func(a, b entry) int {
+		if a.c.lastPacket != b.c.lastPacket {
+			return cmp.Compare(a.c.lastPacket, b.c.lastPacket)
+		}
+		return cmp.Compare(a.c.seq, b.c.seq)
+	})
+	gone := make([]*tcpConn, 0, len(live)-keep)
+	for _, e := range live[:len(live)-keep] {
+		delete(rd.conns, e.k)
+		gone = append(gone, e.c)
+	}
+	rd.stats.Evicted += int64(len(gone))
+	rd.finishInOrder(gone)
 }
 
 // finishAll finishes every connection, in the order they were first seen.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/manifester/manifester/internal/budget"
+	"github.com/manifester/manifester/internal/capture"
 	"github.com/manifester/manifester/internal/compress"
 	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/filter"
@@ -68,6 +70,15 @@ type decodeOptions struct {
 	// TLSKeys decrypt a capture's TLS connections (--tls-keylog); nil
 	// without one.
 	TLSKeys *tlsdecrypt.KeyLog
+	// MaxConns bounds a capture's connections followed at once
+	// (--max-conns; 0: capture.DefaultMaxConns).
+	MaxConns int
+}
+
+// addMaxConnsFlag registers --max-conns, for the commands that read
+// captures.
+func addMaxConnsFlag(fs *flag.FlagSet) *int {
+	return fs.Int("max-conns", 0, fmt.Sprintf("follow at most `N` connections of a capture at once; beyond, the quietest are finished early and counted, and read as joined midway if they go on (default %d)", capture.DefaultMaxConns))
 }
 
 // maxDecodeInput bounds what decode reads from a file or stdin.
@@ -92,6 +103,7 @@ func runDecode(env *Env, args []string) error {
 	recs := addRecordsFlag(fs)
 	recordsTopic := fs.String("records-topic", "", "read every records field as the records of internal topic `NAME` (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata); needs --records")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection whose first bytes read as a Kafka request)")
+	maxConns := addMaxConnsFlag(fs)
 	filterArg := fs.String("filter", "", "show only the frames that match `EXPR`, e.g. 'api == Fetch and error != NONE' (see docs/capture.md)")
 	showSecrets := fs.Bool("show-secrets", false, "show SASL passwords, proofs and tokens (redacted by default)")
 	keylog := addKeyLogFlag(fs)
@@ -152,8 +164,8 @@ func runDecode(env *Env, args []string) error {
 		if *hexArg != "" || *pcap != "" || len(pos) > 0 {
 			return usagef("--segment takes no other input")
 		}
-		if *filterArg != "" || *roundtrip || *portArg != "" || *keylog != "" {
-			return usagef("--filter, --roundtrip, --port and --tls-keylog go with frames, not a log segment's entries")
+		if *filterArg != "" || *roundtrip || *portArg != "" || *keylog != "" || *maxConns != 0 {
+			return usagef("--filter, --roundtrip, --port, --max-conns and --tls-keylog go with frames, not a log segment's entries")
 		}
 		warnIgnored(env, "decode", fs, "a log segment holds record batches, not requests or responses", "kind", "api", "version")
 		return runDecodeSegment(env, *segment, maxEntry, o)
@@ -169,6 +181,7 @@ func runDecode(env *Env, args []string) error {
 				return err
 			}
 			warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
+			o.MaxConns = *maxConns
 			return runDecodePcap(env, path, ports, o)
 		}
 	}
@@ -181,10 +194,14 @@ func runDecode(env *Env, args []string) error {
 			return err
 		}
 		warnIgnored(env, "decode", fs, "a capture names the kind, API and version of every frame", "kind", "api", "version")
+		o.MaxConns = *maxConns
 		return runDecodePcap(env, *pcap, ports, o)
 	}
 	if *portArg != "" {
 		return usagef("--port goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
+	}
+	if *maxConns != 0 {
+		return usagef("--max-conns goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")
 	}
 	if *keylog != "" {
 		return usagef("--tls-keylog goes with a capture (--pcap FILE, or a pcap or pcapng FILE)")

@@ -71,7 +71,7 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 	}
 	c := o.Release.Codec
 	opts := capdecode.Options(c, ports)
-	opts.TLSKeys = o.TLSKeys
+	opts.TLSKeys, opts.MaxConns = o.TLSKeys, o.MaxConns
 	clearBar := func() {}
 	if st, err := statOf(f); err == nil && st.Size() >= progressMin(env) && isTerminal(env.Stderr) {
 		bar := &term.Progress{W: env.Stderr, Name: path, Total: st.Size()}
@@ -127,6 +127,13 @@ func runDecodePcap(env *Env, path string, ports []int, o decodeOptions) error {
 		st.Idle = w.Flush
 	}
 	pl := pipeline.New(context.Background(), pipeline.Config{Workers: workers, Window: window, Budget: budget, Yield: true}, st)
+	// What is kept per connection goes when it ends (the capture reader
+	// calls this in capture order, after the connection's last frame).
+	opts.Closed = func(conn *capture.Conn) {
+		sec.Forget(conn.ID)
+		frames.Forget(conn.ID)
+		sel.Forget(conn.ID)
+	}
 	stats, err := capture.Read(in, opts, func(ev *capture.Event) error {
 		j := &pcapJob{Frame: frames.Frame(ev)}
 		j.Data, j.plan = sec.Frame(ev.Conn.ID, c, j.Data, j.Options)

@@ -372,3 +372,61 @@ func TestDecodePcapAllFramesCut(t *testing.T) {
 		t.Errorf("frames were shown, yet: %s", errOut)
 	}
 }
+
+// TestDecodePcapMaxConns: with more connections open at once than
+// --max-conns, every frame is still decoded, and decode --pcap and stats
+// --pcap count the connections finished early on stderr.
+func TestDecodePcapMaxConns(t *testing.T) {
+	xs := pcapExchanges()
+	var buf bytes.Buffer
+	w, err := capture.NewWriter(&buf, capture.PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const conns = 6
+	at := pcapT0
+	var cws []*capture.ConnWriter
+	for i := range conns {
+		c := w.Conn(netip.AddrPortFrom(pcapClient.Addr(), uint16(51000+i)), pcapServer)
+		if err := c.Open(at); err != nil {
+			t.Fatal(err)
+		}
+		x := xs[2] // Heartbeat
+		if err := c.Write(capture.ClientToServer, at.Add(time.Millisecond), x.req); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Write(capture.ServerToClient, at.Add(2*time.Millisecond), x.resp); err != nil {
+			t.Fatal(err)
+		}
+		at = at.Add(10 * time.Millisecond)
+		cws = append(cws, c)
+	}
+	for _, c := range cws {
+		if err := c.Close(at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "c.pcap")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const want = "4 connections finished early (more were open at once than --max-conns follows"
+	code, out, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--pcap", path, "--format", "json", "--max-conns", "2")
+	if code != ExitOK || !strings.Contains(errOut, want) || !strings.Contains(errOut, "6 connections, 6 requests, 6 responses") {
+		t.Errorf("decode: exit %d, stderr %q", code, errOut)
+	}
+	if ls := pcapLines(t, out); len(ls) != 2*conns {
+		t.Errorf("decode: %d frames, want %d", len(ls), 2*conns)
+	}
+	code, out, errOut = decRun(t, nil, "stats", "--spec", decSpec, "--pcap", path, "--max-conns", "2")
+	if code != ExitOK || !strings.Contains(errOut, want) || !strings.Contains(out, "Heartbeat(12)") {
+		t.Errorf("stats: exit %d, stderr %q, out %q", code, errOut, out)
+	}
+	// Without a capture, the flag is refused.
+	if code, _, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--max-conns", "2", "--hex", "00"); code != ExitUsage || !strings.Contains(errOut, "--max-conns goes with a capture") {
+		t.Errorf("decode --hex --max-conns: exit %d, %q", code, errOut)
+	}
+}

@@ -43,6 +43,7 @@ func runStats(env *Env, args []string) error {
 	pcap := fs.String("pcap", "", "read a pcap or pcapng `FILE` (- for standard input)")
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection that reads as Kafka)")
 	keylog := addKeyLogFlag(fs)
+	maxConns := addMaxConnsFlag(fs)
 	filterArg := fs.String("filter", "", "count only the frames that match `EXPR`, e.g. 'topic == orders' or 'client_id == \"billing\"' (see docs/capture.md); a response matches with its request's client id and topics")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -94,7 +95,7 @@ func runStats(env *Env, args []string) error {
 			return err
 		}
 		opts := capdecode.Options(rel.Codec, ports)
-		opts.TLSKeys = keys
+		opts.TLSKeys, opts.MaxConns = keys, *maxConns
 		st, err := readCaptureStats(r, opts, rel.Codec, sel, agg.Add)
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
@@ -109,6 +110,9 @@ func runStats(env *Env, args []string) error {
 	} else {
 		if *portArg != "" {
 			return usagef("--port goes with --pcap")
+		}
+		if *maxConns != 0 {
+			return usagef("--max-conns goes with --pcap")
 		}
 		if *keylog != "" {
 			return usagef("--tls-keylog goes with --pcap")

@@ -31,6 +31,13 @@ func (s *Conns) Stream(conn int) *Stream {
 	return st
 }
 
+// Forget drops what s keeps of connection conn (it has ended).
+func (s *Conns) Forget(conn int) {
+	if s != nil {
+		delete(s.streams, conn)
+	}
+}
+
 // Frame returns the bytes to decode and show in place of b, a frame of
 // connection conn, and what was redacted (see [Stream.Frame]).
 func (s *Conns) Frame(conn int, c *codec.Codec, b []byte, ro report.Options) ([]byte, *Plan) {

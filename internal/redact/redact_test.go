@@ -363,3 +363,20 @@ func TestUnpairedAuthenticateResponse(t *testing.T) {
 		t.Errorf("a Metadata response was changed: plan %+v", p)
 	}
 }
+
+// TestConnsForget: a connection forgotten starts afresh; a nil Conns and
+// one that shows secrets forget nothing and do not fail.
+func TestConnsForget(t *testing.T) {
+	s := NewConns(false)
+	a := s.Stream(1)
+	if s.Stream(1) != a {
+		t.Fatal("a connection's stream is not kept")
+	}
+	s.Forget(1)
+	if len(s.streams) != 0 || s.Stream(1) == a {
+		t.Errorf("after Forget: %d streams kept, the old one returned: %v", len(s.streams), s.Stream(1) == a)
+	}
+	var none *Conns
+	none.Forget(1)
+	NewConns(true).Forget(1)
+}
