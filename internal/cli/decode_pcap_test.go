@@ -425,6 +425,11 @@ func TestDecodePcapMaxConns(t *testing.T) {
 	if code != ExitOK || !strings.Contains(errOut, want) || !strings.Contains(out, "Heartbeat(12)") {
 		t.Errorf("stats: exit %d, stderr %q, out %q", code, errOut, out)
 	}
+	// stats lists the connections with the most frames: here all have two.
+	code, out, errOut = decRun(t, nil, "stats", "--spec", decSpec, "--pcap", path, "--max-conns", "2", "--top-conns", "2")
+	if code != ExitOK || !strings.Contains(out, "and 4 more connections (8 frames), with no more frames each than those listed") {
+		t.Errorf("stats --top-conns 2: exit %d, stderr %q, out %q", code, errOut, out)
+	}
 	// Without a capture, the flag is refused.
 	if code, _, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--max-conns", "2", "--hex", "00"); code != ExitUsage || !strings.Contains(errOut, "--max-conns goes with a capture") {
 		t.Errorf("decode --hex --max-conns: exit %d, %q", code, errOut)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/capdecode"
@@ -44,6 +45,7 @@ func runStats(env *Env, args []string) error {
 	portArg := fs.String("port", "", "Kafka server ports of a capture, comma-separated, ranges too (9092,9093 or 9092-9094; default: every connection that reads as Kafka)")
 	keylog := addKeyLogFlag(fs)
 	maxConns := addMaxConnsFlag(fs)
+	topConns := fs.Int("top-conns", stats.DefaultMaxConns, "list at most `N` connections, those with the most frames (0: all); the others are summed in one line")
 	filterArg := fs.String("filter", "", "count only the frames that match `EXPR`, e.g. 'topic == orders' or 'client_id == \"billing\"' (see docs/capture.md); a response matches with its request's client id and topics")
 	pos, err := parse(fs, args)
 	if err != nil {
@@ -65,7 +67,10 @@ func runStats(env *Env, args []string) error {
 		}
 		return f, func() { f.Close() }, nil
 	}
-	agg := stats.New()
+	if *topConns < 0 {
+		return usagef("--top-conns wants 0 (all) or more, not %d", *topConns)
+	}
+	agg := stats.NewListing(*topConns)
 	// The filter needs the spec (API names, and the frames decoded for
 	// their topics and errors), as a capture does; JSON lines alone do not.
 	var sel *selector.Selector
@@ -96,7 +101,7 @@ func runStats(env *Env, args []string) error {
 		}
 		opts := capdecode.Options(rel.Codec, ports)
 		opts.TLSKeys, opts.MaxConns = keys, *maxConns
-		st, err := readCaptureStats(r, opts, rel.Codec, sel, agg.Add)
+		st, err := readCaptureStats(r, opts, rel.Codec, sel, agg.Add, func(conn int) { agg.Close(strconv.Itoa(conn)) })
 		if errors.Is(err, io.ErrUnexpectedEOF) && st.Packets > 0 {
 			fmt.Fprintf(env.Stderr, "manifester stats: warning: %v\n", err)
 			err = nil
@@ -156,13 +161,17 @@ func runStats(env *Env, args []string) error {
 // records (a paired response is decoded for its error codes) are made by
 // a pipeline's workers and added in capture order. With a filter (sel
 // filters) the workers decode requests too, and the ordered stage adds
-// only the frames sel admits.
-func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *selector.Selector, add func(*stats.Record)) (capture.Stats, error) {
+// only the frames sel admits. closed, when set, is told each connection's
+// end, after its records.
+func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *selector.Selector, add func(*stats.Record), closed func(conn int)) (capture.Stats, error) {
 	type job struct {
 		ev  capture.Event
 		rec *stats.Record
 		fr  *codec.Frame // the frame decoded, with a filter
 		err error
+		// closed, when not 0, makes the job the end of that connection,
+		// after its frames in capture order.
+		closed int
 	}
 	filters := sel.Filters()
 	index := 0 // frames looked at, for the selector
@@ -170,6 +179,9 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 	// decode --pcap).
 	pl := pipeline.New(context.Background(), pipeline.Config{Yield: true}, pipeline.Stages[*job]{
 		Work: func(j *job) error {
+			if j.closed != 0 {
+				return nil
+			}
 			if !filters {
 				j.rec = stats.RecordOf(&j.ev, c)
 				return nil
@@ -179,6 +191,15 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 			return nil
 		},
 		Emit: func(j *job) error {
+			if j.closed != 0 {
+				// What is kept of the connection goes: its row (unless
+				// it is among those listed) and its filter state.
+				if closed != nil {
+					closed(j.closed)
+				}
+				sel.Forget(j.closed)
+				return nil
+			}
 			if j.rec == nil {
 				return nil
 			}
@@ -193,6 +214,11 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 			return nil
 		},
 	})
+	opts.Closed = func(conn *capture.Conn) {
+		// Submitted as a job, so that it comes after the connection's
+		// frames; a failed Submit fails the next event's too.
+		pl.Submit(&job{closed: conn.ID})
+	}
 	st, err := capture.Read(r, opts, func(ev *capture.Event) error {
 		data := ev.Keep()
 		j := &job{ev: *ev}

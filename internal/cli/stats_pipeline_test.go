@@ -36,7 +36,7 @@ func TestStatsPipelineOrder(t *testing.T) {
 	if _, err := stats.ReadCapture(bytes.NewReader(data), capdecode.Options(c, nil), c, func(r *stats.Record) { one = append(one, *r) }); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, nil, func(r *stats.Record) { par = append(par, *r) }); err != nil {
+	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, nil, func(r *stats.Record) { par = append(par, *r) }, nil); err != nil {
 		t.Fatal(err)
 	}
 	// With a filter that admits every frame, the workers decode every
@@ -46,7 +46,7 @@ func TestStatsPipelineOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	var filtered []stats.Record
-	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, selector.New(c, flt), func(r *stats.Record) { filtered = append(filtered, *r) }); err != nil {
+	if _, err := readCaptureStats(bytes.NewReader(data), capdecode.Options(c, nil), c, selector.New(c, flt), func(r *stats.Record) { filtered = append(filtered, *r) }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(one, filtered) {

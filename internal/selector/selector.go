@@ -172,7 +172,11 @@ func (s *Selector) pair(conn int, fr *filter.Frame) {
 // awaiting a response: for a front end that runs without end (the proxy),
 // once the connection has closed, so that its unanswered requests are not
 // kept for ever.
-func (s *Selector) Forget(conn int) { delete(s.pending, conn) }
+func (s *Selector) Forget(conn int) {
+	if s != nil {
+		delete(s.pending, conn)
+	}
+}
 
 // answer takes the facts of the request a response answers off its
 // connection's queue, with those of earlier requests left unanswered.

@@ -149,7 +149,8 @@ rect.bar{fill:#4a7bb7}
 <tr><th>conn</th><th class="l">client</th><th class="l">server</th><th class="l">client id</th><th>frames</th></tr>
 {{range .Connections}}<tr><td>{{.ID}}</td><td class="l">{{safe .Client}}</td><td class="l">{{safe .Server}}</td><td class="l">{{clientID .ClientID}}</td><td>{{.Frames}}</td></tr>
 {{end}}</table>
-</body>
+{{with .Omitted}}<p>{{.}}</p>
+{{end}}</body>
 </html>
 `))
 
@@ -168,9 +169,13 @@ func (s *Summary) WriteHTML(w io.Writer) error {
 	data := struct {
 		APIs                     []htmlAPI
 		Connections              []ConnStats
+		Omitted                  string
 		Unpaired                 int64
 		ChartLabelY, ChartCountY int
 	}{Connections: s.Connections, Unpaired: s.UnpairedResponses, ChartLabelY: chartH + 14, ChartCountY: chartH + 28}
+	if s.Omitted != nil {
+		data.Omitted = omittedLine(s.Omitted)
+	}
 	for i := range s.APIs {
 		data.APIs = append(data.APIs, chart(&s.APIs[i]))
 	}

@@ -146,6 +146,9 @@ func (s *Summary) WriteText(w io.Writer) error {
 		}
 		table(&b, rows, []bool{true, false, false, false, true})
 	}
+	if o := s.Omitted; o != nil {
+		b.WriteString(omittedLine(o) + "\n")
+	}
 	if s.UnpairedResponses > 0 {
 		their := "their"
 		if s.UnpairedResponses == 1 {
@@ -155,4 +158,15 @@ func (s *Summary) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// omittedLine says what a summary's connection table leaves out: "and
+// 98,765 more connections (1,234,567 frames), fewer frames each than
+// those listed".
+func omittedLine(o *Omitted) string {
+	line := "and " + english.Count(o.Connections, "more connection") + " (" + english.Count(o.Frames, "frame")
+	if o.Unpaired > 0 {
+		line += ", " + english.Count(o.Unpaired, "response") + " without a request"
+	}
+	return line + "), with no more frames each than those listed"
 }

@@ -58,8 +58,80 @@ type Record struct {
 type Aggregator struct {
 	apis     map[apiKey]*apiAcc
 	conns    map[string]*ConnStats
-	order    []string
 	unpaired int64
+	// seen numbers connections as they first appear; max bounds the
+	// connections listed (0: all).
+	seen int
+	max  int
+	// done are the listed connections that have ended ([Aggregator.Close]),
+	// a heap with the one least worth listing on top; omitted sums the
+	// ended connections that did not make the list.
+	done    connHeap
+	omitted Omitted
+}
+
+// DefaultMaxConns is how many connections a summary lists by default: those
+// with the most frames.
+const DefaultMaxConns = 1000
+
+// Omitted sums the connections a summary does not list.
+type Omitted struct {
+	Connections int64 `json:"connections"`
+	Frames      int64 `json:"frames"`
+	Unpaired    int64 `json:"unpaired_responses,omitempty"`
+}
+
+func (o *Omitted) add(c *ConnStats) {
+	o.Connections++
+	o.Frames += c.Frames
+	o.Unpaired += c.Unpaired
+}
+
+// worse reports whether a is less worth listing than b: fewer frames, or
+// as many and first seen later.
+func worse(a, b *ConnStats) bool {
+	if a.Frames != b.Frames {
+		return a.Frames < b.Frames
+	}
+	return a.ID > b.ID
+}
+
+// connHeap is a min-heap of connections by worse.
+type connHeap []*ConnStats
+
+func (h *connHeap) push(c *ConnStats) {
+	*h = append(*h, c)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !worse((*h)[i], (*h)[p]) {
+			break
+		}
+		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
+		i = p
+	}
+}
+
+func (h *connHeap) pop() *ConnStats {
+	old := *h
+	top := old[0]
+	n := len(old) - 1
+	old[0] = old[n]
+	*h = old[:n]
+	for i := 0; ; {
+		l, m := 2*i+1, i
+		if l < n && worse(old[l], old[m]) {
+			m = l
+		}
+		if r := l + 1; r < n && worse(old[r], old[m]) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		old[i], old[m] = old[m], old[i]
+		i = m
+	}
+	return top
 }
 
 type apiKey struct {
@@ -75,18 +147,47 @@ type apiAcc struct {
 	errors              map[string]int64
 }
 
-// New returns an empty aggregator.
+// New returns an empty aggregator that lists every connection.
 func New() *Aggregator {
 	return &Aggregator{apis: map[apiKey]*apiAcc{}, conns: map[string]*ConnStats{}}
+}
+
+// NewListing returns an empty aggregator whose summary lists at most max
+// connections (0: all): those with the most frames (the first seen among
+// equals); the others are summed in [Summary.Omitted]. Connections that
+// end ([Aggregator.Close]) and do not make the list are kept as that sum
+// only, so that with a source that says when connections end (a
+// capture), memory is bounded by the connections open at once and max.
+func NewListing(max int) *Aggregator {
+	a := New()
+	a.max = max
+	return a
+}
+
+// Close says that connection conn has ended: no record of it follows.
+func (a *Aggregator) Close(conn string) {
+	c := a.conns[conn]
+	if c == nil {
+		return
+	}
+	delete(a.conns, conn)
+	if a.max <= 0 {
+		a.done = append(a.done, c)
+		return
+	}
+	a.done.push(c)
+	if len(a.done) > a.max {
+		a.omitted.add(a.done.pop())
+	}
 }
 
 // Add counts one frame.
 func (a *Aggregator) Add(r *Record) {
 	c := a.conns[r.Conn]
 	if c == nil {
-		c = &ConnStats{ID: len(a.order) + 1, Client: r.Client, Server: r.Server}
+		a.seen++
+		c = &ConnStats{ID: a.seen, Client: r.Client, Server: r.Server}
 		a.conns[r.Conn] = c
-		a.order = append(a.order, r.Conn)
 	}
 	c.Frames++
 	if !r.Response && c.ClientID == nil && r.ClientID != nil {
@@ -130,6 +231,9 @@ func (a *Aggregator) Add(r *Record) {
 type Summary struct {
 	APIs        []APIStats  `json:"apis"`
 	Connections []ConnStats `json:"connections"`
+	// Omitted sums the connections not listed (see [NewListing]); absent
+	// when every connection is listed.
+	Omitted *Omitted `json:"connections_omitted,omitempty"`
 	// UnpairedResponses are responses whose request was not seen (their
 	// API and version are unknown, so they are in no API's figures).
 	UnpairedResponses int64 `json:"unpaired_responses"`
@@ -212,8 +316,27 @@ func (a *Aggregator) Summary() *Summary {
 		}
 		s.APIs = append(s.APIs, st)
 	}
-	for _, key := range a.order {
-		s.Connections = append(s.Connections, *a.conns[key])
+	// The connections still open and those ended that made the list; of
+	// them, the max most worth listing, in the order they first appeared.
+	all := make([]*ConnStats, 0, len(a.conns)+len(a.done))
+	for _, c := range a.conns {
+		all = append(all, c)
+	}
+	all = append(all, a.done...)
+	omitted := a.omitted
+	if a.max > 0 && len(all) > a.max {
+		sort.Slice(all, func(i, j int) bool { return worse(all[j], all[i]) })
+		for _, c := range all[a.max:] {
+			omitted.add(c)
+		}
+		all = all[:a.max]
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	for _, c := range all {
+		s.Connections = append(s.Connections, *c)
+	}
+	if omitted.Connections > 0 {
+		s.Omitted = &omitted
 	}
 	return s
 }
