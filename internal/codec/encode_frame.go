@@ -128,8 +128,8 @@ func ownHeader(hp *plan, t schema.MessageType) bool {
 // MinFrameSize returns a lower bound of the size of any frame of message
 // m (a request or a response) at version v, its size prefix included: the
 // header and the body each at their smallest (every array, string and
-// bytes field empty, every nullable struct null, no tagged field). It is
-// exact but where a struct refers to itself, where it may be less. ok is
+// bytes field empty, every nullable struct null, no tagged field): exact,
+// except that a struct that contains itself may count for less. ok is
 // false when m has no plan at v. Searches that try many schemas on the
 // same bytes ([Codec.DecodeResponse] of every API and version) skip those
 // whose smallest frame is larger than the bytes.
