@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ErrDuplicate is the cause of an [Error] for a key given twice in one
@@ -77,12 +80,18 @@ func (p *docParser) pathString(root string) string {
 }
 
 func (p *docParser) value(root string) (any, error) {
+	at := p.keyStart(p.dec.InputOffset())
 	tok, err := p.dec.Token()
 	if err != nil {
 		return nil, err
 	}
 	d, ok := tok.(json.Delim)
 	if !ok {
+		if s, ok := tok.(string); ok {
+			if err := p.checkText(s, at, root); err != nil {
+				return nil, err
+			}
+		}
 		return tok, nil // a string, json.Number, bool or nil
 	}
 	if len(p.path) >= maxNesting {
@@ -110,6 +119,9 @@ func (p *docParser) value(root string) (any, error) {
 		}
 		k, _ := kt.(string)
 		p.path = append(p.path, pathPart{key: k})
+		if err := p.checkText(k, at, root); err != nil {
+			return nil, err
+		}
 		if _, dup := obj[k]; dup {
 			return nil, &Error{Path: p.pathString(root), Err: fmt.Errorf("%w %q at %s (each key may be given once)", ErrDuplicate, k, lineCol(p.data, at))}
 		}
@@ -129,16 +141,80 @@ func (p *docParser) closing() error {
 	return err
 }
 
-// keyStart returns the offset of the key that follows offset off (after
-// the whitespace and the comma before it).
+// keyStart returns the offset of the key or value that follows offset
+// off (after the whitespace, and the comma or colon, before it).
 func (p *docParser) keyStart(off int64) int64 {
 	for off < int64(len(p.data)) {
 		switch p.data[off] {
-		case ' ', '\t', '\r', '\n', ',':
+		case ' ', '\t', '\r', '\n', ',', ':':
 			off++
 			continue
 		}
 		break
 	}
 	return off
+}
+
+// checkText refuses string s, read from the JSON string at offset at, when
+// encoding/json put U+FFFD in it for what was not text: a byte that is not
+// UTF-8, or a \u escape of half a surrogate pair. Only a string holding
+// U+FFFD is looked at again, in its JSON form.
+func (p *docParser) checkText(s string, at int64, root string) error {
+	if !strings.ContainsRune(s, utf8.RuneError) || at >= int64(len(p.data)) || p.data[at] != '"' {
+		return nil
+	}
+	off, why := notText(p.data[at:])
+	if off < 0 {
+		return nil
+	}
+	return &Error{Path: p.pathString(root), Err: fmt.Errorf("%w at %s: %s (bytes that are not UTF-8 are written {\"hex\": ...})", ErrNotUTF8, lineCol(p.data, at+int64(off)), why)}
+}
+
+// notText scans the JSON string at the start of b (from its opening
+// quote) and returns the offset of its first byte that is not UTF-8, or
+// of its first \u escape of half a surrogate pair, and what it is; -1 when
+// there is none.
+func notText(b []byte) (int, string) {
+	for i := 1; i < len(b); {
+		switch c := b[i]; {
+		case c == '"':
+			return -1, ""
+		case c == '\\' && i+1 < len(b) && b[i+1] == 'u':
+			r := hex4(b[i+2:])
+			if !utf16.IsSurrogate(r) {
+				i += 6
+				continue
+			}
+			if r < 0xdc00 && i+11 < len(b) && b[i+6] == '\\' && b[i+7] == 'u' {
+				if lo := hex4(b[i+8:]); lo >= 0xdc00 && lo <= 0xdfff {
+					i += 12
+					continue
+				}
+			}
+			return i, fmt.Sprintf("%s is half a surrogate pair", b[i:i+6])
+		case c == '\\':
+			i += 2
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				return i, fmt.Sprintf("byte 0x%02x", c)
+			}
+			i += n
+		}
+	}
+	return -1, ""
+}
+
+// hex4 reads the 4 hex digits of a \u escape (-1 when they are not).
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	n, err := strconv.ParseUint(string(b[:4]), 16, 16)
+	if err != nil {
+		return -1
+	}
+	return rune(n)
 }

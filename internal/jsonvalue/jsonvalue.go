@@ -61,6 +61,7 @@ var (
 	ErrRange        = errors.New("out of range")
 	ErrNull         = errors.New("null where this version does not allow null")
 	ErrSyntax       = errors.New("JSON syntax error")
+	ErrNotUTF8      = errors.New("text that is not UTF-8")
 )
 
 // Error names the JSON path (in the spec's field names, "Topics[0].Name")

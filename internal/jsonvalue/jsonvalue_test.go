@@ -354,3 +354,37 @@ func FuzzIntegerForms(f *testing.F) {
 		checkInteger(t, s)
 	})
 }
+
+// TestTextNotUTF8: a JSON string with bytes that are not UTF-8, or with a
+// \u escape of half a surrogate pair, is refused at its path, line and
+// column; encoding/json would put U+FFFD in its place silently. A real
+// U+FFFD, written or escaped, and escaped pairs are text like any other.
+func TestTextNotUTF8(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	for _, tc := range []struct {
+		in   string
+		want string // "" for a body that reads
+		name []byte // the first topic's name, when it reads
+	}{
+		{"{\"Topics\":[{\"Name\":\"a\xffb\"}]}", `CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 1, column 22: byte 0xff`, nil},
+		{"{\"Topics\":[{\"Name\":\"ok\"},\n{\"Name\":\"\xc3\"}]}", `CreateTopicsRequest.Topics[1].Name: text that is not UTF-8 at line 2, column 10: byte 0xc3`, nil},
+		{`{"Topics":[{"Name":"x\ud800"}]}`, `CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 1, column 22: \ud800 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\udc00\ud800"}]}`, `at line 1, column 21: \udc00 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\ud800\u0041"}]}`, `\ud800 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\ud83d\ude00\ufffd` + "\uFFFD" + `\\ud800"}]}`, "", []byte("\U0001F600\uFFFD\uFFFD\\ud800")},
+	} {
+		val, err := Unmarshal(ct.Request, 7, []byte(tc.in))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("Unmarshal(%q): %v", tc.in, err)
+			} else if got := val.Kids()[0].Kids()[0].Kids()[0].Bytes(); !bytes.Equal(got, tc.name) {
+				t.Errorf("Unmarshal(%q): name %q, want %q", tc.in, got, tc.name)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrNotUTF8) || err.Error() != tc.want && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Unmarshal(%q) = %v; want ErrNotUTF8 with %q", tc.in, err, tc.want)
+		}
+	}
+}
