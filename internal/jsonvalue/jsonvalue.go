@@ -33,6 +33,7 @@ package jsonvalue
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -40,6 +41,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -388,13 +390,9 @@ func suggest(k string, s *schema.Struct) string {
 	return ""
 }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
+// sortStrings sorts s (an object's keys, as many as the input holds: in
+// n log n steps, not an insertion sort's n²).
+func sortStrings(s []string) { slices.Sort(s) }
 
 func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 	arr, ok := x.([]any)
@@ -435,12 +433,10 @@ func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 	return out, nil
 }
 
+// sortTags sorts t by tag, keeping the order of equal tags (which the
+// encoder refuses, naming the tag).
 func sortTags(t []codec.RawTag) {
-	for i := 1; i < len(t); i++ {
-		for j := i; j > 0 && t[j].Tag < t[j-1].Tag; j-- {
-			t[j], t[j-1] = t[j-1], t[j]
-		}
-	}
+	slices.SortStableFunc(t, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) })
 }
 
 func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, depth int) (codec.Value, error) {

@@ -2,14 +2,17 @@ package jsonvalue
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -129,7 +132,7 @@ func TestAgainstKmsg(t *testing.T) {
 		var a, b any
 		_ = json.Unmarshal(out, &a)
 		_ = json.Unmarshal([]byte(js), &b)
-		if diff := cmp.Diff(b, a); diff != "" {
+		if diff := gocmp.Diff(b, a); diff != "" {
 			t.Errorf("v%d: JSON of kmsg's bytes differs (-want +got):\n%s", v, diff)
 		}
 	}
@@ -386,5 +389,40 @@ func TestTextNotUTF8(t *testing.T) {
 		if !errors.Is(err, ErrNotUTF8) || err.Error() != tc.want && !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Unmarshal(%q) = %v; want ErrNotUTF8 with %q", tc.in, err, tc.want)
 		}
+	}
+}
+
+// TestManyKeys: an object of a million keys, and many unknown tags, are
+// read in time proportional to their size. Their order was found by an
+// insertion sort, quadratic: this test did not finish within go test's
+// default timeout (a million keys is 10^12 steps that way). The error
+// names the first key in key order, as with few keys.
+func TestManyKeys(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	const n = 1_000_000
+	var b strings.Builder
+	b.WriteString("{")
+	for i := n; i > 0; i-- {
+		fmt.Fprintf(&b, `"k%07d":1,`, i)
+	}
+	b.WriteString(`"timeoutMs":5}`)
+	_, err := Unmarshal(ct.Request, 7, []byte(b.String()))
+	if !errors.Is(err, ErrUnknownField) || !strings.HasPrefix(err.Error(), "CreateTopicsRequest.k0000001: ") {
+		t.Errorf("a million keys: %v", err)
+	}
+	b.Reset()
+	const tags = 200_000
+	b.WriteString(`{"_unknown_tags":[`)
+	for i := tags; i > 0; i-- {
+		fmt.Fprintf(&b, `{"tag":%d,"data":""},`, i)
+	}
+	b.WriteString(`{"tag":0,"data":"01"}]}`)
+	val, err := Unmarshal(ct.Request, 7, []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := val.Unknown(); len(u) != tags+1 || u[0].Tag != 0 || u[tags].Tag != tags || !slices.IsSortedFunc(u, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) }) {
+		t.Errorf("a million unknown tags: %d, not in order", len(u))
 	}
 }
