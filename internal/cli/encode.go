@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/report"
@@ -161,8 +162,8 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	}
 	// Records given as hex are copied as they are; say so when the frame
 	// does not decode (bad batches may be what the user wants to send).
-	if r := report.Decode(rel.Codec, out, msg.Options(report.Options{NoAlternatives: true})); r.Error != "" {
-		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", r.Error)
+	if why := decodeProblem(rel.Codec, out, &msg); why != "" {
+		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", why)
 	}
 	if *raw {
 		_, err = env.Stdout.Write(out)
@@ -173,6 +174,28 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil
+}
+
+// decodeProblem says why frame out of msg does not decode cleanly, ""
+// when it does. A decode without a span tree, which costs about what the
+// encode did, decides; only a frame that fails is decoded again into its
+// report, whose error places the problem (a span tree costs hundreds of
+// bytes per byte of frame).
+func decodeProblem(c *codec.Codec, out []byte, msg *frameflow.Message) string {
+	opts := codec.Options{Budget: budget.Limits{}.For(nil, len(out))}
+	var err error
+	if msg.Kind == schema.TypeResponse {
+		_, err = c.DecodeResponse(out, msg.API, msg.Version, opts)
+	} else {
+		_, err = c.DecodeRequest(out, opts)
+	}
+	if err == nil {
+		return ""
+	}
+	if r := report.Decode(c, out, msg.Options(report.Options{NoAlternatives: true})); r.Error != "" {
+		return r.Error
+	}
+	return err.Error()
 }
 
 func readEncodeInput(env *Env, name string) ([]byte, error) {

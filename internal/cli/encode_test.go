@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +232,43 @@ func TestEncodeWarnsOnBadRecords(t *testing.T) {
 	code, _, errs = decRun(t, []byte(js), "encode", "--spec", decSpec, "--api", "Produce", "--version", "9", "-")
 	if code != 0 || errs != "" {
 		t.Errorf("built records: exit %d: %s", code, errs)
+	}
+}
+
+// TestEncodeCheckMemory: encode's check that the frame decodes costs
+// memory in proportion to the frame as the encode does, not a span tree's
+// several hundred bytes per byte of frame. 100,000 empty topics (300 KB
+// of JSON, a 1 MB frame, the bytes kmsg writes for them) cost 360 MB when
+// the check built the tree; the bound is 300 bytes allocated per byte of
+// JSON, beyond what encoding an empty body costs (loading the spec).
+func TestEncodeCheckMemory(t *testing.T) {
+	const n = 100_000
+	js := []byte(`{"Topics":[{}` + strings.Repeat(`,{}`, n-1) + `]}`)
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	for range n {
+		tp := kmsg.NewCreateTopicsRequestTopic()
+		tp.NumPartitions, tp.ReplicationFactor = 0, 0
+		req.Topics = append(req.Topics, tp)
+	}
+	want := hex.EncodeToString(kmsg.NewRequestFormatter(kmsg.FormatterClientID("app")).AppendRequest(nil, req, 3))
+	alloc := func(body []byte) (uint64, string, string) {
+		runtime.GC()
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		code, out, errs := decRun(t, body, "encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "7", "--correlation-id", "3", "--client-id", "app", "-")
+		runtime.ReadMemStats(&b)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return b.TotalAlloc - a.TotalAlloc, strings.TrimSpace(out), errs
+	}
+	base, _, _ := alloc([]byte(`{}`))
+	got, out, errs := alloc(js)
+	if out != want || errs != "" {
+		t.Fatalf("got %d hex digits (want kmsg's %d), stderr %q", len(out), len(want), errs)
+	}
+	if per := (got - min(base, got)) / uint64(len(js)); per > 300 {
+		t.Errorf("%d bytes allocated per byte of JSON (%d MB for %d KB)", per, got>>20, len(js)>>10)
 	}
 }
