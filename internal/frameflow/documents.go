@@ -3,6 +3,7 @@ package frameflow
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -26,7 +27,7 @@ func Documents(data []byte) ([][]byte, error) {
 			if len(docs) == 0 {
 				return [][]byte{data}, nil
 			}
-			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, err)
+			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, positioned(data, err))
 		}
 		docs = append(docs, raw)
 	}
@@ -34,6 +35,22 @@ func Documents(data []byte) ([][]byte, error) {
 		return [][]byte{data}, nil
 	}
 	return docs, nil
+}
+
+// positioned adds to a syntax error of data, or its end cut short, its
+// line and column (1-based), as the encoder's own errors give them.
+func positioned(data []byte, err error) error {
+	off := int64(len(data))
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		off = min(max(se.Offset-1, 0), off) // the offset after the bad byte
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		err = errors.New("unexpected end of the JSON input")
+	}
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := off - int64(bytes.LastIndexByte(data[:off], '\n'))
+	return fmt.Errorf("%w at line %d, column %d", err, line, col)
 }
 
 // ReportLine is the part of a decode --format json line that encode uses:

@@ -16,7 +16,10 @@ func TestDocuments(t *testing.T) {
 		// Not JSON at all: one document, for the encoder's positioned error.
 		{in: `{"A": }`, want: []string{`{"A": }`}},
 		{in: ``, want: []string{``}},
-		{in: "{\"a\":1}\n{\"b\":", err: "JSON value 2"},
+		{in: "{\"a\":1}\n{\"b\":", err: "JSON value 2: unexpected end of the JSON input at line 2, column 6"},
+		// A later value's syntax error says where, as the first's does.
+		{in: "{}\n{\"a\":1}}\n", err: "JSON value 3: invalid character '}' looking for beginning of value at line 2, column 8"},
+		{in: "{}\r\n\r\n  {\"a\":tru}", err: "JSON value 2: invalid character '}' in literal true (expecting 'e') at line 3, column 11"},
 	} {
 		got, err := Documents([]byte(c.in))
 		if c.err != "" {
