@@ -79,7 +79,7 @@ func runEncode(env *Env, args []string) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set}
 	for i, doc := range docs {
-		if err := encodeDocument(env, rel, flags, doc); err != nil {
+		if err := encodeDocument(env, rel, flags, data, doc); err != nil {
 			if len(docs) > 1 {
 				return fmt.Errorf("JSON value %d of %d: %w", i+1, len(docs), err)
 			}
@@ -102,12 +102,20 @@ type encodeFlags struct {
 	set        map[string]bool // the flags given
 }
 
-// encodeDocument encodes one JSON value and writes the frame.
-func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
+// encodeDocument encodes one JSON value of input and writes the frame.
+func encodeDocument(env *Env, rel *Release, fl encodeFlags, input []byte, doc frameflow.Document) error {
 	apiArg, version, k, corr, clientID, nullClient, raw, set := &fl.api, &fl.version, fl.kind, &fl.corr, &fl.clientID, &fl.nullClient, &fl.raw, fl.set
-	body, fromReport, err := frameflow.Body(data)
+	body, fromReport, err := frameflow.Body(doc.Bytes)
 	if err != nil {
 		return failure{err}
+	}
+	// Errors in the body give lines and columns in the input.
+	bodyOff := doc.Off
+	if fromReport != nil {
+		bodyOff += fromReport.BodyOff
+		if fromReport.BodyOff < 0 {
+			input, bodyOff = nil, 0
+		}
 	}
 	// A decode report line names its API, version, kind, correlation id,
 	// client id and header tags; flags override the first five.
@@ -143,7 +151,7 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	if err != nil {
 		return err
 	}
-	msg := frameflow.Message{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: body}
+	msg := frameflow.Message{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: body, Input: input, BodyOff: bodyOff}
 	if fromReport != nil {
 		for _, t := range fromReport.HeaderTags {
 			data, err := hex.DecodeString(t.Data)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -270,5 +271,28 @@ func TestEncodeCheckMemory(t *testing.T) {
 	}
 	if per := (got - min(base, got)) / uint64(len(js)); per > 300 {
 		t.Errorf("%d bytes allocated per byte of JSON (%d MB for %d KB)", per, got>>20, len(js)>>10)
+	}
+}
+
+// TestEncodeErrorPosition: the line and column of an error in a body count
+// in the input as given, not in the JSON value that holds the body: the
+// third of three JSON lines, and the body inside a decode report line.
+func TestEncodeErrorPosition(t *testing.T) {
+	in := "{}\n{}\n  {\"timeoutMs\":1,\n \"timeoutMs\":2}\n"
+	code, _, errs := decRun(t, []byte(in), "encode", "--spec", decSpec, "--api", "CreateTopics", "-")
+	if code == 0 || !strings.Contains(errs, `JSON value 3 of 3: CreateTopicsRequest v7: CreateTopicsRequest.timeoutMs: JSON syntax error: duplicate key "timeoutMs" at line 4, column 2`) {
+		t.Errorf("JSON lines: exit %d, %s", code, errs)
+	}
+	line := `{"kind":"request","api_key":19,"version":7,"correlation_id":0,"client_id":"c","header_version":2,"body":{"timeoutMs":5,"timeoutMs":6}}`
+	for _, tc := range []struct{ in, want string }{
+		{line, "duplicate key \"timeoutMs\" at line 1, column " + strconv.Itoa(strings.LastIndex(line, `"timeoutMs"`)+1)},
+		{"\n\n" + line + "\n", "duplicate key \"timeoutMs\" at line 3, column " + strconv.Itoa(strings.LastIndex(line, `"timeoutMs"`)+1)},
+		{strings.Replace(line, `,"timeoutMs":6`, "", 1) + "\n" + strings.Replace(line, `"timeoutMs":6`, "\"Topics\":[{\"Name\":\"\xff\"}]", 1),
+			"CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 2, column " + strconv.Itoa(strings.Index(line, `"timeoutMs":6`)+20)},
+	} {
+		code, _, errs := decRun(t, []byte(tc.in), "encode", "--spec", decSpec, "-")
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %s; want %q", tc.in, code, errs, tc.want)
+		}
 	}
 }

@@ -10,13 +10,19 @@ import (
 	"github.com/manifester/manifester/internal/report"
 )
 
+// Document is one JSON value of encode's input.
+type Document struct {
+	Bytes []byte // the value, a part of the input
+	Off   int    // where it starts in the input
+}
+
 // Documents splits encode's input into its JSON values: one body, or JSON
 // lines (decode --format json output) with one frame each. Input that is
 // not a sequence of JSON values is one document, whose syntax error the
 // encoder reports with its position.
-func Documents(data []byte) ([][]byte, error) {
+func Documents(data []byte) ([]Document, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	var docs [][]byte
+	var docs []Document
 	for {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
@@ -25,14 +31,15 @@ func Documents(data []byte) ([][]byte, error) {
 		}
 		if err != nil {
 			if len(docs) == 0 {
-				return [][]byte{data}, nil
+				return []Document{{Bytes: data}}, nil
 			}
 			return nil, fmt.Errorf("JSON value %d: %w", len(docs)+1, positioned(data, err))
 		}
-		docs = append(docs, raw)
+		end := int(dec.InputOffset())
+		docs = append(docs, Document{Bytes: data[end-len(raw) : end : end], Off: end - len(raw)})
 	}
 	if len(docs) == 0 {
-		return [][]byte{data}, nil
+		return []Document{{Bytes: data}}, nil
 	}
 	return docs, nil
 }
@@ -64,6 +71,8 @@ type ReportLine struct {
 	HeaderVersion int16           `json:"header_version"`
 	HeaderTags    []report.Tag    `json:"header_tags"`
 	Body          json.RawMessage `json:"body"`
+	// BodyOff is where Body starts in the line (-1 when not known).
+	BodyOff int `json:"-"`
 }
 
 // Body returns the body to encode from one document: the document itself,
@@ -87,5 +96,33 @@ func Body(doc []byte) ([]byte, *ReportLine, error) {
 	if len(bytes.TrimSpace(l.Body)) == 0 || string(l.Body) == "null" {
 		return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode)")
 	}
+	l.BodyOff = bodyOff(doc, l.Body)
 	return l.Body, &l, nil
+}
+
+// bodyOff returns where body, the value of the "body" key that
+// encoding/json kept (the last), starts in doc, or -1.
+func bodyOff(doc, body []byte) int {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	off := -1
+	if _, err := dec.Token(); err != nil {
+		return -1
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return -1
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return -1
+		}
+		if k == "body" {
+			off = int(dec.InputOffset()) - len(raw)
+		}
+	}
+	if off < 0 || !bytes.Equal(doc[off:off+len(body)], body) {
+		return -1
+	}
+	return off
 }

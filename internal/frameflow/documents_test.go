@@ -29,12 +29,12 @@ func TestDocuments(t *testing.T) {
 			continue
 		}
 		if err != nil || len(got) != len(c.want) {
-			t.Errorf("%q: %q, %v", c.in, got, err)
+			t.Errorf("%q: %d documents, %v", c.in, len(got), err)
 			continue
 		}
 		for i := range got {
-			if string(got[i]) != c.want[i] {
-				t.Errorf("%q: document %d = %q, want %q", c.in, i, got[i], c.want[i])
+			if string(got[i].Bytes) != c.want[i] || c.in[got[i].Off:got[i].Off+len(got[i].Bytes)] != c.want[i] {
+				t.Errorf("%q: document %d = %q at %d, want %q", c.in, i, got[i].Bytes, got[i].Off, c.want[i])
 			}
 		}
 	}
@@ -50,6 +50,14 @@ func TestBody(t *testing.T) {
 	body, l, err = Body([]byte(line))
 	if err != nil || l == nil || string(body) != `{"ValidateOnly":true}` {
 		t.Fatalf("a report line: %s, %+v, %v", body, l, err)
+	}
+	if l.BodyOff != strings.Index(line, `{"ValidateOnly"`) {
+		t.Errorf("body at %d, want %d", l.BodyOff, strings.Index(line, `{"ValidateOnly"`))
+	}
+	// Of two "body" keys encoding/json keeps the last: so does BodyOff.
+	two := `{"api_key":3,"body":{"a":1} , "body" :  {"b":2}}`
+	if body, l, err := Body([]byte(two)); err != nil || string(body) != `{"b":2}` || l.BodyOff != strings.Index(two, `{"b"`) {
+		t.Errorf("two bodies: %s at %d, %v", body, l.BodyOff, err)
 	}
 	if l.Kind != "request" || l.APIKey != 33 || l.Version != 2 || l.CorrelationID != 7 || l.ClientID != nil ||
 		l.HeaderVersion != 1 || len(l.HeaderTags) != 1 || l.HeaderTags[0].Tag != 3 || l.HeaderTags[0].Data != "0102" {

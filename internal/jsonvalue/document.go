@@ -20,13 +20,14 @@ var ErrDuplicate = fmt.Errorf("%w: duplicate key", ErrSyntax)
 // decoder does.
 const maxNesting = 10000
 
-// parseDocument reads data, one JSON value, into the values encoding/json
-// gives for an any (numbers as json.Number), in one pass that also refuses
-// a key given twice in one object, naming its path from root (in the
-// paths of [Error]) and its line and column. Its syntax errors are
-// encoding/json's, at the same line and column.
-func parseDocument(data []byte, root string) (any, error) {
-	p := docParser{data: data, dec: json.NewDecoder(bytes.NewReader(data))}
+// parseDocument reads src[start:end], one JSON value, into the values
+// encoding/json gives for an any (numbers as json.Number), in one pass
+// that also refuses a key given twice in one object, naming its path from
+// root (in the paths of [Error]) and its line and column in src. Its
+// syntax errors are encoding/json's, at the same line and column.
+func parseDocument(src []byte, start, end int, root string) (any, error) {
+	data := src[start:end]
+	p := docParser{data: data, src: src, base: int64(start), dec: json.NewDecoder(bytes.NewReader(data))}
 	p.dec.UseNumber()
 	doc, err := p.value(root)
 	if err != nil {
@@ -34,10 +35,10 @@ func parseDocument(data []byte, root string) (any, error) {
 		if errors.As(err, &je) {
 			return nil, err
 		}
-		return nil, syntaxAt(data)
+		return nil, p.syntaxAt()
 	}
 	if _, err := p.dec.Token(); err != io.EOF {
-		return nil, &Error{Err: fmt.Errorf("%w at %s: data after the JSON object", ErrSyntax, lineCol(data, p.dec.InputOffset()))}
+		return nil, &Error{Err: fmt.Errorf("%w at %s: data after the JSON object", ErrSyntax, p.lineCol(p.dec.InputOffset()))}
 	}
 	return doc, nil
 }
@@ -45,20 +46,25 @@ func parseDocument(data []byte, root string) (any, error) {
 // syntaxAt is the error for data that is not one JSON value, as
 // encoding/json's decoder places it (the token reader counts offsets
 // otherwise); only a failed parse pays for this second read.
-func syntaxAt(data []byte) error {
+func (p *docParser) syntaxAt() error {
 	var doc any
-	err := json.NewDecoder(bytes.NewReader(data)).Decode(&doc)
+	err := json.NewDecoder(bytes.NewReader(p.data)).Decode(&doc)
 	if err == nil {
 		err = io.ErrUnexpectedEOF
 	}
-	return syntaxError(data, err)
+	return syntaxError(p.src, p.base, err)
 }
 
 type docParser struct {
-	data []byte
+	data []byte // src[base:], up to the end of the JSON value
+	src  []byte // the input, where lines and columns are counted
+	base int64
 	dec  *json.Decoder
 	path []pathPart // where the walk is, formatted only for an error
 }
+
+// lineCol is "line L, column C" of offset off of data, counted in src.
+func (p *docParser) lineCol(off int64) string { return lineCol(p.src, p.base+off) }
 
 // pathPart is a key or, when key is "", an array index.
 type pathPart struct {
@@ -95,7 +101,7 @@ func (p *docParser) value(root string) (any, error) {
 		return tok, nil // a string, json.Number, bool or nil
 	}
 	if len(p.path) >= maxNesting {
-		return nil, &Error{Err: fmt.Errorf("%w at %s: nested more than %d deep", ErrSyntax, lineCol(p.data, p.dec.InputOffset()-1), maxNesting)}
+		return nil, &Error{Err: fmt.Errorf("%w at %s: nested more than %d deep", ErrSyntax, p.lineCol(p.dec.InputOffset()-1), maxNesting)}
 	}
 	if d == '[' {
 		arr := []any{}
@@ -123,7 +129,7 @@ func (p *docParser) value(root string) (any, error) {
 			return nil, err
 		}
 		if _, dup := obj[k]; dup {
-			return nil, &Error{Path: p.pathString(root), Err: fmt.Errorf("%w %q at %s (each key may be given once)", ErrDuplicate, k, lineCol(p.data, at))}
+			return nil, &Error{Path: p.pathString(root), Err: fmt.Errorf("%w %q at %s (each key may be given once)", ErrDuplicate, k, p.lineCol(at))}
 		}
 		x, err := p.value(root)
 		if err != nil {
@@ -167,7 +173,7 @@ func (p *docParser) checkText(s string, at int64, root string) error {
 	if off < 0 {
 		return nil
 	}
-	return &Error{Path: p.pathString(root), Err: fmt.Errorf("%w at %s: %s (bytes that are not UTF-8 are written {\"hex\": ...})", ErrNotUTF8, lineCol(p.data, at+int64(off)), why)}
+	return &Error{Path: p.pathString(root), Err: fmt.Errorf("%w at %s: %s (bytes that are not UTF-8 are written {\"hex\": ...})", ErrNotUTF8, p.lineCol(at+int64(off)), why)}
 }
 
 // notText scans the JSON string at the start of b (from its opening

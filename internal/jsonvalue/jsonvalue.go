@@ -280,10 +280,17 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 // fields take their defaults (fields absent at v too); the result can be
 // encoded with [codec.Codec.EncodeBody].
 func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
+	return UnmarshalAt(m, v, data, 0, len(data))
+}
+
+// UnmarshalAt is [Unmarshal] of the body input[start:end] (one of several
+// JSON values in a file, or the body inside a decode report line): the
+// lines and columns its errors give count in input.
+func UnmarshalAt(m *schema.Message, v int16, input []byte, start, end int) (codec.Value, error) {
 	if m.Body == nil {
 		return codec.Value{}, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
 	}
-	doc, err := parseDocument(data, m.Name)
+	doc, err := parseDocument(input, start, end, m.Name)
 	if err != nil {
 		return codec.Value{}, err
 	}
@@ -291,10 +298,12 @@ func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
 	return r.structValue(m.Body, doc, m.Name, 0)
 }
 
-func syntaxError(data []byte, err error) error {
+// syntaxError is the error for err, encoding/json's reading the JSON at
+// offset base of src.
+func syntaxError(src []byte, base int64, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &Error{Err: fmt.Errorf("%w at %s: %v", ErrSyntax, lineCol(data, max(se.Offset-1, 0)), se)}
+		return &Error{Err: fmt.Errorf("%w at %s: %v", ErrSyntax, lineCol(src, base+max(se.Offset-1, 0)), se)}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &Error{Err: fmt.Errorf("%w: unexpected end of the JSON input", ErrSyntax)}
