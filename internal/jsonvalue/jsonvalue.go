@@ -424,9 +424,12 @@ func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 		if !ok {
 			return nil, typeErr(p+".tag", "a number", obj["tag"])
 		}
-		tag, err := strconv.ParseUint(n.String(), 10, 32)
-		if err != nil || tag > math.MaxInt32 {
-			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: tag %s", ErrRange, n)}
+		tag, err := parseInteger(n.String())
+		if err != nil {
+			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %s is not a tag (%v)", ErrRange, n, err)}
+		}
+		if tag < 0 || tag > math.MaxInt32 {
+			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %d is not a tag (0..%d)", ErrRange, tag, math.MaxInt32)}
 		}
 		s, ok := obj["data"].(string)
 		if !ok {

@@ -426,3 +426,26 @@ func TestManyKeys(t *testing.T) {
 		t.Errorf("a million unknown tags: %d, not in order", len(u))
 	}
 }
+
+// TestUnknownTagNumber: an unknown tag's number is read as any integer is
+// (1e1, 10.0), and its range is said when it is beyond it.
+func TestUnknownTagNumber(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	for _, in := range []string{"10", "1e1", "10.0", "100e-1"} {
+		val, err := Unmarshal(ct.Request, 7, []byte(`{"_unknown_tags":[{"tag":`+in+`,"data":"01"}]}`))
+		if err != nil || len(val.Unknown()) != 1 || val.Unknown()[0].Tag != 10 {
+			t.Errorf("tag %s: %+v, %v", in, val.Unknown(), err)
+		}
+	}
+	for in, want := range map[string]string{
+		"-1":         "_unknown_tags[0].tag: out of range: -1 is not a tag (0..2147483647)",
+		"2147483648": "_unknown_tags[0].tag: out of range: 2147483648 is not a tag (0..2147483647)",
+		"1.5":        "_unknown_tags[0].tag: out of range: 1.5 is not a tag (it has a fraction)",
+	} {
+		_, err := Unmarshal(ct.Request, 7, []byte(`{"_unknown_tags":[{"tag":`+in+`,"data":"01"}]}`))
+		if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), want) {
+			t.Errorf("tag %s: %v, want %q", in, err, want)
+		}
+	}
+}
