@@ -77,7 +77,9 @@ func buildBatch(obj map[string]any, path string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.MaxTimestamp = max(b.MaxTimestamp, baseTS+tsDelta)
+		if i == 0 || baseTS+tsDelta > b.MaxTimestamp {
+			b.MaxTimestamp = baseTS + tsDelta // the latest record's, earlier than the base when every delta is negative
+		}
 		area = wire.AppendVarint(area, int32(len(body)))
 		area = append(area, body...)
 	}

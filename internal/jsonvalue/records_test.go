@@ -160,3 +160,56 @@ func TestRecordsObjectNumbers(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsObjectMaxTimestamp: the batch's maxTimestamp is the latest of
+// its records' timestamps (baseTimestamp plus each timestampDelta, as
+// kmsg reads them), also when every delta is negative; with no records it
+// is the baseTimestamp.
+func TestRecordsObjectMaxTimestamp(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Produce")
+	for _, tc := range []struct {
+		records string
+		want    int64
+	}{
+		{`[{"timestampDelta":-5},{"timestampDelta":-10}]`, 1000 - 5},
+		{`[{"timestampDelta":-5},{"timestampDelta":7}]`, 1000 + 7},
+		{`[{}]`, 1000},
+		{`[]`, 1000},
+	} {
+		js := `{"TopicData":[{"Name":"t","PartitionData":[{"Records":{"baseTimestamp":1000,"records":` + tc.records + `}}]}]}`
+		val, err := Unmarshal(api.Request, 9, []byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := c.EncodeBody(nil, api.Request, 9, &val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := kmsg.NewPtrProduceRequest()
+		req.Version = 9
+		if err := req.ReadFrom(body); err != nil {
+			t.Fatal(err)
+		}
+		var rb kmsg.RecordBatch
+		if err := rb.ReadFrom(req.Topics[0].Partitions[0].Records); err != nil {
+			t.Fatal(err)
+		}
+		latest := rb.FirstTimestamp
+		recs := rb.Records
+		for i := 0; len(recs) > 0; i++ {
+			n, used := binary.Varint(recs)
+			var r kmsg.Record
+			if err := r.ReadFrom(recs[:used+int(n)]); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 || rb.FirstTimestamp+r.TimestampDelta64 > latest {
+				latest = rb.FirstTimestamp + r.TimestampDelta64
+			}
+			recs = recs[used+int(n):]
+		}
+		if rb.MaxTimestamp != tc.want || latest != tc.want {
+			t.Errorf("%s: maxTimestamp %d, records' latest %d, want %d", tc.records, rb.MaxTimestamp, latest, tc.want)
+		}
+	}
+}
