@@ -126,6 +126,11 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, input []byte, doc fr
 		if !set["version"] {
 			*version = int(fromReport.Version)
 		}
+		switch fromReport.Kind {
+		case "", "request", "response":
+		default:
+			return failure{fmt.Errorf("decode report line: kind %q is not request or response", fromReport.Kind)}
+		}
 		if !set["kind"] && fromReport.Kind != "" {
 			if fromReport.Kind == "response" {
 				k = schema.TypeResponse

@@ -296,3 +296,20 @@ func TestEncodeErrorPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeReportLineKind: a decode report line whose kind is neither
+// request nor response is refused, not encoded as a request.
+func TestEncodeReportLineKind(t *testing.T) {
+	for kind, want := range map[string]string{
+		`"request"`:  "",
+		`"response"`: "",
+		`"bogus"`:    `kind "bogus" is not request or response`,
+		`"Response"`: `kind "Response" is not request or response`,
+	} {
+		line := `{"kind":` + kind + `,"api_key":19,"version":7,"correlation_id":3,"client_id":"c","header_version":2,"body":{}}`
+		code, out, errs := decRun(t, []byte(line), "encode", "--spec", decSpec, "-")
+		if want == "" && (code != 0 || out == "") || want != "" && (code == 0 || !strings.Contains(errs, want)) {
+			t.Errorf("kind %s: exit %d, %s%s", kind, code, out, errs)
+		}
+	}
+}
