@@ -11,7 +11,8 @@
 //   - bool: true/false; integers: JSON numbers (int64 too, written exactly;
 //     on input an integral number in any form, 1e3 or 1000.0, is read
 //     exactly, one with a fraction is refused);
-//     float64: a number, or "NaN", "Infinity", "-Infinity";
+//     float64: a number, or "NaN" (Java's, the bits Kafka writes),
+//     "Infinity", "-Infinity", or {"hex": "..."} for a NaN of other bits;
 //   - uuid: the usual 8-4-4-4-12 hex form; Kafka's 22-character URL-safe
 //     base64 form is accepted on input;
 //   - string: a JSON string; a string whose bytes are not valid UTF-8 is
@@ -35,6 +36,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -187,6 +189,28 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	return nil
 }
 
+// javaNaN is the bits of Java's Double.NaN, the NaN Kafka writes: "NaN"
+// reads as it. A NaN of other bits is written {"hex": "..."}, its 8 bytes
+// as on the wire, so that it survives a round trip.
+const javaNaN = 0x7ff8000000000000
+
+// appendFloat appends the JSON of a float64: a number, "NaN" (Java's),
+// "Infinity", "-Infinity", or {"hex": "..."} for another NaN.
+func appendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f) && math.Float64bits(f) == javaNaN:
+		return append(dst, `"NaN"`...)
+	case math.IsNaN(f):
+		dst = hex.AppendEncode(append(dst, `{"hex":"`...), binary.BigEndian.AppendUint64(nil, math.Float64bits(f)))
+		return append(dst, `"}`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
 // plainByte marks the bytes encoding/json writes in a string as they
 // are: printable ASCII but for the quote, the backslash and <, > and &.
 var plainByte = func() (t [256]bool) {
@@ -216,16 +240,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
 		w.b = strconv.AppendInt(w.b, val.Int(), 10)
 	case schema.KindFloat64:
-		switch {
-		case math.IsNaN(val.Float()):
-			w.b = append(w.b, `"NaN"`...)
-		case math.IsInf(val.Float(), 1):
-			w.b = append(w.b, `"Infinity"`...)
-		case math.IsInf(val.Float(), -1):
-			w.b = append(w.b, `"-Infinity"`...)
-		default:
-			w.b = strconv.AppendFloat(w.b, val.Float(), 'g', -1, 64)
-		}
+		w.b = appendFloat(w.b, val.Float())
 	case schema.KindUUID:
 		if len(val.Bytes()) != 16 {
 			return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes()))}
@@ -496,17 +511,25 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a float64", ErrRange, y)}
 			}
 			return codec.FloatValue(fl), nil
+		case map[string]any:
+			if h, ok := y["hex"].(string); ok && len(y) == 1 {
+				b, err := hex.DecodeString(h)
+				if err != nil || len(b) != 8 {
+					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: want the 16 hex digits of a float64's 8 bytes", ErrType)}
+				}
+				return codec.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
+			}
 		case string:
 			switch y {
 			case "NaN":
-				return codec.FloatValue(math.NaN()), nil
+				return codec.FloatValue(math.Float64frombits(javaNaN)), nil
 			case "Infinity":
 				return codec.FloatValue(math.Inf(1)), nil
 			case "-Infinity":
 				return codec.FloatValue(math.Inf(-1)), nil
 			}
 		}
-		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"", x)
+		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\", \"-Infinity\" or {\"hex\": ...}", x)
 	case schema.KindUUID:
 		s, ok := x.(string)
 		if !ok {

@@ -3,9 +3,11 @@ package jsonvalue
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"slices"
 	"strconv"
@@ -446,6 +448,56 @@ func TestUnknownTagNumber(t *testing.T) {
 		_, err := Unmarshal(ct.Request, 7, []byte(`{"_unknown_tags":[{"tag":`+in+`,"data":"01"}]}`))
 		if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), want) {
 			t.Errorf("tag %s: %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestNaNBits: a float64 NaN keeps its bits through JSON. Java's Double.NaN
+// (0x7ff8000000000000, what Kafka writes) is "NaN", and "NaN" is read as
+// it; a NaN of other bits (Go's math.NaN(), as kmsg writes it; a negative
+// or signalling one) is {"hex": ...}, its 8 bytes, and comes back as they
+// were. Each frame is kmsg's AlterClientQuotas request with the value's
+// bits put in.
+func TestNaNBits(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("AlterClientQuotas")
+	for _, tc := range []struct {
+		bits uint64
+		js   string
+	}{
+		{0x7ff8000000000000, `"NaN"`},
+		{math.Float64bits(math.NaN()), `{"hex":"7ff8000000000001"}`},
+		{0xfff8000000000000, `{"hex":"fff8000000000000"}`},
+		{0x7ff0000000000001, `{"hex":"7ff0000000000001"}`},
+		{math.Float64bits(math.Inf(-1)), `"-Infinity"`},
+		{math.Float64bits(math.Copysign(0, -1)), `-0`},
+	} {
+		req := kmsg.NewPtrAlterClientQuotasRequest()
+		req.Version = 1
+		e := kmsg.NewAlterClientQuotasRequestEntry()
+		op := kmsg.NewAlterClientQuotasRequestEntryOp()
+		op.Key, op.Value = "k", math.Float64frombits(tc.bits)
+		e.Ops = append(e.Ops, op)
+		req.Entries = append(req.Entries, e)
+		want := req.AppendTo(nil)
+		if !bytes.Contains(want, binary.BigEndian.AppendUint64(nil, tc.bits)) {
+			t.Fatalf("%016x: kmsg wrote %x", tc.bits, want)
+		}
+		dec, _, err := c.DecodeBody(api.Request, 1, want, codec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := Marshal(api.Request, 1, &dec)
+		if err != nil || !bytes.Contains(js, []byte(`"Value":`+tc.js)) {
+			t.Errorf("%016x: JSON %s, %v; want Value %s", tc.bits, js, err, tc.js)
+		}
+		back, err := Unmarshal(api.Request, 1, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.EncodeBody(nil, api.Request, 1, &back)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%016x: through JSON %x, %v; kmsg %x", tc.bits, got, err, want)
 		}
 	}
 }
