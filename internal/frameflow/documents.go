@@ -121,7 +121,7 @@ func bodyOff(doc, body []byte) int {
 			off = int(dec.InputOffset()) - len(raw)
 		}
 	}
-	if off < 0 || !bytes.Equal(doc[off:off+len(body)], body) {
+	if off < 0 || off+len(body) > len(doc) || !bytes.Equal(doc[off:off+len(body)], body) {
 		return -1
 	}
 	return off
