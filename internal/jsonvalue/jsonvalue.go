@@ -472,7 +472,10 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		case schema.KindString, schema.KindBytes, schema.KindRecords, schema.KindArray, schema.KindStruct:
 			// Array elements are never null; the field's own nullability
 			// applies to the field value only.
-			if t == f.Type && f.Nullable.Contains(r.v) {
+			if t != f.Type {
+				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: an array element is never null", ErrNull)}
+			}
+			if f.Nullable.Contains(r.v) {
 				return codec.NullValue(), nil
 			}
 			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w (nullable versions: %s)", ErrNull, f.Nullable)}

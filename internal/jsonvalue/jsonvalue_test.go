@@ -501,3 +501,18 @@ func TestNaNBits(t *testing.T) {
 		}
 	}
 }
+
+// TestNullElement: an array element is never null, even in an array that
+// may itself be null; the error says so rather than citing the array's
+// nullable versions, which include the version.
+func TestNullElement(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Metadata")
+	if _, err := Unmarshal(api.Request, 12, []byte(`{"Topics":null}`)); err != nil {
+		t.Fatalf("null Topics: %v", err)
+	}
+	_, err := Unmarshal(api.Request, 12, []byte(`{"Topics":[null]}`))
+	if want := "MetadataRequest.Topics[0]: null where this version does not allow null: an array element is never null"; !errors.Is(err, ErrNull) || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}
