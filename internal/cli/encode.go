@@ -77,7 +77,10 @@ func runEncode(env *Env, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set}
+	if set["client-id"] && set["null-client-id"] {
+		warnf(env, "encode", "--client-id has no effect with --null-client-id")
+	}
+	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set, warned: new(bool)}
 	for i, doc := range docs {
 		if err := encodeDocument(env, rel, flags, data, doc); err != nil {
 			if len(docs) > 1 {
@@ -100,6 +103,7 @@ type encodeFlags struct {
 	nullClient bool
 	raw        bool
 	set        map[string]bool // the flags given
+	warned     *bool           // the client id flags were said to have no effect on a response
 }
 
 // encodeDocument encodes one JSON value of input and writes the frame.
@@ -146,6 +150,14 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, input []byte, doc fr
 				*clientID = *fromReport.ClientID
 			} else if k == schema.TypeRequest && fromReport.HeaderVersion >= 1 {
 				*nullClient = true
+			}
+		}
+	}
+	if k == schema.TypeResponse && !*fl.warned {
+		for _, name := range []string{"client-id", "null-client-id"} {
+			if set[name] {
+				warnf(env, "encode", "--%s has no effect on a response (its header has no client id)", name)
+				*fl.warned = true
 			}
 		}
 	}

@@ -313,3 +313,28 @@ func TestEncodeReportLineKind(t *testing.T) {
 		}
 	}
 }
+
+// TestEncodeClientIDWarnings: a client id flag that has no effect (on a
+// response, whose header has none; --client-id beside --null-client-id)
+// is warned about once, not ignored silently; the frame is the same.
+func TestEncodeClientIDWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		warn  string
+	}{
+		{[]string{"--kind", "response", "--client-id", "foo"}, `{}`, "--client-id has no effect on a response (its header has no client id)"},
+		{[]string{"--kind", "response", "--null-client-id"}, "{}\n{}\n", "--null-client-id has no effect on a response (its header has no client id)"},
+		{[]string{"--client-id", "foo", "--null-client-id"}, `{}`, "--client-id has no effect with --null-client-id"},
+		{[]string{"--client-id", "foo"}, `{}`, ""},
+	} {
+		args := append([]string{"encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "7"}, tc.args...)
+		code, out, errs := decRun(t, []byte(tc.stdin), append(args, "-")...)
+		if code != 0 || out == "" {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errs)
+		}
+		if n := strings.Count(errs, "warning"); tc.warn == "" && errs != "" || tc.warn != "" && (n != 1 || !strings.Contains(errs, tc.warn)) {
+			t.Errorf("%v: stderr %q, want one warning %q", tc.args, errs, tc.warn)
+		}
+	}
+}
