@@ -77,16 +77,15 @@ type ReportLine struct {
 
 // Body returns the body to encode from one document: the document itself,
 // or the "body" of a decode --format json line (recognised by its
-// "api_key" and "body" keys, which no spec field can be named: spec names
-// have no underscore) with the rest of that line.
+// "api_key" key, which no spec field can be named: spec names have no
+// underscore) with the rest of that line. A line without a body (a frame
+// that did not decode) is an error saying so.
 func Body(doc []byte) ([]byte, *ReportLine, error) {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(doc, &probe); err != nil {
 		return doc, nil, nil // the encoder reports the syntax error with its position
 	}
-	_, hasKey := probe["api_key"]
-	_, hasBody := probe["body"]
-	if !hasKey || !hasBody {
+	if _, hasKey := probe["api_key"]; !hasKey {
 		return doc, nil, nil
 	}
 	var l ReportLine
@@ -94,6 +93,12 @@ func Body(doc []byte) ([]byte, *ReportLine, error) {
 		return nil, nil, fmt.Errorf("reading a decode report line: %w", err)
 	}
 	if len(bytes.TrimSpace(l.Body)) == 0 || string(l.Body) == "null" {
+		var why struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(doc, &why) == nil && why.Error != "" {
+			return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode: %s)", why.Error)
+		}
 		return nil, nil, fmt.Errorf("the decode report line has no body (the frame did not decode)")
 	}
 	l.BodyOff = bodyOff(doc, l.Body)

@@ -66,6 +66,12 @@ func TestBody(t *testing.T) {
 	if _, _, err := Body([]byte(`{"api_key":3,"body":null}`)); err == nil || !strings.Contains(err.Error(), "no body") {
 		t.Errorf("a line of a frame that did not decode: %v", err)
 	}
+	// A line of a frame that did not decode has no "body" key at all: it
+	// is still a report line (no body has an "api_key"), not a body.
+	if _, _, err := Body([]byte(`{"kind":"request","api_key":3,"error":"offset 0x0004 (4), x: truncated"}`)); err == nil ||
+		err.Error() != "the decode report line has no body (the frame did not decode: offset 0x0004 (4), x: truncated)" {
+		t.Errorf("a line without a body: %v", err)
+	}
 	if _, _, err := Body([]byte(`{"api_key":"three","body":{}}`)); err == nil || !strings.Contains(err.Error(), "report line") {
 		t.Errorf("a bad report line: %v", err)
 	}
