@@ -677,15 +677,18 @@ func TestDecodeSegmentReadError(t *testing.T) {
 // TestDecodeSegmentRecordNotItsType: an internal topic's key or value
 // that does not read as its record type (a value cut short, a record type
 // the schemas do not define) is shown as bytes on its record line, with
-// why it is not its type, not as if it were any other topic's bytes.
+// why it is not its type, not as if it were any other topic's bytes; a
+// null key, which a coordinator record cannot have, says so too.
 func TestDecodeSegmentRecordNotItsType(t *testing.T) {
 	key := (&kmsg.OffsetCommitKey{Version: 1, Group: "g", Topic: "t", Partition: 1}).AppendTo(nil)
 	val := (&kmsg.OffsetCommitValue{Version: 3, Offset: 5, CommitTimestamp: 1700000000000}).AppendTo(nil)
 	seg := append(kmsgBatchAt(t, 0, 0, key, val[:len(val)-3]), kmsgBatchAt(t, 1, 1, []byte{0, 99}, []byte{1})...)
+	seg = append(seg, kmsgBatchAt(t, 2, 0, nil, val)...)
 	code, out, errs := mainRun(t, nil, "decode", "--spec", specDir43, "--records", recordsDir43, writeSegment(t, "__consumer_offsets-9", seg))
 	for _, w := range []string{
 		`  offset 0 timestamp 0 key OffsetCommitKey {"group":"g","topic":"t","partition":1} value 0x000300000000000000050000000000000000018bcf (not a valid OffsetCommitValue v3: `,
 		"  offset 1 timestamp 0 key 0x0063 (record type 99 is not defined in group-coordinator) value 0x01",
+		"  offset 2 timestamp 0 key null (a coordinator record needs a key) value 0x0003",
 	} {
 		if code != cli.ExitOK || !strings.Contains(out, w) {
 			t.Errorf("exit %d, output lacks %q:\n%s\n%s", code, w, out, errs)

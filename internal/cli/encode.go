@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/manifester/manifester/internal/budget"
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/frameflow"
 	"github.com/manifester/manifester/internal/report"
@@ -76,9 +77,12 @@ func runEncode(env *Env, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set}
+	if set["client-id"] && set["null-client-id"] {
+		warnf(env, "encode", "--client-id has no effect with --null-client-id")
+	}
+	flags := encodeFlags{api: *apiArg, version: *version, kind: k, corr: *corr, clientID: *clientID, nullClient: *nullClient, raw: *raw, set: set, warned: new(bool)}
 	for i, doc := range docs {
-		if err := encodeDocument(env, rel, flags, doc); err != nil {
+		if err := encodeDocument(env, rel, flags, data, doc); err != nil {
 			if len(docs) > 1 {
 				return fmt.Errorf("JSON value %d of %d: %w", i+1, len(docs), err)
 			}
@@ -99,14 +103,23 @@ type encodeFlags struct {
 	nullClient bool
 	raw        bool
 	set        map[string]bool // the flags given
+	warned     *bool           // the client id flags were said to have no effect on a response
 }
 
-// encodeDocument encodes one JSON value and writes the frame.
-func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
+// encodeDocument encodes one JSON value of input and writes the frame.
+func encodeDocument(env *Env, rel *Release, fl encodeFlags, input []byte, doc frameflow.Document) error {
 	apiArg, version, k, corr, clientID, nullClient, raw, set := &fl.api, &fl.version, fl.kind, &fl.corr, &fl.clientID, &fl.nullClient, &fl.raw, fl.set
-	body, fromReport, err := frameflow.Body(data)
+	body, fromReport, err := frameflow.Body(doc.Bytes)
 	if err != nil {
 		return failure{err}
+	}
+	// Errors in the body give lines and columns in the input.
+	bodyOff := doc.Off
+	if fromReport != nil {
+		bodyOff += fromReport.BodyOff
+		if fromReport.BodyOff < 0 {
+			input, bodyOff = nil, 0
+		}
 	}
 	// A decode report line names its API, version, kind, correlation id,
 	// client id and header tags; flags override the first five.
@@ -116,6 +129,11 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 		}
 		if !set["version"] {
 			*version = int(fromReport.Version)
+		}
+		switch fromReport.Kind {
+		case "", "request", "response":
+		default:
+			return failure{fmt.Errorf("decode report line: kind %q is not request or response", fromReport.Kind)}
 		}
 		if !set["kind"] && fromReport.Kind != "" {
 			if fromReport.Kind == "response" {
@@ -135,6 +153,14 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 			}
 		}
 	}
+	if k == schema.TypeResponse && !*fl.warned {
+		for _, name := range []string{"client-id", "null-client-id"} {
+			if set[name] {
+				warnf(env, "encode", "--%s has no effect on a response (its header has no client id)", name)
+				*fl.warned = true
+			}
+		}
+	}
 	if *apiArg == "" {
 		return usagef("--api is required")
 	}
@@ -142,7 +168,7 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	if err != nil {
 		return err
 	}
-	msg := frameflow.Message{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: body}
+	msg := frameflow.Message{Kind: k, API: api, Version: v, CorrelationID: int32(*corr), Body: body, Input: input, BodyOff: bodyOff}
 	if fromReport != nil {
 		for _, t := range fromReport.HeaderTags {
 			data, err := hex.DecodeString(t.Data)
@@ -161,8 +187,8 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 	}
 	// Records given as hex are copied as they are; say so when the frame
 	// does not decode (bad batches may be what the user wants to send).
-	if r := report.Decode(rel.Codec, out, msg.Options(report.Options{NoAlternatives: true})); r.Error != "" {
-		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", r.Error)
+	if why := decodeProblem(rel.Codec, out, &msg); why != "" {
+		fmt.Fprintf(env.Stderr, "manifester encode: warning: the frame does not decode cleanly: %s\n", why)
 	}
 	if *raw {
 		_, err = env.Stdout.Write(out)
@@ -173,6 +199,28 @@ func encodeDocument(env *Env, rel *Release, fl encodeFlags, data []byte) error {
 		return failure{fmt.Errorf("writing: %w", err)}
 	}
 	return nil
+}
+
+// decodeProblem says why frame out of msg does not decode cleanly, ""
+// when it does. A decode without a span tree, which costs about what the
+// encode did, decides; only a frame that fails is decoded again into its
+// report, whose error places the problem (a span tree costs hundreds of
+// bytes per byte of frame).
+func decodeProblem(c *codec.Codec, out []byte, msg *frameflow.Message) string {
+	opts := codec.Options{Budget: budget.Limits{}.For(nil, len(out))}
+	var err error
+	if msg.Kind == schema.TypeResponse {
+		_, err = c.DecodeResponse(out, msg.API, msg.Version, opts)
+	} else {
+		_, err = c.DecodeRequest(out, opts)
+	}
+	if err == nil {
+		return ""
+	}
+	if r := report.Decode(c, out, msg.Options(report.Options{NoAlternatives: true})); r.Error != "" {
+		return r.Error
+	}
+	return err.Error()
 }
 
 func readEncodeInput(env *Env, name string) ([]byte, error) {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -231,5 +233,108 @@ func TestEncodeWarnsOnBadRecords(t *testing.T) {
 	code, _, errs = decRun(t, []byte(js), "encode", "--spec", decSpec, "--api", "Produce", "--version", "9", "-")
 	if code != 0 || errs != "" {
 		t.Errorf("built records: exit %d: %s", code, errs)
+	}
+}
+
+// TestEncodeCheckMemory: encode's check that the frame decodes costs
+// memory in proportion to the frame as the encode does, not a span tree's
+// several hundred bytes per byte of frame. 100,000 empty topics (300 KB
+// of JSON, a 1 MB frame, the bytes kmsg writes for them) cost 360 MB when
+// the check built the tree; the bound is 300 bytes allocated per byte of
+// JSON, beyond what encoding an empty body costs (loading the spec).
+func TestEncodeCheckMemory(t *testing.T) {
+	const n = 100_000
+	js := []byte(`{"Topics":[{}` + strings.Repeat(`,{}`, n-1) + `]}`)
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.Version = 7
+	for range n {
+		tp := kmsg.NewCreateTopicsRequestTopic()
+		tp.NumPartitions, tp.ReplicationFactor = 0, 0
+		req.Topics = append(req.Topics, tp)
+	}
+	want := hex.EncodeToString(kmsg.NewRequestFormatter(kmsg.FormatterClientID("app")).AppendRequest(nil, req, 3))
+	alloc := func(body []byte) (uint64, string, string) {
+		runtime.GC()
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		code, out, errs := decRun(t, body, "encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "7", "--correlation-id", "3", "--client-id", "app", "-")
+		runtime.ReadMemStats(&b)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		return b.TotalAlloc - a.TotalAlloc, strings.TrimSpace(out), errs
+	}
+	base, _, _ := alloc([]byte(`{}`))
+	got, out, errs := alloc(js)
+	if out != want || errs != "" {
+		t.Fatalf("got %d hex digits (want kmsg's %d), stderr %q", len(out), len(want), errs)
+	}
+	if per := (got - min(base, got)) / uint64(len(js)); per > 300 {
+		t.Errorf("%d bytes allocated per byte of JSON (%d MB for %d KB)", per, got>>20, len(js)>>10)
+	}
+}
+
+// TestEncodeErrorPosition: the line and column of an error in a body count
+// in the input as given, not in the JSON value that holds the body: the
+// third of three JSON lines, and the body inside a decode report line.
+func TestEncodeErrorPosition(t *testing.T) {
+	in := "{}\n{}\n  {\"timeoutMs\":1,\n \"timeoutMs\":2}\n"
+	code, _, errs := decRun(t, []byte(in), "encode", "--spec", decSpec, "--api", "CreateTopics", "-")
+	if code == 0 || !strings.Contains(errs, `JSON value 3 of 3: CreateTopicsRequest v7: CreateTopicsRequest.timeoutMs: JSON syntax error: duplicate key "timeoutMs" at line 4, column 2`) {
+		t.Errorf("JSON lines: exit %d, %s", code, errs)
+	}
+	line := `{"kind":"request","api_key":19,"version":7,"correlation_id":0,"client_id":"c","header_version":2,"body":{"timeoutMs":5,"timeoutMs":6}}`
+	for _, tc := range []struct{ in, want string }{
+		{line, "duplicate key \"timeoutMs\" at line 1, column " + strconv.Itoa(strings.LastIndex(line, `"timeoutMs"`)+1)},
+		{"\n\n" + line + "\n", "duplicate key \"timeoutMs\" at line 3, column " + strconv.Itoa(strings.LastIndex(line, `"timeoutMs"`)+1)},
+		{strings.Replace(line, `,"timeoutMs":6`, "", 1) + "\n" + strings.Replace(line, `"timeoutMs":6`, "\"Topics\":[{\"Name\":\"\xff\"}]", 1),
+			"CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 2, column " + strconv.Itoa(strings.Index(line, `"timeoutMs":6`)+20)},
+	} {
+		code, _, errs := decRun(t, []byte(tc.in), "encode", "--spec", decSpec, "-")
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%q: exit %d, %s; want %q", tc.in, code, errs, tc.want)
+		}
+	}
+}
+
+// TestEncodeReportLineKind: a decode report line whose kind is neither
+// request nor response is refused, not encoded as a request.
+func TestEncodeReportLineKind(t *testing.T) {
+	for kind, want := range map[string]string{
+		`"request"`:  "",
+		`"response"`: "",
+		`"bogus"`:    `kind "bogus" is not request or response`,
+		`"Response"`: `kind "Response" is not request or response`,
+	} {
+		line := `{"kind":` + kind + `,"api_key":19,"version":7,"correlation_id":3,"client_id":"c","header_version":2,"body":{}}`
+		code, out, errs := decRun(t, []byte(line), "encode", "--spec", decSpec, "-")
+		if want == "" && (code != 0 || out == "") || want != "" && (code == 0 || !strings.Contains(errs, want)) {
+			t.Errorf("kind %s: exit %d, %s%s", kind, code, out, errs)
+		}
+	}
+}
+
+// TestEncodeClientIDWarnings: a client id flag that has no effect (on a
+// response, whose header has none; --client-id beside --null-client-id)
+// is warned about once, not ignored silently; the frame is the same.
+func TestEncodeClientIDWarnings(t *testing.T) {
+	for _, tc := range []struct {
+		args  []string
+		stdin string
+		warn  string
+	}{
+		{[]string{"--kind", "response", "--client-id", "foo"}, `{}`, "--client-id has no effect on a response (its header has no client id)"},
+		{[]string{"--kind", "response", "--null-client-id"}, "{}\n{}\n", "--null-client-id has no effect on a response (its header has no client id)"},
+		{[]string{"--client-id", "foo", "--null-client-id"}, `{}`, "--client-id has no effect with --null-client-id"},
+		{[]string{"--client-id", "foo"}, `{}`, ""},
+	} {
+		args := append([]string{"encode", "--spec", decSpec, "--api", "CreateTopics", "--version", "7"}, tc.args...)
+		code, out, errs := decRun(t, []byte(tc.stdin), append(args, "-")...)
+		if code != 0 || out == "" {
+			t.Errorf("%v: exit %d, %s", tc.args, code, errs)
+		}
+		if n := strings.Count(errs, "warning"); tc.warn == "" && errs != "" || tc.warn != "" && (n != 1 || !strings.Contains(errs, tc.warn)) {
+			t.Errorf("%v: stderr %q, want one warning %q", tc.args, errs, tc.warn)
+		}
 	}
 }

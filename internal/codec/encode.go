@@ -20,6 +20,7 @@ var (
 	ErrShape         = errors.New("value does not match the schema")
 	ErrTagsNotFlex   = errors.New("tagged fields set, but this version does not support them")
 	ErrDuplicateTag  = errors.New("unknown tag equal to a known tag")
+	ErrRepeatedTag   = errors.New("unknown tag given twice")
 	ErrOutOfRange    = errors.New("integer out of range for its type")
 	maxStringLen     = math.MaxInt16
 	maxBytesOrArrLen = math.MaxInt32 - 1
@@ -638,6 +639,11 @@ func (e *encoder) tagsWithUnknown(dst []byte, p *plan, v *Value) ([]byte, error)
 		entries = append(entries, entry{tag: u.Tag, raw: u.Data})
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
+	for i := 1; i < len(entries); i++ {
+		if entries[i].tag == entries[i-1].tag {
+			return dst, e.fail(fmt.Errorf("%w: %d", ErrRepeatedTag, entries[i].tag))
+		}
+	}
 	dst = wire.AppendUvarint(dst, uint32(len(entries)))
 	for _, en := range entries {
 		dst = wire.AppendUvarint(dst, en.tag)

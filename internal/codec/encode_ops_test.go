@@ -86,6 +86,11 @@ func (e *refEncoder) structFields(dst []byte, p *plan, v *Value) ([]byte, error)
 		entries = append(entries, entry{tag: u.Tag, raw: u.Data})
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].tag < entries[j].tag })
+	for i := 1; i < len(entries); i++ {
+		if entries[i].tag == entries[i-1].tag {
+			return dst, e.fail(fmt.Errorf("%w: %d", ErrRepeatedTag, entries[i].tag))
+		}
+	}
 	dst = wire.AppendUvarint(dst, uint32(len(entries)))
 	for _, en := range entries {
 		dst = wire.AppendUvarint(dst, en.tag)

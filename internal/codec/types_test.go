@@ -758,6 +758,12 @@ func TestUnknownTags(t *testing.T) {
 	if _, err := f.c.EncodeBody(nil, f.box, 1, &v); !errors.Is(err, codec.ErrDuplicateTag) {
 		t.Errorf("unknown tag 1: err = %v, want ErrDuplicateTag", err)
 	}
+	// An unknown tag given twice is refused, not written twice (a frame
+	// Kafka's reader refuses).
+	v.SetUnknown([]codec.RawTag{{Tag: 4, Data: []byte{0x01}}, {Tag: 4, Data: []byte{0x02}}})
+	if out, err := f.c.EncodeBody(nil, f.box, 1, &v); !errors.Is(err, codec.ErrRepeatedTag) || !strings.Contains(err.Error(), "4") {
+		t.Errorf("unknown tag 4 twice: %x, err = %v, want ErrRepeatedTag", out, err)
+	}
 	// Unknown tags cannot be written in a non-flexible version.
 	v0 := etStruct(t, f.box.Body, "A", etI(2))
 	v0.SetUnknown([]codec.RawTag{{Tag: 4, Data: []byte{0x01}}})

@@ -91,6 +91,10 @@ type Message struct {
 	HeaderTags []codec.RawTag
 	// Body is the message body as JSON (see package jsonvalue).
 	Body []byte
+	// Input, when set, is the text Body is a part of, from BodyOff on
+	// (a file of JSON lines): errors give lines and columns in it.
+	Input   []byte
+	BodyOff int
 }
 
 // Schema is the message schema of m: its API's request or response.
@@ -107,7 +111,11 @@ func (m *Message) Schema() *schema.Message {
 // ...") and wraps jsonvalue's or the codec's.
 func Encode(c *codec.Codec, m Message) ([]byte, error) {
 	s := m.Schema()
-	val, err := jsonvalue.Unmarshal(s, m.Version, m.Body)
+	input, start := m.Body, 0
+	if m.Input != nil {
+		input, start = m.Input, m.BodyOff
+	}
+	val, err := jsonvalue.UnmarshalAt(s, m.Version, input, start, start+len(m.Body))
 	if err != nil {
 		return nil, fmt.Errorf("%s v%d: %w", s.Name, m.Version, err)
 	}

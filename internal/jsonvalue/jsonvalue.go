@@ -11,7 +11,8 @@
 //   - bool: true/false; integers: JSON numbers (int64 too, written exactly;
 //     on input an integral number in any form, 1e3 or 1000.0, is read
 //     exactly, one with a fraction is refused);
-//     float64: a number, or "NaN", "Infinity", "-Infinity";
+//     float64: a number, or "NaN" (Java's, the bits Kafka writes),
+//     "Infinity", "-Infinity", or {"hex": "..."} for a NaN of other bits;
 //   - uuid: the usual 8-4-4-4-12 hex form; Kafka's 22-character URL-safe
 //     base64 form is accepted on input;
 //   - string: a JSON string; a string whose bytes are not valid UTF-8 is
@@ -33,13 +34,16 @@ package jsonvalue
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -61,6 +65,7 @@ var (
 	ErrRange        = errors.New("out of range")
 	ErrNull         = errors.New("null where this version does not allow null")
 	ErrSyntax       = errors.New("JSON syntax error")
+	ErrNotUTF8      = errors.New("text that is not UTF-8")
 )
 
 // Error names the JSON path (in the spec's field names, "Topics[0].Name")
@@ -184,6 +189,28 @@ func (w *writer) structValue(s *schema.Struct, val *codec.Value, depth int) erro
 	return nil
 }
 
+// javaNaN is the bits of Java's Double.NaN, the NaN Kafka writes: "NaN"
+// reads as it. A NaN of other bits is written {"hex": "..."}, its 8 bytes
+// as on the wire, so that it survives a round trip.
+const javaNaN = 0x7ff8000000000000
+
+// appendFloat appends the JSON of a float64: a number, "NaN" (Java's),
+// "Infinity", "-Infinity", or {"hex": "..."} for another NaN.
+func appendFloat(dst []byte, f float64) []byte {
+	switch {
+	case math.IsNaN(f) && math.Float64bits(f) == javaNaN:
+		return append(dst, `"NaN"`...)
+	case math.IsNaN(f):
+		dst = hex.AppendEncode(append(dst, `{"hex":"`...), binary.BigEndian.AppendUint64(nil, math.Float64bits(f)))
+		return append(dst, `"}`...)
+	case math.IsInf(f, 1):
+		return append(dst, `"Infinity"`...)
+	case math.IsInf(f, -1):
+		return append(dst, `"-Infinity"`...)
+	}
+	return strconv.AppendFloat(dst, f, 'g', -1, 64)
+}
+
 // plainByte marks the bytes encoding/json writes in a string as they
 // are: printable ASCII but for the quote, the backslash and <, > and &.
 var plainByte = func() (t [256]bool) {
@@ -213,16 +240,7 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
 		w.b = strconv.AppendInt(w.b, val.Int(), 10)
 	case schema.KindFloat64:
-		switch {
-		case math.IsNaN(val.Float()):
-			w.b = append(w.b, `"NaN"`...)
-		case math.IsInf(val.Float(), 1):
-			w.b = append(w.b, `"Infinity"`...)
-		case math.IsInf(val.Float(), -1):
-			w.b = append(w.b, `"-Infinity"`...)
-		default:
-			w.b = strconv.AppendFloat(w.b, val.Float(), 'g', -1, 64)
-		}
+		w.b = appendFloat(w.b, val.Float())
 	case schema.KindUUID:
 		if len(val.Bytes()) != 16 {
 			return &Error{Path: w.pathString(), Err: fmt.Errorf("%w: uuid of %d bytes", ErrType, len(val.Bytes()))}
@@ -277,10 +295,17 @@ func (w *writer) value(f *schema.Field, t *schema.Type, val *codec.Value, depth 
 // fields take their defaults (fields absent at v too); the result can be
 // encoded with [codec.Codec.EncodeBody].
 func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
+	return UnmarshalAt(m, v, data, 0, len(data))
+}
+
+// UnmarshalAt is [Unmarshal] of the body input[start:end] (one of several
+// JSON values in a file, or the body inside a decode report line): the
+// lines and columns its errors give count in input.
+func UnmarshalAt(m *schema.Message, v int16, input []byte, start, end int) (codec.Value, error) {
 	if m.Body == nil {
 		return codec.Value{}, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
 	}
-	doc, err := parseDocument(data, m.Name)
+	doc, err := parseDocument(input, start, end, m.Name)
 	if err != nil {
 		return codec.Value{}, err
 	}
@@ -288,10 +313,12 @@ func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
 	return r.structValue(m.Body, doc, m.Name, 0)
 }
 
-func syntaxError(data []byte, err error) error {
+// syntaxError is the error for err, encoding/json's reading the JSON at
+// offset base of src.
+func syntaxError(src []byte, base int64, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &Error{Err: fmt.Errorf("%w at %s: %v", ErrSyntax, lineCol(data, max(se.Offset-1, 0)), se)}
+		return &Error{Err: fmt.Errorf("%w at %s: %v", ErrSyntax, lineCol(src, base+max(se.Offset-1, 0)), se)}
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &Error{Err: fmt.Errorf("%w: unexpected end of the JSON input", ErrSyntax)}
@@ -387,13 +414,9 @@ func suggest(k string, s *schema.Struct) string {
 	return ""
 }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
+// sortStrings sorts s (an object's keys, as many as the input holds: in
+// n log n steps, not an insertion sort's n²).
+func sortStrings(s []string) { slices.Sort(s) }
 
 func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 	arr, ok := x.([]any)
@@ -416,9 +439,12 @@ func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 		if !ok {
 			return nil, typeErr(p+".tag", "a number", obj["tag"])
 		}
-		tag, err := strconv.ParseUint(n.String(), 10, 32)
-		if err != nil || tag > math.MaxInt32 {
-			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: tag %s", ErrRange, n)}
+		tag, err := parseInteger(n.String())
+		if err != nil {
+			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %s is not a tag (%v)", ErrRange, n, err)}
+		}
+		if tag < 0 || tag > math.MaxInt32 {
+			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %d is not a tag (0..%d)", ErrRange, tag, math.MaxInt32)}
 		}
 		s, ok := obj["data"].(string)
 		if !ok {
@@ -434,12 +460,10 @@ func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
 	return out, nil
 }
 
+// sortTags sorts t by tag, keeping the order of equal tags (which the
+// encoder refuses, naming the tag).
 func sortTags(t []codec.RawTag) {
-	for i := 1; i < len(t); i++ {
-		for j := i; j > 0 && t[j].Tag < t[j-1].Tag; j-- {
-			t[j], t[j-1] = t[j-1], t[j]
-		}
-	}
+	slices.SortStableFunc(t, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) })
 }
 
 func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, depth int) (codec.Value, error) {
@@ -448,7 +472,10 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 		case schema.KindString, schema.KindBytes, schema.KindRecords, schema.KindArray, schema.KindStruct:
 			// Array elements are never null; the field's own nullability
 			// applies to the field value only.
-			if t == f.Type && f.Nullable.Contains(r.v) {
+			if t != f.Type {
+				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: an array element is never null", ErrNull)}
+			}
+			if f.Nullable.Contains(r.v) {
 				return codec.NullValue(), nil
 			}
 			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w (nullable versions: %s)", ErrNull, f.Nullable)}
@@ -487,17 +514,25 @@ func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, dept
 				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a float64", ErrRange, y)}
 			}
 			return codec.FloatValue(fl), nil
+		case map[string]any:
+			if h, ok := y["hex"].(string); ok && len(y) == 1 {
+				b, err := hex.DecodeString(h)
+				if err != nil || len(b) != 8 {
+					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: want the 16 hex digits of a float64's 8 bytes", ErrType)}
+				}
+				return codec.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
+			}
 		case string:
 			switch y {
 			case "NaN":
-				return codec.FloatValue(math.NaN()), nil
+				return codec.FloatValue(math.Float64frombits(javaNaN)), nil
 			case "Infinity":
 				return codec.FloatValue(math.Inf(1)), nil
 			case "-Infinity":
 				return codec.FloatValue(math.Inf(-1)), nil
 			}
 		}
-		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\" or \"-Infinity\"", x)
+		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\", \"-Infinity\" or {\"hex\": ...}", x)
 	case schema.KindUUID:
 		s, ok := x.(string)
 		if !ok {

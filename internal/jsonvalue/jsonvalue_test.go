@@ -2,14 +2,19 @@ package jsonvalue
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
@@ -129,7 +134,7 @@ func TestAgainstKmsg(t *testing.T) {
 		var a, b any
 		_ = json.Unmarshal(out, &a)
 		_ = json.Unmarshal([]byte(js), &b)
-		if diff := cmp.Diff(b, a); diff != "" {
+		if diff := gocmp.Diff(b, a); diff != "" {
 			t.Errorf("v%d: JSON of kmsg's bytes differs (-want +got):\n%s", v, diff)
 		}
 	}
@@ -353,4 +358,161 @@ func FuzzIntegerForms(f *testing.F) {
 		}
 		checkInteger(t, s)
 	})
+}
+
+// TestTextNotUTF8: a JSON string with bytes that are not UTF-8, or with a
+// \u escape of half a surrogate pair, is refused at its path, line and
+// column; encoding/json would put U+FFFD in its place silently. A real
+// U+FFFD, written or escaped, and escaped pairs are text like any other.
+func TestTextNotUTF8(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	for _, tc := range []struct {
+		in   string
+		want string // "" for a body that reads
+		name []byte // the first topic's name, when it reads
+	}{
+		{"{\"Topics\":[{\"Name\":\"a\xffb\"}]}", `CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 1, column 22: byte 0xff`, nil},
+		{"{\"Topics\":[{\"Name\":\"ok\"},\n{\"Name\":\"\xc3\"}]}", `CreateTopicsRequest.Topics[1].Name: text that is not UTF-8 at line 2, column 10: byte 0xc3`, nil},
+		{`{"Topics":[{"Name":"x\ud800"}]}`, `CreateTopicsRequest.Topics[0].Name: text that is not UTF-8 at line 1, column 22: \ud800 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\udc00\ud800"}]}`, `at line 1, column 21: \udc00 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\ud800\u0041"}]}`, `\ud800 is half a surrogate pair`, nil},
+		{`{"Topics":[{"Name":"\ud83d\ude00\ufffd` + "\uFFFD" + `\\ud800"}]}`, "", []byte("\U0001F600\uFFFD\uFFFD\\ud800")},
+	} {
+		val, err := Unmarshal(ct.Request, 7, []byte(tc.in))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("Unmarshal(%q): %v", tc.in, err)
+			} else if got := val.Kids()[0].Kids()[0].Kids()[0].Bytes(); !bytes.Equal(got, tc.name) {
+				t.Errorf("Unmarshal(%q): name %q, want %q", tc.in, got, tc.name)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrNotUTF8) || err.Error() != tc.want && !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Unmarshal(%q) = %v; want ErrNotUTF8 with %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestManyKeys: an object of a million keys, and many unknown tags, are
+// read in time proportional to their size. Their order was found by an
+// insertion sort, quadratic: this test did not finish within go test's
+// default timeout (a million keys is 10^12 steps that way). The error
+// names the first key in key order, as with few keys.
+func TestManyKeys(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	const n = 1_000_000
+	var b strings.Builder
+	b.WriteString("{")
+	for i := n; i > 0; i-- {
+		fmt.Fprintf(&b, `"k%07d":1,`, i)
+	}
+	b.WriteString(`"timeoutMs":5}`)
+	_, err := Unmarshal(ct.Request, 7, []byte(b.String()))
+	if !errors.Is(err, ErrUnknownField) || !strings.HasPrefix(err.Error(), "CreateTopicsRequest.k0000001: ") {
+		t.Errorf("a million keys: %v", err)
+	}
+	b.Reset()
+	const tags = 200_000
+	b.WriteString(`{"_unknown_tags":[`)
+	for i := tags; i > 0; i-- {
+		fmt.Fprintf(&b, `{"tag":%d,"data":""},`, i)
+	}
+	b.WriteString(`{"tag":0,"data":"01"}]}`)
+	val, err := Unmarshal(ct.Request, 7, []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := val.Unknown(); len(u) != tags+1 || u[0].Tag != 0 || u[tags].Tag != tags || !slices.IsSortedFunc(u, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) }) {
+		t.Errorf("a million unknown tags: %d, not in order", len(u))
+	}
+}
+
+// TestUnknownTagNumber: an unknown tag's number is read as any integer is
+// (1e1, 10.0), and its range is said when it is beyond it.
+func TestUnknownTagNumber(t *testing.T) {
+	c := load(t, "4.3")
+	ct, _ := c.Reg.Lookup("CreateTopics")
+	for _, in := range []string{"10", "1e1", "10.0", "100e-1"} {
+		val, err := Unmarshal(ct.Request, 7, []byte(`{"_unknown_tags":[{"tag":`+in+`,"data":"01"}]}`))
+		if err != nil || len(val.Unknown()) != 1 || val.Unknown()[0].Tag != 10 {
+			t.Errorf("tag %s: %+v, %v", in, val.Unknown(), err)
+		}
+	}
+	for in, want := range map[string]string{
+		"-1":         "_unknown_tags[0].tag: out of range: -1 is not a tag (0..2147483647)",
+		"2147483648": "_unknown_tags[0].tag: out of range: 2147483648 is not a tag (0..2147483647)",
+		"1.5":        "_unknown_tags[0].tag: out of range: 1.5 is not a tag (it has a fraction)",
+	} {
+		_, err := Unmarshal(ct.Request, 7, []byte(`{"_unknown_tags":[{"tag":`+in+`,"data":"01"}]}`))
+		if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), want) {
+			t.Errorf("tag %s: %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestNaNBits: a float64 NaN keeps its bits through JSON. Java's Double.NaN
+// (0x7ff8000000000000, what Kafka writes) is "NaN", and "NaN" is read as
+// it; a NaN of other bits (Go's math.NaN(), as kmsg writes it; a negative
+// or signalling one) is {"hex": ...}, its 8 bytes, and comes back as they
+// were. Each frame is kmsg's AlterClientQuotas request with the value's
+// bits put in.
+func TestNaNBits(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("AlterClientQuotas")
+	for _, tc := range []struct {
+		bits uint64
+		js   string
+	}{
+		{0x7ff8000000000000, `"NaN"`},
+		{math.Float64bits(math.NaN()), `{"hex":"7ff8000000000001"}`},
+		{0xfff8000000000000, `{"hex":"fff8000000000000"}`},
+		{0x7ff0000000000001, `{"hex":"7ff0000000000001"}`},
+		{math.Float64bits(math.Inf(-1)), `"-Infinity"`},
+		{math.Float64bits(math.Copysign(0, -1)), `-0`},
+	} {
+		req := kmsg.NewPtrAlterClientQuotasRequest()
+		req.Version = 1
+		e := kmsg.NewAlterClientQuotasRequestEntry()
+		op := kmsg.NewAlterClientQuotasRequestEntryOp()
+		op.Key, op.Value = "k", math.Float64frombits(tc.bits)
+		e.Ops = append(e.Ops, op)
+		req.Entries = append(req.Entries, e)
+		want := req.AppendTo(nil)
+		if !bytes.Contains(want, binary.BigEndian.AppendUint64(nil, tc.bits)) {
+			t.Fatalf("%016x: kmsg wrote %x", tc.bits, want)
+		}
+		dec, _, err := c.DecodeBody(api.Request, 1, want, codec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		js, err := Marshal(api.Request, 1, &dec)
+		if err != nil || !bytes.Contains(js, []byte(`"Value":`+tc.js)) {
+			t.Errorf("%016x: JSON %s, %v; want Value %s", tc.bits, js, err, tc.js)
+		}
+		back, err := Unmarshal(api.Request, 1, js)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := c.EncodeBody(nil, api.Request, 1, &back)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%016x: through JSON %x, %v; kmsg %x", tc.bits, got, err, want)
+		}
+	}
+}
+
+// TestNullElement: an array element is never null, even in an array that
+// may itself be null; the error says so rather than citing the array's
+// nullable versions, which include the version.
+func TestNullElement(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Metadata")
+	if _, err := Unmarshal(api.Request, 12, []byte(`{"Topics":null}`)); err != nil {
+		t.Fatalf("null Topics: %v", err)
+	}
+	_, err := Unmarshal(api.Request, 12, []byte(`{"Topics":[null]}`))
+	if want := "MetadataRequest.Topics[0]: null where this version does not allow null: an array element is never null"; !errors.Is(err, ErrNull) || err.Error() != want {
+		t.Errorf("got %v, want %q", err, want)
+	}
 }

@@ -3,10 +3,10 @@ package jsonvalue
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/manifester/manifester/internal/records"
+	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
 )
 
@@ -30,17 +30,18 @@ func buildBatch(obj map[string]any, path string) ([]byte, error) {
 	var baseTS int64
 	ints["baseOffset"], ints["partitionLeaderEpoch"], ints["producerId"] = &base, &ple, &pid
 	ints["producerEpoch"], ints["baseSequence"], ints["baseTimestamp"] = &pepoch, &seq, &baseTS
-	ranges := map[string][2]int64{
-		"baseOffset": {math.MinInt64, math.MaxInt64}, "partitionLeaderEpoch": {math.MinInt32, math.MaxInt32},
-		"producerId": {math.MinInt64, math.MaxInt64}, "producerEpoch": {math.MinInt16, math.MaxInt16},
-		"baseSequence": {math.MinInt32, math.MaxInt32}, "baseTimestamp": {math.MinInt64, math.MaxInt64},
+	kinds := map[string]schema.Kind{
+		"baseOffset": schema.KindInt64, "partitionLeaderEpoch": schema.KindInt32,
+		"producerId": schema.KindInt64, "producerEpoch": schema.KindInt16,
+		"baseSequence": schema.KindInt32, "baseTimestamp": schema.KindInt64,
 	}
 	var recs []any
-	for k, x := range obj {
+	for _, k := range sortedKeys(obj) {
+		x := obj[k]
 		p := path + "." + k
 		switch {
 		case ints[k] != nil:
-			v, err := intIn(x, p, ranges[k])
+			v, err := intIn(x, p, kinds[k])
 			if err != nil {
 				return nil, err
 			}
@@ -76,7 +77,9 @@ func buildBatch(obj map[string]any, path string) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.MaxTimestamp = max(b.MaxTimestamp, baseTS+tsDelta)
+		if i == 0 || baseTS+tsDelta > b.MaxTimestamp {
+			b.MaxTimestamp = baseTS + tsDelta // the latest record's, earlier than the base when every delta is negative
+		}
 		area = wire.AppendVarint(area, int32(len(body)))
 		area = append(area, body...)
 	}
@@ -86,16 +89,32 @@ func buildBatch(obj map[string]any, path string) ([]byte, error) {
 	return records.AppendBatch(nil, &b), nil
 }
 
-func intIn(x any, path string, r [2]int64) (int64, error) {
+// intIn reads an integer of kind k, in any form a body's integers take
+// (1e3, 1000.0), with a body's errors.
+func intIn(x any, path string, k schema.Kind) (int64, error) {
 	n, ok := x.(json.Number)
 	if !ok {
 		return 0, typeErr(path, "an integer", x)
 	}
-	v, err := strconv.ParseInt(n.String(), 10, 64)
-	if err != nil || v < r[0] || v > r[1] {
-		return 0, &Error{Path: path, Err: fmt.Errorf("%w: %s (%d..%d)", ErrRange, n, r[0], r[1])}
+	v, err := parseInteger(n.String())
+	if err != nil {
+		return 0, &Error{Path: path, Err: fmt.Errorf("%w: %s is not %s %s (%v)", ErrRange, n, article(k.String()), k, err)}
+	}
+	if lo, hi := intRange(k); v < lo || v > hi {
+		return 0, &Error{Path: path, Err: fmt.Errorf("%w: %d is not %s %s (%d..%d)", ErrRange, v, article(k.String()), k, lo, hi)}
 	}
 	return v, nil
+}
+
+// sortedKeys returns obj's keys in order, so that of two bad keys the
+// same one is named every time.
+func sortedKeys(obj map[string]any) []string {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
 }
 
 // buildRecord writes one Record v2 without its length prefix.
@@ -104,7 +123,8 @@ func buildRecord(rec map[string]any, path string, offsetDelta int32) ([]byte, in
 	keyNull, valueNull := true, true
 	var tsDelta int64
 	var headers []any
-	for k, x := range rec {
+	for _, k := range sortedKeys(rec) {
+		x := rec[k]
 		p := path + "." + k
 		var err error
 		switch k {
@@ -113,7 +133,7 @@ func buildRecord(rec map[string]any, path string, offsetDelta int32) ([]byte, in
 		case "value":
 			value, valueNull, err = blobIn(x, p)
 		case "timestampDelta":
-			tsDelta, err = intIn(x, p, [2]int64{math.MinInt64, math.MaxInt64})
+			tsDelta, err = intIn(x, p, schema.KindInt64)
 		case "headers":
 			arr, ok := x.([]any)
 			if !ok {
@@ -141,7 +161,8 @@ func buildRecord(rec map[string]any, path string, offsetDelta int32) ([]byte, in
 		}
 		var hk, hv []byte
 		hkNull, hvNull := true, true
-		for k, y := range h {
+		for _, k := range sortedKeys(h) {
+			y := h[k]
 			var err error
 			switch k {
 			case "key":

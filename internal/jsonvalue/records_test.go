@@ -112,3 +112,104 @@ func findField(t *testing.T, fs []*schema.Field, name string) int {
 	t.Fatalf("no field %s", name)
 	return -1
 }
+
+// TestRecordsObjectNumbers: the integers of a records object are read as
+// a body's are, an integral number in any form (1e3, 1000.0), and read by
+// kmsg as that number; a fraction is refused saying so. With two bad keys,
+// the error names the same one every time (the first in key order).
+func TestRecordsObjectNumbers(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Produce")
+	js := `{"TopicData":[{"Name":"t","PartitionData":[{"Records":
+		{"baseOffset":1e3,"baseTimestamp":1.7e12,"producerEpoch":2.0,"records":[{"timestampDelta":2.5e1}]}}]}]}`
+	val, err := Unmarshal(api.Request, 9, []byte(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := c.EncodeBody(nil, api.Request, 9, &val)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrProduceRequest()
+	req.Version = 9
+	if err := req.ReadFrom(body); err != nil {
+		t.Fatal(err)
+	}
+	var rb kmsg.RecordBatch
+	if err := rb.ReadFrom(req.Topics[0].Partitions[0].Records); err != nil {
+		t.Fatal(err)
+	}
+	if rb.FirstOffset != 1000 || rb.FirstTimestamp != 1700000000000 || rb.ProducerEpoch != 2 || rb.MaxTimestamp != 1700000000025 {
+		t.Errorf("batch header: %+v", rb)
+	}
+	for in, want := range map[string]string{
+		`{"baseOffset":1.5}`:                                           "Records.baseOffset: out of range: 1.5 is not an int64 (it has a fraction)",
+		`{"records":[{"timestampDelta":1e30}]}`:                        "records[0].timestampDelta: out of range: 1e30 is not an int64 (beyond int64)",
+		`{"producerEpoch":4e4}`:                                        "producerEpoch: out of range: 40000 is not an int16 (-32768..32767)",
+		`{"zz":1,"baseOffset":"x","producerId":"y","transactional":1}`: "Records.baseOffset: wrong JSON type",
+		`{"records":[{"value":1,"key":2,"zz":3}]}`:                     "records[0].key: wrong JSON type",
+		`{"records":[{"headers":[{"value":1,"key":2}]}]}`:              "headers[0].key: wrong JSON type",
+	} {
+		for range 8 {
+			_, err := Unmarshal(api.Request, 9, []byte(`{"TopicData":[{"PartitionData":[{"Records":`+in+`}]}]}`))
+			var je *Error
+			if !errors.As(err, &je) || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: %v; want %q", in, err, want)
+				break
+			}
+		}
+	}
+}
+
+// TestRecordsObjectMaxTimestamp: the batch's maxTimestamp is the latest of
+// its records' timestamps (baseTimestamp plus each timestampDelta, as
+// kmsg reads them), also when every delta is negative; with no records it
+// is the baseTimestamp.
+func TestRecordsObjectMaxTimestamp(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Produce")
+	for _, tc := range []struct {
+		records string
+		want    int64
+	}{
+		{`[{"timestampDelta":-5},{"timestampDelta":-10}]`, 1000 - 5},
+		{`[{"timestampDelta":-5},{"timestampDelta":7}]`, 1000 + 7},
+		{`[{}]`, 1000},
+		{`[]`, 1000},
+	} {
+		js := `{"TopicData":[{"Name":"t","PartitionData":[{"Records":{"baseTimestamp":1000,"records":` + tc.records + `}}]}]}`
+		val, err := Unmarshal(api.Request, 9, []byte(js))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := c.EncodeBody(nil, api.Request, 9, &val)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := kmsg.NewPtrProduceRequest()
+		req.Version = 9
+		if err := req.ReadFrom(body); err != nil {
+			t.Fatal(err)
+		}
+		var rb kmsg.RecordBatch
+		if err := rb.ReadFrom(req.Topics[0].Partitions[0].Records); err != nil {
+			t.Fatal(err)
+		}
+		latest := rb.FirstTimestamp
+		recs := rb.Records
+		for i := 0; len(recs) > 0; i++ {
+			n, used := binary.Varint(recs)
+			var r kmsg.Record
+			if err := r.ReadFrom(recs[:used+int(n)]); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 || rb.FirstTimestamp+r.TimestampDelta64 > latest {
+				latest = rb.FirstTimestamp + r.TimestampDelta64
+			}
+			recs = recs[used+int(n):]
+		}
+		if rb.MaxTimestamp != tc.want || latest != tc.want {
+			t.Errorf("%s: maxTimestamp %d, records' latest %d, want %d", tc.records, rb.MaxTimestamp, latest, tc.want)
+		}
+	}
+}

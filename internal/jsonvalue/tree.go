@@ -3,7 +3,6 @@ package jsonvalue
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -311,18 +310,7 @@ func (w *treeWriter) row(f *schema.Field, typ *schema.Type, id span.ID, depth in
 }
 
 // float appends a float64 as [writer.value] does.
-func (w *treeWriter) float(f float64) {
-	switch {
-	case math.IsNaN(f):
-		w.b = append(w.b, `"NaN"`...)
-	case math.IsInf(f, 1):
-		w.b = append(w.b, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		w.b = append(w.b, `"-Infinity"`...)
-	default:
-		w.b = strconv.AppendFloat(w.b, f, 'g', -1, 64)
-	}
-}
+func (w *treeWriter) float(f float64) { w.b = appendFloat(w.b, f) }
 
 // defaultKey names the JSON of a field's default at a version and depth.
 type defaultKey struct {

@@ -321,7 +321,12 @@ func appendRecordPart(dst []byte, t *span.Tree, n span.ID) []byte {
 		return append(dst, '-')
 	}
 	if t.N(n).Null {
-		return append(dst, "null"...)
+		dst = append(dst, "null"...)
+		if flag := t.Flag(n); flag != "" {
+			// A coordinator record's key, which cannot be null.
+			dst = append(append(append(dst, " ("...), flag...), ')')
+		}
+		return dst
 	}
 	var version int64
 	versioned := false
