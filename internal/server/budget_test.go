@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -310,5 +311,61 @@ func TestAnswerLimit(t *testing.T) {
 	}
 	if a.Frames[0].HTML != "" && a.Frames[2].HTML != "" || (len(trees.Frames[2].Tree) > 0 && string(trees.Frames[2].Tree) != "null") || a.Frames[2].API != "AlterConfigs" {
 		t.Errorf("frames past the limit keep markup or tree, or lose their summary: %+v", a.Frames[2])
+	}
+}
+
+// stalledBody is a request body whose client is still sending: its first
+// Read says so on started and blocks until release is closed.
+type stalledBody struct {
+	started, release chan struct{}
+	once             sync.Once
+}
+
+func (b *stalledBody) Read(p []byte) (int, error) {
+	b.once.Do(func() { close(b.started) })
+	<-b.release
+	return 0, io.EOF
+}
+
+// TestFormPostBodyReadWithoutSlot posts the /decode/ form with a body that
+// is still arriving while the only decode slot is free: reading a body is
+// the client's time, not decode work, so a JSON decode posted meanwhile
+// gets the slot and is answered 200 (it used to wait behind the form's
+// body and get 503).
+func TestFormPostBodyReadWithoutSlot(t *testing.T) {
+	srv := New(testSite(t))
+	d := RegisterDecode(srv, testSite(t))
+	d.MaxConcurrent, d.MaxQueued, d.QueueWait = 1, 1, 100*time.Millisecond
+
+	body := &stalledBody{started: make(chan struct{}), release: make(chan struct{})}
+	slow := httptest.NewRequest("POST", "/decode/", body)
+	slow.ContentLength = -1
+	slow.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	done := make(chan int, 1)
+	go func() {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, slow)
+		done <- w.Code
+	}()
+	select {
+	case <-body.started:
+	case <-time.After(safetyNet):
+		t.Fatal("the form handler never read its body")
+	}
+	w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: hex.EncodeToString(kmsgAlterConfigs(false))})
+	close(body.release)
+	if w.Code != http.StatusOK || len(a.Frames) != 1 {
+		t.Errorf("a decode while a form body is arriving: %d %q; want 200 with one frame", w.Code, a.Error)
+	}
+	select {
+	case code := <-done:
+		if code != http.StatusBadRequest {
+			t.Errorf("the empty form post: %d, want 400", code)
+		}
+	case <-time.After(safetyNet):
+		t.Fatal("the form post never finished")
+	}
+	if len(d.slots) != 0 {
+		t.Errorf("%d slots still held", len(d.slots))
 	}
 }

@@ -386,6 +386,15 @@ func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // servePage answers the form post of the /decode/ page with the whole page.
 func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
+	// The body arrives at the client's pace: read it before taking a
+	// decode slot, which is for the work only (as the JSON API does).
+	b, status, err := readBody(w, r)
+	if err == nil {
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if perr := r.ParseForm(); perr != nil {
+			status, err = http.StatusBadRequest, perr
+		}
+	}
 	if !d.acquire(r.Context()) {
 		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
 		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
@@ -394,15 +403,8 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	defer d.release()
 	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
 	defer cancel()
-	b, status, err := readBody(w, r)
 	in := &htmlr.DecodeInput{APIs: site.APINames(d.Codec.Reg), Form: htmlr.DecodeForm{Kind: "request"}}
 	var results []*report.Frame
-	if err == nil {
-		r.Body = io.NopCloser(bytes.NewReader(b))
-		if perr := r.ParseForm(); perr != nil {
-			status, err = http.StatusBadRequest, perr
-		}
-	}
 	if err == nil {
 		f := r.PostForm
 		// The form is echoed into the page: keep the fields valid UTF-8
