@@ -27,16 +27,28 @@ func stripBase(r *http.Request, p string) *http.Request {
 	return r2
 }
 
+// withMethod returns a shallow copy of r with another method.
+func withMethod(r *http.Request, method string) *http.Request {
+	r2 := new(http.Request)
+	*r2 = *r
+	r2.Method = method
+	return r2
+}
+
 // linkWriter holds back a dynamic handler's HTML answer and writes it with
 // its links rewritten, and puts redirects to site paths under the base
 // path; every other answer passes through. A 404 is the site's 404 page,
-// whose links are under the base path already.
+// whose links are under the base path already. For a HEAD request (head),
+// the handler answers as for GET, so that the headers, Content-Length
+// included, are GET's; a held body is dropped, and net/http drops the
+// others (it still knows the request is HEAD).
 type linkWriter struct {
 	http.ResponseWriter
 	site   *site.Site
 	from   string
 	status int
 	hold   bool
+	head   bool
 	buf    bytes.Buffer
 }
 
@@ -75,5 +87,7 @@ func (lw *linkWriter) flush() {
 	body := lw.site.Relinked(lw.buf.Bytes(), lw.from)
 	lw.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	lw.ResponseWriter.WriteHeader(lw.status)
-	lw.ResponseWriter.Write(body)
+	if !lw.head {
+		lw.ResponseWriter.Write(body)
+	}
 }

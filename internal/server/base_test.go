@@ -36,6 +36,17 @@ func TestBasePath(t *testing.T) {
 		w.Write([]byte(`<a href="/apis/Fetch/">f</a> <a href="#x">x</a> ` + r.URL.Path))
 	}))
 
+	// A handler that answers HEAD as net/http's handlers do: the headers
+	// of GET, Content-Length included, and no body.
+	srv.Handle("GET /dyn2/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := `<a href="/apis/Fetch/">f</a>`
+		w.Header().Set("Content-Type", site.TypeHTML)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if r.Method != http.MethodHead {
+			w.Write([]byte(body))
+		}
+	}))
+
 	w := do(t, srv, "GET", "/p/apis/AlterConfigs/", nil)
 	a, _ := st.Lookup("/apis/AlterConfigs/")
 	if w.Code != 200 || w.Body.String() != string(a.Body) || !strings.Contains(w.Body.String(), `href="../../static/site.css"`) {
@@ -54,6 +65,17 @@ func TestBasePath(t *testing.T) {
 	w = do(t, srv, "GET", "/p/dyn/a/", nil)
 	if got := w.Body.String(); w.Code != 200 || got != `<a href="../../apis/Fetch/">f</a> <a href="#x">x</a> /dyn/a/` || w.Header().Get("Content-Length") != strconv.Itoa(len(got)) {
 		t.Errorf("dynamic page: %d %q (length %s)", w.Code, got, w.Header().Get("Content-Length"))
+	}
+
+	// HEAD of a dynamic page gives GET's headers: the length of the
+	// relinked body, not of nothing.
+	get, head := do(t, srv, "GET", "/p/dyn2/x/", nil), do(t, srv, "HEAD", "/p/dyn2/x/", nil)
+	if got := get.Body.String(); get.Code != 200 || got != `<a href="../../apis/Fetch/">f</a>` || get.Header().Get("Content-Length") != strconv.Itoa(len(got)) {
+		t.Errorf("GET of a dynamic page: %d %q (length %s)", get.Code, got, get.Header().Get("Content-Length"))
+	}
+	if head.Code != 200 || head.Body.Len() != 0 || head.Header().Get("Content-Length") != get.Header().Get("Content-Length") {
+		t.Errorf("HEAD of a dynamic page: %d, %d body bytes, Content-Length %q; want 200, none, %q",
+			head.Code, head.Body.Len(), head.Header().Get("Content-Length"), get.Header().Get("Content-Length"))
 	}
 
 	const hex = "00000015002100020000000000000002000102010100000000"

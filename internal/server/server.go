@@ -152,6 +152,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if dh, pattern := s.dyn.Handler(r); pattern != "" {
 			if s.site.Base != "" {
 				lw := &linkWriter{ResponseWriter: w, site: s.site, from: r.URL.Path}
+				if r.Method == http.MethodHead {
+					// The length of a relinked page is known only
+					// from its body: have the handler write it as
+					// for GET, and send the headers alone.
+					lw.head = true
+					r = withMethod(r, http.MethodGet)
+				}
 				dh.ServeHTTP(lw, r)
 				lw.flush()
 				return
