@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -367,5 +368,85 @@ func TestFormPostBodyReadWithoutSlot(t *testing.T) {
 	}
 	if len(d.slots) != 0 {
 		t.Errorf("%d slots still held", len(d.slots))
+	}
+}
+
+// stalledWriter is a client that does not read its answer: the first
+// Write says so on started and blocks until release is closed.
+type stalledWriter struct {
+	h                http.Header
+	started, release chan struct{}
+	once             sync.Once
+	code             int
+	body             bytes.Buffer
+}
+
+func newStalledWriter() *stalledWriter {
+	return &stalledWriter{h: http.Header{}, started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (w *stalledWriter) Header() http.Header { return w.h }
+func (w *stalledWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	w.once.Do(func() { close(w.started) })
+	<-w.release
+	return w.body.Write(p)
+}
+
+// TestAnswerWrittenWithoutSlot decodes for a client that does not read
+// its answer, through the JSON API and the form: writing the answer is
+// the client's time, so a decode posted meanwhile gets the only slot and
+// is answered 200 (it used to wait behind the stalled write and get 503).
+func TestAnswerWrittenWithoutSlot(t *testing.T) {
+	frame := hex.EncodeToString(kmsgAlterConfigs(false))
+	form := url.Values{"op": {"decode"}, "hex": {frame}, "kind": {"request"}}
+	for _, stalled := range []*http.Request{
+		newJSONRequest("/api/decode", mustJSON(t, DecodeRequest{Hex: frame})),
+		newJSONRequest("/api/encode", mustJSON(t, EncodeRequest{Kind: "request", API: "AlterConfigs", Version: 2, Body: json.RawMessage(`{"Resources": [{"ResourceName": "a"}]}`)})),
+		httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode())),
+	} {
+		t.Run(stalled.URL.Path, func(t *testing.T) {
+			srv := New(testSite(t))
+			d := RegisterDecode(srv, testSite(t))
+			d.MaxConcurrent, d.MaxQueued, d.QueueWait = 1, 1, 100*time.Millisecond
+			if stalled.URL.Path == "/decode/" {
+				stalled.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			w := newStalledWriter()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				srv.ServeHTTP(w, stalled)
+			}()
+			select {
+			case <-w.started:
+			case <-time.After(safetyNet):
+				t.Fatal("the stalled request was never answered")
+			}
+			rec, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame})
+			close(w.release)
+			if rec.Code != http.StatusOK || len(a.Frames) != 1 {
+				t.Errorf("a decode while an answer is being written: %d %q; want 200 with one frame", rec.Code, a.Error)
+			}
+			select {
+			case <-done:
+			case <-time.After(safetyNet):
+				t.Fatal("the stalled request never finished")
+			}
+			if w.code != http.StatusOK || !strings.Contains(w.body.String(), "AlterConfigs") {
+				t.Errorf("the stalled request's answer: %d, %d bytes", w.code, w.body.Len())
+			}
+			if len(d.slots) != 0 {
+				t.Errorf("%d slots still held", len(d.slots))
+			}
+		})
 	}
 }

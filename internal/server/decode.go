@@ -305,6 +305,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
 	}
+	writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes writes an answer's JSON.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header()["Content-Type"] = hJSON
 	w.Header()["Cache-Control"] = hNoCache
 	w.WriteHeader(status)
@@ -336,12 +341,10 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
-func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
+// answer builds the JSON answer of fs and err and its status.
+func (d *Decoder) answer(fs []*report.Frame, err error) (int, []byte) {
 	_, status, b := d.build(fs, err)
-	w.Header()["Content-Type"] = hJSON
-	w.Header()["Cache-Control"] = hNoCache
-	w.WriteHeader(status)
-	w.Write(b)
+	return status, b
 }
 
 // summaries are answer frames without markup or tree.
@@ -361,9 +364,9 @@ func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() {
+	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
 		fs, err := d.DecodeContext(ctx, in)
-		return func() { d.answer(w, fs, err) }
+		return func() (int, []byte) { return d.answer(fs, err) }
 	})
 }
 
@@ -372,12 +375,12 @@ func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() {
+	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
 		f, err := d.EncodeContext(ctx, in)
 		if err != nil {
-			return func() { d.answer(w, nil, err) }
+			return func() (int, []byte) { return d.answer(nil, err) }
 		}
-		return func() { d.answer(w, []*report.Frame{f}, nil) }
+		return func() (int, []byte) { return d.answer([]*report.Frame{f}, nil) }
 	})
 }
 
@@ -400,6 +403,24 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
 		return
 	}
+	status, page, err := d.renderPage(r, status, err)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	// Written after the slot is released: a client that reads slowly
+	// holds its connection, not the decoding.
+	w.Header()["Content-Type"] = hHTML
+	w.Header()["Cache-Control"] = hNoCache
+	w.WriteHeader(status)
+	w.Write(page)
+}
+
+// renderPage decodes or encodes what the form r asks for (its body read
+// and parsed, or err why not, with its status) with the decode slot the
+// caller acquired, which it releases, and renders the page: its status
+// and bytes, or an error rendering it.
+func (d *Decoder) renderPage(r *http.Request, status int, err error) (int, []byte, error) {
 	defer d.release()
 	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
 	defer cancel()
@@ -458,11 +479,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	var buf bytes.Buffer
 	if rerr := d.Renderer.DecodePage(&buf, in); rerr != nil {
-		http.Error(w, rerr.Error(), http.StatusInternalServerError)
-		return
+		return 0, nil, rerr
 	}
-	w.Header()["Content-Type"] = hHTML
-	w.Header()["Cache-Control"] = hNoCache
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	return status, buf.Bytes(), nil
 }

@@ -101,26 +101,42 @@ func busy(w http.ResponseWriter, err error) {
 }
 
 // work runs f with a decode slot and a context that ends when the client
-// goes away or the timeout fires. It answers 503 itself when no slot is
-// free or the timeout fired, and nothing when the client went away.
-func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func())) {
+// goes away or the timeout fires; the answer f returns is built with the
+// slot too, and written after the slot is released (a client that reads
+// slowly holds its connection, not the decoding). It answers 503 itself
+// when no slot is free or the timeout fired, and nothing when the client
+// went away.
+func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func() (int, []byte))) {
 	if !d.acquire(r.Context()) {
 		busy(w, errBusy)
 		return
 	}
+	status, body, err := d.workSlot(r, f)
+	if err != nil {
+		busy(w, err)
+		return
+	}
+	if body == nil {
+		return // the client went away: nobody to answer
+	}
+	writeJSONBytes(w, status, body)
+}
+
+// workSlot is work's part with the slot, which it releases: the answer's
+// status and JSON, no JSON when the client went away, or errTimeout.
+func (d *Decoder) workSlot(r *http.Request, f func(ctx context.Context) (answer func() (int, []byte))) (int, []byte, error) {
 	defer d.release()
 	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
 	defer cancel()
 	answer := f(ctx)
 	switch {
 	case r.Context().Err() != nil:
-		// The client went away: nobody to answer.
-		return
+		return 0, nil, nil
 	case ctx.Err() != nil:
-		busy(w, errTimeout)
-		return
+		return 0, nil, errTimeout
 	}
-	answer()
+	status, body := answer()
+	return status, body, nil
 }
 
 // serveAPIMethod answers requests to /api/ paths that no POST handler
