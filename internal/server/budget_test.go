@@ -450,3 +450,64 @@ func TestAnswerWrittenWithoutSlot(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingAnswersBounded stalls a client on a large answer (500 empty
+// CreateTopics topics: about 5 MB of markup and tree from a 2 KB request)
+// with room for one such answer: since answers are written without a
+// decode slot, the bytes waiting for slow clients are what bounds memory.
+// A second large answer is refused with 503 while the first waits; small
+// answers still go out; when the first is written the room is free again.
+func TestPendingAnswersBounded(t *testing.T) {
+	srv := New(testSite(t))
+	d := RegisterDecode(srv, testSite(t))
+	big := EncodeRequest{Kind: "request", API: "CreateTopics", Version: 7,
+		Body: json.RawMessage(`{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`)}
+	w, _ := postJSON(t, srv, "/api/encode", big)
+	size := w.Body.Len()
+	if w.Code != http.StatusOK || size <= MaxDecodeBody {
+		t.Fatalf("the large answer: %d, %d bytes; want 200 and more than %d", w.Code, size, MaxDecodeBody)
+	}
+	d.MaxPending = size + size/2
+
+	stalled := newStalledWriter()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.ServeHTTP(stalled, newJSONRequest("/api/encode", mustJSON(t, big)))
+	}()
+	select {
+	case <-stalled.started:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request was never answered")
+	}
+	w, a := postJSON(t, srv, "/api/encode", big)
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(a.Error, "answers") {
+		t.Errorf("a second large answer while one waits for its client: %d %q; want 503 with Retry-After", w.Code, a.Error)
+	}
+	form := url.Values{"op": {"encode"}, "kind": {"request"}, "api": {"CreateTopics"}, "version": {"7"}, "correlation_id": {"0"}, "body": {string(big.Body)}}
+	r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("a large form answer while one waits for its client: %d; want 503 with Retry-After", rec.Code)
+	}
+	if w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: hex.EncodeToString(kmsgAlterConfigs(false))}); w.Code != http.StatusOK || len(a.Frames) != 1 {
+		t.Errorf("a small answer while a large one waits: %d %q", w.Code, a.Error)
+	}
+	close(stalled.release)
+	select {
+	case <-done:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request never finished")
+	}
+	if stalled.code != http.StatusOK || stalled.body.Len() != size {
+		t.Errorf("the stalled answer: %d, %d bytes; want 200, %d", stalled.code, stalled.body.Len(), size)
+	}
+	if n := d.pending.Load(); n != 0 {
+		t.Errorf("%d bytes still counted as pending", n)
+	}
+	if w, _ := postJSON(t, srv, "/api/encode", big); w.Code != http.StatusOK {
+		t.Errorf("a large answer once the first is written: %d", w.Code)
+	}
+}

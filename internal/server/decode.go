@@ -61,10 +61,14 @@ type Decoder struct {
 	MaxQueued int
 	QueueWait time.Duration
 	Timeout   time.Duration
+	// MaxPending bounds the bytes of large answers waiting for their
+	// clients at once (zero: MaxPendingAnswers).
+	MaxPending int
 
-	once   sync.Once
-	slots  chan struct{}
-	queued atomic.Int64
+	once    sync.Once
+	slots   chan struct{}
+	queued  atomic.Int64
+	pending atomic.Int64
 }
 
 func (d *Decoder) limits() budget.Limits {
@@ -410,6 +414,13 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	}
 	// Written after the slot is released: a client that reads slowly
 	// holds its connection, not the decoding.
+	done, ok := d.hold(len(page))
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+		http.Error(w, "503 "+errPending.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer done()
 	w.Header()["Content-Type"] = hHTML
 	w.Header()["Cache-Control"] = hNoCache
 	w.WriteHeader(status)
