@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/release"
@@ -101,5 +103,65 @@ func TestBasePath(t *testing.T) {
 	}
 	if bad := d.EncodeAnswer(EncodeRequest{Kind: "request", API: "NoSuchAPI", Body: f.Body}); bad.Error == "" || len(bad.Frames) != 0 {
 		t.Errorf("EncodeAnswer of an unknown API: %+v", bad)
+	}
+}
+
+// TestBasePathPendingAnswers is TestPendingAnswersBounded's form case
+// under a base path, where the page's links are rewritten on the way
+// out: the large page counts as pending until it is written to its
+// client, not only until the handler has handed it over.
+func TestBasePathPendingAnswers(t *testing.T) {
+	reg, err := schema.Load(spec43)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := site.Build(site.Options{Releases: []*release.Release{{Label: "4.3", Codec: codec.New(reg)}}, DecodePage: true, BasePath: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := New(st)
+	d := RegisterDecode(srv, st)
+	body := `{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`
+	form := url.Values{"op": {"encode"}, "kind": {"request"}, "api": {"CreateTopics"}, "version": {"7"}, "correlation_id": {"0"}, "body": {body}}
+	formPost := func() *http.Request {
+		r := httptest.NewRequest("POST", "/p/decode/", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		return r
+	}
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, formPost())
+	size := rec.Body.Len()
+	if rec.Code != http.StatusOK || size <= MaxDecodeBody || !strings.Contains(rec.Body.String(), `href="../static/site.css"`) {
+		t.Fatalf("the large page: %d, %d bytes; want 200, more than %d, relative links", rec.Code, size, MaxDecodeBody)
+	}
+	d.MaxPending = size + size/2
+
+	stalled := newStalledWriter()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.ServeHTTP(stalled, formPost())
+	}()
+	select {
+	case <-stalled.started:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request was never answered")
+	}
+	rec = httptest.NewRecorder()
+	srv.ServeHTTP(rec, formPost())
+	close(stalled.release)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("a second large page while one waits for its client: %d; want 503 with Retry-After", rec.Code)
+	}
+	select {
+	case <-done:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request never finished")
+	}
+	if stalled.code != http.StatusOK || stalled.body.Len() != size {
+		t.Errorf("the stalled page: %d, %d bytes; want 200, %d", stalled.code, stalled.body.Len(), size)
+	}
+	if n := d.pending.Load(); n != 0 {
+		t.Errorf("%d bytes still counted as pending", n)
 	}
 }

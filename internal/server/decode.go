@@ -423,6 +423,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	defer done()
 	w.Header()["Content-Type"] = hHTML
 	w.Header()["Cache-Control"] = hNoCache
+	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
 	w.WriteHeader(status)
 	w.Write(page)
 }
