@@ -231,21 +231,37 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // acceptsGzip reports whether Accept-Encoding values allow gzip: a "gzip"
-// or "*" coding without q=0.
+// (or "x-gzip") coding without q=0, or, when neither is named, a "*"
+// coding without q=0. A coding named outright overrides "*" wherever it
+// stands ("*;q=0, gzip" accepts gzip).
 func acceptsGzip(values []string) bool {
+	named, star := -1, -1 // -1: not given, 0: refused, 1: accepted
 	for _, v := range values {
 		for len(v) > 0 {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
 			coding, params, _ := strings.Cut(part, ";")
 			coding = strings.TrimSpace(coding)
-			if !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip") && coding != "*" {
+			var at *int
+			switch {
+			case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
+				at = &named
+			case coding == "*":
+				at = &star
+			default:
 				continue
 			}
-			return !qZero(params)
+			ok := 1
+			if qZero(params) {
+				ok = 0
+			}
+			*at = max(*at, ok)
 		}
 	}
-	return false
+	if named >= 0 {
+		return named == 1
+	}
+	return star == 1
 }
 
 // qZero reports whether parameters set q to zero ("q=0", "q=0.000").

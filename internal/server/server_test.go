@@ -200,6 +200,12 @@ func TestHelpers(t *testing.T) {
 		{[]string{"br", "gzip"}, true},
 		{[]string{"identity"}, false},
 		{[]string{"gzipx"}, false},
+		// A coding named outright overrides "*", wherever it stands.
+		{[]string{"*;q=0, gzip"}, true},
+		{[]string{"*;q=0", "gzip;q=0.8"}, true},
+		{[]string{"gzip;q=0, *"}, false},
+		{[]string{"x-gzip;q=0, gzip"}, true},
+		{[]string{"br, *;q=0"}, false},
 	} {
 		if got := acceptsGzip(tc.ae); got != tc.want {
 			t.Errorf("acceptsGzip(%q) = %v", tc.ae, got)
