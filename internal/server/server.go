@@ -184,7 +184,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !get {
-		h["Allow"] = hAllow
+		h["Allow"] = s.allow(r)
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
@@ -208,6 +208,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+}
+
+// dynMethods are the methods besides GET and HEAD that a dynamic handler
+// may take on a site path (as the decode form posts to /decode/).
+var dynMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allow is the Allow header of a 405 on the site path of r: GET and HEAD,
+// and the methods dynamic handlers take there.
+func (s *Server) allow(r *http.Request) []string {
+	if s.ndyn == 0 {
+		return hAllow
+	}
+	allow := hAllow[0]
+	for _, m := range dynMethods {
+		if _, pattern := s.dyn.Handler(withMethod(r, m)); pattern != "" {
+			allow += ", " + m
+		}
+	}
+	return []string{allow}
 }
 
 // NotFound answers with the site's 404 page, for dynamic handlers that

@@ -182,6 +182,17 @@ func TestDynamicHandler(t *testing.T) {
 	if w := do(t, h, "GET", "/api/echo", nil); w.Code != 405 && w.Code != 404 {
 		t.Errorf("GET on a POST-only dynamic route: %d", w.Code)
 	}
+	// A site path a dynamic handler also takes POST on lists POST in the
+	// Allow of its 405 (RFC 9110: every method the resource supports).
+	h.Handle("POST /decode/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, m := range []string{"PUT", "DELETE", "OPTIONS"} {
+		if w := do(t, h, m, "/decode/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
+			t.Errorf("%s /decode/: %d, Allow %q; want 405, GET, HEAD, POST", m, w.Code, w.Header().Get("Allow"))
+		}
+	}
+	if w := do(t, h, "PUT", "/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("PUT /: %d, Allow %q; want 405, GET, HEAD", w.Code, w.Header().Get("Allow"))
+	}
 }
 
 func TestHelpers(t *testing.T) {
