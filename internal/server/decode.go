@@ -342,6 +342,10 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeJSON(w, http.StatusBadRequest, Answer{Error: "bad JSON request: " + err.Error()})
 		return false
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeJSON(w, http.StatusBadRequest, Answer{Error: fmt.Sprintf("bad JSON request: more after the request object, at byte %d", dec.InputOffset())})
+		return false
+	}
 	return true
 }
 
