@@ -74,6 +74,9 @@ type Limits struct {
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	MaxHeaderBytes    int
+	// ShutdownTimeout is how long [Server.Serve] lets requests in
+	// flight finish once its context is done.
+	ShutdownTimeout time.Duration
 }
 
 // Server serves a site.
@@ -325,7 +328,8 @@ func HTTPServer(h http.Handler) *http.Server {
 
 // Serve serves on ln, with the timeouts of s.Limits, until ctx is done,
 // then shuts down gracefully: it stops accepting, lets requests in flight
-// finish (for at most ShutdownTimeout) and returns nil.
+// finish (for at most ShutdownTimeout) and returns nil. Requests still
+// running then have their connections closed, and the error says so.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer()
 	errc := make(chan error, 1)
@@ -335,9 +339,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("server: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	timeout := ShutdownTimeout
+	if s.Limits.ShutdownTimeout > 0 {
+		timeout = s.Limits.ShutdownTimeout
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			hs.Close()
+			return fmt.Errorf("server: requests still running %s after the stop were cut off", timeout)
+		}
 		return fmt.Errorf("server: shutting down: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {

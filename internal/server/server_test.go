@@ -295,3 +295,45 @@ type discard struct{ h http.Header }
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(int)             {}
+
+// TestServeShutdownCutsOff stops serving while a request runs past the
+// shutdown timeout: Serve cuts it off (its connection closed, so its
+// handler's context ends) and says so, rather than returning with the
+// request still running.
+func TestServeShutdownCutsOff(t *testing.T) {
+	srv := New(testSite(t))
+	srv.Limits.ShutdownTimeout = 100 * time.Millisecond
+	started, ended := make(chan struct{}), make(chan struct{})
+	srv.Handle("GET /api/stuck", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-r.Context().Done()
+		close(ended)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	go func() {
+		if resp, err := http.Get("http://" + ln.Addr().String() + "/api/stuck"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-served:
+		if err == nil || !strings.Contains(err.Error(), "cut off") {
+			t.Errorf("Serve: %v; want an error saying the request was cut off", err)
+		}
+	case <-time.After(testdeadline.Remaining(t)):
+		t.Fatal("Serve did not return after cancel")
+	}
+	select {
+	case <-ended:
+	case <-time.After(safetyNet):
+		t.Fatal("the request still runs after Serve returned")
+	}
+}
