@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 )
 
@@ -43,9 +44,11 @@ func (d *Decoder) build(fs []*report.Frame, err error) (Answer, int, []byte) {
 	if d.MaxAnswer > 0 {
 		maxAnswer = d.MaxAnswer
 	}
+	inflated := htmlr.MaxInflatedGridBytes // shared by the frames
 	for i, f := range fs {
 		var buf bytes.Buffer
 		res := Result(f)
+		res.InflatedBudget = &inflated
 		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
 			a := Answer{Error: rerr.Error()}
 			b, _ := json.Marshal(a)

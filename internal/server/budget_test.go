@@ -17,6 +17,7 @@ import (
 
 	"github.com/manifester/manifester/internal/compress"
 	hostilef "github.com/manifester/manifester/internal/hostile"
+	htmlr "github.com/manifester/manifester/internal/render/html"
 )
 
 // inflatingServer is a decode server whose codec inflates batches, as
@@ -510,4 +511,50 @@ func TestPendingAnswersBounded(t *testing.T) {
 	if w, _ := postJSON(t, srv, "/api/encode", big); w.Code != http.StatusOK {
 		t.Errorf("a large answer once the first is written: %d", w.Code)
 	}
+}
+
+// TestInflatedGridsBounded decodes a 6 KB Produce request of 40 gzip
+// batches that each inflate to 60 KiB of zeros: within the inflation
+// budget (1 MiB: 17 batches and part of one more), but drawn as byte
+// grids that is 83 MB of markup (and 400 MiB of heap) from 12 KB of hex.
+// The grids of inflated records of one answer share MaxInflatedGridBytes:
+// the first batch's records are drawn, later ones that no longer fit are
+// named with their size and left out, in the JSON API's answer and on the
+// form's page alike.
+func TestInflatedGridsBounded(t *testing.T) {
+	srv, _ := inflatingServer(t)
+	var batches [][]byte
+	for range 40 {
+		batches = append(batches, hostilef.Batch(hostilef.Gzip, make([]byte, 60<<10), 1))
+	}
+	b := hostilef.Produce(batches...)
+	frame := hex.EncodeToString(b)
+	const bound = 16 << 20
+	check := func(what, markup string) {
+		t.Helper()
+		drawn := strings.Count(markup, `class="msg decoded inflated"`)
+		left := strings.Count(markup, "These records inflate to 61440 bytes, more than this answer still draws")
+		if drawn < 1 || left < 10 {
+			t.Errorf("%s: %d inflated sections drawn, %d left out; want at least 1 and 10", what, drawn, left)
+		}
+		if n := len(cellsOf(markup)); n < len(b)+60<<10 || n > len(b)+htmlr.MaxInflatedGridBytes {
+			t.Errorf("%s: %d byte cells; want the frame's %d and %d to %d inflated", what, n, len(b), 60<<10, htmlr.MaxInflatedGridBytes)
+		}
+	}
+
+	w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame})
+	if w.Code != http.StatusOK || len(a.Frames) != 1 || a.Error != "" || w.Body.Len() > bound {
+		t.Fatalf("API: %d, %d frames, %d bytes, error %q; want 200, one frame with its markup, at most %d bytes", w.Code, len(a.Frames), w.Body.Len(), a.Error, bound)
+	}
+	check("API", a.Frames[0].HTML)
+
+	form := url.Values{"op": {"decode"}, "hex": {frame}, "kind": {"request"}}
+	r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK || rec.Body.Len() > bound {
+		t.Fatalf("form: %d, %d bytes; want 200, at most %d", rec.Code, rec.Body.Len(), bound)
+	}
+	check("form", rec.Body.String())
 }

@@ -490,8 +490,11 @@ func (d *Decoder) renderPage(r *http.Request, status int, err error) (int, []byt
 	if err != nil {
 		in.Error = err.Error()
 	}
+	inflated := htmlr.MaxInflatedGridBytes // shared by the frames
 	for _, f := range results {
-		in.Results = append(in.Results, Result(f))
+		res := Result(f)
+		res.InflatedBudget = &inflated
+		in.Results = append(in.Results, res)
 	}
 	var buf bytes.Buffer
 	if rerr := d.Renderer.DecodePage(&buf, in); rerr != nil {

@@ -13,6 +13,11 @@ import (
 // bigger frames are reported without grid and tree markup.
 const MaxGridBytes = 64 << 10
 
+// MaxInflatedGridBytes is how many bytes of inflated records one answer
+// of the decode page draws as grids, all its frames together (the start
+// of [DecodeResult.InflatedBudget]).
+const MaxInflatedGridBytes = MaxGridBytes
+
 // DecodeForm is the state of the decode form.
 type DecodeForm struct {
 	Hex     string
@@ -54,6 +59,13 @@ type DecodeResult struct {
 	// Body is the message body as indented JSON, editable and re-encodable;
 	// empty when the frame did not decode.
 	Body string
+	// InflatedBudget, when set, is how many bytes of inflated records may
+	// still be drawn as grids, shared by the results of one answer: each
+	// inflated section drawn takes its bytes from it, and one that does
+	// not fit is named with its size and left out (a few KB of compressed
+	// batches inflate to a MiB, 80 MB of grid markup). Nil: every section
+	// of at most MaxGridBytes is drawn.
+	InflatedBudget *int
 }
 
 // DecodeInput is the data of the /decode/ page.
@@ -95,6 +107,9 @@ type decodeResultView struct {
 type inflatedView struct {
 	sectionView
 	Of string // path of the batch's records field
+	// LeftOut is the size of inflated records left out of the answer
+	// (see DecodeResult.InflatedBudget); Budget is what an answer draws.
+	LeftOut, Budget int
 }
 
 func decodeResultViewOf(res *DecodeResult) *decodeResultView {
@@ -138,6 +153,14 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		iv := &inflatedView{Of: clean(t.Path(id))}
 		iv.ID = fmt.Sprintf("%s-z%d", v.ID, len(v.Inflated))
 		iv.Kind = "inflated records"
+		if b := res.InflatedBudget; b != nil {
+			if len(d.Bytes) > *b {
+				iv.LeftOut, iv.Budget = len(d.Bytes), MaxInflatedGridBytes
+				v.Inflated = append(v.Inflated, iv)
+				return
+			}
+			*b -= len(d.Bytes)
+		}
 		if d.Root() != span.None {
 			if err := d.Err(d.Root()); err != nil {
 				iv.Error = clean(err.Error())
