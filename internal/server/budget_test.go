@@ -558,3 +558,44 @@ func TestInflatedGridsBounded(t *testing.T) {
 	}
 	check("form", rec.Body.String())
 }
+
+// TestAnswerLimitKeepsWhatFits pastes 1 MiB of hex of CreateTopics
+// requests of 500 empty topics (5 KB each; the first 64 are decoded):
+// their markup and trees together are about 100 MB of JSON, past
+// MaxAnswer. The answer keeps the markup of the frames that fit and
+// leaves the rest out, saying which (it used to marshal all 100 MB, a
+// peak of 500 MiB of heap, and then leave every frame's markup out).
+func TestAnswerLimitKeepsWhatFits(t *testing.T) {
+	srv, d := inflatingServer(t)
+	f, err := d.Encode(EncodeRequest{Kind: "request", API: "CreateTopics", Version: 7,
+		Body: json.RawMessage(`{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := DecodeRequest{Hex: strings.Repeat(f.Hex, (MaxDecodeBody-1000)/len(f.Hex))}
+	var w *httptest.ResponseRecorder
+	var a Answer
+	u := hostilef.Measure(func() { w, a = postJSON(t, srv, "/api/decode", in) })
+	t.Logf("%d bytes of hex: answer %d bytes, peak heap %d MiB: %s", len(in.Hex), w.Body.Len(), u.Peak>>20, a.Error)
+	if w.Code != http.StatusOK || len(a.Frames) != MaxDecodeFrames || w.Body.Len() > MaxAnswer {
+		t.Fatalf("%d, %d frames, %d bytes", w.Code, len(a.Frames), w.Body.Len())
+	}
+	kept := 0
+	for kept < len(a.Frames) && a.Frames[kept].HTML != "" {
+		kept++
+	}
+	for _, f := range a.Frames[kept:] {
+		if f.HTML != "" || f.API != "CreateTopics" {
+			t.Fatalf("frame %d: markup after a frame without, or no summary", f.Index)
+		}
+	}
+	if kept == 0 || kept == len(a.Frames) || !strings.Contains(a.Error, fmt.Sprintf("frames %d to %d are left out", kept, len(a.Frames)-1)) {
+		t.Errorf("%d frames keep their markup; error %q", kept, a.Error)
+	}
+	if u.Peak > 384<<20 {
+		t.Errorf("peak heap %d MiB", u.Peak>>20)
+	}
+	if b, err := json.Marshal(d.DecodeAnswer(in)); err != nil || string(b) != w.Body.String() {
+		t.Errorf("DecodeAnswer differs from the HTTP answer (%v)", err)
+	}
+}

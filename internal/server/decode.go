@@ -351,7 +351,7 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // answer builds the JSON answer of fs and err and its status.
 func (d *Decoder) answer(fs []*report.Frame, err error) (int, []byte) {
-	_, status, b := d.build(fs, err)
+	_, status, b := d.build(fs, err, false)
 	return status, b
 }
 
