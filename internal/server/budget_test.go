@@ -599,3 +599,36 @@ func TestAnswerLimitKeepsWhatFits(t *testing.T) {
 		t.Errorf("DecodeAnswer differs from the HTTP answer (%v)", err)
 	}
 }
+
+// TestFormPageLimit lowers the answer limit below the form page of three
+// frames: as the JSON API does, the page keeps the frames that fit and
+// shows the others by their summary, saying what was left out (the page
+// had no limit; its worst is the trees' budget, some 100 MB).
+func TestFormPageLimit(t *testing.T) {
+	srv, d := inflatingServer(t)
+	frame := hex.EncodeToString(kmsgAlterConfigs(false))
+	form := url.Values{"op": {"decode"}, "hex": {frame + frame + frame}, "kind": {"request"}}
+	page := func() (int, string) {
+		r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, r)
+		return rec.Code, rec.Body.String()
+	}
+	code, whole := page()
+	if code != 200 || len(cells(t, whole)) != 3*len(frame)/2 {
+		t.Fatalf("the whole page: %d, %d cells", code, len(cells(t, whole)))
+	}
+	d.MaxAnswer = len(whole) / 2
+	code, got := page()
+	if code != 200 || len(got) > len(whole)/2+2048 {
+		t.Errorf("past the limit: %d, %d bytes (whole %d, limit %d)", code, len(got), len(whole), d.MaxAnswer)
+	}
+	if n := len(cells(t, got)); n == 0 || n == 3*len(frame)/2 {
+		t.Errorf("past the limit: %d cells; want the first frames' only", n)
+	}
+	if !strings.Contains(got, "are left out") || strings.Count(got, "Frame f2: request AlterConfigs(33) v2") != 1 {
+		t.Errorf("past the limit, the page does not say what it left out, or loses a frame's summary")
+	}
+	checkNoInjection(t, "page past the limit", got)
+}

@@ -490,6 +490,10 @@ func (d *Decoder) renderPage(r *http.Request, status int, err error) (int, []byt
 	if err != nil {
 		in.Error = err.Error()
 	}
+	in.MaxResults = MaxAnswer
+	if d.MaxAnswer > 0 {
+		in.MaxResults = d.MaxAnswer
+	}
 	inflated := htmlr.MaxInflatedGridBytes // shared by the frames
 	for _, f := range results {
 		res := Result(f)

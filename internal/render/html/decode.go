@@ -3,6 +3,7 @@ package html
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 
 	"github.com/manifester/manifester/internal/report"
@@ -77,13 +78,17 @@ type DecodeInput struct {
 	// Static marks the page of a static export with the WebAssembly
 	// decoder: with script, the form decodes in the browser.
 	Static bool
+	// MaxResults, when set, bounds the bytes of the results' markup: the
+	// results past it are shown by their summary and notes, their grid,
+	// tree, body and inflated records left out, and the page says so.
+	MaxResults int
 }
 
 type decodeView struct {
 	APIs     []string
 	Form     DecodeForm
 	Error    string
-	Results  []*decodeResultView
+	Results  []template.HTML // each result as the "result" template writes it
 	Response bool
 	Static   bool
 }
@@ -99,6 +104,9 @@ type decodeResultView struct {
 	ClientID      string
 	ClientIDNull  bool
 	TooLarge      bool
+	// LeftOut shows the frame by its summary and notes alone (see
+	// DecodeInput.MaxResults).
+	LeftOut bool
 	// Inflated holds the decompressed records of compressed batches, each
 	// with its own grid (offsets within the inflated bytes) and tree.
 	Inflated []*inflatedView
@@ -176,8 +184,31 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 func (r *Renderer) DecodePage(w io.Writer, in *DecodeInput) error {
 	v := &decodeView{APIs: in.APIs, Form: in.Form, Error: clean(in.Error), Response: in.Form.Kind == "response", Static: in.Static}
 	v.Form.Hex = clean(v.Form.Hex)
+	size, cut := 0, -1
 	for i := range in.Results {
-		v.Results = append(v.Results, decodeResultViewOf(&in.Results[i]))
+		rv := decodeResultViewOf(&in.Results[i])
+		var b bytes.Buffer
+		if err := r.tmpl.ExecuteTemplate(&b, "result", rv); err != nil {
+			return fmt.Errorf("rendering a decode result: %w", err)
+		}
+		if size += b.Len(); cut < 0 && in.MaxResults > 0 && size > in.MaxResults {
+			cut = i
+		}
+		if cut >= 0 {
+			rv.LeftOut = true
+			b.Reset()
+			if err := r.tmpl.ExecuteTemplate(&b, "result", rv); err != nil {
+				return fmt.Errorf("rendering a decode result: %w", err)
+			}
+		}
+		v.Results = append(v.Results, template.HTML(b.String()))
+	}
+	if cut >= 0 {
+		msg := fmt.Sprintf("the page would be larger than %d bytes: the grids, trees and bodies of frames %d to %d are left out", in.MaxResults, cut, len(in.Results)-1)
+		if v.Error != "" {
+			msg = v.Error + "; " + msg
+		}
+		v.Error = msg
 	}
 	return r.exec(w, "decode", "Decode", "decode", v)
 }
