@@ -522,7 +522,8 @@ func TestPendingAnswersBounded(t *testing.T) {
 // named with their size and left out, in the JSON API's answer and on the
 // form's page alike.
 func TestInflatedGridsBounded(t *testing.T) {
-	srv, _ := inflatingServer(t)
+	srv, d := inflatingServer(t)
+	d.Timeout = 10 * safetyNet // slow machines are slower, not failing
 	var batches [][]byte
 	for range 40 {
 		batches = append(batches, hostilef.Batch(hostilef.Gzip, make([]byte, 60<<10), 1))
@@ -567,6 +568,7 @@ func TestInflatedGridsBounded(t *testing.T) {
 // peak of 500 MiB of heap, and then leave every frame's markup out).
 func TestAnswerLimitKeepsWhatFits(t *testing.T) {
 	srv, d := inflatingServer(t)
+	d.Timeout = 10 * safetyNet // slow machines are slower, not failing
 	f, err := d.Encode(EncodeRequest{Kind: "request", API: "CreateTopics", Version: 7,
 		Body: json.RawMessage(`{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`)})
 	if err != nil {
