@@ -26,10 +26,15 @@ func serveReference(srv *server.Server, _ *Env) error {
 			srv.NotFound(w, r)
 			return
 		}
-		if r.URL.RawQuery != "" {
-			target += "?" + r.URL.RawQuery
-		}
-		http.Redirect(w, r, target, http.StatusMovedPermanently)
+		redirect(w, r, target)
 	}))
 	return nil
+}
+
+// redirect answers 301 to a site path, keeping the request's query.
+func redirect(w http.ResponseWriter, r *http.Request, target string) {
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusMovedPermanently)
 }

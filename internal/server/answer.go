@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
+	htmlr "github.com/manifester/manifester/internal/render/html"
 	"github.com/manifester/manifester/internal/report"
 )
 
@@ -29,55 +30,111 @@ func (d *Decoder) EncodeAnswer(in EncodeRequest) Answer {
 
 // answerOf builds the answer the decode API writes (the HTTP status aside).
 func (d *Decoder) answerOf(fs []*report.Frame, err error) Answer {
-	a, _, _ := d.build(fs, err)
+	a, _, _ := d.build(fs, err, true)
 	return a
 }
 
 // build builds the answer of the decode API for fs and err, its HTTP
-// status and its JSON, within the answer limit (MaxAnswer): past it, the
-// frames' markup and trees are left out (their summaries still go out)
-// and the answer's error says so.
-func (d *Decoder) build(fs []*report.Frame, err error) (Answer, int, []byte) {
+// status and its JSON, within the answer limit (MaxAnswer): each frame is
+// marshalled as it is rendered, and from the first whose markup and tree
+// would take the JSON past the limit on, the frames' markup and trees are
+// left out (their summaries still go out) and the answer's error says so.
+// The JSON is the bytes json.Marshal writes for the Answer returned; the
+// Answer has its frames only with keep (the HTTP answer needs the JSON
+// alone, and the markup twice would double the answer's memory).
+func (d *Decoder) build(fs []*report.Frame, err error, keep bool) (Answer, int, []byte) {
 	var a Answer
-	size, maxAnswer := 0, MaxAnswer
+	maxAnswer := MaxAnswer
 	if d.MaxAnswer > 0 {
 		maxAnswer = d.MaxAnswer
 	}
+	failed := func() (Answer, int, []byte) {
+		return Answer{Error: "encoding the answer failed"}, http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
+	}
+	// Room for the answer's frame and the summaries of all frames (a few
+	// hundred bytes each) and its error.
+	room := maxAnswer - 256
+	for _, f := range summaries(fs) {
+		b, merr := json.Marshal(f)
+		if merr != nil {
+			return failed()
+		}
+		room -= len(b) + 1
+	}
+	var frames [][]byte
+	add := func(af AnswerFrame, b []byte) {
+		if keep {
+			a.Frames = append(a.Frames, af)
+		}
+		frames = append(frames, b)
+	}
+	inflated := htmlr.MaxInflatedGridBytes // shared by the frames
 	for i, f := range fs {
 		var buf bytes.Buffer
 		res := Result(f)
+		res.InflatedBudget = &inflated
 		if rerr := d.Renderer.DecodeFragment(&buf, &res); rerr != nil {
 			a := Answer{Error: rerr.Error()}
 			b, _ := json.Marshal(a)
 			return a, http.StatusInternalServerError, b
 		}
-		if size += buf.Len(); size > maxAnswer {
+		af := AnswerFrame{Frame: f, HTML: buf.String()}
+		b, merr := json.Marshal(af)
+		if merr != nil {
+			return failed()
+		}
+		if room -= len(b) + 1; room < 0 {
 			// Past the answer limit: no more markup or trees; the
 			// frames' summaries still go out, and the error says so.
-			a.Frames = append(a.Frames, summaries(fs[i:])...)
 			err = fmt.Errorf("the answer would be larger than %d bytes: the markup and trees of frames %d to %d are left out", maxAnswer, i, len(fs)-1)
+			for _, sf := range summaries(fs[i:]) {
+				if b, merr = json.Marshal(sf); merr != nil {
+					return failed()
+				}
+				add(sf, b)
+			}
 			break
 		}
-		a.Frames = append(a.Frames, AnswerFrame{Frame: f, HTML: buf.String()})
+		add(af, b)
 	}
 	status := http.StatusOK
 	if err != nil {
 		a.Error = err.Error()
 		var re *requestError
-		if errors.As(err, &re) && len(a.Frames) == 0 {
+		if errors.As(err, &re) && len(frames) == 0 {
 			status = http.StatusBadRequest
 		}
 	}
-	b, merr := json.Marshal(a)
-	if merr == nil && len(b) > maxAnswer {
-		// The trees and markup together are too large: summaries only.
-		a.Frames = summaries(fs)
-		a.Error = fmt.Sprintf("the answer would be %d bytes, larger than %d: the frames' markup and trees are left out", len(b), maxAnswer)
-		b, merr = json.Marshal(a)
+	// As json.Marshal(a) writes it, in one allocation.
+	var msg []byte
+	if a.Error != "" {
+		var merr error
+		if msg, merr = json.Marshal(a.Error); merr != nil {
+			return failed()
+		}
 	}
-	if merr != nil {
-		a = Answer{Error: "encoding the answer failed"}
-		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
+	n := len(`{"frames":[],"error":}`) + len(msg)
+	for _, b := range frames {
+		n += len(b) + 1
 	}
-	return a, status, b
+	out := make([]byte, 0, n)
+	out = append(out, '{')
+	if len(frames) > 0 {
+		out = append(out, `"frames":[`...)
+		for i, b := range frames {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, b...)
+			frames[i] = nil // garbage as soon as copied
+		}
+		out = append(out, ']')
+	}
+	if msg != nil {
+		if len(frames) > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, `"error":`...), msg...)
+	}
+	return a, status, append(out, '}')
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/manifester/manifester/internal/compress"
 	hostilef "github.com/manifester/manifester/internal/hostile"
+	htmlr "github.com/manifester/manifester/internal/render/html"
 )
 
 // inflatingServer is a decode server whose codec inflates batches, as
@@ -311,4 +314,323 @@ func TestAnswerLimit(t *testing.T) {
 	if a.Frames[0].HTML != "" && a.Frames[2].HTML != "" || (len(trees.Frames[2].Tree) > 0 && string(trees.Frames[2].Tree) != "null") || a.Frames[2].API != "AlterConfigs" {
 		t.Errorf("frames past the limit keep markup or tree, or lose their summary: %+v", a.Frames[2])
 	}
+}
+
+// stalledBody is a request body whose client is still sending: its first
+// Read says so on started and blocks until release is closed.
+type stalledBody struct {
+	started, release chan struct{}
+	once             sync.Once
+}
+
+func (b *stalledBody) Read(p []byte) (int, error) {
+	b.once.Do(func() { close(b.started) })
+	<-b.release
+	return 0, io.EOF
+}
+
+// TestFormPostBodyReadWithoutSlot posts the /decode/ form with a body that
+// is still arriving while the only decode slot is free: reading a body is
+// the client's time, not decode work, so a JSON decode posted meanwhile
+// gets the slot and is answered 200 (it used to wait behind the form's
+// body and get 503).
+func TestFormPostBodyReadWithoutSlot(t *testing.T) {
+	srv := New(testSite(t))
+	d := RegisterDecode(srv, testSite(t))
+	d.MaxConcurrent, d.MaxQueued, d.QueueWait = 1, 1, 100*time.Millisecond
+
+	body := &stalledBody{started: make(chan struct{}), release: make(chan struct{})}
+	slow := httptest.NewRequest("POST", "/decode/", body)
+	slow.ContentLength = -1
+	slow.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	done := make(chan int, 1)
+	go func() {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, slow)
+		done <- w.Code
+	}()
+	select {
+	case <-body.started:
+	case <-time.After(safetyNet):
+		t.Fatal("the form handler never read its body")
+	}
+	w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: hex.EncodeToString(kmsgAlterConfigs(false))})
+	close(body.release)
+	if w.Code != http.StatusOK || len(a.Frames) != 1 {
+		t.Errorf("a decode while a form body is arriving: %d %q; want 200 with one frame", w.Code, a.Error)
+	}
+	select {
+	case code := <-done:
+		if code != http.StatusBadRequest {
+			t.Errorf("the empty form post: %d, want 400", code)
+		}
+	case <-time.After(safetyNet):
+		t.Fatal("the form post never finished")
+	}
+	if len(d.slots) != 0 {
+		t.Errorf("%d slots still held", len(d.slots))
+	}
+}
+
+// stalledWriter is a client that does not read its answer: the first
+// Write says so on started and blocks until release is closed.
+type stalledWriter struct {
+	h                http.Header
+	started, release chan struct{}
+	once             sync.Once
+	code             int
+	body             bytes.Buffer
+}
+
+func newStalledWriter() *stalledWriter {
+	return &stalledWriter{h: http.Header{}, started: make(chan struct{}), release: make(chan struct{})}
+}
+
+func (w *stalledWriter) Header() http.Header { return w.h }
+func (w *stalledWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	w.once.Do(func() { close(w.started) })
+	<-w.release
+	return w.body.Write(p)
+}
+
+// TestAnswerWrittenWithoutSlot decodes for a client that does not read
+// its answer, through the JSON API and the form: writing the answer is
+// the client's time, so a decode posted meanwhile gets the only slot and
+// is answered 200 (it used to wait behind the stalled write and get 503).
+func TestAnswerWrittenWithoutSlot(t *testing.T) {
+	frame := hex.EncodeToString(kmsgAlterConfigs(false))
+	form := url.Values{"op": {"decode"}, "hex": {frame}, "kind": {"request"}}
+	for _, stalled := range []*http.Request{
+		newJSONRequest("/api/decode", mustJSON(t, DecodeRequest{Hex: frame})),
+		newJSONRequest("/api/encode", mustJSON(t, EncodeRequest{Kind: "request", API: "AlterConfigs", Version: 2, Body: json.RawMessage(`{"Resources": [{"ResourceName": "a"}]}`)})),
+		httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode())),
+	} {
+		t.Run(stalled.URL.Path, func(t *testing.T) {
+			srv := New(testSite(t))
+			d := RegisterDecode(srv, testSite(t))
+			d.MaxConcurrent, d.MaxQueued, d.QueueWait = 1, 1, 100*time.Millisecond
+			if stalled.URL.Path == "/decode/" {
+				stalled.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+			w := newStalledWriter()
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				srv.ServeHTTP(w, stalled)
+			}()
+			select {
+			case <-w.started:
+			case <-time.After(safetyNet):
+				t.Fatal("the stalled request was never answered")
+			}
+			rec, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame})
+			close(w.release)
+			if rec.Code != http.StatusOK || len(a.Frames) != 1 {
+				t.Errorf("a decode while an answer is being written: %d %q; want 200 with one frame", rec.Code, a.Error)
+			}
+			select {
+			case <-done:
+			case <-time.After(safetyNet):
+				t.Fatal("the stalled request never finished")
+			}
+			if w.code != http.StatusOK || !strings.Contains(w.body.String(), "AlterConfigs") {
+				t.Errorf("the stalled request's answer: %d, %d bytes", w.code, w.body.Len())
+			}
+			if len(d.slots) != 0 {
+				t.Errorf("%d slots still held", len(d.slots))
+			}
+		})
+	}
+}
+
+// TestPendingAnswersBounded stalls a client on a large answer (500 empty
+// CreateTopics topics: about 5 MB of markup and tree from a 2 KB request)
+// with room for one such answer: since answers are written without a
+// decode slot, the bytes waiting for slow clients are what bounds memory.
+// A second large answer is refused with 503 while the first waits; small
+// answers still go out; when the first is written the room is free again.
+func TestPendingAnswersBounded(t *testing.T) {
+	srv := New(testSite(t))
+	d := RegisterDecode(srv, testSite(t))
+	big := EncodeRequest{Kind: "request", API: "CreateTopics", Version: 7,
+		Body: json.RawMessage(`{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`)}
+	w, _ := postJSON(t, srv, "/api/encode", big)
+	size := w.Body.Len()
+	if w.Code != http.StatusOK || size <= MaxDecodeBody {
+		t.Fatalf("the large answer: %d, %d bytes; want 200 and more than %d", w.Code, size, MaxDecodeBody)
+	}
+	d.MaxPending = size + size/2
+
+	stalled := newStalledWriter()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		srv.ServeHTTP(stalled, newJSONRequest("/api/encode", mustJSON(t, big)))
+	}()
+	select {
+	case <-stalled.started:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request was never answered")
+	}
+	w, a := postJSON(t, srv, "/api/encode", big)
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(a.Error, "answers") {
+		t.Errorf("a second large answer while one waits for its client: %d %q; want 503 with Retry-After", w.Code, a.Error)
+	}
+	form := url.Values{"op": {"encode"}, "kind": {"request"}, "api": {"CreateTopics"}, "version": {"7"}, "correlation_id": {"0"}, "body": {string(big.Body)}}
+	r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Errorf("a large form answer while one waits for its client: %d; want 503 with Retry-After", rec.Code)
+	}
+	if w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: hex.EncodeToString(kmsgAlterConfigs(false))}); w.Code != http.StatusOK || len(a.Frames) != 1 {
+		t.Errorf("a small answer while a large one waits: %d %q", w.Code, a.Error)
+	}
+	close(stalled.release)
+	select {
+	case <-done:
+	case <-time.After(safetyNet):
+		t.Fatal("the stalled request never finished")
+	}
+	if stalled.code != http.StatusOK || stalled.body.Len() != size {
+		t.Errorf("the stalled answer: %d, %d bytes; want 200, %d", stalled.code, stalled.body.Len(), size)
+	}
+	if n := d.pending.Load(); n != 0 {
+		t.Errorf("%d bytes still counted as pending", n)
+	}
+	if w, _ := postJSON(t, srv, "/api/encode", big); w.Code != http.StatusOK {
+		t.Errorf("a large answer once the first is written: %d", w.Code)
+	}
+}
+
+// TestInflatedGridsBounded decodes a 6 KB Produce request of 40 gzip
+// batches that each inflate to 60 KiB of zeros: within the inflation
+// budget (1 MiB: 17 batches and part of one more), but drawn as byte
+// grids that is 83 MB of markup (and 400 MiB of heap) from 12 KB of hex.
+// The grids of inflated records of one answer share MaxInflatedGridBytes:
+// the first batch's records are drawn, later ones that no longer fit are
+// named with their size and left out, in the JSON API's answer and on the
+// form's page alike.
+func TestInflatedGridsBounded(t *testing.T) {
+	srv, d := inflatingServer(t)
+	d.Timeout = 10 * safetyNet // slow machines are slower, not failing
+	var batches [][]byte
+	for range 40 {
+		batches = append(batches, hostilef.Batch(hostilef.Gzip, make([]byte, 60<<10), 1))
+	}
+	b := hostilef.Produce(batches...)
+	frame := hex.EncodeToString(b)
+	const bound = 16 << 20
+	check := func(what, markup string) {
+		t.Helper()
+		drawn := strings.Count(markup, `class="msg decoded inflated"`)
+		left := strings.Count(markup, "These records inflate to 61440 bytes, more than this answer still draws")
+		if drawn < 1 || left < 10 {
+			t.Errorf("%s: %d inflated sections drawn, %d left out; want at least 1 and 10", what, drawn, left)
+		}
+		if n := len(cellsOf(markup)); n < len(b)+60<<10 || n > len(b)+htmlr.MaxInflatedGridBytes {
+			t.Errorf("%s: %d byte cells; want the frame's %d and %d to %d inflated", what, n, len(b), 60<<10, htmlr.MaxInflatedGridBytes)
+		}
+	}
+
+	w, a := postJSON(t, srv, "/api/decode", DecodeRequest{Hex: frame})
+	if w.Code != http.StatusOK || len(a.Frames) != 1 || a.Error != "" || w.Body.Len() > bound {
+		t.Fatalf("API: %d, %d frames, %d bytes, error %q; want 200, one frame with its markup, at most %d bytes", w.Code, len(a.Frames), w.Body.Len(), a.Error, bound)
+	}
+	check("API", a.Frames[0].HTML)
+
+	form := url.Values{"op": {"decode"}, "hex": {frame}, "kind": {"request"}}
+	r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	if rec.Code != http.StatusOK || rec.Body.Len() > bound {
+		t.Fatalf("form: %d, %d bytes; want 200, at most %d", rec.Code, rec.Body.Len(), bound)
+	}
+	check("form", rec.Body.String())
+}
+
+// TestAnswerLimitKeepsWhatFits pastes 1 MiB of hex of CreateTopics
+// requests of 500 empty topics (5 KB each; the first 64 are decoded):
+// their markup and trees together are about 100 MB of JSON, past
+// MaxAnswer. The answer keeps the markup of the frames that fit and
+// leaves the rest out, saying which (it used to marshal all 100 MB, a
+// peak of 500 MiB of heap, and then leave every frame's markup out).
+func TestAnswerLimitKeepsWhatFits(t *testing.T) {
+	srv, d := inflatingServer(t)
+	d.Timeout = 10 * safetyNet // slow machines are slower, not failing
+	f, err := d.Encode(EncodeRequest{Kind: "request", API: "CreateTopics", Version: 7,
+		Body: json.RawMessage(`{"Topics":[` + strings.TrimSuffix(strings.Repeat("{},", 500), ",") + `]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := DecodeRequest{Hex: strings.Repeat(f.Hex, (MaxDecodeBody-1000)/len(f.Hex))}
+	var w *httptest.ResponseRecorder
+	var a Answer
+	u := hostilef.Measure(func() { w, a = postJSON(t, srv, "/api/decode", in) })
+	t.Logf("%d bytes of hex: answer %d bytes, peak heap %d MiB: %s", len(in.Hex), w.Body.Len(), u.Peak>>20, a.Error)
+	if w.Code != http.StatusOK || len(a.Frames) != MaxDecodeFrames || w.Body.Len() > MaxAnswer {
+		t.Fatalf("%d, %d frames, %d bytes", w.Code, len(a.Frames), w.Body.Len())
+	}
+	kept := 0
+	for kept < len(a.Frames) && a.Frames[kept].HTML != "" {
+		kept++
+	}
+	for _, f := range a.Frames[kept:] {
+		if f.HTML != "" || f.API != "CreateTopics" {
+			t.Fatalf("frame %d: markup after a frame without, or no summary", f.Index)
+		}
+	}
+	if kept == 0 || kept == len(a.Frames) || !strings.Contains(a.Error, fmt.Sprintf("frames %d to %d are left out", kept, len(a.Frames)-1)) {
+		t.Errorf("%d frames keep their markup; error %q", kept, a.Error)
+	}
+	if u.Peak > 384<<20 {
+		t.Errorf("peak heap %d MiB", u.Peak>>20)
+	}
+	if b, err := json.Marshal(d.DecodeAnswer(in)); err != nil || string(b) != w.Body.String() {
+		t.Errorf("DecodeAnswer differs from the HTTP answer (%v)", err)
+	}
+}
+
+// TestFormPageLimit lowers the answer limit below the form page of three
+// frames: as the JSON API does, the page keeps the frames that fit and
+// shows the others by their summary, saying what was left out (the page
+// had no limit; its worst is the trees' budget, some 100 MB).
+func TestFormPageLimit(t *testing.T) {
+	srv, d := inflatingServer(t)
+	frame := hex.EncodeToString(kmsgAlterConfigs(false))
+	form := url.Values{"op": {"decode"}, "hex": {frame + frame + frame}, "kind": {"request"}}
+	page := func() (int, string) {
+		r := httptest.NewRequest("POST", "/decode/", strings.NewReader(form.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		rec := httptest.NewRecorder()
+		srv.ServeHTTP(rec, r)
+		return rec.Code, rec.Body.String()
+	}
+	code, whole := page()
+	if code != 200 || len(cells(t, whole)) != 3*len(frame)/2 {
+		t.Fatalf("the whole page: %d, %d cells", code, len(cells(t, whole)))
+	}
+	d.MaxAnswer = len(whole) / 2
+	code, got := page()
+	if code != 200 || len(got) > len(whole)/2+2048 {
+		t.Errorf("past the limit: %d, %d bytes (whole %d, limit %d)", code, len(got), len(whole), d.MaxAnswer)
+	}
+	if n := len(cells(t, got)); n == 0 || n == 3*len(frame)/2 {
+		t.Errorf("past the limit: %d cells; want the first frames' only", n)
+	}
+	if !strings.Contains(got, "are left out") || strings.Count(got, "Frame f2: request AlterConfigs(33) v2") != 1 {
+		t.Errorf("past the limit, the page does not say what it left out, or loses a frame's summary")
+	}
+	checkNoInjection(t, "page past the limit", got)
 }

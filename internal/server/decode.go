@@ -61,10 +61,14 @@ type Decoder struct {
 	MaxQueued int
 	QueueWait time.Duration
 	Timeout   time.Duration
+	// MaxPending bounds the bytes of large answers waiting for their
+	// clients at once (zero: MaxPendingAnswers).
+	MaxPending int
 
-	once   sync.Once
-	slots  chan struct{}
-	queued atomic.Int64
+	once    sync.Once
+	slots   chan struct{}
+	queued  atomic.Int64
+	pending atomic.Int64
 }
 
 func (d *Decoder) limits() budget.Limits {
@@ -305,6 +309,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"error":"encoding the answer failed"}`)
 	}
+	writeJSONBytes(w, status, b)
+}
+
+// writeJSONBytes writes an answer's JSON.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) {
 	w.Header()["Content-Type"] = hJSON
 	w.Header()["Cache-Control"] = hNoCache
 	w.WriteHeader(status)
@@ -333,15 +342,17 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeJSON(w, http.StatusBadRequest, Answer{Error: "bad JSON request: " + err.Error()})
 		return false
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		writeJSON(w, http.StatusBadRequest, Answer{Error: fmt.Sprintf("bad JSON request: more after the request object, at byte %d", dec.InputOffset())})
+		return false
+	}
 	return true
 }
 
-func (d *Decoder) answer(w http.ResponseWriter, fs []*report.Frame, err error) {
-	_, status, b := d.build(fs, err)
-	w.Header()["Content-Type"] = hJSON
-	w.Header()["Cache-Control"] = hNoCache
-	w.WriteHeader(status)
-	w.Write(b)
+// answer builds the JSON answer of fs and err and its status.
+func (d *Decoder) answer(fs []*report.Frame, err error) (int, []byte) {
+	_, status, b := d.build(fs, err, false)
+	return status, b
 }
 
 // summaries are answer frames without markup or tree.
@@ -361,9 +372,9 @@ func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() {
+	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
 		fs, err := d.DecodeContext(ctx, in)
-		return func() { d.answer(w, fs, err) }
+		return func() (int, []byte) { return d.answer(fs, err) }
 	})
 }
 
@@ -372,12 +383,12 @@ func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &in) {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() {
+	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
 		f, err := d.EncodeContext(ctx, in)
 		if err != nil {
-			return func() { d.answer(w, nil, err) }
+			return func() (int, []byte) { return d.answer(nil, err) }
 		}
-		return func() { d.answer(w, []*report.Frame{f}, nil) }
+		return func() (int, []byte) { return d.answer([]*report.Frame{f}, nil) }
 	})
 }
 
@@ -386,23 +397,51 @@ func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 // servePage answers the form post of the /decode/ page with the whole page.
 func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
-	if !d.acquire(r.Context()) {
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
-		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	defer d.release()
-	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
-	defer cancel()
+	// The body arrives at the client's pace: read it before taking a
+	// decode slot, which is for the work only (as the JSON API does).
 	b, status, err := readBody(w, r)
-	in := &htmlr.DecodeInput{APIs: site.APINames(d.Codec.Reg), Form: htmlr.DecodeForm{Kind: "request"}}
-	var results []*report.Frame
 	if err == nil {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		if perr := r.ParseForm(); perr != nil {
 			status, err = http.StatusBadRequest, perr
 		}
 	}
+	if !d.acquire(r.Context()) {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	status, page, err := d.renderPage(r, status, err)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	// Written after the slot is released: a client that reads slowly
+	// holds its connection, not the decoding.
+	done, ok := d.hold(len(page))
+	if !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+		http.Error(w, "503 "+errPending.Error(), http.StatusServiceUnavailable)
+		return
+	}
+	defer done()
+	w.Header()["Content-Type"] = hHTML
+	w.Header()["Cache-Control"] = hNoCache
+	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
+	w.WriteHeader(status)
+	w.Write(page)
+}
+
+// renderPage decodes or encodes what the form r asks for (its body read
+// and parsed, or err why not, with its status) with the decode slot the
+// caller acquired, which it releases, and renders the page: its status
+// and bytes, or an error rendering it.
+func (d *Decoder) renderPage(r *http.Request, status int, err error) (int, []byte, error) {
+	defer d.release()
+	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
+	defer cancel()
+	in := &htmlr.DecodeInput{APIs: site.APINames(d.Codec.Reg), Form: htmlr.DecodeForm{Kind: "request"}}
+	var results []*report.Frame
 	if err == nil {
 		f := r.PostForm
 		// The form is echoed into the page: keep the fields valid UTF-8
@@ -451,16 +490,19 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		in.Error = err.Error()
 	}
+	in.MaxResults = MaxAnswer
+	if d.MaxAnswer > 0 {
+		in.MaxResults = d.MaxAnswer
+	}
+	inflated := htmlr.MaxInflatedGridBytes // shared by the frames
 	for _, f := range results {
-		in.Results = append(in.Results, Result(f))
+		res := Result(f)
+		res.InflatedBudget = &inflated
+		in.Results = append(in.Results, res)
 	}
 	var buf bytes.Buffer
 	if rerr := d.Renderer.DecodePage(&buf, in); rerr != nil {
-		http.Error(w, rerr.Error(), http.StatusInternalServerError)
-		return
+		return 0, nil, rerr
 	}
-	w.Header()["Content-Type"] = hHTML
-	w.Header()["Cache-Control"] = hNoCache
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
+	return status, buf.Bytes(), nil
 }

@@ -196,6 +196,17 @@ func TestDecodeAPIResponseAndErrors(t *testing.T) {
 	if w.Code != 400 || !strings.Contains(a.Error, "bogus") {
 		t.Errorf("unknown JSON field: %d %q", w.Code, a.Error)
 	}
+	// Whatever follows the request object is refused, not ignored: two
+	// objects are not two requests.
+	for _, body := range []string{`{"hex": "00"} {"hex": "01"}`, `{"hex": "00"} x`, `{"hex": "00"}]`} {
+		w, raw := postRaw(t, srv, "/api/decode", "application/json", []byte(body))
+		if err := json.Unmarshal(raw, &a); w != 400 || err != nil || !strings.Contains(a.Error, "after the request") {
+			t.Errorf("%s: %d %.200s", body, w, raw)
+		}
+	}
+	if w, raw := postRaw(t, srv, "/api/decode", "application/json", []byte("{\"hex\": \"00\"}\n\t ")); w != 200 {
+		t.Errorf("a request object and white space: %d %.200s", w, raw)
+	}
 	r := httptest.NewRequest("POST", "/api/decode", strings.NewReader("hex=00"))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	wr := httptest.NewRecorder()

@@ -30,6 +30,14 @@ const (
 	// each for at most QueueWait; beyond either they are answered 503.
 	MaxQueuedDecodes = 64
 	QueueWait        = 5 * time.Second
+	// MaxPendingAnswers bounds the bytes of answers larger than
+	// MaxDecodeBody that are built and waiting for their clients to read
+	// them: answers are written without a decode slot, so that a client
+	// that reads slowly holds no slot, and this keeps slow readers from
+	// holding memory without bound instead. A large answer that would
+	// pass it is answered 503 with Retry-After. Smaller answers are not
+	// counted: each connection may hold as much for its request body.
+	MaxPendingAnswers = 4 * MaxAnswer
 )
 
 // DecodeLimits are the budget of one decode or encode request (all its
@@ -47,7 +55,26 @@ func MaxConcurrentDecodes() int { return max(2, runtime.GOMAXPROCS(0)) }
 var (
 	errBusy    = errors.New("the server is decoding as many requests as it allows; retry shortly")
 	errTimeout = fmt.Errorf("decoding took longer than %s and was stopped", DecodeTimeout)
+	errPending = errors.New("the server is sending as many large answers as it allows; retry shortly")
 )
+
+// hold counts an answer of n bytes as waiting for its client until done
+// is called; false, when it would pass the pending limit (MaxPending),
+// says to refuse it.
+func (d *Decoder) hold(n int) (done func(), ok bool) {
+	if n <= MaxDecodeBody {
+		return func() {}, true
+	}
+	limit := int64(d.MaxPending)
+	if limit <= 0 {
+		limit = MaxPendingAnswers
+	}
+	if d.pending.Add(int64(n)) > limit {
+		d.pending.Add(-int64(n))
+		return nil, false
+	}
+	return func() { d.pending.Add(-int64(n)) }, true
+}
 
 // acquire claims a decode slot. When all are busy, the request waits in
 // a queue of at most MaxQueued requests for at most QueueWait; false when
@@ -101,26 +128,48 @@ func busy(w http.ResponseWriter, err error) {
 }
 
 // work runs f with a decode slot and a context that ends when the client
-// goes away or the timeout fires. It answers 503 itself when no slot is
-// free or the timeout fired, and nothing when the client went away.
-func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func())) {
+// goes away or the timeout fires; the answer f returns is built with the
+// slot too, and written after the slot is released (a client that reads
+// slowly holds its connection, not the decoding). It answers 503 itself
+// when no slot is free or the timeout fired, and nothing when the client
+// went away.
+func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func() (int, []byte))) {
 	if !d.acquire(r.Context()) {
 		busy(w, errBusy)
 		return
 	}
+	status, body, err := d.workSlot(r, f)
+	if err != nil {
+		busy(w, err)
+		return
+	}
+	if body == nil {
+		return // the client went away: nobody to answer
+	}
+	done, ok := d.hold(len(body))
+	if !ok {
+		busy(w, errPending)
+		return
+	}
+	defer done()
+	writeJSONBytes(w, status, body)
+}
+
+// workSlot is work's part with the slot, which it releases: the answer's
+// status and JSON, no JSON when the client went away, or errTimeout.
+func (d *Decoder) workSlot(r *http.Request, f func(ctx context.Context) (answer func() (int, []byte))) (int, []byte, error) {
 	defer d.release()
 	ctx, cancel := context.WithTimeout(r.Context(), d.Timeout)
 	defer cancel()
 	answer := f(ctx)
 	switch {
 	case r.Context().Err() != nil:
-		// The client went away: nobody to answer.
-		return
+		return 0, nil, nil
 	case ctx.Err() != nil:
-		busy(w, errTimeout)
-		return
+		return 0, nil, errTimeout
 	}
-	answer()
+	status, body := answer()
+	return status, body, nil
 }
 
 // serveAPIMethod answers requests to /api/ paths that no POST handler

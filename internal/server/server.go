@@ -74,6 +74,9 @@ type Limits struct {
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	MaxHeaderBytes    int
+	// ShutdownTimeout is how long [Server.Serve] lets requests in
+	// flight finish once its context is done.
+	ShutdownTimeout time.Duration
 }
 
 // Server serves a site.
@@ -152,6 +155,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if dh, pattern := s.dyn.Handler(r); pattern != "" {
 			if s.site.Base != "" {
 				lw := &linkWriter{ResponseWriter: w, site: s.site, from: r.URL.Path}
+				if r.Method == http.MethodHead {
+					// The length of a relinked page is known only
+					// from its body: have the handler write it as
+					// for GET, and send the headers alone.
+					lw.head = true
+					r = withMethod(r, http.MethodGet)
+				}
 				dh.ServeHTTP(lw, r)
 				lw.flush()
 				return
@@ -177,7 +187,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !get {
-		h["Allow"] = hAllow
+		h["Allow"] = s.allow(r)
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
@@ -203,6 +213,25 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// dynMethods are the methods besides GET and HEAD that a dynamic handler
+// may take on a site path (as the decode form posts to /decode/).
+var dynMethods = []string{http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+
+// allow is the Allow header of a 405 on the site path of r: GET and HEAD,
+// and the methods dynamic handlers take there.
+func (s *Server) allow(r *http.Request) []string {
+	if s.ndyn == 0 {
+		return hAllow
+	}
+	allow := hAllow[0]
+	for _, m := range dynMethods {
+		if _, pattern := s.dyn.Handler(withMethod(r, m)); pattern != "" {
+			allow += ", " + m
+		}
+	}
+	return []string{allow}
+}
+
 // NotFound answers with the site's 404 page, for dynamic handlers that
 // find nothing to serve.
 func (s *Server) NotFound(w http.ResponseWriter, r *http.Request) { s.notFound(w, r) }
@@ -224,21 +253,37 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 }
 
 // acceptsGzip reports whether Accept-Encoding values allow gzip: a "gzip"
-// or "*" coding without q=0.
+// (or "x-gzip") coding without q=0, or, when neither is named, a "*"
+// coding without q=0. A coding named outright overrides "*" wherever it
+// stands ("*;q=0, gzip" accepts gzip).
 func acceptsGzip(values []string) bool {
+	named, star := -1, -1 // -1: not given, 0: refused, 1: accepted
 	for _, v := range values {
 		for len(v) > 0 {
 			var part string
 			part, v, _ = strings.Cut(v, ",")
 			coding, params, _ := strings.Cut(part, ";")
 			coding = strings.TrimSpace(coding)
-			if !strings.EqualFold(coding, "gzip") && !strings.EqualFold(coding, "x-gzip") && coding != "*" {
+			var at *int
+			switch {
+			case strings.EqualFold(coding, "gzip") || strings.EqualFold(coding, "x-gzip"):
+				at = &named
+			case coding == "*":
+				at = &star
+			default:
 				continue
 			}
-			return !qZero(params)
+			ok := 1
+			if qZero(params) {
+				ok = 0
+			}
+			*at = max(*at, ok)
 		}
 	}
-	return false
+	if named >= 0 {
+		return named == 1
+	}
+	return star == 1
 }
 
 // qZero reports whether parameters set q to zero ("q=0", "q=0.000").
@@ -283,7 +328,8 @@ func HTTPServer(h http.Handler) *http.Server {
 
 // Serve serves on ln, with the timeouts of s.Limits, until ctx is done,
 // then shuts down gracefully: it stops accepting, lets requests in flight
-// finish (for at most ShutdownTimeout) and returns nil.
+// finish (for at most ShutdownTimeout) and returns nil. Requests still
+// running then have their connections closed, and the error says so.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer()
 	errc := make(chan error, 1)
@@ -293,9 +339,17 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return fmt.Errorf("server: %w", err)
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), ShutdownTimeout)
+	timeout := ShutdownTimeout
+	if s.Limits.ShutdownTimeout > 0 {
+		timeout = s.Limits.ShutdownTimeout
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			hs.Close()
+			return fmt.Errorf("server: requests still running %s after the stop were cut off", timeout)
+		}
 		return fmt.Errorf("server: shutting down: %w", err)
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {

@@ -182,6 +182,17 @@ func TestDynamicHandler(t *testing.T) {
 	if w := do(t, h, "GET", "/api/echo", nil); w.Code != 405 && w.Code != 404 {
 		t.Errorf("GET on a POST-only dynamic route: %d", w.Code)
 	}
+	// A site path a dynamic handler also takes POST on lists POST in the
+	// Allow of its 405 (RFC 9110: every method the resource supports).
+	h.Handle("POST /decode/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	for _, m := range []string{"PUT", "DELETE", "OPTIONS"} {
+		if w := do(t, h, m, "/decode/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD, POST" {
+			t.Errorf("%s /decode/: %d, Allow %q; want 405, GET, HEAD, POST", m, w.Code, w.Header().Get("Allow"))
+		}
+	}
+	if w := do(t, h, "PUT", "/", nil); w.Code != 405 || w.Header().Get("Allow") != "GET, HEAD" {
+		t.Errorf("PUT /: %d, Allow %q; want 405, GET, HEAD", w.Code, w.Header().Get("Allow"))
+	}
 }
 
 func TestHelpers(t *testing.T) {
@@ -200,6 +211,12 @@ func TestHelpers(t *testing.T) {
 		{[]string{"br", "gzip"}, true},
 		{[]string{"identity"}, false},
 		{[]string{"gzipx"}, false},
+		// A coding named outright overrides "*", wherever it stands.
+		{[]string{"*;q=0, gzip"}, true},
+		{[]string{"*;q=0", "gzip;q=0.8"}, true},
+		{[]string{"gzip;q=0, *"}, false},
+		{[]string{"x-gzip;q=0, gzip"}, true},
+		{[]string{"br, *;q=0"}, false},
 	} {
 		if got := acceptsGzip(tc.ae); got != tc.want {
 			t.Errorf("acceptsGzip(%q) = %v", tc.ae, got)
@@ -278,3 +295,45 @@ type discard struct{ h http.Header }
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discard) WriteHeader(int)             {}
+
+// TestServeShutdownCutsOff stops serving while a request runs past the
+// shutdown timeout: Serve cuts it off (its connection closed, so its
+// handler's context ends) and says so, rather than returning with the
+// request still running.
+func TestServeShutdownCutsOff(t *testing.T) {
+	srv := New(testSite(t))
+	srv.Limits.ShutdownTimeout = 100 * time.Millisecond
+	started, ended := make(chan struct{}), make(chan struct{})
+	srv.Handle("GET /api/stuck", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		close(started)
+		<-r.Context().Done()
+		close(ended)
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ctx, ln) }()
+	go func() {
+		if resp, err := http.Get("http://" + ln.Addr().String() + "/api/stuck"); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-served:
+		if err == nil || !strings.Contains(err.Error(), "cut off") {
+			t.Errorf("Serve: %v; want an error saying the request was cut off", err)
+		}
+	case <-time.After(testdeadline.Remaining(t)):
+		t.Fatal("Serve did not return after cancel")
+	}
+	select {
+	case <-ended:
+	case <-time.After(safetyNet):
+		t.Fatal("the request still runs after Serve returned")
+	}
+}

@@ -3,6 +3,7 @@ package html
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 
 	"github.com/manifester/manifester/internal/report"
@@ -12,6 +13,11 @@ import (
 // MaxGridBytes is the largest frame the decode page draws as a byte grid;
 // bigger frames are reported without grid and tree markup.
 const MaxGridBytes = 64 << 10
+
+// MaxInflatedGridBytes is how many bytes of inflated records one answer
+// of the decode page draws as grids, all its frames together (the start
+// of [DecodeResult.InflatedBudget]).
+const MaxInflatedGridBytes = MaxGridBytes
 
 // DecodeForm is the state of the decode form.
 type DecodeForm struct {
@@ -54,6 +60,13 @@ type DecodeResult struct {
 	// Body is the message body as indented JSON, editable and re-encodable;
 	// empty when the frame did not decode.
 	Body string
+	// InflatedBudget, when set, is how many bytes of inflated records may
+	// still be drawn as grids, shared by the results of one answer: each
+	// inflated section drawn takes its bytes from it, and one that does
+	// not fit is named with its size and left out (a few KB of compressed
+	// batches inflate to a MiB, 80 MB of grid markup). Nil: every section
+	// of at most MaxGridBytes is drawn.
+	InflatedBudget *int
 }
 
 // DecodeInput is the data of the /decode/ page.
@@ -65,13 +78,17 @@ type DecodeInput struct {
 	// Static marks the page of a static export with the WebAssembly
 	// decoder: with script, the form decodes in the browser.
 	Static bool
+	// MaxResults, when set, bounds the bytes of the results' markup: the
+	// results past it are shown by their summary and notes, their grid,
+	// tree, body and inflated records left out, and the page says so.
+	MaxResults int
 }
 
 type decodeView struct {
 	APIs     []string
 	Form     DecodeForm
 	Error    string
-	Results  []*decodeResultView
+	Results  []template.HTML // each result as the "result" template writes it
 	Response bool
 	Static   bool
 }
@@ -87,6 +104,9 @@ type decodeResultView struct {
 	ClientID      string
 	ClientIDNull  bool
 	TooLarge      bool
+	// LeftOut shows the frame by its summary and notes alone (see
+	// DecodeInput.MaxResults).
+	LeftOut bool
 	// Inflated holds the decompressed records of compressed batches, each
 	// with its own grid (offsets within the inflated bytes) and tree.
 	Inflated []*inflatedView
@@ -95,6 +115,9 @@ type decodeResultView struct {
 type inflatedView struct {
 	sectionView
 	Of string // path of the batch's records field
+	// LeftOut is the size of inflated records left out of the answer
+	// (see DecodeResult.InflatedBudget); Budget is what an answer draws.
+	LeftOut, Budget int
 }
 
 func decodeResultViewOf(res *DecodeResult) *decodeResultView {
@@ -138,6 +161,14 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 		iv := &inflatedView{Of: clean(t.Path(id))}
 		iv.ID = fmt.Sprintf("%s-z%d", v.ID, len(v.Inflated))
 		iv.Kind = "inflated records"
+		if b := res.InflatedBudget; b != nil {
+			if len(d.Bytes) > *b {
+				iv.LeftOut, iv.Budget = len(d.Bytes), MaxInflatedGridBytes
+				v.Inflated = append(v.Inflated, iv)
+				return
+			}
+			*b -= len(d.Bytes)
+		}
 		if d.Root() != span.None {
 			if err := d.Err(d.Root()); err != nil {
 				iv.Error = clean(err.Error())
@@ -153,8 +184,31 @@ func decodeResultViewOf(res *DecodeResult) *decodeResultView {
 func (r *Renderer) DecodePage(w io.Writer, in *DecodeInput) error {
 	v := &decodeView{APIs: in.APIs, Form: in.Form, Error: clean(in.Error), Response: in.Form.Kind == "response", Static: in.Static}
 	v.Form.Hex = clean(v.Form.Hex)
+	size, cut := 0, -1
 	for i := range in.Results {
-		v.Results = append(v.Results, decodeResultViewOf(&in.Results[i]))
+		rv := decodeResultViewOf(&in.Results[i])
+		var b bytes.Buffer
+		if err := r.tmpl.ExecuteTemplate(&b, "result", rv); err != nil {
+			return fmt.Errorf("rendering a decode result: %w", err)
+		}
+		if size += b.Len(); cut < 0 && in.MaxResults > 0 && size > in.MaxResults {
+			cut = i
+		}
+		if cut >= 0 {
+			rv.LeftOut = true
+			b.Reset()
+			if err := r.tmpl.ExecuteTemplate(&b, "result", rv); err != nil {
+				return fmt.Errorf("rendering a decode result: %w", err)
+			}
+		}
+		v.Results = append(v.Results, template.HTML(b.String()))
+	}
+	if cut >= 0 {
+		msg := fmt.Sprintf("the page would be larger than %d bytes: the grids, trees and bodies of frames %d to %d are left out", in.MaxResults, cut, len(in.Results)-1)
+		if v.Error != "" {
+			msg = v.Error + "; " + msg
+		}
+		v.Error = msg
 	}
 	return r.exec(w, "decode", "Decode", "decode", v)
 }
