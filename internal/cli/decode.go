@@ -28,7 +28,7 @@ import (
 	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
-const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST] [--tls-keylog FILE] | --segment FILE|- [--max-entry SIZE])"
+const decodeUsage = "[--spec P] [--records DIR [--records-topic NAME]] [--format text|json [--about]] [--kind request|response] [--api KEY --version N] [--roundtrip] [-v] [--filter EXPR] [--max-inflate SIZE] [--max-nodes N] [--max-output SIZE] (--hex HEX | FILE | - | --pcap FILE|- [--port LIST] [--tls-keylog FILE] [--max-conns N] | --segment FILE|- [--max-entry SIZE])"
 
 func init() {
 	register(&command{

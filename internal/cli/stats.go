@@ -22,7 +22,7 @@ import (
 	"github.com/manifester/manifester/internal/stats"
 )
 
-const statsUsage = "[--spec P] [--format text|json|html] [--filter EXPR] [--port LIST] [--tls-keylog FILE] (--pcap FILE|- | FILE.jsonl|-)"
+const statsUsage = "[--spec P] [--format text|json|html] [--filter EXPR] [--top-conns N] [--port LIST] [--tls-keylog FILE] [--max-conns N] (--pcap FILE|- | FILE.jsonl|-)"
 
 func init() {
 	register(&command{
