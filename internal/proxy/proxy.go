@@ -282,6 +282,13 @@ type Proxy struct {
 	conns     map[*conn]bool
 	connSeq   int
 
+	// own holds every open listener by the address it is advertised at
+	// and the one it is bound to (under mu): a broker that advertises one
+	// of them (advertised.listeners set to the proxy) is left as it is,
+	// where a listener forwarding to the proxy itself would add a hop at
+	// each rewrite, or loop.
+	own map[string]*listener
+
 	q         *decodeQueue
 	trees     *framebufs.Pool // span trees for reuse (Config.ReuseTrees), else nil
 	wg        sync.WaitGroup
@@ -347,7 +354,7 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
-		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, conns: map[*conn]bool{},
+		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, own: map[string]*listener{}, conns: map[*conn]bool{},
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	if cfg.ReuseTrees {
@@ -434,6 +441,7 @@ func (p *Proxy) listen(addr, upstream string, node int32) (*listener, error) {
 	} else {
 		p.listeners[upstream] = l
 	}
+	p.own[hostPort(l.host, l.port)], p.own[ln.Addr().String()] = l, l
 	p.mu.Unlock()
 	detail := "forwarding " + ln.Addr().String() + " to " + upstream
 	if node >= 0 {
@@ -491,6 +499,12 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 	if p.closed {
 		p.mu.Unlock()
 		return "", 0, false
+	}
+	if l := p.own[up]; l != nil {
+		// Already the proxy's: left as it is.
+		l.used = time.Now()
+		p.mu.Unlock()
+		return host, port, true
 	}
 	if isPinned {
 		if l := p.byNode[node]; l != nil {
@@ -569,6 +583,8 @@ func (p *Proxy) closeIdle(now time.Time, idle time.Duration) {
 			continue
 		}
 		delete(p.listeners, up)
+		delete(p.own, hostPort(l.host, l.port))
+		delete(p.own, l.ln.Addr().String())
 		closed = append(closed, l)
 	}
 	p.mu.Unlock()

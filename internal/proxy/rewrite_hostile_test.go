@@ -1,6 +1,9 @@
 package proxy
 
 import (
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -38,5 +41,54 @@ func TestNoNodePlaceholderLeftAlone(t *testing.T) {
 	p.Close()
 	for _, e := range ev.of(EventRewrite) {
 		t.Errorf("rewrite event: %s", e.Detail)
+	}
+}
+
+// TestAdvertisedProxyAddressLeftAlone: a broker that already advertises
+// the proxy's own listeners (advertised.listeners set to the proxy) is
+// left as it is: no listener forwarding to the proxy itself (a hop more
+// at each Metadata, the next response advertising that listener in turn),
+// and a pinned listener is not turned to forward to itself (a loop of
+// connections).
+func TestAdvertisedProxyAddressLeftAlone(t *testing.T) {
+	var self atomic.Value
+	self.Store([]kmsg.MetadataResponseBroker{})
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker {
+		return self.Load().([]kmsg.MetadataResponseBroker)
+	})
+	pin := "127.0.0.1:" + strconv.Itoa(freePorts(t, 1))
+	p, ev := start(t, up, func(c *Config) { c.BrokerListen = map[int32]string{1: pin} })
+	c := dial(t, p.Addr())
+	// Node 1's pinned listener opens, forwarding to the first broker.
+	self.Store([]kmsg.MetadataResponseBroker{broker(1, up)})
+	if got := askMetadata(t, c, 1); len(got) != 1 || addrOf(got[0]) != pin {
+		t.Fatalf("brokers %v, want node 1 at %s", got, pin)
+	}
+	// Now the broker advertises the proxy: its first listener for node 0,
+	// node 1's pinned one for node 1.
+	want := []kmsg.MetadataResponseBroker{broker(0, p.Addr()), broker(1, pin)}
+	self.Store(want)
+	for corr := int32(2); corr < 4; corr++ {
+		got := askMetadata(t, c, corr)
+		if len(got) != 2 || addrOf(got[0]) != p.Addr() || addrOf(got[1]) != pin {
+			t.Fatalf("brokers %v, want %v", got, want)
+		}
+	}
+	p.mu.Lock()
+	opened, pinnedTo := len(p.listeners)+len(p.byNode), p.byNode[1].upstream
+	p.mu.Unlock()
+	if opened != 2 || pinnedTo != up {
+		t.Errorf("%d listeners, node 1's forwarding to %s; want 2, node 1's forwarding to %s", opened, pinnedTo, up)
+	}
+	// Node 1's listener still reaches the broker.
+	c1 := dial(t, pin)
+	if got := askMetadata(t, c1, 1); len(got) != 2 {
+		t.Errorf("through node 1's listener: brokers %v", got)
+	}
+	p.Close()
+	for _, e := range ev.of(EventRewrite) {
+		if !strings.Contains(e.Detail, "(correlation id 1)") {
+			t.Errorf("rewrite event: %s", e.Detail)
+		}
 	}
 }
