@@ -104,6 +104,9 @@ func runProxy(env *Env, args []string) error {
 	if *upstream == "" {
 		return usagef("give the broker to forward to: --upstream HOST:PORT")
 	}
+	if err := proxy.CheckHostPort(*upstream); err != nil {
+		return usagef("--upstream wants HOST:PORT: %v", err)
+	}
 	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
 		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
 	}

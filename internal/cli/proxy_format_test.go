@@ -190,3 +190,37 @@ func TestProxyUpstreamDoesNotResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyUpstreamWithoutPort: an --upstream that is no HOST:PORT (a
+// broker named without its port) is a usage error, before the proxy
+// listens; every client connection would otherwise fail to dial it.
+func TestProxyUpstreamWithoutPort(t *testing.T) {
+	for _, upstream := range []string{"localhost", "127.0.0.1:", "[::1", "127.0.0.1:0", "127.0.0.1:99999"} {
+		ctx, stop := context.WithCancel(context.Background())
+		stderr := &lockedBuffer{}
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &lockedBuffer{}, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
+		done := make(chan int, 1)
+		go func() {
+			done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", upstream, "--decode-process=false"})
+		}()
+		code, ended, listened := 0, false, false
+		for deadline := testdeadline.Deadline(t); !ended && time.Now().Before(deadline); {
+			select {
+			case code = <-done:
+				ended = true
+			case <-time.After(20 * time.Millisecond):
+				if strings.Contains(stderr.String(), "listening on") {
+					listened = true
+					stop()
+				}
+			}
+		}
+		stop()
+		if !ended {
+			t.Fatalf("--upstream %s: the proxy did not end: %s", upstream, stderr.String())
+		}
+		if listened || code != 2 || !strings.Contains(stderr.String(), "--upstream") {
+			t.Errorf("--upstream %s: exit %d, stderr %q; want 2 and a usage error naming --upstream, before listening", upstream, code, stderr.String())
+		}
+	}
+}

@@ -327,6 +327,9 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == "" {
 		return nil, errors.New("proxy: Config.Upstream is required")
 	}
+	if err := CheckHostPort(cfg.Upstream); err != nil {
+		return nil, fmt.Errorf("proxy: Config.Upstream: %w", err)
+	}
 	cfg.decodeDefaults()
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = DefaultQueueFrames
@@ -387,6 +390,20 @@ func New(cfg Config) (*Proxy, error) {
 		go p.closeIdleListeners()
 	}
 	return p, nil
+}
+
+// CheckHostPort checks that addr can be a broker's address, HOST:PORT
+// with a port from 1 to 65535: every connection would fail to dial
+// another. (An empty HOST is this machine.)
+func CheckHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%s: the port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
 }
 
 // Addr returns the address of the first listener.
