@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/manifester/manifester/internal/testframes"
+	"slices"
 
 	"net"
 	"strconv"
@@ -202,6 +203,39 @@ func TestListenerLimit(t *testing.T) {
 	if n != 3 {
 		t.Errorf("%d listener-limit faults, want 3", n)
 	}
+}
+
+// TestPortBaseListenerLimit: listeners that BrokerPortBase opens count
+// against MaxListeners, as every node id a response names would
+// otherwise get one (a response naming thousands of nodes opened
+// thousands, never closed); those BrokerListen names do not count.
+func TestPortBaseListenerLimit(t *testing.T) {
+	base := freePorts(t, 6)
+	var brokers []kmsg.MetadataResponseBroker
+	for i := int32(0); i < 5; i++ {
+		brokers = append(brokers, broker(i, "10.0.0."+strconv.Itoa(int(i)+1)+":9092"))
+	}
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker { return brokers })
+	pin4 := "127.0.0.1:" + strconv.Itoa(base+5)
+	p, ev := start(t, up, func(c *Config) {
+		c.MaxListeners, c.BrokerPortBase, c.BrokerListen = 2, base, map[int32]string{4: pin4}
+	})
+	got := askMetadata(t, dial(t, p.Addr()), 1)
+	var proxied []string
+	for i, b := range got {
+		if addrOf(b) != addrOf(brokers[i]) {
+			proxied = append(proxied, addrOf(b))
+		}
+	}
+	p.mu.Lock()
+	pinned := len(p.byNode)
+	p.mu.Unlock()
+	want := []string{"127.0.0.1:" + strconv.Itoa(base), "127.0.0.1:" + strconv.Itoa(base+1), pin4}
+	if !slices.Equal(proxied, want) || pinned != 3 {
+		t.Errorf("brokers rewritten to %v, %d pinned listeners; want %v and 3", proxied, pinned, want)
+	}
+	p.Close()
+	faultsContaining(t, ev, "listener limit 2 reached: broker 10.0.0.3:9092 (node 2)")
 }
 
 // TestIdleListenerClosed: a per-broker listener that has no connection

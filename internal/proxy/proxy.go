@@ -160,10 +160,11 @@ type Config struct {
 	// new connections go there.
 	BrokerListen   map[int32]string
 	BrokerPortBase int
-	// MaxListeners bounds the per-broker listeners open at once (default
-	// DefaultMaxListeners; negative: no limit). A broker beyond it is not
-	// given one: its address reaches the client unrewritten, and a fault
-	// says so.
+	// MaxListeners bounds the per-broker listeners open at once, those
+	// BrokerPortBase opens included, those BrokerListen names not
+	// (default DefaultMaxListeners; negative: no limit). A broker beyond
+	// it is not given one: its address reaches the client unrewritten,
+	// and a fault says so.
 	MaxListeners int
 	// ListenerIdle closes a per-broker listener (not the first, not a
 	// pinned one) that has had no connection and has not been advertised
@@ -541,13 +542,21 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 		p.mu.Unlock()
 		return l.host, l.port, true
 	}
-	n := len(p.listeners) - 1 // the first listener does not count
+	// The first listener and those BrokerListen names do not count;
+	// BrokerPortBase's do, as a response may name any number of nodes.
+	n := len(p.listeners) - 1
+	for id := range p.byNode {
+		if _, named := p.cfg.BrokerListen[id]; !named {
+			n++
+		}
+	}
+	_, named := p.cfg.BrokerListen[node]
 	p.mu.Unlock()
 	if perr != nil {
 		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + perr.Error()})
 		return "", 0, false
 	}
-	if !isPinned && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
+	if !(isPinned && named) && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
 		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up,
 			Detail: fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly", p.cfg.MaxListeners, up, node)})
 		return "", 0, false
