@@ -782,7 +782,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				fit = len(r.hold)
 			}
 			out, moved, grew, derr := c.rewriteResponse(r.hold, r.req, fit)
-			rewritten := len(moved) > 0
+			rewritten := moved.any()
 			if r.tail && rewritten && (len(out) != len(r.hold) || !bytes.Equal(out[:r.sent], r.hold[:r.sent])) {
 				return c.tailMisfit(r, moved)
 			}
@@ -798,7 +798,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			if rewritten {
 				c.event(Event{Kind: EventRewrite, Dir: "response", Time: now,
 					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
-						r.api, r.req.CorrelationID, strings.Join(moved, ", "), len(r.hold), len(out))})
+						r.api, r.req.CorrelationID, moved, len(r.hold), len(out))})
 			}
 			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff, held: r.hold}
 			c.respIdx++
@@ -854,12 +854,12 @@ var errTailMisfit = errors.New("a rewritten response does not fit the bytes alre
 // must not reach the client, so the client connection is closed (the
 // client reconnects through the proxy and asks again), and this API and
 // version are held whole from then on.
-func (c *conn) tailMisfit(r *respState, moved []string) error {
+func (c *conn) tailMisfit(r *respState, moved *moves) error {
 	if t := c.p.tail[holdKey{r.req.APIKey, r.req.Version}]; t != nil {
 		t.Store(false)
 	}
 	c.fault("response", "%s response (correlation id %d): its rewritten broker addresses (%s) do not fit the %d of %d bytes already forwarded: closing the client connection (it reconnects through the proxy); %s v%d responses are held whole from now on",
-		r.api, r.req.CorrelationID, strings.Join(moved, ", "), r.sent, r.size, r.api, r.req.Version)
+		r.api, r.req.CorrelationID, moved, r.sent, r.size, r.api, r.req.Version)
 	return errTailMisfit
 }
 
@@ -919,8 +919,8 @@ func (w *clientWriter) flush(c *conn) error {
 }
 
 // rewriteResponse decodes a held response, replaces advertised broker
-// addresses and re-encodes it; moved lists each address replaced ("node
-// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
+// addresses and re-encodes it; moved lists the addresses replaced ("node
+// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), none when nothing was. On any
 // failure the input comes back unchanged, with the error.
 //
 // With fit above zero the response must stay fit bytes long: a shorter
@@ -930,24 +930,21 @@ func (w *clientWriter) flush(c *conn) error {
 // grew names the first address whose replacement is longer ("" when none
 // is): a tail-held response naming that broker could not be rewritten
 // within the bytes already forwarded (conn.tailsOff).
-func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved []string, grew string, err error) {
+func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved *moves, grew string, err error) {
+	moved = &moves{}
 	api, ok := c.p.reg.API(req.APIKey)
 	if !ok {
-		return b, nil, "", fmt.Errorf("unknown API key %d", req.APIKey)
+		return b, &moves{}, "", fmt.Errorf("unknown API key %d", req.APIKey)
 	}
 	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{OpaqueRecords: true})
 	if err != nil {
-		return b, nil, "", err
+		return b, &moves{}, "", err
 	}
-	seen := map[string]bool{}
 	remap := func(node int32, host string, port int32) (string, int32, bool) {
 		h, p, ok := c.p.listenerFor(node, host, port)
 		if ok && (h != host || p != port) {
 			m := fmt.Sprintf("node %d %s -> %s", node, hostPort(host, port), hostPort(h, p))
-			if !seen[m] {
-				seen[m] = true
-				moved = append(moved, m)
-			}
+			moved.add(m)
 			if grew == "" && len(h) > len(host) {
 				grew = m
 			}
@@ -955,11 +952,11 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 		return h, p, ok
 	}
 	if !rewriteAddresses(f, remap) {
-		return b, nil, "", nil
+		return b, &moves{}, "", nil
 	}
 	out, err = c.p.rewriter.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
-		return b, nil, "", fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+		return b, &moves{}, "", fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
 	if fit > 0 && len(out) < fit {
 		if padded, ok := c.padTo(f, len(out), fit); ok {
@@ -967,6 +964,55 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 		}
 	}
 	return out, moved, grew, nil
+}
+
+// moves lists, for a rewrite's events, the addresses it replaced: the
+// first maxMovesShown, and how many more. A response may name millions
+// of brokers; listing each made an event of megabytes (more than a
+// decoding process takes in one record) and held a string for each on
+// the forwarding path. A replacement is counted once (the same node may
+// be named in several places) among the first maxMovesSeen; beyond, each
+// counts.
+type moves struct {
+	shown []string
+	more  int
+	seen  map[string]bool
+}
+
+// Bounds of [moves].
+const (
+	maxMovesShown = 16
+	maxMovesSeen  = 1024
+)
+
+// add notes replacement s.
+func (m *moves) add(s string) {
+	if m.seen[s] {
+		return
+	}
+	if len(m.seen) < maxMovesSeen {
+		if m.seen == nil {
+			m.seen = map[string]bool{}
+		}
+		m.seen[s] = true
+	}
+	if len(m.shown) < maxMovesShown {
+		m.shown = append(m.shown, s)
+	} else {
+		m.more++
+	}
+}
+
+// any reports whether an address was replaced.
+func (m *moves) any() bool { return len(m.shown) > 0 }
+
+// String lists the replacements shown and counts the others.
+func (m *moves) String() string {
+	s := strings.Join(m.shown, ", ")
+	if m.more > 0 {
+		s += fmt.Sprintf(", and %d more", m.more)
+	}
+	return s
 }
 
 // padTags are the tag numbers a rewritten tail is padded with, one, two

@@ -92,3 +92,45 @@ func TestAdvertisedProxyAddressLeftAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestManyRewrittenBrokersThroughStream: a response naming thousands of
+// node ids at one short address, rewritten to a longer proxy address,
+// grows past Config.MaxBuffer, and so would its rewrite event's list of
+// every address replaced. The decoding side across the job stream takes
+// both (a record over its limit stopped the decoding process, and with
+// it the proxy), and the event names a few addresses and counts the rest.
+func TestManyRewrittenBrokersThroughStream(t *testing.T) {
+	const n = 4000
+	brokers := make([]kmsg.MetadataResponseBroker, n)
+	for i := range brokers {
+		brokers[i] = kmsg.MetadataResponseBroker{NodeID: int32(i), Host: "a", Port: 1}
+	}
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker { return brokers })
+	throughStream = true
+	p, ev := start(t, up, func(c *Config) { c.MaxBuffer, c.AdvertiseHost = 64<<10, "proxy-advertised-host.example" })
+	throughStream = false
+	got := askMetadata(t, dial(t, p.Addr()), 1)
+	if len(got) != n || got[n-1].Host != "proxy-advertised-host.example" {
+		t.Fatalf("%d brokers, the last at %s", len(got), addrOf(got[len(got)-1]))
+	}
+	p.Close() // DecodeStream's error, if any, fails the test
+	var rewritten bool
+	for _, e := range ev.of(EventFrame) {
+		rewritten = rewritten || e.Rewritten
+	}
+	if !rewritten {
+		t.Error("no rewritten frame was logged")
+	}
+	var rw []*Event
+	for _, e := range ev.of(EventRewrite) {
+		if strings.Contains(e.Detail, "(correlation id 1)") {
+			rw = append(rw, e)
+		}
+	}
+	if len(rw) != 1 {
+		t.Fatalf("%d rewrite events of the response, want 1", len(rw))
+	}
+	if d := rw[0].Detail; len(d) > 4096 || !strings.Contains(d, "node 0 a:1 -> proxy-advertised-host.example:") || !strings.Contains(d, "and 3984 more") {
+		t.Errorf("rewrite event of %d bytes: %.300s ... %s", len(d), d, d[max(0, len(d)-200):])
+	}
+}
