@@ -110,8 +110,8 @@ func runProxy(env *Env, args []string) error {
 	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
 		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
 	}
-	if *decodeWorkers < 1 {
-		return usagef("--decode-workers %d: want at least 1", *decodeWorkers)
+	if *decodeWorkers < 1 || *decodeWorkers > proxy.MaxDecodeWorkers {
+		return usagef("--decode-workers %d: want at least 1, at most %d", *decodeWorkers, proxy.MaxDecodeWorkers)
 	}
 	if *portBase < 0 || *portBase > 65535 {
 		return usagef("--broker-port-base must be a port number")

@@ -191,17 +191,26 @@ func TestProxyUpstreamDoesNotResolve(t *testing.T) {
 	}
 }
 
-// TestProxyUpstreamWithoutPort: an --upstream that is no HOST:PORT (a
-// broker named without its port) is a usage error, before the proxy
-// listens; every client connection would otherwise fail to dial it.
-func TestProxyUpstreamWithoutPort(t *testing.T) {
-	for _, upstream := range []string{"localhost", "127.0.0.1:", "[::1", "127.0.0.1:0", "127.0.0.1:99999"} {
+// TestProxyBadFlagsBeforeListening: an --upstream that is no HOST:PORT
+// (a broker named without its port: every client connection would fail
+// to dial it), and more --decode-workers than the runtime has threads for
+// (each keeps one, in process: past 10,000 the runtime ends the process)
+// are usage errors, before the proxy listens.
+func TestProxyBadFlagsBeforeListening(t *testing.T) {
+	for _, args := range [][]string{
+		{"--upstream", "localhost"},
+		{"--upstream", "127.0.0.1:"},
+		{"--upstream", "[::1"},
+		{"--upstream", "127.0.0.1:0"},
+		{"--upstream", "127.0.0.1:99999"},
+		{"--upstream", "127.0.0.1:9", "--decode-workers", "1025"},
+	} {
 		ctx, stop := context.WithCancel(context.Background())
 		stderr := &lockedBuffer{}
 		env := &Env{Stdin: strings.NewReader(""), Stdout: &lockedBuffer{}, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
 		done := make(chan int, 1)
 		go func() {
-			done <- Main(env, []string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--upstream", upstream, "--decode-process=false"})
+			done <- Main(env, append([]string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--decode-process=false"}, args...))
 		}()
 		code, ended, listened := 0, false, false
 		for deadline := testdeadline.Deadline(t); !ended && time.Now().Before(deadline); {
@@ -217,10 +226,10 @@ func TestProxyUpstreamWithoutPort(t *testing.T) {
 		}
 		stop()
 		if !ended {
-			t.Fatalf("--upstream %s: the proxy did not end: %s", upstream, stderr.String())
+			t.Fatalf("%v: the proxy did not end: %s", args, stderr.String())
 		}
-		if listened || code != 2 || !strings.Contains(stderr.String(), "--upstream") {
-			t.Errorf("--upstream %s: exit %d, stderr %q; want 2 and a usage error naming --upstream, before listening", upstream, code, stderr.String())
+		if listened || code != 2 || !strings.Contains(stderr.String(), args[len(args)-2]) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a usage error naming %s, before listening", args, code, stderr.String(), args[len(args)-2])
 		}
 	}
 }

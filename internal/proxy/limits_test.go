@@ -386,3 +386,13 @@ func TestCutShortFramesFreeQueueSpace(t *testing.T) {
 		t.Errorf("%d bytes of decode-queue space still reserved after every connection ended", q)
 	}
 }
+
+// TestTooManyDecodeWorkers: New refuses more decode workers than
+// MaxDecodeWorkers (each may keep an OS thread, and the Go runtime ends
+// a process past 10,000 of them).
+func TestTooManyDecodeWorkers(t *testing.T) {
+	_, err := New(Config{Listen: "127.0.0.1:0", Upstream: "127.0.0.1:9", Codec: testCodec(t), DecodeWorkers: MaxDecodeWorkers + 1})
+	if err == nil || !strings.Contains(err.Error(), "DecodeWorkers") {
+		t.Errorf("New with %d decode workers: %v; want an error naming DecodeWorkers", MaxDecodeWorkers+1, err)
+	}
+}

@@ -84,6 +84,10 @@ const (
 	DefaultMaxListeners = 256
 	// DefaultListenerIdle is how long an unused per-broker listener stays.
 	DefaultListenerIdle = 10 * time.Minute
+	// MaxDecodeWorkers bounds Config.DecodeWorkers: each worker may keep
+	// an OS thread of its own, and the Go runtime ends a process that
+	// has more than 10,000.
+	MaxDecodeWorkers = 1024
 )
 
 // Config configures a [Proxy].
@@ -113,8 +117,8 @@ type Config struct {
 	// Frames) must leave it false.
 	ReuseTrees bool
 	// DecodeWorkers is the number of goroutines that decode frames at
-	// once (default DefaultDecodeWorkers()). Their events still reach
-	// Sink in order.
+	// once (default DefaultDecodeWorkers(), at most MaxDecodeWorkers).
+	// Their events still reach Sink in order.
 	DecodeWorkers int
 	// QueueFrames and QueueBytes bound the frames waiting to be decoded
 	// (and being collected to be); one connection holds at most a quarter
@@ -330,6 +334,9 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	if err := CheckHostPort(cfg.Upstream); err != nil {
 		return nil, fmt.Errorf("proxy: Config.Upstream: %w", err)
+	}
+	if cfg.DecodeWorkers > MaxDecodeWorkers {
+		return nil, fmt.Errorf("proxy: Config.DecodeWorkers %d is over %d", cfg.DecodeWorkers, MaxDecodeWorkers)
 	}
 	cfg.decodeDefaults()
 	if cfg.QueueFrames <= 0 {
