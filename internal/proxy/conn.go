@@ -706,6 +706,10 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				}
 				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
 				r.collect = r.size <= c.p.cfg.MaxBuffer
+				if !r.collect {
+					c.event(Event{Kind: EventSkipped, Dir: "response", Count: 1,
+						Detail: fmt.Sprintf("SASL token of %d bytes is larger than the buffer cap (%d bytes): forwarded, not decoded", r.size, c.p.cfg.MaxBuffer)})
+				}
 				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:4])
 			}
 		}
