@@ -105,6 +105,11 @@ type conn struct {
 	// rather than as faults.
 	stopped   atomic.Bool
 	stopNotes []string
+	// looped is set when the broker connection turned out to be the
+	// proxy's own, or the client connection is the proxy's (Proxy.loop):
+	// the connection is closed, and what the pumps could not forward then
+	// went nowhere; the loop's fault says so.
+	looped atomic.Bool
 	// gone says, for the close event, what a client that went away with
 	// a response on its way did not get (under mu).
 	gone string
@@ -216,6 +221,9 @@ func (c *conn) fault(dir, format string, args ...any) {
 // are counted in the connection's close event instead (stopMsg), since
 // the loss is the stop's.
 func (c *conn) cut(dir, stopMsg, format string, args ...any) {
+	if c.looped.Load() {
+		return
+	}
 	if c.stopped.Load() {
 		c.mu.Lock()
 		c.stopNotes = append(c.stopNotes, stopMsg)
@@ -255,23 +263,51 @@ func (c *conn) run() {
 		c.event(Event{Kind: EventClose, Detail: "the proxy stopped while connecting to the broker"})
 		return
 	}
+	if err != nil && c.looped.Load() {
+		c.event(Event{Kind: EventClose, Detail: "connection loop"}) // said where it was found
+		return
+	}
 	if err != nil {
 		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
-		// Close gracefully: FIN first, and drain what the client already
-		// sent, so it sees an end of stream rather than a reset.
-		closeWrite(c.client)
-		c.client.SetReadDeadline(time.Now().Add(time.Second))
-		io.Copy(io.Discard, io.LimitReader(c.client, 1<<20))
+		closeGently(c.client)
 		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
 		return
 	}
+	local := up.LocalAddr().String()
 	c.p.mu.Lock()
 	closed := c.p.closed
 	c.upstream = up
+	// A connection of the proxy to itself: the one who registers last,
+	// this dial or the accept at the other end (Proxy.accept), sees the
+	// other. The other end, a client connection of this proxy, must not
+	// dial on: it is marked too.
+	back := c.p.accepted[local]
+	if back != nil {
+		back.looped.Store(true)
+	}
+	found := back != nil && !c.looped.Load()
+	looped := back != nil || c.looped.Load()
+	if !closed && !looped {
+		c.p.dialled[local] = c
+		defer func() {
+			c.p.mu.Lock()
+			delete(c.p.dialled, local)
+			c.p.mu.Unlock()
+		}()
+	}
 	c.p.mu.Unlock()
 	if closed {
 		up.Close()
 		c.event(Event{Kind: EventClose, Detail: "the proxy stopped as the broker connection opened"})
+		return
+	}
+	if looped {
+		up.Close()
+		if found {
+			c.p.loop(c, back.base.Listener)
+		}
+		closeGently(c.client)
+		c.event(Event{Kind: EventClose, Detail: "connection loop"})
 		return
 	}
 	defer up.Close()
@@ -318,6 +354,15 @@ func (c *conn) dial() (net.Conn, error) {
 	}
 	td := &tls.Dialer{NetDialer: d, Config: cfg}
 	return td.DialContext(c.p.ctx, "tcp", addr)
+}
+
+// closeGently closes a client the proxy cannot serve: FIN first, and
+// what it already sent is drained (at most 1 MiB, for a second), so it
+// sees an end of stream rather than a reset.
+func closeGently(c net.Conn) {
+	closeWrite(c)
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 }
 
 // closeWrite half-closes a connection (or closes it when it cannot).

@@ -293,6 +293,11 @@ type Proxy struct {
 	// where a listener forwarding to the proxy itself would add a hop at
 	// each rewrite, or loop.
 	own map[string]*listener
+	// accepted holds the open client connections by their client's
+	// address, dialled the open broker connections by their local
+	// address (under mu): a connection of the proxy to itself is in both
+	// (see conn.looped).
+	accepted, dialled map[string]*conn
 
 	q         *decodeQueue
 	trees     *framebufs.Pool // span trees for reuse (Config.ReuseTrees), else nil
@@ -366,6 +371,7 @@ func New(cfg Config) (*Proxy, error) {
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
 		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, own: map[string]*listener{}, conns: map[*conn]bool{},
+		accepted: map[string]*conn{}, dialled: map[string]*conn{},
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	if cfg.ReuseTrees {
@@ -655,12 +661,25 @@ func (p *Proxy) accept(l *listener) {
 			p.refuse(l, c)
 			continue
 		}
+		from := c.RemoteAddr().String()
+		if d := p.dialled[from]; d != nil {
+			p.mu.Unlock()
+			if !d.looped.Swap(true) {
+				p.loop(d, l.ln.Addr().String())
+			}
+			// d's pumps end, and its client is closed; closed first, d's
+			// end of this connection sees no reset from the other.
+			d.upstream.Close()
+			c.Close()
+			continue
+		}
 		p.connSeq++
 		if p.cfg.TLS != nil {
 			c = tls.Server(c, p.cfg.TLS)
 		}
 		cn := newConn(p, l, c, p.connSeq, l.upstream)
 		p.conns[cn] = true
+		p.accepted[from] = cn
 		l.conns++
 		p.mu.Unlock()
 		p.wg.Add(1)
@@ -669,11 +688,24 @@ func (p *Proxy) accept(l *listener) {
 			cn.run()
 			p.mu.Lock()
 			delete(p.conns, cn)
+			if p.accepted[from] == cn {
+				delete(p.accepted, from)
+			}
 			l.conns--
 			l.used = time.Now()
 			p.mu.Unlock()
 		}()
 	}
+}
+
+// loop reports a connection of the proxy to its own listener at addr,
+// which d dialled as its broker: the broker address leads back to the
+// proxy (a pinned listener's node advertised under another name for
+// it, an upstream naming the proxy). Each connection would dial the
+// next until the connection limit, and the process's file descriptors,
+// ran out; the looped connection is closed instead, and d with it.
+func (p *Proxy) loop(d *conn, addr string) {
+	d.fault("", "connection loop: the broker address %s leads back to this proxy's listener %s; closing the client connection", d.base.Upstream, addr)
 }
 
 // maxRefusing bounds the refused connections closed gracefully at once;

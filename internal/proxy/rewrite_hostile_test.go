@@ -1,13 +1,16 @@
 package proxy
 
 import (
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testframes"
 )
 
@@ -132,5 +135,68 @@ func TestManyRewrittenBrokersThroughStream(t *testing.T) {
 	}
 	if d := rw[0].Detail; len(d) > 4096 || !strings.Contains(d, "node 0 a:1 -> proxy-advertised-host.example:") || !strings.Contains(d, "and 3984 more") {
 		t.Errorf("rewrite event of %d bytes: %.300s ... %s", len(d), d, d[max(0, len(d)-200):])
+	}
+}
+
+// TestConnectionLoop: a broker address that leads back to the proxy's
+// own listener under another name (a pinned listener's node advertised
+// at "localhost:PORT", an --upstream naming the proxy itself) makes the
+// proxy dial itself. The loop is cut at once and said, where each
+// connection dialled the next until the connection limit (and the
+// process's file descriptors) ran out.
+func TestConnectionLoop(t *testing.T) {
+	port := freePorts(t, 2)
+	pin := "127.0.0.1:" + strconv.Itoa(port)
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker {
+		return []kmsg.MetadataResponseBroker{{NodeID: 1, Host: "localhost", Port: int32(port)}}
+	})
+	self := "127.0.0.1:" + strconv.Itoa(port+1)
+	for _, tc := range []struct {
+		name     string
+		upstream string
+		mod      func(*Config)
+		through  string
+	}{
+		{"pinned", up, func(c *Config) { c.BrokerListen = map[int32]string{1: pin} }, pin},
+		{"upstream", "localhost:" + strconv.Itoa(port+1), func(c *Config) { c.Listen = self }, self},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ev := start(t, tc.upstream, func(c *Config) { tc.mod(c); c.MaxConns = 50 })
+			stay := 0 // connections that stay open
+			if tc.name == "pinned" {
+				askMetadata(t, dial(t, p.Addr()), 1)
+				stay = 1
+			}
+			c := dial(t, tc.through)
+			req, _ := heartbeat(1)
+			c.Write(req)
+			if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
+				t.Errorf("the client read %d bytes, %v; want an end of stream", len(b), err)
+			}
+			c.Close()
+			// The loop's connections end of themselves (Close would cut
+			// a dial still under way, the proxy's to itself).
+			for deadline := testdeadline.Deadline(t); ; time.Sleep(time.Millisecond) {
+				p.mu.Lock()
+				n := len(p.conns)
+				p.mu.Unlock()
+				if n == stay || time.Now().After(deadline) {
+					break
+				}
+			}
+			p.Close()
+			// Which end of each of the proxy's connections to itself sees
+			// the loop depends on the scheduling (mostly the first, the
+			// client's, or the next); never the limit's 50.
+			if n := len(ev.of(EventOpen)); n > 20 {
+				t.Errorf("%d connections opened for one client", n)
+			}
+			faultsContaining(t, ev, "connection loop: the broker address localhost:")
+			for _, e := range ev.of(EventFault) {
+				if !strings.Contains(e.Detail, "connection loop") {
+					t.Errorf("fault: %s", e.Detail)
+				}
+			}
+		})
 	}
 }
