@@ -273,7 +273,7 @@ func (c *conn) run() {
 		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
 		return
 	}
-	local := up.LocalAddr().String()
+	local := connKey(up.LocalAddr(), up.RemoteAddr())
 	c.p.mu.Lock()
 	closed := c.p.closed
 	c.upstream = up

@@ -57,6 +57,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -293,10 +294,9 @@ type Proxy struct {
 	// where a listener forwarding to the proxy itself would add a hop at
 	// each rewrite, or loop.
 	own map[string]*listener
-	// accepted holds the open client connections by their client's
-	// address, dialled the open broker connections by their local
-	// address (under mu): a connection of the proxy to itself is in both
-	// (see conn.looped).
+	// accepted holds the open client connections, dialled the open
+	// broker connections, by connKey (under mu): a connection of the
+	// proxy to itself is in both (see conn.looped).
 	accepted, dialled map[string]*conn
 
 	q         *decodeQueue
@@ -661,7 +661,7 @@ func (p *Proxy) accept(l *listener) {
 			p.refuse(l, c)
 			continue
 		}
-		from := c.RemoteAddr().String()
+		from := connKey(c.RemoteAddr(), c.LocalAddr())
 		if d := p.dialled[from]; d != nil {
 			p.mu.Unlock()
 			if !d.looped.Swap(true) {
@@ -706,6 +706,27 @@ func (p *Proxy) accept(l *listener) {
 // ran out; the looped connection is closed instead, and d with it.
 func (p *Proxy) loop(d *conn, addr string) {
 	d.fault("", "connection loop: the broker address %s leads back to this proxy's listener %s; closing the client connection", d.base.Upstream, addr)
+}
+
+// connKey names a TCP connection by its two ends, from and to (a
+// connection accepted by: its client's address, then its local one; one
+// dialled: its local address, then the broker's), so that both ends of
+// a connection of the proxy to itself have the same key. One end alone
+// would not do: Linux gives connections to different destinations the
+// same local port, so a client on the proxy's machine may come from the
+// port of one of its broker connections.
+func connKey(from, to net.Addr) string {
+	return unmapped(from) + " " + unmapped(to)
+}
+
+// unmapped is the address a of a TCP end, an IPv4 address mapped to IPv6
+// (a dual-stack listener's) written as IPv4.
+func unmapped(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+	}
+	return a.String()
 }
 
 // maxRefusing bounds the refused connections closed gracefully at once;

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -198,5 +199,43 @@ func TestConnectionLoop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoLoopForASharedPort: a client on the proxy's machine whose local
+// port is also that of one of the proxy's broker connections (Linux
+// shares an ephemeral port among connections to different destinations)
+// is no loop: only the two ends of one connection, both addresses
+// swapped, are.
+func TestNoLoopForASharedPort(t *testing.T) {
+	up, _ := heartbeatBroker(t)
+	p, ev := start(t, up, nil)
+	ln := loopbackListener(t)
+	from := ln.Addr().(*net.TCPAddr) // a port free once ln is closed
+	ln.Close()
+	// The proxy's connection to another broker, from that port.
+	client, _ := net.Pipe()
+	other := newConn(p, p.boot, client, 1000, "127.0.0.1:9")
+	other.upstream, _ = net.Pipe()
+	p.mu.Lock()
+	p.dialled[connKey(from, &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9})] = other
+	p.mu.Unlock()
+	d := net.Dialer{LocalAddr: from, Timeout: 2 * time.Second}
+	c, err := d.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if err := exchange(c, 1); err != nil {
+		t.Errorf("the client from %s: %v", from, err)
+	}
+	p.mu.Lock()
+	clear(p.dialled)
+	p.mu.Unlock()
+	c.Close()
+	p.Close()
+	for _, e := range ev.of(EventFault) {
+		t.Errorf("fault: %s", e.Detail)
 	}
 }
