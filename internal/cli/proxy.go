@@ -84,7 +84,7 @@ func runProxy(env *Env, args []string) error {
 	fs.Var(&pins, "broker-listen", "a fixed listener for a broker node, `NODE=ADDR`, e.g. 1=0.0.0.0:19093 (repeatable)")
 	portBase := fs.Int("broker-port-base", 0, "listen for broker node id on port `N`+id (on the --listen host) unless --broker-listen names it")
 	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
-	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
+	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not one --broker-listen names) with no connection that has not been advertised for this long (0: never)")
 	decodeWorkers := fs.Int("decode-workers", proxy.DefaultDecodeWorkers(), "goroutines that decode frames at once, at a lower priority than forwarding (events stay in order)")
 	decodeProcess := fs.Bool("decode-process", decodeProcessDefault, "decode and write the log in a second process at the lowest CPU priority (Linux: SCHED_IDLE), so that decoding never slows forwarding (default on Linux); false: in this process, at a lower priority")
 	filterExpr := fs.String("filter", "", "print only the frames that match `EXPR`, e.g. 'api == JoinGroup or error != NONE' (see docs/capture.md), and of the other events only faults and skips; the --log file still gets every event")

@@ -238,6 +238,55 @@ func TestPortBaseListenerLimit(t *testing.T) {
 	faultsContaining(t, ev, "listener limit 2 reached: broker 10.0.0.3:9092 (node 2)")
 }
 
+// TestIdleListenerClosedPortBase: a listener BrokerPortBase opened, which
+// counts against MaxListeners, is closed when idle as unpinned ones are
+// (its node gone, it would hold its place under the limit for good); one
+// BrokerListen names stays. The node's next advertisement opens it again,
+// on the same port.
+func TestIdleListenerClosedPortBase(t *testing.T) {
+	base := freePorts(t, 4)
+	var mu sync.Mutex
+	current := []kmsg.MetadataResponseBroker{broker(1, "10.0.0.1:9092"), broker(2, "10.0.0.2:9092")}
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]kmsg.MetadataResponseBroker(nil), current...)
+	})
+	const idle = time.Hour // the proxy's own check never runs in this test
+	pin2 := "127.0.0.1:" + strconv.Itoa(base+2)
+	p, ev := start(t, up, func(c *Config) {
+		c.ListenerIdle, c.MaxListeners, c.BrokerPortBase, c.BrokerListen = idle, 1, base, map[int32]string{2: pin2}
+	})
+	c := dial(t, p.Addr())
+	askMetadata(t, c, 1)
+	// Node 1 goes; node 3 comes, and finds the limit taken.
+	mu.Lock()
+	current[0] = broker(3, "10.0.0.3:9092")
+	mu.Unlock()
+	if got := askMetadata(t, c, 2); addrOf(got[0]) != "10.0.0.3:9092" {
+		t.Fatalf("node 3 advertised at %s, want its own address (the limit is taken)", addrOf(got[0]))
+	}
+	p.closeIdle(time.Now().Add(2*idle), idle)
+	p.mu.Lock()
+	_, one := p.byNode[1]
+	_, two := p.byNode[2]
+	p.mu.Unlock()
+	if one || !two {
+		t.Errorf("after the idle check: node 1's listener open %v, node 2's %v; want false, true", one, two)
+	}
+	if got := askMetadata(t, c, 3); addrOf(got[0]) != "127.0.0.1:"+strconv.Itoa(base+3) {
+		t.Errorf("node 3 advertised at %s, want port %d", addrOf(got[0]), base+3)
+	}
+	p.Close()
+	var closed bool
+	for _, e := range ev.of(EventUnlisten) {
+		closed = closed || strings.Contains(e.Detail, "for broker 10.0.0.1:9092")
+	}
+	if !closed {
+		t.Error("the close is not logged")
+	}
+}
+
 // TestIdleListenerClosed: a per-broker listener that has no connection
 // and is not advertised again is closed and logged; one with an open
 // connection stays; an advertisement opens one again. The check runs at

@@ -171,10 +171,11 @@ type Config struct {
 	// it is not given one: its address reaches the client unrewritten,
 	// and a fault says so.
 	MaxListeners int
-	// ListenerIdle closes a per-broker listener (not the first, not a
-	// pinned one) that has had no connection and has not been advertised
-	// for that long (default DefaultListenerIdle; negative: never). It is
-	// opened again, on a fresh port, when the broker is advertised again.
+	// ListenerIdle closes a per-broker listener (not the first, not one
+	// BrokerListen names) that has had no connection and has not been
+	// advertised for that long (default DefaultListenerIdle; negative:
+	// never). It is opened again when the broker is advertised again: on
+	// a fresh port, or BrokerPortBase's.
 	ListenerIdle time.Duration
 
 	// DecodeTo, when set, moves the decoding side to another process
@@ -613,18 +614,35 @@ func (p *Proxy) closeIdleListeners() {
 	}
 }
 
-// closeIdle closes the listeners unused for idle at now.
+// closeIdle closes the listeners unused for idle at now: unpinned ones
+// and those BrokerPortBase opened (which count against MaxListeners; a
+// node's next advertisement opens its listener again on the same port),
+// never the first or one BrokerListen names.
 func (p *Proxy) closeIdle(now time.Time, idle time.Duration) {
+	// Under openMu, so that a listener is closed before its port can be
+	// listened on again (listenerFor).
+	p.openMu.Lock()
+	defer p.openMu.Unlock()
 	var closed []*listener
-	p.mu.Lock()
-	for up, l := range p.listeners {
-		if l == p.boot || l.node >= 0 || l.conns > 0 || now.Sub(l.used) < idle {
-			continue
+	unused := func(l *listener) bool {
+		if l == p.boot || l.conns > 0 || now.Sub(l.used) < idle {
+			return false
 		}
-		delete(p.listeners, up)
 		delete(p.own, hostPort(l.host, l.port))
 		delete(p.own, l.ln.Addr().String())
 		closed = append(closed, l)
+		return true
+	}
+	p.mu.Lock()
+	for up, l := range p.listeners {
+		if l.node < 0 && unused(l) {
+			delete(p.listeners, up)
+		}
+	}
+	for node, l := range p.byNode {
+		if _, named := p.cfg.BrokerListen[node]; !named && unused(l) {
+			delete(p.byNode, node)
+		}
 	}
 	p.mu.Unlock()
 	for _, l := range closed {
