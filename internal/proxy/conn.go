@@ -612,6 +612,17 @@ func (c *conn) bigFrame(dir, api string, size int, held bool) {
 		Detail: fmt.Sprintf("%s %s of %d bytes is larger than the buffer cap (%d bytes): forwarded as it arrives, not decoded", api, dir, size, c.p.cfg.MaxBuffer)})
 }
 
+// unrewritable says, once per API and version, that responses of API
+// key (named api), which advertises broker addresses, come at version v,
+// newer than the spec's newest (hi): they cannot be decoded, and their
+// addresses, if they have any, reach the client unrewritten.
+func (c *conn) unrewritable(key int16, api string, v, hi int16) {
+	if _, said := c.p.newerSaid.LoadOrStore(holdKey{key, v}, true); said {
+		return
+	}
+	c.fault("response", "%s v%d responses are newer than the spec (up to v%d): their broker addresses, if any, reach the client unrewritten, and clients may connect to the brokers directly (said once; a newer --spec knows them)", api, v, hi)
+}
+
 // takePending removes and returns the request a response answers (and
 // the requests before it, which will get no answer).
 func (c *conn) takePending(corr int32) (pairing.Request, bool) {
@@ -784,6 +795,9 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				r.api = api.Name
 			}
 			hold := r.paired && c.p.rewrite[holdKey{r.req.APIKey, r.req.Version}]
+			if hi, ok := c.p.newest[r.req.APIKey]; ok && r.paired && r.req.Version > hi {
+				c.unrewritable(r.req.APIKey, r.api, r.req.Version, hi)
+			}
 			big := r.size > c.p.cfg.MaxBuffer
 			if big {
 				c.bigFrame("response", r.api, r.size, hold)

@@ -273,6 +273,11 @@ type Proxy struct {
 	// tailsOff is set once a rewrite has replaced an address by a longer
 	// one, and tail holding was stopped for good (conn.tailsOff).
 	tailsOff atomic.Bool
+	// newest is the newest response version of each API that advertises
+	// addresses: a response of a newer one cannot be decoded to be
+	// rewritten, and is said once (unrewritable; newerSaid, by holdKey).
+	newest    map[int16]int16
+	newerSaid sync.Map
 	// rewriter decodes and re-encodes held responses on the forwarding
 	// path: Config.Codec without decompression, so that finding a
 	// response's broker addresses can never inflate its record batches
@@ -385,6 +390,10 @@ func New(cfg Config) (*Proxy, error) {
 	if !cfg.NoRewrite {
 		p.rewrite = holdTable(p.reg)
 		p.tail = tailTable(p.reg, p.rewrite)
+		p.newest = map[int16]int16{}
+		for _, api := range AdvertisingAPIs(p.reg) {
+			p.newest[api.Key] = api.Response.Valid.Hi
+		}
 	}
 	p.decodeWG.Add(1)
 	if cfg.DecodeTo != nil {

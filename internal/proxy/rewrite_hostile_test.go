@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bytes"
+	"encoding/binary"
 	"io"
 	"net"
 	"strconv"
@@ -237,5 +239,43 @@ func TestNoLoopForASharedPort(t *testing.T) {
 	p.Close()
 	for _, e := range ev.of(EventFault) {
 		t.Errorf("fault: %s", e.Detail)
+	}
+}
+
+// TestNewerVersionSaid: a response of an address-advertising API at a
+// version newer than the spec (a proxy given an older --spec than its
+// cluster and clients) cannot be decoded to rewrite its addresses: it is
+// forwarded as it came, and an error says once that its addresses reach
+// the client unrewritten (the client may then bypass the proxy).
+func TestNewerVersionSaid(t *testing.T) {
+	_, resp := metadata(0, "10.0.0.1", 9092)
+	up := answerBroker(t, func(key int16, corr int32) []byte {
+		b := append([]byte(nil), resp...)
+		binary.BigEndian.PutUint32(b[4:], uint32(corr))
+		return b
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	for corr := int32(1); corr <= 2; corr++ {
+		req := kmsg.NewPtrMetadataRequest()
+		req.Version = 12
+		b := reqFrame(req, corr)
+		binary.BigEndian.PutUint16(b[6:], 14) // Metadata v14, newer than 4.3's 0-13
+		c.Write(b)
+		got := make([]byte, len(resp))
+		if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got[8:], resp[8:]) {
+			t.Fatalf("response %d: %v, or not as the broker sent it", corr, err)
+		}
+	}
+	c.Close()
+	p.Close()
+	n := 0
+	for _, e := range ev.of(EventFault) {
+		if strings.Contains(e.Detail, "Metadata v14") && strings.Contains(e.Detail, "unrewritten") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d errors about Metadata v14 responses, want 1", n)
 	}
 }
