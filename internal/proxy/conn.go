@@ -494,7 +494,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 				} else {
 					if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 						f.lost = true
-						c.fault("request", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+						c.fault("request", "SASL token size prefix %d is out of range (at byte %d of the client's stream): framing stops, bytes still pass", size, c.reqOff)
 						return
 					}
 					c.legacyLeft--
@@ -514,7 +514,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			size, _ := frames.Size(f.hdr[:])
 			if !frames.InRange(size, 8, c.p.cfg.MaxFrame) {
 				f.lost = true
-				c.fault("request", "request size prefix %d is out of range: framing stops, bytes still pass", size)
+				c.fault("request", "request size prefix %d is out of range (at byte %d of the client's stream): framing stops, bytes still pass", size, c.reqOff)
 				return
 			}
 			key, ver, corr, _ := frames.PeekRequest(f.hdr[:])
@@ -756,7 +756,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				}
 				if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 					r.lost = true
-					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+					c.fault("response", "SASL token size prefix %d is out of range (at byte %d of the broker's stream): framing stops, bytes still pass", size, c.respOff)
 					err := c.out.send(c, data)
 					return err
 				}
@@ -780,7 +780,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			size := int(size32)
 			if !frames.InRange(size32, 4, c.p.cfg.MaxFrame) {
 				r.lost = true
-				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
+				c.fault("response", "response size prefix %d is out of range (at byte %d of the broker's stream): framing stops, bytes still pass", size, c.respOff)
 				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
