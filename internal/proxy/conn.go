@@ -113,6 +113,8 @@ type conn struct {
 	// gone says, for the close event, what a client that went away with
 	// a response on its way did not get (under mu).
 	gone string
+	// from is the connKey of the client connection, as accepted.
+	from string
 }
 
 func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
@@ -250,13 +252,36 @@ func (c *conn) run() {
 		ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
 		err := tc.HandshakeContext(ctx)
 		cancel()
+		if err != nil && c.looped.Load() {
+			// The client is this proxy, which found the loop and said it.
+			c.event(Event{Kind: EventClose, Detail: "connection loop"})
+			return
+		}
 		if err != nil {
 			c.fault("", "TLS handshake with the client: %v; closing the connection", err)
 			c.event(Event{Kind: EventClose, Detail: "TLS handshake failed"})
 			return
 		}
 	}
-	up, err := c.dial()
+	// A connection of the proxy to itself (a broker address that leads
+	// back to it) is seen at one of its ends: where it is accepted
+	// (Proxy.accept), here before this connection dials (its dialler
+	// registered before sending a byte, so after a TLS handshake this
+	// always sees it), or once the broker connection is open, before a
+	// byte is sent on it (below).
+	c.p.mu.Lock()
+	d := c.p.dialled[c.from]
+	c.p.mu.Unlock()
+	if d != nil || c.looped.Load() {
+		if d != nil {
+			c.p.cutLoop(d, c.base.Listener)
+		}
+		c.event(Event{Kind: EventClose, Detail: "connection loop"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
+	defer cancel()
+	up, err := (&net.Dialer{}).DialContext(ctx, "tcp", c.base.Upstream)
 	if err != nil && c.p.ctx.Err() != nil {
 		// The proxy is stopping: its own cancel ended the dial, which is
 		// no fault of the broker's or the client's.
@@ -268,19 +293,16 @@ func (c *conn) run() {
 		return
 	}
 	if err != nil {
-		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
-		closeGently(c.client)
-		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
+		c.unreachable(err)
 		return
 	}
 	local := connKey(up.LocalAddr(), up.RemoteAddr())
 	c.p.mu.Lock()
 	closed := c.p.closed
 	c.upstream = up
-	// A connection of the proxy to itself: the one who registers last,
-	// this dial or the accept at the other end (Proxy.accept), sees the
-	// other. The other end, a client connection of this proxy, must not
-	// dial on: it is marked too.
+	// The one who registers last, this dial or the accept at the other
+	// end, sees the other. The other end, a client connection of this
+	// proxy, must not dial on: it is marked too.
 	back := c.p.accepted[local]
 	if back != nil {
 		back.looped.Store(true)
@@ -310,6 +332,26 @@ func (c *conn) run() {
 		c.event(Event{Kind: EventClose, Detail: "connection loop"})
 		return
 	}
+	if c.p.cfg.UpstreamTLS != nil {
+		tc := tls.Client(up, c.upstreamTLS())
+		if err := tc.HandshakeContext(ctx); err != nil {
+			up.Close()
+			switch {
+			case c.stopped.Load() || c.p.ctx.Err() != nil:
+				c.event(Event{Kind: EventClose, Detail: "the proxy stopped while connecting to the broker"})
+			case c.looped.Load():
+				c.event(Event{Kind: EventClose, Detail: "connection loop"})
+			default:
+				c.unreachable(err)
+			}
+			return
+		}
+		c.p.mu.Lock()
+		c.upstream = tc
+		c.p.mu.Unlock()
+		up = tc
+	}
+	cancel()
 	defer up.Close()
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -339,21 +381,23 @@ func (c *conn) run() {
 	c.event(Event{Kind: EventClose, Detail: detail})
 }
 
-// dial connects to the broker, with TLS when Config.UpstreamTLS is set
-// (its ServerName, or else the broker's host, is checked against the
-// broker's certificate).
-func (c *conn) dial() (net.Conn, error) {
-	d := &net.Dialer{Timeout: c.p.cfg.DialTimeout}
-	addr := c.base.Upstream
-	if c.p.cfg.UpstreamTLS == nil {
-		return d.DialContext(c.p.ctx, "tcp", addr)
-	}
+// upstreamTLS is the TLS configuration of the connection to the broker,
+// Config.UpstreamTLS: its ServerName, or else the broker's host, is
+// checked against the broker's certificate.
+func (c *conn) upstreamTLS() *tls.Config {
 	cfg := c.p.cfg.UpstreamTLS.Clone()
 	if cfg.ServerName == "" {
-		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		cfg.ServerName, _, _ = net.SplitHostPort(c.base.Upstream)
 	}
-	td := &tls.Dialer{NetDialer: d, Config: cfg}
-	return td.DialContext(c.p.ctx, "tcp", addr)
+	return cfg
+}
+
+// unreachable ends a connection whose broker could not be reached (err
+// says why, a TLS handshake's too).
+func (c *conn) unreachable(err error) {
+	c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
+	closeGently(c.client)
+	c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
 }
 
 // closeGently closes a client the proxy cannot serve: FIN first, and

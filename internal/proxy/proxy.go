@@ -691,12 +691,7 @@ func (p *Proxy) accept(l *listener) {
 		from := connKey(c.RemoteAddr(), c.LocalAddr())
 		if d := p.dialled[from]; d != nil {
 			p.mu.Unlock()
-			if !d.looped.Swap(true) {
-				p.loop(d, l.ln.Addr().String())
-			}
-			// d's pumps end, and its client is closed; closed first, d's
-			// end of this connection sees no reset from the other.
-			d.upstream.Close()
+			p.cutLoop(d, l.ln.Addr().String())
 			c.Close()
 			continue
 		}
@@ -705,6 +700,7 @@ func (p *Proxy) accept(l *listener) {
 			c = tls.Server(c, p.cfg.TLS)
 		}
 		cn := newConn(p, l, c, p.connSeq, l.upstream)
+		cn.from = from
 		p.conns[cn] = true
 		p.accepted[from] = cn
 		l.conns++
@@ -754,6 +750,21 @@ func unmapped(a net.Addr) string {
 		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
 	}
 	return a.String()
+}
+
+// cutLoop ends d, whose broker connection is the proxy's own, accepted
+// at its listener addr: the loop is said (once), and d's broker
+// connection closed, so that its pumps end and its client is closed.
+// The caller closes the other end after it: closed first, d's end sees
+// no reset from the other.
+func (p *Proxy) cutLoop(d *conn, addr string) {
+	if !d.looped.Swap(true) {
+		p.loop(d, addr)
+	}
+	p.mu.Lock()
+	up := d.upstream
+	p.mu.Unlock()
+	up.Close()
 }
 
 // maxRefusing bounds the refused connections closed gracefully at once;

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bytes"
+	"crypto/tls"
 	"encoding/binary"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/manifester/manifester/internal/testcert"
 	"github.com/manifester/manifester/internal/testdeadline"
 	"github.com/manifester/manifester/internal/testframes"
 )
@@ -154,6 +156,7 @@ func TestConnectionLoop(t *testing.T) {
 		return []kmsg.MetadataResponseBroker{{NodeID: 1, Host: "localhost", Port: int32(port)}}
 	})
 	self := "127.0.0.1:" + strconv.Itoa(port+1)
+	var tlsClient *tls.Config // set by a case that serves TLS
 	for _, tc := range []struct {
 		name     string
 		upstream string
@@ -162,6 +165,19 @@ func TestConnectionLoop(t *testing.T) {
 	}{
 		{"pinned", up, func(c *Config) { c.BrokerListen = map[int32]string{1: pin} }, pin},
 		{"upstream", "localhost:" + strconv.Itoa(port+1), func(c *Config) { c.Listen = self }, self},
+		{"upstream TLS", "localhost:" + strconv.Itoa(port+1), func(c *Config) {
+			certs := testcert.New(t, "proxy")
+			var err error
+			if c.TLS, err = ServerTLS(certs.ServerCert, certs.ServerKey); err != nil {
+				t.Fatal(err)
+			}
+			if c.UpstreamTLS, err = UpstreamTLS(certs.CAFile, "", "", ""); err != nil {
+				t.Fatal(err)
+			}
+			c.Listen = self
+			tlsClient = certs.ClientConfig(false)
+			tlsClient.ServerName = "localhost"
+		}, self},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, ev := start(t, tc.upstream, func(c *Config) { tc.mod(c); c.MaxConns = 50 })
@@ -170,7 +186,15 @@ func TestConnectionLoop(t *testing.T) {
 				askMetadata(t, dial(t, p.Addr()), 1)
 				stay = 1
 			}
-			c := dial(t, tc.through)
+			var c net.Conn = dial(t, tc.through)
+			if tlsClient != nil {
+				tcn := tls.Client(c, tlsClient)
+				tlsClient = nil
+				if err := tcn.Handshake(); err != nil {
+					t.Fatal(err)
+				}
+				c = tcn
+			}
 			req, _ := heartbeat(1)
 			c.Write(req)
 			if b, err := io.ReadAll(c); err != nil || len(b) != 0 {
