@@ -107,6 +107,9 @@ func runProxy(env *Env, args []string) error {
 	if err := proxy.CheckHostPort(*upstream); err != nil {
 		return usagef("--upstream wants HOST:PORT: %v", err)
 	}
+	if err := proxy.CheckHost(*advertise); *advertise != "" && err != nil {
+		return usagef("--advertise-host wants a host name or address: %v", err)
+	}
 	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
 		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
 	}

@@ -193,9 +193,11 @@ func TestProxyUpstreamDoesNotResolve(t *testing.T) {
 
 // TestProxyBadFlagsBeforeListening: an --upstream that is no HOST:PORT
 // (a broker named without its port: every client connection would fail
-// to dial it), and more --decode-workers than the runtime has threads for
+// to dial it), more --decode-workers than the runtime has threads for
 // (each keeps one, in process: past 10,000 the runtime ends the process)
-// are usage errors, before the proxy listens.
+// and an --advertise-host with a port or brackets (written as the host of
+// every rewritten address, which no client could then reach) are usage
+// errors, before the proxy listens.
 func TestProxyBadFlagsBeforeListening(t *testing.T) {
 	for _, args := range [][]string{
 		{"--upstream", "localhost"},
@@ -204,6 +206,8 @@ func TestProxyBadFlagsBeforeListening(t *testing.T) {
 		{"--upstream", "127.0.0.1:0"},
 		{"--upstream", "127.0.0.1:99999"},
 		{"--upstream", "127.0.0.1:9", "--decode-workers", "1025"},
+		{"--upstream", "127.0.0.1:9", "--advertise-host", "proxy.example:9092"},
+		{"--upstream", "127.0.0.1:9", "--advertise-host", "[::1]"},
 	} {
 		ctx, stop := context.WithCancel(context.Background())
 		stderr := &lockedBuffer{}

@@ -59,6 +59,7 @@ import (
 	"net"
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -346,6 +347,9 @@ func New(cfg Config) (*Proxy, error) {
 	if err := CheckHostPort(cfg.Upstream); err != nil {
 		return nil, fmt.Errorf("proxy: Config.Upstream: %w", err)
 	}
+	if err := CheckHost(cfg.AdvertiseHost); cfg.AdvertiseHost != "" && err != nil {
+		return nil, fmt.Errorf("proxy: Config.AdvertiseHost: %w", err)
+	}
 	if cfg.DecodeWorkers > MaxDecodeWorkers {
 		return nil, fmt.Errorf("proxy: Config.DecodeWorkers %d is over %d", cfg.DecodeWorkers, MaxDecodeWorkers)
 	}
@@ -426,6 +430,19 @@ func CheckHostPort(addr string) error {
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return fmt.Errorf("%s: the port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
+}
+
+// CheckHost checks that host can be written as the host of a broker
+// address: not empty, without a port or brackets (an IPv6 address is
+// written bare, "::1").
+func CheckHost(host string) error {
+	if host == "" {
+		return errors.New("no host")
+	}
+	if _, _, err := net.SplitHostPort(host); err == nil || strings.ContainsAny(host, "[]/ ") {
+		return fmt.Errorf("%q is not a host alone (no port, brackets, slash or space)", host)
 	}
 	return nil
 }
