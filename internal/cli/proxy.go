@@ -84,7 +84,7 @@ func runProxy(env *Env, args []string) error {
 	fs.Var(&pins, "broker-listen", "a fixed listener for a broker node, `NODE=ADDR`, e.g. 1=0.0.0.0:19093 (repeatable)")
 	portBase := fs.Int("broker-port-base", 0, "listen for broker node id on port `N`+id (on the --listen host) unless --broker-listen names it")
 	maxListeners := fs.Int("max-listeners", proxy.DefaultMaxListeners, "most per-broker listeners open at once; brokers beyond are left unrewritten and logged (0: no limit)")
-	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not pinned) with no connection that has not been advertised for this long (0: never)")
+	listenerIdle := fs.Duration("listener-idle", proxy.DefaultListenerIdle, "close a per-broker listener (not one --broker-listen names) with no connection that has not been advertised for this long (0: never)")
 	decodeWorkers := fs.Int("decode-workers", proxy.DefaultDecodeWorkers(), "goroutines that decode frames at once, at a lower priority than forwarding (events stay in order)")
 	decodeProcess := fs.Bool("decode-process", decodeProcessDefault, "decode and write the log in a second process at the lowest CPU priority (Linux: SCHED_IDLE), so that decoding never slows forwarding (default on Linux); false: in this process, at a lower priority")
 	filterExpr := fs.String("filter", "", "print only the frames that match `EXPR`, e.g. 'api == JoinGroup or error != NONE' (see docs/capture.md), and of the other events only faults and skips; the --log file still gets every event")
@@ -104,11 +104,17 @@ func runProxy(env *Env, args []string) error {
 	if *upstream == "" {
 		return usagef("give the broker to forward to: --upstream HOST:PORT")
 	}
+	if err := proxy.CheckHostPort(*upstream); err != nil {
+		return usagef("--upstream wants HOST:PORT: %v", err)
+	}
+	if err := proxy.CheckHost(*advertise); *advertise != "" && err != nil {
+		return usagef("--advertise-host wants a host name or address: %v", err)
+	}
 	if *maxConns < 0 || *idle < 0 || *dialTimeout <= 0 || *maxBuffer <= 0 || *maxListeners < 0 || *listenerIdle < 0 {
 		return usagef("--max-conns, --max-listeners, --idle-timeout and --listener-idle must not be negative, --dial-timeout and --max-buffer must be positive")
 	}
-	if *decodeWorkers < 1 {
-		return usagef("--decode-workers %d: want at least 1", *decodeWorkers)
+	if *decodeWorkers < 1 || *decodeWorkers > proxy.MaxDecodeWorkers {
+		return usagef("--decode-workers %d: want at least 1, at most %d", *decodeWorkers, proxy.MaxDecodeWorkers)
 	}
 	if *portBase < 0 || *portBase > 65535 {
 		return usagef("--broker-port-base must be a port number")

@@ -190,3 +190,50 @@ func TestProxyUpstreamDoesNotResolve(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyBadFlagsBeforeListening: an --upstream that is no HOST:PORT
+// (a broker named without its port: every client connection would fail
+// to dial it), more --decode-workers than the runtime has threads for
+// (each keeps one, in process: past 10,000 the runtime ends the process)
+// and an --advertise-host with a port or brackets (written as the host of
+// every rewritten address, which no client could then reach) are usage
+// errors, before the proxy listens.
+func TestProxyBadFlagsBeforeListening(t *testing.T) {
+	for _, args := range [][]string{
+		{"--upstream", "localhost"},
+		{"--upstream", "127.0.0.1:"},
+		{"--upstream", "[::1"},
+		{"--upstream", "127.0.0.1:0"},
+		{"--upstream", "127.0.0.1:99999"},
+		{"--upstream", "127.0.0.1:9", "--decode-workers", "1025"},
+		{"--upstream", "127.0.0.1:9", "--advertise-host", "proxy.example:9092"},
+		{"--upstream", "127.0.0.1:9", "--advertise-host", "[::1]"},
+	} {
+		ctx, stop := context.WithCancel(context.Background())
+		stderr := &lockedBuffer{}
+		env := &Env{Stdin: strings.NewReader(""), Stdout: &lockedBuffer{}, Stderr: stderr, Getenv: func(string) string { return "" }, Stop: ctx}
+		done := make(chan int, 1)
+		go func() {
+			done <- Main(env, append([]string{"proxy", "--spec", decSpec, "--listen", "127.0.0.1:0", "--decode-process=false"}, args...))
+		}()
+		code, ended, listened := 0, false, false
+		for deadline := testdeadline.Deadline(t); !ended && time.Now().Before(deadline); {
+			select {
+			case code = <-done:
+				ended = true
+			case <-time.After(20 * time.Millisecond):
+				if strings.Contains(stderr.String(), "listening on") {
+					listened = true
+					stop()
+				}
+			}
+		}
+		stop()
+		if !ended {
+			t.Fatalf("%v: the proxy did not end: %s", args, stderr.String())
+		}
+		if listened || code != 2 || !strings.Contains(stderr.String(), args[len(args)-2]) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a usage error naming %s, before listening", args, code, stderr.String(), args[len(args)-2])
+		}
+	}
+}

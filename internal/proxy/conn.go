@@ -105,9 +105,16 @@ type conn struct {
 	// rather than as faults.
 	stopped   atomic.Bool
 	stopNotes []string
+	// looped is set when the broker connection turned out to be the
+	// proxy's own, or the client connection is the proxy's (Proxy.loop):
+	// the connection is closed, and what the pumps could not forward then
+	// went nowhere; the loop's fault says so.
+	looped atomic.Bool
 	// gone says, for the close event, what a client that went away with
 	// a response on its way did not get (under mu).
 	gone string
+	// from is the connKey of the client connection, as accepted.
+	from string
 }
 
 func newConn(p *Proxy, l *listener, c net.Conn, id int, upstream string) *conn {
@@ -216,6 +223,9 @@ func (c *conn) fault(dir, format string, args ...any) {
 // are counted in the connection's close event instead (stopMsg), since
 // the loss is the stop's.
 func (c *conn) cut(dir, stopMsg, format string, args ...any) {
+	if c.looped.Load() {
+		return
+	}
 	if c.stopped.Load() {
 		c.mu.Lock()
 		c.stopNotes = append(c.stopNotes, stopMsg)
@@ -242,38 +252,106 @@ func (c *conn) run() {
 		ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
 		err := tc.HandshakeContext(ctx)
 		cancel()
+		if err != nil && c.looped.Load() {
+			// The client is this proxy, which found the loop and said it.
+			c.event(Event{Kind: EventClose, Detail: "connection loop"})
+			return
+		}
 		if err != nil {
 			c.fault("", "TLS handshake with the client: %v; closing the connection", err)
 			c.event(Event{Kind: EventClose, Detail: "TLS handshake failed"})
 			return
 		}
 	}
-	up, err := c.dial()
+	// A connection of the proxy to itself (a broker address that leads
+	// back to it) is seen at one of its ends: where it is accepted
+	// (Proxy.accept), here before this connection dials (its dialler
+	// registered before sending a byte, so after a TLS handshake this
+	// always sees it), or once the broker connection is open, before a
+	// byte is sent on it (below).
+	c.p.mu.Lock()
+	d := c.p.dialled[c.from]
+	c.p.mu.Unlock()
+	if d != nil || c.looped.Load() {
+		if d != nil {
+			c.p.cutLoop(d, c.base.Listener)
+		}
+		c.event(Event{Kind: EventClose, Detail: "connection loop"})
+		return
+	}
+	ctx, cancel := context.WithTimeout(c.p.ctx, c.p.cfg.DialTimeout)
+	defer cancel()
+	up, err := (&net.Dialer{}).DialContext(ctx, "tcp", c.base.Upstream)
 	if err != nil && c.p.ctx.Err() != nil {
 		// The proxy is stopping: its own cancel ended the dial, which is
 		// no fault of the broker's or the client's.
 		c.event(Event{Kind: EventClose, Detail: "the proxy stopped while connecting to the broker"})
 		return
 	}
-	if err != nil {
-		c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
-		// Close gracefully: FIN first, and drain what the client already
-		// sent, so it sees an end of stream rather than a reset.
-		closeWrite(c.client)
-		c.client.SetReadDeadline(time.Now().Add(time.Second))
-		io.Copy(io.Discard, io.LimitReader(c.client, 1<<20))
-		c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
+	if err != nil && c.looped.Load() {
+		c.event(Event{Kind: EventClose, Detail: "connection loop"}) // said where it was found
 		return
 	}
+	if err != nil {
+		c.unreachable(err)
+		return
+	}
+	local := connKey(up.LocalAddr(), up.RemoteAddr())
 	c.p.mu.Lock()
 	closed := c.p.closed
 	c.upstream = up
+	// The one who registers last, this dial or the accept at the other
+	// end, sees the other. The other end, a client connection of this
+	// proxy, must not dial on: it is marked too.
+	back := c.p.accepted[local]
+	if back != nil {
+		back.looped.Store(true)
+	}
+	found := back != nil && !c.looped.Load()
+	looped := back != nil || c.looped.Load()
+	if !closed && !looped {
+		c.p.dialled[local] = c
+		defer func() {
+			c.p.mu.Lock()
+			delete(c.p.dialled, local)
+			c.p.mu.Unlock()
+		}()
+	}
 	c.p.mu.Unlock()
 	if closed {
 		up.Close()
 		c.event(Event{Kind: EventClose, Detail: "the proxy stopped as the broker connection opened"})
 		return
 	}
+	if looped {
+		up.Close()
+		if found {
+			c.p.loop(c, back.base.Listener)
+		}
+		closeGently(c.client)
+		c.event(Event{Kind: EventClose, Detail: "connection loop"})
+		return
+	}
+	if c.p.cfg.UpstreamTLS != nil {
+		tc := tls.Client(up, c.upstreamTLS())
+		if err := tc.HandshakeContext(ctx); err != nil {
+			up.Close()
+			switch {
+			case c.stopped.Load() || c.p.ctx.Err() != nil:
+				c.event(Event{Kind: EventClose, Detail: "the proxy stopped while connecting to the broker"})
+			case c.looped.Load():
+				c.event(Event{Kind: EventClose, Detail: "connection loop"})
+			default:
+				c.unreachable(err)
+			}
+			return
+		}
+		c.p.mu.Lock()
+		c.upstream = tc
+		c.p.mu.Unlock()
+		up = tc
+	}
+	cancel()
 	defer up.Close()
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -303,21 +381,32 @@ func (c *conn) run() {
 	c.event(Event{Kind: EventClose, Detail: detail})
 }
 
-// dial connects to the broker, with TLS when Config.UpstreamTLS is set
-// (its ServerName, or else the broker's host, is checked against the
-// broker's certificate).
-func (c *conn) dial() (net.Conn, error) {
-	d := &net.Dialer{Timeout: c.p.cfg.DialTimeout}
-	addr := c.base.Upstream
-	if c.p.cfg.UpstreamTLS == nil {
-		return d.DialContext(c.p.ctx, "tcp", addr)
-	}
+// upstreamTLS is the TLS configuration of the connection to the broker,
+// Config.UpstreamTLS: its ServerName, or else the broker's host, is
+// checked against the broker's certificate.
+func (c *conn) upstreamTLS() *tls.Config {
 	cfg := c.p.cfg.UpstreamTLS.Clone()
 	if cfg.ServerName == "" {
-		cfg.ServerName, _, _ = net.SplitHostPort(addr)
+		cfg.ServerName, _, _ = net.SplitHostPort(c.base.Upstream)
 	}
-	td := &tls.Dialer{NetDialer: d, Config: cfg}
-	return td.DialContext(c.p.ctx, "tcp", addr)
+	return cfg
+}
+
+// unreachable ends a connection whose broker could not be reached (err
+// says why, a TLS handshake's too).
+func (c *conn) unreachable(err error) {
+	c.fault("", "upstream %s: %v; closing the client connection", c.base.Upstream, err)
+	closeGently(c.client)
+	c.event(Event{Kind: EventClose, Detail: "upstream unreachable"})
+}
+
+// closeGently closes a client the proxy cannot serve: FIN first, and
+// what it already sent is drained (at most 1 MiB, for a second), so it
+// sees an end of stream rather than a reset.
+func closeGently(c net.Conn) {
+	closeWrite(c)
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	io.Copy(io.Discard, io.LimitReader(c, 1<<20))
 }
 
 // closeWrite half-closes a connection (or closes it when it cannot).
@@ -449,7 +538,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 				} else {
 					if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 						f.lost = true
-						c.fault("request", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+						c.fault("request", "SASL token size prefix %d is out of range (at byte %d of the client's stream): framing stops, bytes still pass", size, c.reqOff)
 						return
 					}
 					c.legacyLeft--
@@ -469,7 +558,7 @@ func (c *conn) frameRequests(f *framer, data []byte) {
 			size, _ := frames.Size(f.hdr[:])
 			if !frames.InRange(size, 8, c.p.cfg.MaxFrame) {
 				f.lost = true
-				c.fault("request", "request size prefix %d is out of range: framing stops, bytes still pass", size)
+				c.fault("request", "request size prefix %d is out of range (at byte %d of the client's stream): framing stops, bytes still pass", size, c.reqOff)
 				return
 			}
 			key, ver, corr, _ := frames.PeekRequest(f.hdr[:])
@@ -565,6 +654,17 @@ func (c *conn) bigFrame(dir, api string, size int, held bool) {
 	}
 	c.event(Event{Kind: EventSkipped, Dir: dir, Count: 1,
 		Detail: fmt.Sprintf("%s %s of %d bytes is larger than the buffer cap (%d bytes): forwarded as it arrives, not decoded", api, dir, size, c.p.cfg.MaxBuffer)})
+}
+
+// unrewritable says, once per API and version, that responses of API
+// key (named api), which advertises broker addresses, come at version v,
+// newer than the spec's newest (hi): they cannot be decoded, and their
+// addresses, if they have any, reach the client unrewritten.
+func (c *conn) unrewritable(key int16, api string, v, hi int16) {
+	if _, said := c.p.newerSaid.LoadOrStore(holdKey{key, v}, true); said {
+		return
+	}
+	c.fault("response", "%s v%d responses are newer than the spec (up to v%d): their broker addresses, if any, reach the client unrewritten, and clients may connect to the brokers directly (said once; a newer --spec knows them)", api, v, hi)
 }
 
 // takePending removes and returns the request a response answers (and
@@ -700,12 +800,16 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				}
 				if !frames.InRange(size32, 0, c.p.cfg.MaxFrame) {
 					r.lost = true
-					c.fault("response", "SASL token size prefix %d is out of range: framing stops, bytes still pass", size)
+					c.fault("response", "SASL token size prefix %d is out of range (at byte %d of the broker's stream): framing stops, bytes still pass", size, c.respOff)
 					err := c.out.send(c, data)
 					return err
 				}
 				r.raw, r.size, r.seen, r.api = true, 4+size, 4, "SASL token"
 				r.collect = r.size <= c.p.cfg.MaxBuffer
+				if !r.collect {
+					c.event(Event{Kind: EventSkipped, Dir: "response", Count: 1,
+						Detail: fmt.Sprintf("SASL token of %d bytes is larger than the buffer cap (%d bytes): forwarded, not decoded", r.size, c.p.cfg.MaxBuffer)})
+				}
 				c.collect(&r.collect, &r.body, &r.resv, r.size, r.hdr[:4])
 			}
 		}
@@ -720,7 +824,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			size := int(size32)
 			if !frames.InRange(size32, 4, c.p.cfg.MaxFrame) {
 				r.lost = true
-				c.fault("response", "response size prefix %d is out of range: framing stops, bytes still pass", size)
+				c.fault("response", "response size prefix %d is out of range (at byte %d of the broker's stream): framing stops, bytes still pass", size, c.respOff)
 				if err := c.out.send(c, r.hdr[:]); err != nil {
 					return err
 				}
@@ -735,6 +839,9 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				r.api = api.Name
 			}
 			hold := r.paired && c.p.rewrite[holdKey{r.req.APIKey, r.req.Version}]
+			if hi, ok := c.p.newest[r.req.APIKey]; ok && r.paired && r.req.Version > hi {
+				c.unrewritable(r.req.APIKey, r.api, r.req.Version, hi)
+			}
 			big := r.size > c.p.cfg.MaxBuffer
 			if big {
 				c.bigFrame("response", r.api, r.size, hold)
@@ -782,7 +889,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 				fit = len(r.hold)
 			}
 			out, moved, grew, derr := c.rewriteResponse(r.hold, r.req, fit)
-			rewritten := len(moved) > 0
+			rewritten := moved.any()
 			if r.tail && rewritten && (len(out) != len(r.hold) || !bytes.Equal(out[:r.sent], r.hold[:r.sent])) {
 				return c.tailMisfit(r, moved)
 			}
@@ -798,7 +905,7 @@ func (c *conn) frameResponsesTo(r *respState, data []byte) error {
 			if rewritten {
 				c.event(Event{Kind: EventRewrite, Dir: "response", Time: now,
 					Detail: fmt.Sprintf("%s response (correlation id %d): broker addresses rewritten to proxy listeners: %s (%d bytes from the broker, %d forwarded)",
-						r.api, r.req.CorrelationID, strings.Join(moved, ", "), len(r.hold), len(out))})
+						r.api, r.req.CorrelationID, moved, len(r.hold), len(out))})
 			}
 			it := &item{conn: c, kind: kindResponse, data: out, req: r.req, paired: true, at: now, rewritten: rewritten, index: c.respIdx, offset: c.respOff, held: r.hold}
 			c.respIdx++
@@ -854,12 +961,12 @@ var errTailMisfit = errors.New("a rewritten response does not fit the bytes alre
 // must not reach the client, so the client connection is closed (the
 // client reconnects through the proxy and asks again), and this API and
 // version are held whole from then on.
-func (c *conn) tailMisfit(r *respState, moved []string) error {
+func (c *conn) tailMisfit(r *respState, moved *moves) error {
 	if t := c.p.tail[holdKey{r.req.APIKey, r.req.Version}]; t != nil {
 		t.Store(false)
 	}
 	c.fault("response", "%s response (correlation id %d): its rewritten broker addresses (%s) do not fit the %d of %d bytes already forwarded: closing the client connection (it reconnects through the proxy); %s v%d responses are held whole from now on",
-		r.api, r.req.CorrelationID, strings.Join(moved, ", "), r.sent, r.size, r.api, r.req.Version)
+		r.api, r.req.CorrelationID, moved, r.sent, r.size, r.api, r.req.Version)
 	return errTailMisfit
 }
 
@@ -919,8 +1026,8 @@ func (w *clientWriter) flush(c *conn) error {
 }
 
 // rewriteResponse decodes a held response, replaces advertised broker
-// addresses and re-encodes it; moved lists each address replaced ("node
-// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), empty when nothing was. On any
+// addresses and re-encodes it; moved lists the addresses replaced ("node
+// 1 10.0.0.2:9092 -> 127.0.0.1:40123"), none when nothing was. On any
 // failure the input comes back unchanged, with the error.
 //
 // With fit above zero the response must stay fit bytes long: a shorter
@@ -930,24 +1037,21 @@ func (w *clientWriter) flush(c *conn) error {
 // grew names the first address whose replacement is longer ("" when none
 // is): a tail-held response naming that broker could not be rewritten
 // within the bytes already forwarded (conn.tailsOff).
-func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved []string, grew string, err error) {
+func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []byte, moved *moves, grew string, err error) {
+	moved = &moves{}
 	api, ok := c.p.reg.API(req.APIKey)
 	if !ok {
-		return b, nil, "", fmt.Errorf("unknown API key %d", req.APIKey)
+		return b, &moves{}, "", fmt.Errorf("unknown API key %d", req.APIKey)
 	}
 	f, err := c.p.rewriter.DecodeResponse(b, api, req.Version, codec.Options{OpaqueRecords: true})
 	if err != nil {
-		return b, nil, "", err
+		return b, &moves{}, "", err
 	}
-	seen := map[string]bool{}
 	remap := func(node int32, host string, port int32) (string, int32, bool) {
 		h, p, ok := c.p.listenerFor(node, host, port)
 		if ok && (h != host || p != port) {
 			m := fmt.Sprintf("node %d %s -> %s", node, hostPort(host, port), hostPort(h, p))
-			if !seen[m] {
-				seen[m] = true
-				moved = append(moved, m)
-			}
+			moved.add(m)
 			if grew == "" && len(h) > len(host) {
 				grew = m
 			}
@@ -955,11 +1059,11 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 		return h, p, ok
 	}
 	if !rewriteAddresses(f, remap) {
-		return b, nil, "", nil
+		return b, &moves{}, "", nil
 	}
 	out, err = c.p.rewriter.EncodeResponse(make([]byte, 0, len(b)+64), f)
 	if err != nil {
-		return b, nil, "", fmt.Errorf("re-encoding with rewritten addresses: %w", err)
+		return b, &moves{}, "", fmt.Errorf("re-encoding with rewritten addresses: %w", err)
 	}
 	if fit > 0 && len(out) < fit {
 		if padded, ok := c.padTo(f, len(out), fit); ok {
@@ -967,6 +1071,55 @@ func (c *conn) rewriteResponse(b []byte, req pairing.Request, fit int) (out []by
 		}
 	}
 	return out, moved, grew, nil
+}
+
+// moves lists, for a rewrite's events, the addresses it replaced: the
+// first maxMovesShown, and how many more. A response may name millions
+// of brokers; listing each made an event of megabytes (more than a
+// decoding process takes in one record) and held a string for each on
+// the forwarding path. A replacement is counted once (the same node may
+// be named in several places) among the first maxMovesSeen; beyond, each
+// counts.
+type moves struct {
+	shown []string
+	more  int
+	seen  map[string]bool
+}
+
+// Bounds of [moves].
+const (
+	maxMovesShown = 16
+	maxMovesSeen  = 1024
+)
+
+// add notes replacement s.
+func (m *moves) add(s string) {
+	if m.seen[s] {
+		return
+	}
+	if len(m.seen) < maxMovesSeen {
+		if m.seen == nil {
+			m.seen = map[string]bool{}
+		}
+		m.seen[s] = true
+	}
+	if len(m.shown) < maxMovesShown {
+		m.shown = append(m.shown, s)
+	} else {
+		m.more++
+	}
+}
+
+// any reports whether an address was replaced.
+func (m *moves) any() bool { return len(m.shown) > 0 }
+
+// String lists the replacements shown and counts the others.
+func (m *moves) String() string {
+	s := strings.Join(m.shown, ", ")
+	if m.more > 0 {
+		s += fmt.Sprintf(", and %d more", m.more)
+	}
+	return s
 }
 
 // padTags are the tag numbers a rewritten tail is padded with, one, two

@@ -386,3 +386,38 @@ func TestCutShortFramesFreeQueueSpace(t *testing.T) {
 		t.Errorf("%d bytes of decode-queue space still reserved after every connection ended", q)
 	}
 }
+
+// TestTooManyDecodeWorkers: New refuses more decode workers than
+// MaxDecodeWorkers (each may keep an OS thread, and the Go runtime ends
+// a process past 10,000 of them).
+func TestTooManyDecodeWorkers(t *testing.T) {
+	_, err := New(Config{Listen: "127.0.0.1:0", Upstream: "127.0.0.1:9", Codec: testCodec(t), DecodeWorkers: MaxDecodeWorkers + 1})
+	if err == nil || !strings.Contains(err.Error(), "DecodeWorkers") {
+		t.Errorf("New with %d decode workers: %v; want an error naming DecodeWorkers", MaxDecodeWorkers+1, err)
+	}
+}
+
+// TestOutOfRangePrefixAt: a size prefix out of range is said with where
+// it is, the byte of the sender's stream its frame starts at (after a
+// good exchange, so not 0), as bad input is.
+func TestOutOfRangePrefixAt(t *testing.T) {
+	hbReq, hbResp := heartbeat(1)
+	bad := []byte{0x7f, 0xff, 0xff, 0xf0, 0, 12, 0, 4, 0, 0, 0, 2}
+	up := fakeBroker(t, func(c net.Conn) {
+		b := make([]byte, len(hbReq)+len(bad))
+		io.ReadFull(c, b)
+		c.Write(append(append([]byte(nil), hbResp...), bad...))
+		io.Copy(io.Discard, c)
+	})
+	p, ev := start(t, up, nil)
+	c := dial(t, p.Addr())
+	c.Write(append(append([]byte(nil), hbReq...), bad...))
+	got := make([]byte, len(hbResp)+len(bad))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	p.Close()
+	faultsContaining(t, ev, fmt.Sprintf("request size prefix 2147483632 is out of range (at byte %d of the client's stream)", len(hbReq)))
+	faultsContaining(t, ev, fmt.Sprintf("response size prefix 2147483632 is out of range (at byte %d of the broker's stream)", len(hbResp)))
+}

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"github.com/manifester/manifester/internal/testframes"
+	"slices"
 
 	"net"
 	"strconv"
@@ -201,6 +202,88 @@ func TestListenerLimit(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d listener-limit faults, want 3", n)
+	}
+}
+
+// TestPortBaseListenerLimit: listeners that BrokerPortBase opens count
+// against MaxListeners, as every node id a response names would
+// otherwise get one (a response naming thousands of nodes opened
+// thousands, never closed); those BrokerListen names do not count.
+func TestPortBaseListenerLimit(t *testing.T) {
+	base := freePorts(t, 6)
+	var brokers []kmsg.MetadataResponseBroker
+	for i := int32(0); i < 5; i++ {
+		brokers = append(brokers, broker(i, "10.0.0."+strconv.Itoa(int(i)+1)+":9092"))
+	}
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker { return brokers })
+	pin4 := "127.0.0.1:" + strconv.Itoa(base+5)
+	p, ev := start(t, up, func(c *Config) {
+		c.MaxListeners, c.BrokerPortBase, c.BrokerListen = 2, base, map[int32]string{4: pin4}
+	})
+	got := askMetadata(t, dial(t, p.Addr()), 1)
+	var proxied []string
+	for i, b := range got {
+		if addrOf(b) != addrOf(brokers[i]) {
+			proxied = append(proxied, addrOf(b))
+		}
+	}
+	p.mu.Lock()
+	pinned := len(p.byNode)
+	p.mu.Unlock()
+	want := []string{"127.0.0.1:" + strconv.Itoa(base), "127.0.0.1:" + strconv.Itoa(base+1), pin4}
+	if !slices.Equal(proxied, want) || pinned != 3 {
+		t.Errorf("brokers rewritten to %v, %d pinned listeners; want %v and 3", proxied, pinned, want)
+	}
+	p.Close()
+	faultsContaining(t, ev, "listener limit 2 reached: broker 10.0.0.3:9092 (node 2)")
+}
+
+// TestIdleListenerClosedPortBase: a listener BrokerPortBase opened, which
+// counts against MaxListeners, is closed when idle as unpinned ones are
+// (its node gone, it would hold its place under the limit for good); one
+// BrokerListen names stays. The node's next advertisement opens it again,
+// on the same port.
+func TestIdleListenerClosedPortBase(t *testing.T) {
+	base := freePorts(t, 4)
+	var mu sync.Mutex
+	current := []kmsg.MetadataResponseBroker{broker(1, "10.0.0.1:9092"), broker(2, "10.0.0.2:9092")}
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]kmsg.MetadataResponseBroker(nil), current...)
+	})
+	const idle = time.Hour // the proxy's own check never runs in this test
+	pin2 := "127.0.0.1:" + strconv.Itoa(base+2)
+	p, ev := start(t, up, func(c *Config) {
+		c.ListenerIdle, c.MaxListeners, c.BrokerPortBase, c.BrokerListen = idle, 1, base, map[int32]string{2: pin2}
+	})
+	c := dial(t, p.Addr())
+	askMetadata(t, c, 1)
+	// Node 1 goes; node 3 comes, and finds the limit taken.
+	mu.Lock()
+	current[0] = broker(3, "10.0.0.3:9092")
+	mu.Unlock()
+	if got := askMetadata(t, c, 2); addrOf(got[0]) != "10.0.0.3:9092" {
+		t.Fatalf("node 3 advertised at %s, want its own address (the limit is taken)", addrOf(got[0]))
+	}
+	p.closeIdle(time.Now().Add(2*idle), idle)
+	p.mu.Lock()
+	_, one := p.byNode[1]
+	_, two := p.byNode[2]
+	p.mu.Unlock()
+	if one || !two {
+		t.Errorf("after the idle check: node 1's listener open %v, node 2's %v; want false, true", one, two)
+	}
+	if got := askMetadata(t, c, 3); addrOf(got[0]) != "127.0.0.1:"+strconv.Itoa(base+3) {
+		t.Errorf("node 3 advertised at %s, want port %d", addrOf(got[0]), base+3)
+	}
+	p.Close()
+	var closed bool
+	for _, e := range ev.of(EventUnlisten) {
+		closed = closed || strings.Contains(e.Detail, "for broker 10.0.0.1:9092")
+	}
+	if !closed {
+		t.Error("the close is not logged")
 	}
 }
 

@@ -57,7 +57,9 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +86,10 @@ const (
 	DefaultMaxListeners = 256
 	// DefaultListenerIdle is how long an unused per-broker listener stays.
 	DefaultListenerIdle = 10 * time.Minute
+	// MaxDecodeWorkers bounds Config.DecodeWorkers: each worker may keep
+	// an OS thread of its own, and the Go runtime ends a process that
+	// has more than 10,000.
+	MaxDecodeWorkers = 1024
 )
 
 // Config configures a [Proxy].
@@ -113,8 +119,8 @@ type Config struct {
 	// Frames) must leave it false.
 	ReuseTrees bool
 	// DecodeWorkers is the number of goroutines that decode frames at
-	// once (default DefaultDecodeWorkers()). Their events still reach
-	// Sink in order.
+	// once (default DefaultDecodeWorkers(), at most MaxDecodeWorkers).
+	// Their events still reach Sink in order.
 	DecodeWorkers int
 	// QueueFrames and QueueBytes bound the frames waiting to be decoded
 	// (and being collected to be); one connection holds at most a quarter
@@ -160,15 +166,17 @@ type Config struct {
 	// new connections go there.
 	BrokerListen   map[int32]string
 	BrokerPortBase int
-	// MaxListeners bounds the per-broker listeners open at once (default
-	// DefaultMaxListeners; negative: no limit). A broker beyond it is not
-	// given one: its address reaches the client unrewritten, and a fault
-	// says so.
+	// MaxListeners bounds the per-broker listeners open at once, those
+	// BrokerPortBase opens included, those BrokerListen names not
+	// (default DefaultMaxListeners; negative: no limit). A broker beyond
+	// it is not given one: its address reaches the client unrewritten,
+	// and a fault says so.
 	MaxListeners int
-	// ListenerIdle closes a per-broker listener (not the first, not a
-	// pinned one) that has had no connection and has not been advertised
-	// for that long (default DefaultListenerIdle; negative: never). It is
-	// opened again, on a fresh port, when the broker is advertised again.
+	// ListenerIdle closes a per-broker listener (not the first, not one
+	// BrokerListen names) that has had no connection and has not been
+	// advertised for that long (default DefaultListenerIdle; negative:
+	// never). It is opened again when the broker is advertised again: on
+	// a fresh port, or BrokerPortBase's.
 	ListenerIdle time.Duration
 
 	// DecodeTo, when set, moves the decoding side to another process
@@ -266,6 +274,11 @@ type Proxy struct {
 	// tailsOff is set once a rewrite has replaced an address by a longer
 	// one, and tail holding was stopped for good (conn.tailsOff).
 	tailsOff atomic.Bool
+	// newest is the newest response version of each API that advertises
+	// addresses: a response of a newer one cannot be decoded to be
+	// rewritten, and is said once (unrewritable; newerSaid, by holdKey).
+	newest    map[int16]int16
+	newerSaid sync.Map
 	// rewriter decodes and re-encodes held responses on the forwarding
 	// path: Config.Codec without decompression, so that finding a
 	// response's broker addresses can never inflate its record batches
@@ -281,6 +294,17 @@ type Proxy struct {
 	closed    bool
 	conns     map[*conn]bool
 	connSeq   int
+
+	// own holds every open listener by the address it is advertised at
+	// and the one it is bound to (under mu): a broker that advertises one
+	// of them (advertised.listeners set to the proxy) is left as it is,
+	// where a listener forwarding to the proxy itself would add a hop at
+	// each rewrite, or loop.
+	own map[string]*listener
+	// accepted holds the open client connections, dialled the open
+	// broker connections, by connKey (under mu): a connection of the
+	// proxy to itself is in both (see conn.looped).
+	accepted, dialled map[string]*conn
 
 	q         *decodeQueue
 	trees     *framebufs.Pool // span trees for reuse (Config.ReuseTrees), else nil
@@ -320,6 +344,15 @@ func New(cfg Config) (*Proxy, error) {
 	if cfg.Upstream == "" {
 		return nil, errors.New("proxy: Config.Upstream is required")
 	}
+	if err := CheckHostPort(cfg.Upstream); err != nil {
+		return nil, fmt.Errorf("proxy: Config.Upstream: %w", err)
+	}
+	if err := CheckHost(cfg.AdvertiseHost); cfg.AdvertiseHost != "" && err != nil {
+		return nil, fmt.Errorf("proxy: Config.AdvertiseHost: %w", err)
+	}
+	if cfg.DecodeWorkers > MaxDecodeWorkers {
+		return nil, fmt.Errorf("proxy: Config.DecodeWorkers %d is over %d", cfg.DecodeWorkers, MaxDecodeWorkers)
+	}
 	cfg.decodeDefaults()
 	if cfg.QueueFrames <= 0 {
 		cfg.QueueFrames = DefaultQueueFrames
@@ -347,7 +380,8 @@ func New(cfg Config) (*Proxy, error) {
 	}
 	p := &Proxy{
 		cfg: cfg, reg: cfg.Codec.Reg, rewrite: map[holdKey]bool{},
-		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, conns: map[*conn]bool{},
+		listeners: map[string]*listener{}, byNode: map[int32]*listener{}, own: map[string]*listener{}, conns: map[*conn]bool{},
+		accepted: map[string]*conn{}, dialled: map[string]*conn{},
 		q: newDecodeQueue(cfg.QueueBytes, cfg.QueueFrames), refusing: make(chan struct{}, maxRefusing),
 	}
 	if cfg.ReuseTrees {
@@ -360,6 +394,10 @@ func New(cfg Config) (*Proxy, error) {
 	if !cfg.NoRewrite {
 		p.rewrite = holdTable(p.reg)
 		p.tail = tailTable(p.reg, p.rewrite)
+		p.newest = map[int16]int16{}
+		for _, api := range AdvertisingAPIs(p.reg) {
+			p.newest[api.Key] = api.Response.Valid.Hi
+		}
 	}
 	p.decodeWG.Add(1)
 	if cfg.DecodeTo != nil {
@@ -380,6 +418,33 @@ func New(cfg Config) (*Proxy, error) {
 		go p.closeIdleListeners()
 	}
 	return p, nil
+}
+
+// CheckHostPort checks that addr can be a broker's address, HOST:PORT
+// with a port from 1 to 65535: every connection would fail to dial
+// another. (An empty HOST is this machine.)
+func CheckHostPort(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return fmt.Errorf("%s: the port %q is not a number from 1 to 65535", addr, port)
+	}
+	return nil
+}
+
+// CheckHost checks that host can be written as the host of a broker
+// address: not empty, without a port or brackets (an IPv6 address is
+// written bare, "::1").
+func CheckHost(host string) error {
+	if host == "" {
+		return errors.New("no host")
+	}
+	if _, _, err := net.SplitHostPort(host); err == nil || strings.ContainsAny(host, "[]/ ") {
+		return fmt.Errorf("%q is not a host alone (no port, brackets, slash or space)", host)
+	}
+	return nil
 }
 
 // Addr returns the address of the first listener.
@@ -434,6 +499,7 @@ func (p *Proxy) listen(addr, upstream string, node int32) (*listener, error) {
 	} else {
 		p.listeners[upstream] = l
 	}
+	p.own[hostPort(l.host, l.port)], p.own[ln.Addr().String()] = l, l
 	p.mu.Unlock()
 	detail := "forwarding " + ln.Addr().String() + " to " + upstream
 	if node >= 0 {
@@ -492,6 +558,12 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 		p.mu.Unlock()
 		return "", 0, false
 	}
+	if l := p.own[up]; l != nil {
+		// Already the proxy's: left as it is.
+		l.used = time.Now()
+		p.mu.Unlock()
+		return host, port, true
+	}
 	if isPinned {
 		if l := p.byNode[node]; l != nil {
 			moved := l.upstream != up
@@ -510,13 +582,21 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 		p.mu.Unlock()
 		return l.host, l.port, true
 	}
-	n := len(p.listeners) - 1 // the first listener does not count
+	// The first listener and those BrokerListen names do not count;
+	// BrokerPortBase's do, as a response may name any number of nodes.
+	n := len(p.listeners) - 1
+	for id := range p.byNode {
+		if _, named := p.cfg.BrokerListen[id]; !named {
+			n++
+		}
+	}
+	_, named := p.cfg.BrokerListen[node]
 	p.mu.Unlock()
 	if perr != nil {
 		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: "cannot open a listener for broker " + up + ": " + perr.Error()})
 		return "", 0, false
 	}
-	if !isPinned && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
+	if !(isPinned && named) && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
 		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up,
 			Detail: fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly", p.cfg.MaxListeners, up, node)})
 		return "", 0, false
@@ -560,16 +640,35 @@ func (p *Proxy) closeIdleListeners() {
 	}
 }
 
-// closeIdle closes the listeners unused for idle at now.
+// closeIdle closes the listeners unused for idle at now: unpinned ones
+// and those BrokerPortBase opened (which count against MaxListeners; a
+// node's next advertisement opens its listener again on the same port),
+// never the first or one BrokerListen names.
 func (p *Proxy) closeIdle(now time.Time, idle time.Duration) {
+	// Under openMu, so that a listener is closed before its port can be
+	// listened on again (listenerFor).
+	p.openMu.Lock()
+	defer p.openMu.Unlock()
 	var closed []*listener
+	unused := func(l *listener) bool {
+		if l == p.boot || l.conns > 0 || now.Sub(l.used) < idle {
+			return false
+		}
+		delete(p.own, hostPort(l.host, l.port))
+		delete(p.own, l.ln.Addr().String())
+		closed = append(closed, l)
+		return true
+	}
 	p.mu.Lock()
 	for up, l := range p.listeners {
-		if l == p.boot || l.node >= 0 || l.conns > 0 || now.Sub(l.used) < idle {
-			continue
+		if l.node < 0 && unused(l) {
+			delete(p.listeners, up)
 		}
-		delete(p.listeners, up)
-		closed = append(closed, l)
+	}
+	for node, l := range p.byNode {
+		if _, named := p.cfg.BrokerListen[node]; !named && unused(l) {
+			delete(p.byNode, node)
+		}
 	}
 	p.mu.Unlock()
 	for _, l := range closed {
@@ -606,12 +705,21 @@ func (p *Proxy) accept(l *listener) {
 			p.refuse(l, c)
 			continue
 		}
+		from := connKey(c.RemoteAddr(), c.LocalAddr())
+		if d := p.dialled[from]; d != nil {
+			p.mu.Unlock()
+			p.cutLoop(d, l.ln.Addr().String())
+			c.Close()
+			continue
+		}
 		p.connSeq++
 		if p.cfg.TLS != nil {
 			c = tls.Server(c, p.cfg.TLS)
 		}
 		cn := newConn(p, l, c, p.connSeq, l.upstream)
+		cn.from = from
 		p.conns[cn] = true
+		p.accepted[from] = cn
 		l.conns++
 		p.mu.Unlock()
 		p.wg.Add(1)
@@ -620,11 +728,60 @@ func (p *Proxy) accept(l *listener) {
 			cn.run()
 			p.mu.Lock()
 			delete(p.conns, cn)
+			if p.accepted[from] == cn {
+				delete(p.accepted, from)
+			}
 			l.conns--
 			l.used = time.Now()
 			p.mu.Unlock()
 		}()
 	}
+}
+
+// loop reports a connection of the proxy to its own listener at addr,
+// which d dialled as its broker: the broker address leads back to the
+// proxy (a pinned listener's node advertised under another name for
+// it, an upstream naming the proxy). Each connection would dial the
+// next until the connection limit, and the process's file descriptors,
+// ran out; the looped connection is closed instead, and d with it.
+func (p *Proxy) loop(d *conn, addr string) {
+	d.fault("", "connection loop: the broker address %s leads back to this proxy's listener %s; closing the client connection", d.base.Upstream, addr)
+}
+
+// connKey names a TCP connection by its two ends, from and to (a
+// connection accepted by: its client's address, then its local one; one
+// dialled: its local address, then the broker's), so that both ends of
+// a connection of the proxy to itself have the same key. One end alone
+// would not do: Linux gives connections to different destinations the
+// same local port, so a client on the proxy's machine may come from the
+// port of one of its broker connections.
+func connKey(from, to net.Addr) string {
+	return unmapped(from) + " " + unmapped(to)
+}
+
+// unmapped is the address a of a TCP end, an IPv4 address mapped to IPv6
+// (a dual-stack listener's) written as IPv4.
+func unmapped(a net.Addr) string {
+	if t, ok := a.(*net.TCPAddr); ok {
+		ap := t.AddrPort()
+		return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()).String()
+	}
+	return a.String()
+}
+
+// cutLoop ends d, whose broker connection is the proxy's own, accepted
+// at its listener addr: the loop is said (once), and d's broker
+// connection closed, so that its pumps end and its client is closed.
+// The caller closes the other end after it: closed first, d's end sees
+// no reset from the other.
+func (p *Proxy) cutLoop(d *conn, addr string) {
+	if !d.looped.Swap(true) {
+		p.loop(d, addr)
+	}
+	p.mu.Lock()
+	up := d.upstream
+	p.mu.Unlock()
+	up.Close()
 }
 
 // maxRefusing bounds the refused connections closed gracefully at once;

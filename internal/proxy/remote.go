@@ -135,8 +135,9 @@ func (p *Proxy) sendError() error {
 // what the proxy would have done with Config.DecodeTo unset. It redacts
 // secrets (unless cfg.ShowSecrets), decodes the frames with cfg.Codec
 // on cfg.DecodeWorkers workers (cfg.Summary, cfg.Roundtrip) and hands
-// every event to cfg.Sink in order (cfg.ReuseTrees). The other fields of
-// cfg are not used. It returns nil at the end of the stream, or an error
+// every event to cfg.Sink in order (cfg.ReuseTrees); cfg.MaxBuffer and
+// cfg.QueueBytes, the proxy's, bound its records and the frames in
+// flight. The other fields of cfg are not used. It returns nil at the end of the stream, or an error
 // naming the byte offset and field of a malformed record, after
 // delivering every event before it.
 func DecodeStream(r io.Reader, cfg Config) error {
@@ -148,7 +149,7 @@ func DecodeStream(r io.Reader, cfg Config) error {
 	if cfg.ReuseTrees {
 		p.trees = framebufs.New(maxPooledTrees)
 	}
-	sr, err := newStreamReader(r, 2*cfg.MaxBuffer+maxRecordOverhead, func(base Event) *conn {
+	sr, err := newStreamReader(r, maxRecord(cfg), func(base Event) *conn {
 		return &conn{id: base.Conn, base: base, secrets: redact.NewStream(cfg.ShowSecrets)}
 	})
 	if errors.Is(err, io.EOF) {
@@ -163,6 +164,15 @@ func DecodeStream(r io.Reader, cfg Config) error {
 		return nil
 	}
 	return err
+}
+
+// maxRecord is the largest job record a decoding process of cfg takes:
+// a frame's data and original, each at most cfg.MaxBuffer as the broker
+// sent it, but a rewritten response may have grown past it (a longer
+// proxy address for each of thousands of brokers); what the proxy
+// queues of one frame is at most half its queue, cfg.QueueBytes.
+func maxRecord(cfg Config) int {
+	return max(2*cfg.MaxBuffer, int(cfg.QueueBytes/2)) + maxRecordOverhead
 }
 
 // jobCost is the bytes a job holds while in flight.

@@ -177,13 +177,19 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 		if a.node.Versions.Contains(version) {
 			node = int32(v.Kids()[a.node.Index].Int())
 		}
-		if h, p, ok := remap(node, string(hv.Bytes()), int32(pv.Int())); ok && (h != string(hv.Bytes()) || int64(p) != pv.Int()) {
-			if dry {
-				return true
+		// Kafka's "no node" (node -1 at "" port -1, a FindCoordinator
+		// error's) or a port no client can dial is no broker to give a
+		// listener: it is left as the broker sent it.
+		host, port := string(hv.Bytes()), pv.Int()
+		if dialable(host, port) {
+			if h, p, ok := remap(node, host, int32(port)); ok && (h != host || int64(p) != port) {
+				if dry {
+					return true
+				}
+				hv.SetBytes([]byte(h))
+				pv.SetInt(int64(p))
+				changed = true
 			}
-			hv.SetBytes([]byte(h))
-			pv.SetInt(int64(p))
-			changed = true
 		}
 	}
 	for _, f := range s.Fields {
@@ -209,6 +215,12 @@ func rewriteStruct(s *schema.Struct, v *codec.Value, version int16, remap mapFun
 		}
 	}
 	return changed
+}
+
+// dialable reports whether host and port can be a broker's address: a
+// host that is not empty and a TCP port (1 to 65535).
+func dialable(host string, port int64) bool {
+	return len(host) > 0 && port >= 1 && port <= 65535
 }
 
 func hostPort(host string, port int32) string {

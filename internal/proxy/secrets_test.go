@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -170,5 +171,37 @@ func TestLegacyScramTokens(t *testing.T) {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("output lacks %q", want)
 		}
+	}
+}
+
+// TestLegacyTokenOverBufferCap: a raw SASL token larger than MaxBuffer
+// is forwarded undecoded, from either side, and each is counted in a
+// skipped event, as any other frame over the cap is.
+func TestLegacyTokenOverBufferCap(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 300)
+	replies := [][]byte{big}
+	p, ev := start(t, legacyBroker(t, "GSSAPI", replies), func(c *Config) { c.MaxBuffer = 200 })
+	c := dial(t, p.Addr())
+	hs := kmsg.NewPtrSASLHandshakeRequest()
+	hs.Version, hs.Mechanism = 0, "GSSAPI"
+	if r := roundTrip(t, c, hs, 1).(*kmsg.SASLHandshakeResponse); r.ErrorCode != 0 {
+		t.Fatal(r.ErrorCode)
+	}
+	c.Write(rawToken(big))
+	want := rawToken(big)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("server token: %v", err)
+	}
+	c.Close()
+	p.Close()
+	dirs := map[string]int{}
+	for _, e := range ev.of(EventSkipped) {
+		if strings.Contains(e.Detail, "larger than the buffer cap") {
+			dirs[e.Dir] += e.Count
+		}
+	}
+	if dirs["request"] != 1 || dirs["response"] != 1 {
+		t.Errorf("skipped over the cap: %v; want one request and one response", dirs)
 	}
 }

@@ -40,7 +40,7 @@ const (
 )
 
 // maxRecordOverhead bounds a record beyond its frame's two byte strings
-// (data and original, each at most Config.MaxBuffer).
+// (data and original, see maxRecord).
 const maxRecordOverhead = 64 << 10
 
 // appendJob appends j's record (length included) to b.
