@@ -433,9 +433,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		fmt.Fprintf(env.Stderr, "manifester decode: %s not decoded: give --kind response --api KEY --version N to decode one as a candidate\n", english.Count(unnamed, "response"))
 	}
 	budgetLine(env.Stderr, cut, len(pieces), firstCut)
-	if searchCut > 0 {
-		fmt.Fprintf(env.Stderr, "manifester decode: the search of every response schema stopped at its budget on %s (the first %d searches of an input have %s each, later ones 32 times their frame's size)\n", english.Count(searchCut, "frame"), report.FullSearches, "1 MiB of bytes read")
-	}
+	searchLine(env.Stderr, searchCut)
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)
@@ -445,6 +443,14 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		return errSilentFailure
 	}
 	return nil
+}
+
+// searchLine says on w on how many frames (n) the search of every
+// response schema stopped at its budget, when any did.
+func searchLine(w io.Writer, n int) {
+	if n > 0 {
+		fmt.Fprintf(w, "manifester decode: the search of every response schema stopped at its budget on %s (the first %d searches of an input have 1 MiB of bytes read each, later ones 32 times their frame's size)\n", english.Count(n, "frame"), report.FullSearches)
+	}
 }
 
 // budgetLine says on w how many of the total frames reached their decode

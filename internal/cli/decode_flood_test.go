@@ -66,3 +66,35 @@ func TestDecodeFloodOfSmallFrames(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeLogFloodOfOrphans: JSON lines of responses that name no API
+// (as decode --pcap writes a response whose request it lost) are searched
+// as a file of frames is: in full for the first report.FullSearches, then
+// in proportion to their size, and stderr counts them.
+func TestDecodeLogFloodOfOrphans(t *testing.T) {
+	one := binary.BigEndian.AppendUint32(nil, 10)
+	one = binary.BigEndian.AppendUint32(one, 7)
+	one = append(one, 0, 0, 0, 0, 0, 0)
+	const n = report.FullSearches + 4
+	var lines strings.Builder
+	for range n {
+		fmt.Fprintf(&lines, "{\"kind\":\"response\",\"hex\":\"%x\"}\n", one)
+	}
+	code, out, errOut := decRun(t, []byte(lines.String()), "decode", "--spec", decSpec, "--format", "json", "-")
+	want := fmt.Sprintf("the search of every response schema stopped at its budget on %d frames", n-report.FullSearches)
+	if code != ExitOK || !strings.Contains(errOut, want) {
+		t.Fatalf("exit %d, stderr %q; want %q", code, errOut, want)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var f struct {
+			Candidates []report.Candidate `json:"candidates"`
+			Incomplete bool               `json:"candidates_incomplete"`
+		}
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatal(err)
+		}
+		if lean := i >= report.FullSearches; f.Incomplete != lean || len(f.Candidates) == 0 {
+			t.Errorf("line %d: %d candidates, incomplete %v; want incomplete %v", i, len(f.Candidates), f.Incomplete, lean)
+		}
+	}
+}

@@ -245,7 +245,9 @@ func logLineAdmit(c *codec.Codec, sel *selector.Selector) stats.Admit {
 		if !l.IsFrame() {
 			return false, errors.New("--filter needs the frame's hex, and this frame line has none")
 		}
-		fr, _, err := l.Decode(c, sec, budget.Limits{})
+		// The filter reads no candidates: a response without its API
+		// is searched in proportion to its size.
+		fr, _, err := l.Decode(c, sec, budget.Limits{}, true)
 		if err != nil {
 			return false, err
 		}

@@ -68,9 +68,13 @@ func (l *Line) IsFrame() bool { return l.Hex != nil && (l.Event == "" || l.Event
 // Decode decodes the hex of a frame line, with the line's API and version
 // for a response, its SASL secrets redacted by the stream of its
 // connection in conns (frames of a connection in order), within the budget
-// lim (zero fields take the defaults). It returns the frame's report and
-// the proxy event the line stands for.
-func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits) (*report.Frame, *proxy.Event, error) {
+// lim (zero fields take the defaults). A response without its API and
+// version is reported with the response schemas that explain it, from a
+// search in proportion to its size alone when leanSearch is set (for the
+// lines of an input after its first report.FullSearches searches, as
+// [report.Options.LeanSearch]). It returns the frame's report and the
+// proxy event the line stands for.
+func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits, leanSearch bool) (*report.Frame, *proxy.Event, error) {
 	if l.Hex == nil {
 		return nil, nil, fmt.Errorf("not a frame line")
 	}
@@ -84,7 +88,7 @@ func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits) (*
 			return nil, nil, fmt.Errorf("original_hex: %w", err)
 		}
 	}
-	ro := report.Options{Roundtrip: false, Limits: lim}
+	ro := report.Options{Roundtrip: false, Limits: lim, LeanSearch: leanSearch}
 	fromServer := l.Kind == "response"
 	if fromServer {
 		ro.Kind = schema.TypeResponse

@@ -70,7 +70,7 @@ func TestRoundTrip(t *testing.T) {
 	if !l.IsFrame() || l.Conn != 3 || l.Kind != "request" {
 		t.Fatalf("request line read as %+v", l)
 	}
-	fr, e, err := l.Decode(c, redact.NewConns(false), budget.Limits{})
+	fr, e, err := l.Decode(c, redact.NewConns(false), budget.Limits{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRoundTrip(t *testing.T) {
 	directResp := report.Decode(c, respB, report.Options{Kind: schema.TypeResponse, API: api, Version: 12})
 	directResp.Time, directResp.LatencyMicros = &at, &lat
 	l = logged(t, &proxy.Event{Kind: proxy.EventFrame, Conn: 3, Dir: "response", Frame: directResp, Data: respB})
-	fr, _, err = l.Decode(c, redact.NewConns(false), budget.Limits{})
+	fr, _, err = l.Decode(c, redact.NewConns(false), budget.Limits{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestSecretsRedacted(t *testing.T) {
 		conns := redact.NewConns(show)
 		var out string
 		for _, l := range lines {
-			fr, _, err := l.Decode(c, conns, budget.Limits{})
+			fr, _, err := l.Decode(c, conns, budget.Limits{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,11 +136,11 @@ func TestBadLines(t *testing.T) {
 	if err != nil || l.IsFrame() {
 		t.Errorf("event line: %+v, %v", l, err)
 	}
-	if _, _, err := l.Decode(c, nil, budget.Limits{}); err == nil {
+	if _, _, err := l.Decode(c, nil, budget.Limits{}, false); err == nil {
 		t.Errorf("decoding an event line did not fail")
 	}
 	l, _ = Parse([]byte(`{"kind":"request","hex":"00zz"}`))
-	if _, _, err := l.Decode(c, nil, budget.Limits{}); err == nil || !strings.Contains(err.Error(), "hex") {
+	if _, _, err := l.Decode(c, nil, budget.Limits{}, false); err == nil || !strings.Contains(err.Error(), "hex") {
 		t.Errorf("bad hex: %v", err)
 	}
 	if _, err := Parse([]byte(`00000010 0001`)); err == nil {
@@ -172,7 +172,7 @@ func TestApiVersionsV0AnswerReadBack(t *testing.T) {
 	lat := int64(90)
 	direct.LatencyMicros = &lat
 	l := logged(t, &proxy.Event{Kind: proxy.EventFrame, Conn: 1, Dir: "response", Frame: direct, Data: b})
-	fr, _, err := l.Decode(c, redact.NewConns(false), budget.Limits{})
+	fr, _, err := l.Decode(c, redact.NewConns(false), budget.Limits{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
