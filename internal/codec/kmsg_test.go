@@ -354,6 +354,24 @@ func responseFrame(key int16, flexible bool, corr int32, body []byte) []byte {
 	return b
 }
 
+// kmsgFrame is kmsg's whole frame of msg (of triple tr): a request as
+// its formatter writes it (client id "", correlation id 0), a response as
+// kfake does (see responseFrame).
+func kmsgFrame(tr triple, msg kmsgMsg) []byte {
+	req, ok := msg.(kmsg.Request)
+	if !ok {
+		return responseFrame(tr.api.Key, msg.IsFlexible(), 0, msg.AppendTo(nil))
+	}
+	frame := kmsg.NewRequestFormatter(kmsg.FormatterClientID("")).AppendRequest(nil, req, 0)
+	if tr.api.Key == 7 && tr.v == 0 {
+		// kmsg writes the v0 header (no client id) of ControlledShutdown
+		// v0 and returns early, without the body or the size.
+		frame = append(frame, msg.AppendTo(nil)...)
+		binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
+	}
+	return frame
+}
+
 // kmsgHeaderVersion is the header version kmsg and kgo/kfake use: request
 // v2 when flexible, v0 for ControlledShutdown v0, else v1; response v1
 // when flexible and not ApiVersions, else v0.
@@ -472,18 +490,7 @@ func compareSmallest(t *testing.T, rel *release) (compared int, skipped []string
 			t.Errorf("%s: encode frame: %v", tr, err)
 			continue
 		}
-		var kframe []byte
-		if req, ok := msg.(kmsg.Request); ok {
-			kframe = kmsg.NewRequestFormatter(kmsg.FormatterClientID("")).AppendRequest(nil, req, 0)
-			if tr.api.Key == 7 && tr.v == 0 {
-				// kmsg writes the v0 header (no client id) of ControlledShutdown
-				// v0 and returns early, without the body or the size.
-				kframe = append(kframe, theirs...)
-				binary.BigEndian.PutUint32(kframe, uint32(len(kframe)-4))
-			}
-		} else {
-			kframe = responseFrame(tr.api.Key, msg.IsFlexible(), 0, theirs)
-		}
+		kframe := kmsgFrame(tr, msg)
 		if !bytes.Equal(frame, kframe) {
 			t.Errorf("%s: frames differ\n ours % x\nkmsg % x", tr, frame, kframe)
 		}

@@ -1,12 +1,9 @@
 package codec_test
 
 import (
-	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
@@ -25,17 +22,7 @@ func TestMinFrameSizeMatchesKmsg(t *testing.T) {
 			t.Logf("%s: %s", tr, why)
 			continue
 		}
-		var frame []byte
-		if req, ok := msg.(kmsg.Request); ok {
-			frame = kmsg.NewRequestFormatter(kmsg.FormatterClientID("")).AppendRequest(nil, req, 0)
-			if tr.api.Key == 7 && tr.v == 0 {
-				// kmsg writes only the v0 header of ControlledShutdown v0.
-				frame = append(frame, msg.AppendTo(nil)...)
-				binary.BigEndian.PutUint32(frame, uint32(len(frame)-4))
-			}
-		} else {
-			frame = responseFrame(tr.api.Key, msg.IsFlexible(), 0, msg.AppendTo(nil))
-		}
+		frame := kmsgFrame(tr, msg)
 		n, ok := rel.c.MinFrameSize(tr.msg(), tr.v)
 		if !ok {
 			t.Errorf("%s: no smallest frame size", tr)
