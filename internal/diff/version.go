@@ -349,33 +349,45 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 // than as one field removed and another added. It returns the pairs with
 // the renames after them, and the fields still added and removed.
 func renames(pairs [][2]*schema.Field, added, removed []*schema.Field, sa, sb *schema.Struct, v int16, depth int) ([][2]*schema.Field, []*schema.Field, []*schema.Field) {
-	place := func(s *schema.Struct, f *schema.Field) string {
-		if f.IsTagged(v) {
-			return "tag " + strconv.Itoa(int(f.Tag))
-		}
+	if len(added) == 0 || len(removed) == 0 {
+		return pairs, added, removed
+	}
+	// Each field's place, worked out in one walk of its struct (checking
+	// every pair with a walk each was cubic in the field count).
+	places := func(s *schema.Struct) map[*schema.Field]string {
+		m := make(map[*schema.Field]string, len(s.Fields))
 		n := 0
 		for _, g := range s.Fields {
-			if g == f {
-				return strconv.Itoa(n)
-			}
-			if g.Versions.Contains(v) && !g.IsTagged(v) {
+			switch {
+			case !g.Versions.Contains(v):
+			case g.IsTagged(v):
+				m[g] = "tag " + strconv.Itoa(int(g.Tag))
+			default:
+				m[g] = strconv.Itoa(n)
 				n++
 			}
 		}
-		return ""
+		return m
+	}
+	pa, pb := places(sa), places(sb)
+	// The removed field at each place (one at most: places are distinct
+	// within a struct).
+	at := make(map[string]*schema.Field, len(removed))
+	for _, fa := range removed {
+		at[pa[fa]] = fa
 	}
 	var left []*schema.Field
+	renamed := map[*schema.Field]bool{}
 	for _, fb := range added {
-		k := slices.IndexFunc(removed, func(fa *schema.Field) bool {
-			return sameShape(fa.Type, fb.Type, v, depth) && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
-		})
-		if k < 0 {
+		fa := at[pb[fb]]
+		if fa == nil || renamed[fa] || !sameShape(fa.Type, fb.Type, v, depth) || fa.IsNullable(v) != fb.IsNullable(v) {
 			left = append(left, fb)
 			continue
 		}
-		pairs = append(pairs, [2]*schema.Field{removed[k], fb})
-		removed = slices.Delete(removed, k, k+1)
+		pairs = append(pairs, [2]*schema.Field{fa, fb})
+		renamed[fa] = true
 	}
+	removed = slices.DeleteFunc(removed, func(fa *schema.Field) bool { return renamed[fa] })
 	return pairs, left, removed
 }
 
