@@ -1,10 +1,13 @@
 package diff
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/spec"
 )
@@ -16,9 +19,9 @@ func synthRegistry(t testing.TB, label, valid, reqFields, respFields string) *sc
 	var files []*spec.File
 	for name, src := range map[string]string{
 		"SynthRequest.json": `{"apiKey": 1010, "type": "request", "name": "SynthRequest", "validVersions": "` + valid +
-			`", "flexibleVersions": "none", "fields": [` + reqFields + `]}`,
+			`", "flexibleVersions": "0+", "fields": [` + reqFields + `]}`,
 		"SynthResponse.json": `{"apiKey": 1010, "type": "response", "name": "SynthResponse", "validVersions": "` + valid +
-			`", "flexibleVersions": "none", "fields": [` + respFields + `]}`,
+			`", "flexibleVersions": "0+", "fields": [` + respFields + `]}`,
 	} {
 		f, err := spec.Parse(name, []byte(src))
 		if err != nil {
@@ -66,5 +69,53 @@ func TestRenamesLinear(t *testing.T) {
 	}
 	if limit := float64(100 * 3 * n); allocs > limit {
 		t.Errorf("a release diff of %d fields made %.0f allocations, want <= %.0f", 3*n, allocs, limit)
+	}
+}
+
+// TestReleaseFieldMoved: two releases listing one version's fields in
+// another order put other bytes on the wire (an int32 where a string
+// was), but the fields paired by name had nothing to compare, so the
+// release diff said the API had not changed. The field out of order is
+// reported with a change of property "place".
+func TestReleaseFieldMoved(t *testing.T) {
+	const (
+		fa = `{"name": "A", "type": "int32", "versions": "0+"}`
+		fb = `{"name": "B", "type": "string", "versions": "0+"}`
+		fc = `{"name": "C", "type": "int8", "versions": "0+"}`
+		ft = `{"name": "T", "type": "int8", "versions": "0+", "taggedVersions": "0+", "tag": 0}`
+	)
+	a := synthRegistry(t, "a", "0-1", fa+","+fb+","+fc, ft+","+fa+","+fb)
+	b := synthRegistry(t, "b", "0-1", fb+","+fa+","+fc, fa+","+ft+","+fb)
+	d := Releases(a, b)
+	if len(d.Changed) != 1 {
+		t.Fatalf("changed: %+v", d.Changed)
+	}
+	c := d.Changed[0]
+	if len(c.Redefined) != 2 {
+		t.Fatalf("redefined: %+v", c.Redefined)
+	}
+	for _, r := range c.Redefined {
+		want := []StructDiff{{Struct: "SynthRequest", Changed: []FieldChange{{Name: "B", Changes: []Change{{Property: "place", From: "1", To: "0"}}}}}}
+		if diff := cmp.Diff(want, r.Request); diff != "" {
+			t.Errorf("v%d request (-want +got):\n%s", r.Version, diff)
+		}
+		if r.Response != nil {
+			t.Errorf("v%d response: a tagged field's place among the others is not on the wire, got %+v", r.Version, r.Response)
+		}
+	}
+	var out bytes.Buffer
+	if err := d.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "v0 request (body): ~B place 1 -> 0\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("%q is missing:\n%s", want, out.String())
+	}
+	// Within one release the order is the spec's: no version pair moves.
+	vd, err := Versions(codec.New(b), b.APIs[0], 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vd.Request.Structs) != 0 || len(vd.Response.Structs) != 0 {
+		t.Errorf("v0 -> v1: %+v %+v", vd.Request.Structs, vd.Response.Structs)
 	}
 }

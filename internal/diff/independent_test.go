@@ -292,6 +292,22 @@ func (d *iDiffer) structs(out *[]string, prefix, path string, fa, fb []*iField, 
 		added = left
 	}
 	p := prefix + "|" + path + "|"
+	// Fields kept (untagged on both sides) in another order: the diff
+	// reports some of them as moved ("place"), this reading only that the
+	// order changed.
+	last, moved := -1, false
+	for _, g := range fb {
+		for _, pr := range pairs {
+			if pr[1] == g && !d.tagged(pr[0], d.a) && !d.tagged(g, d.b) {
+				i := slices.Index(fa, pr[0])
+				moved = moved || i < last
+				last = i
+			}
+		}
+	}
+	if moved {
+		*out = append(*out, p+"moved")
+	}
 	for _, g := range added {
 		*out = append(*out, p+"+"+d.fieldLine(d.mb, g, d.b, depth))
 	}
@@ -355,8 +371,16 @@ func jsonStructs(t *testing.T, out *[]string, prefix string, sds []jsonStructDif
 		for _, f := range sd.Removed {
 			*out = append(*out, p+"-"+line(f))
 		}
+		moved := false
 		for _, fc := range sd.Changed {
 			for _, c := range fc.Changes {
+				if c.Property == "place" {
+					if !moved {
+						*out = append(*out, p+"moved")
+					}
+					moved = true
+					continue
+				}
 				from, to := c.From, c.To
 				if c.Property == "flexibleVersions" {
 					from, to = jsonFlex(t, from), jsonFlex(t, to)
