@@ -509,6 +509,28 @@ func TestVersionDiffsAgainstSpecReading(t *testing.T) {
 					if md.Flexible.From != flex.has(a) || md.Flexible.To != flex.has(b) {
 						t.Errorf("%s %s: flexible %v -> %v, spec %v -> %v", what, m.Type, md.Flexible.From, md.Flexible.To, flex.has(a), flex.has(b))
 					}
+					// KIP-482: flexible requests use header v2 and
+					// responses v1, but ApiVersions' response stays on v0;
+					// ControlledShutdown v0 has request header v0.
+					header := func(v int) int {
+						h := 0
+						if flex.has(v) {
+							h = 1
+						}
+						if m.Type == "request" {
+							h++
+							if key == 7 && v == 0 {
+								h = 0
+							}
+						} else if key == 18 {
+							h = 0
+						}
+						return h
+					}
+					if md.HeaderVersion.From != header(a) || md.HeaderVersion.To != header(b) {
+						t.Errorf("%s %s: header version %d -> %d, want %d -> %d", what, m.Type,
+							md.HeaderVersion.From, md.HeaderVersion.To, header(a), header(b))
+					}
 					fa, err := sample.Encode(c, api, kind, int16(a))
 					if err != nil {
 						t.Fatal(err)
