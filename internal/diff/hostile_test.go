@@ -119,3 +119,26 @@ func TestReleaseFieldMoved(t *testing.T) {
 		t.Errorf("v0 -> v1: %+v %+v", vd.Request.Structs, vd.Response.Structs)
 	}
 }
+
+// TestRenameNeedsSameFlexibility: a string field's own flexibleVersions
+// decides whether it is written compact; a field removed and one added at
+// the same place, of the same type but written one compact and one not,
+// were reported as one field renamed "(same bytes)".
+func TestRenameNeedsSameFlexibility(t *testing.T) {
+	a := synthRegistry(t, "a", "0", `{"name": "A", "type": "string", "versions": "0+", "flexibleVersions": "none"}`, "")
+	b := synthRegistry(t, "b", "0", `{"name": "B", "type": "string", "versions": "0+"}`, "")
+	d := Releases(a, b)
+	if len(d.Changed) != 1 || len(d.Changed[0].Redefined) != 1 {
+		t.Fatalf("changed: %+v", d.Changed)
+	}
+	sd := d.Changed[0].Redefined[0].Request
+	if len(sd) != 1 || len(sd[0].Removed) != 1 || len(sd[0].Added) != 1 || len(sd[0].Changed) != 0 {
+		t.Errorf("request: %+v; want A removed and B added", sd)
+	}
+	// The same flexibility on both sides is a rename.
+	c := synthRegistry(t, "c", "0", `{"name": "C", "type": "string", "versions": "0+", "flexibleVersions": "none"}`, "")
+	sd = Releases(a, c).Changed[0].Redefined[0].Request
+	if len(sd) != 1 || len(sd[0].Changed) != 1 || sd[0].Changed[0].Changes[0].Property != "name" {
+		t.Errorf("request: %+v; want A renamed to C", sd)
+	}
+}

@@ -209,7 +209,7 @@ func (d *iDiffer) sameShape(fa, fb *iField, depth int) bool {
 	}
 	for i := range pa {
 		x, y := pa[i], pb[i]
-		if d.nullable(x, d.a) != d.nullable(y, d.b) || d.tagged(x, d.a) != d.tagged(y, d.b) ||
+		if d.nullable(x, d.a) != d.nullable(y, d.b) || d.tagged(x, d.a) != d.tagged(y, d.b) || iFlex(d.t, x) != iFlex(d.t, y) ||
 			(d.tagged(x, d.a) && *x.Tag != *y.Tag) || !d.sameShape(x, y, depth+1) {
 			return false
 		}
@@ -280,7 +280,8 @@ func (d *iDiffer) structs(out *[]string, prefix, path string, fa, fb []*iField, 
 		var left []*iField
 		for _, g := range added {
 			k := slices.IndexFunc(removed, func(f *iField) bool {
-				return d.nullable(f, d.a) == d.nullable(g, d.b) && d.place(fa, f, d.a) == d.place(fb, g, d.b) && d.sameShape(f, g, depth)
+				return d.nullable(f, d.a) == d.nullable(g, d.b) && iFlex(d.t, f) == iFlex(d.t, g) &&
+					d.place(fa, f, d.a) == d.place(fb, g, d.b) && d.sameShape(f, g, depth)
 			})
 			if k < 0 {
 				left = append(left, g)

@@ -349,7 +349,8 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 // the removed fields that were renamed. An added field at the same place
 // on the wire (the same position among the untagged fields present, or
 // the same tag), with the same type (or a struct, or array of structs, of
-// the same shape under other names: see sameShape) and nullability,
+// the same shape under other names: see sameShape), nullability and own
+// flexibleVersions (which decide whether a string is written compact),
 // reads the same bytes: it is the field under a new name, paired with
 // the removed one (and reported as a change of property "name") rather
 // than as one field removed and another added. It returns the pairs with
@@ -371,7 +372,8 @@ func renames(pairs [][2]*schema.Field, added, removed []*schema.Field, sa, sb *s
 	renamed := map[*schema.Field]bool{}
 	for _, fb := range added {
 		fa := at[pb[fb]]
-		if fa == nil || renamed[fa] || !sameShape(fa.Type, fb.Type, v, depth) || fa.IsNullable(v) != fb.IsNullable(v) {
+		if fa == nil || renamed[fa] || !sameShape(fa.Type, fb.Type, v, depth) || fa.IsNullable(v) != fb.IsNullable(v) ||
+			flexText(fa) != flexText(fb) {
 			left = append(left, fb)
 			continue
 		}
@@ -460,7 +462,7 @@ func moves(pairs [][2]*schema.Field, sa *schema.Struct, a int16, sb *schema.Stru
 // sameShape reports whether types ta and tb put the same bytes on the
 // wire at version v: the same scalar type, arrays of the same shape, or
 // structs (of any names) whose fields present at v pair up in order with
-// the same shape, nullability and tags.
+// the same shape, nullability, tags and own flexibleVersions.
 func sameShape(ta, tb *schema.Type, v int16, depth int) bool {
 	switch {
 	case ta.Kind != tb.Kind || depth > maxDepth:
@@ -481,7 +483,7 @@ func sameShape(ta, tb *schema.Type, v int16, depth int) bool {
 	}
 	fa, fb := present(ta.Struct), present(tb.Struct)
 	return slices.EqualFunc(fa, fb, func(a, b *schema.Field) bool {
-		return a.IsNullable(v) == b.IsNullable(v) && a.IsTagged(v) == b.IsTagged(v) &&
+		return a.IsNullable(v) == b.IsNullable(v) && a.IsTagged(v) == b.IsTagged(v) && flexText(a) == flexText(b) &&
 			(!a.IsTagged(v) || a.Tag == b.Tag) && sameShape(a.Type, b.Type, v, depth+1)
 	})
 }
