@@ -60,7 +60,8 @@ func runDiff(env *Env, args []string) error {
 	}
 	key, err := h.Lookup(apiArg)
 	if err != nil {
-		return usageError{err}
+		return usageError{fmt.Errorf("%w (looked in %s; manifester apis --spec PATH lists a release's APIs)",
+			err, strings.Join(h.Labels(), " or "))}
 	}
 	var rel *Release
 	if *in != "" {

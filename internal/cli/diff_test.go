@@ -156,3 +156,23 @@ func TestVectorsPerReleaseCommand(t *testing.T) {
 		t.Errorf("4.3 ShareGroupHeartbeat vector versions %v, want v1 only", got)
 	}
 }
+
+// TestDiffCommandUnknownAPI: an API no loaded release defines got
+// `unknown API "Zzzzzzzz"` and nothing more (a key, `no API has key
+// 999`): the error says where the names are listed, and with more than
+// one release loaded, that it looked in all of them.
+func TestDiffCommandUnknownAPI(t *testing.T) {
+	for _, args := range [][]string{
+		{"diff", diffSpecFlag("4.3"), "Zzzzzzzz", "1", "2"},
+		{"diff", diffSpecFlag("3.9"), diffSpecFlag("4.3"), "999", "1", "2"},
+	} {
+		code, out, errs := runDiffCmd(t, args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errs, "manifester apis --spec") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and where the APIs are listed", args, code, out, errs)
+		}
+	}
+	_, _, errs := runDiffCmd(t, "diff", diffSpecFlag("3.9"), diffSpecFlag("4.3"), "999", "1", "2")
+	if !strings.Contains(errs, "in 3.9 or 4.3") {
+		t.Errorf("stderr %q does not name the releases looked in", errs)
+	}
+}

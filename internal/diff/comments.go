@@ -33,15 +33,20 @@ type Comment struct {
 const MaxCommentText = 16 << 10
 
 // commentStart matches the opening words of a per-version comment and
-// captures the version or version range it is about.
-var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) versions?|from versions?|in versions?)\s+(\d+)(?:\s*(?:-|to|through)\s*(\d+))?\b`)
+// captures the version it is about, and the end of a range ("Versions
+// 0-3") or the rest of a list ("Versions 1 and 2", "Version 3, 4, and 5").
+var commentStart = regexp.MustCompile(`^(?i:versions?|starting (?:in|from|with) versions?|from versions?|in versions?)\s+(\d+)(?:\s*(?:-|to|through)\s*(\d+)|((?:\s*(?:,\s*(?i:and|or)?|(?i:and|or))\s*\d+)+))?\b`)
+
+// listVersion matches each version of a list's rest.
+var listVersion = regexp.MustCompile(`\d+`)
 
 // VersionComments returns the per-version comments of a spec file's
 // source, in file order. The licence header (the comment block before the
 // first JSON line) is skipped. A comment starts with a line such as
-// "Version N ...", "Versions A-B ..." or "Starting in version N ..."; the
-// comment lines that follow it, up to a blank comment line, a code line or
-// the next such start, continue it. Comment paragraphs that do not start
+// "Version N ...", "Versions A-B ...", "Versions A and B ..." (a list,
+// about its lowest to its highest version) or "Starting in version N
+// ..."; the comment lines that follow it, up to a blank comment line, a
+// code line or the next such start, continue it. Comment paragraphs that do not start
 // that way ("Supported errors: ...") are not per-version and are left out.
 // The comments hold at most [MaxCommentText] bytes of text: the one that
 // passes it is cut and ends in " …", and those after it are left out.
@@ -104,6 +109,12 @@ func VersionComments(src []byte) []Comment {
 				h, err := strconv.ParseInt(m[2], 10, 16)
 				if err == nil && h >= lo {
 					hi = h
+				}
+			}
+			// A list is about its lowest to its highest version.
+			for _, n := range listVersion.FindAllString(m[3], -1) {
+				if h, err := strconv.ParseInt(n, 10, 16); err == nil {
+					lo, hi = min(lo, h), max(hi, h)
 				}
 			}
 			if errLo != nil {

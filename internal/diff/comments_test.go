@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -127,5 +128,58 @@ func TestVersionCommentsBounded(t *testing.T) {
 	cs = VersionComments([]byte("{\n// Version 1 goes on.\n" + strings.Repeat("// xy\n", 50000) + "}\n"))
 	if len(cs) != 1 || len(cs[0].Text) > MaxCommentText+len(" …") || !strings.HasSuffix(cs[0].Text, " …") {
 		t.Errorf("%d comments, the first of %d bytes", len(cs), len(cs[0].Text))
+	}
+}
+
+// TestVersionCommentsLists: a comment about a list of versions ("Versions
+// 1 and 2 ...", "Version 3, 4, and 5 ...") was read as being about its
+// first version only, so the diff of the later ones left it out: Kafka
+// 4.3's Metadata v2 -> v3 showed no comment though line 28 of
+// MetadataRequest.json is about versions 2 and 3. A list is about its
+// lowest to its highest version.
+func TestVersionCommentsLists(t *testing.T) {
+	src := "{\n" +
+		"  // Versions 1 and 2 are like version 0.\n" +
+		"  // Version 3, 4, and 5 are like version 2.\n" +
+		"  // Version 6 or 7 is not sent.\n" +
+		"  // Versions 10, 11 add a field.\n" +
+		"  // Version 12 and later add nothing.\n" +
+		"}\n"
+	r := func(lo, hi int16) schema.Versions { return schema.Versions{Lo: lo, Hi: hi} }
+	var got []schema.Versions
+	for _, c := range VersionComments([]byte(src)) {
+		got = append(got, c.Versions)
+		if c.Lo != c.Versions.Lo || c.Hi != c.Versions.Hi {
+			t.Errorf("line %d: Lo, Hi %d, %d; Versions %v", c.Line, c.Lo, c.Hi, c.Versions)
+		}
+	}
+	if diff := cmp.Diff([]schema.Versions{r(1, 2), r(3, 5), r(6, 7), r(10, 11), r(12, 12)}, got); diff != "" {
+		t.Errorf("versions (-want +got):\n%s", diff)
+	}
+
+	// Kafka's own: line 28 of 4.3's MetadataRequest.json is about
+	// versions 2 and 3; line 31 of OffsetFetchRequest.json about 3, 4
+	// and 5.
+	for _, tc := range []struct {
+		api  string
+		a, b int16
+		file string
+		line int
+	}{
+		{"Metadata", 2, 3, "MetadataRequest.json", 28},
+		{"OffsetFetch", 4, 5, "OffsetFetchRequest.json", 31},
+	} {
+		d := versionDiff(t, "4.3", tc.api, tc.a, tc.b)
+		text := specComment(t, "4.3", tc.file, tc.line)
+		if !strings.HasPrefix(text, "Version") {
+			t.Fatalf("%s:%d is not a per-version comment", tc.file, tc.line)
+		}
+		var lines []int
+		for _, c := range d.Request.Comments {
+			lines = append(lines, c.Line)
+		}
+		if !slices.Contains(lines, tc.line) {
+			t.Errorf("%s v%d -> v%d: request comments on lines %v, want line %d among them", tc.api, tc.a, tc.b, lines, tc.line)
+		}
 	}
 }

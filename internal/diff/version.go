@@ -124,7 +124,9 @@ type FieldChange struct {
 }
 
 // Change is one changed property of a field: "name" (between two
-// releases, a field renamed with its bytes unchanged), "type",
+// releases, a field renamed with its bytes unchanged), "place" (between
+// two releases, an untagged field moved among the others: its position
+// among the untagged fields present at each version), "type",
 // "nullable", "tagged", "tag", "default" or "flexibleVersions". A
 // field's "versions" range is not compared: at two versions both inside
 // it, it does not change what is on the wire (releases narrow "0+" to
@@ -312,10 +314,14 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 	for _, fa := range removed {
 		sd.Removed = append(sd.Removed, info(fa, a, depth))
 	}
+	moved := moves(pairs, sa, a, sb, b)
 	var nested []func()
 	for _, p := range pairs {
 		fa, fb := p[0], p[1]
 		ch := fieldChanges(fa, a, fb, b)
+		if c, ok := moved[fb]; ok {
+			ch = append([]Change{c}, ch...)
+		}
 		if fa.Name != fb.Name {
 			ch = append([]Change{{Property: "name", From: fa.Name, To: fb.Name}}, ch...)
 		}
@@ -343,46 +349,120 @@ func compareStruct(out *[]StructDiff, path string, sa *schema.Struct, a int16, s
 // the removed fields that were renamed. An added field at the same place
 // on the wire (the same position among the untagged fields present, or
 // the same tag), with the same type (or a struct, or array of structs, of
-// the same shape under other names: see sameShape) and nullability,
+// the same shape under other names: see sameShape), nullability and own
+// flexibleVersions (which decide whether a string is written compact),
 // reads the same bytes: it is the field under a new name, paired with
 // the removed one (and reported as a change of property "name") rather
 // than as one field removed and another added. It returns the pairs with
 // the renames after them, and the fields still added and removed.
 func renames(pairs [][2]*schema.Field, added, removed []*schema.Field, sa, sb *schema.Struct, v int16, depth int) ([][2]*schema.Field, []*schema.Field, []*schema.Field) {
-	place := func(s *schema.Struct, f *schema.Field) string {
-		if f.IsTagged(v) {
-			return "tag " + strconv.Itoa(int(f.Tag))
-		}
-		n := 0
-		for _, g := range s.Fields {
-			if g == f {
-				return strconv.Itoa(n)
-			}
-			if g.Versions.Contains(v) && !g.IsTagged(v) {
-				n++
-			}
-		}
-		return ""
+	if len(added) == 0 || len(removed) == 0 {
+		return pairs, added, removed
+	}
+	// Each field's place, worked out in one walk of its struct (checking
+	// every pair with a walk each was cubic in the field count).
+	pa, pb := places(sa, v), places(sb, v)
+	// The removed field at each place (one at most: places are distinct
+	// within a struct).
+	at := make(map[string]*schema.Field, len(removed))
+	for _, fa := range removed {
+		at[pa[fa]] = fa
 	}
 	var left []*schema.Field
+	renamed := map[*schema.Field]bool{}
 	for _, fb := range added {
-		k := slices.IndexFunc(removed, func(fa *schema.Field) bool {
-			return sameShape(fa.Type, fb.Type, v, depth) && fa.IsNullable(v) == fb.IsNullable(v) && place(sa, fa) == place(sb, fb)
-		})
-		if k < 0 {
+		fa := at[pb[fb]]
+		if fa == nil || renamed[fa] || !sameShape(fa.Type, fb.Type, v, depth) || fa.IsNullable(v) != fb.IsNullable(v) ||
+			flexText(fa) != flexText(fb) {
 			left = append(left, fb)
 			continue
 		}
-		pairs = append(pairs, [2]*schema.Field{removed[k], fb})
-		removed = slices.Delete(removed, k, k+1)
+		pairs = append(pairs, [2]*schema.Field{fa, fb})
+		renamed[fa] = true
 	}
+	removed = slices.DeleteFunc(removed, func(fa *schema.Field) bool { return renamed[fa] })
 	return pairs, left, removed
+}
+
+// places gives the place on the wire of each field of s present at
+// version v: "tag N" for a tagged field, else its position among the
+// untagged fields present ("0", "1", ...).
+func places(s *schema.Struct, v int16) map[*schema.Field]string {
+	m := make(map[*schema.Field]string, len(s.Fields))
+	n := 0
+	for _, g := range s.Fields {
+		switch {
+		case !g.Versions.Contains(v):
+		case g.IsTagged(v):
+			m[g] = "tag " + strconv.Itoa(int(g.Tag))
+		default:
+			m[g] = strconv.Itoa(n)
+			n++
+		}
+	}
+	return m
+}
+
+// moves finds, among the pairs of fields untagged at both versions, the
+// ones whose order on the wire changed: two definitions (two releases')
+// may list the same fields in another order, which reads other bytes.
+// The fields kept in order are a longest run of pairs in the same order
+// on both sides; the others moved. It returns the moved pairs' changes
+// of property "place" (the position among the untagged fields present),
+// keyed by the newer field.
+func moves(pairs [][2]*schema.Field, sa *schema.Struct, a int16, sb *schema.Struct, b int16) map[*schema.Field]Change {
+	idx := func(s *schema.Struct) map[*schema.Field]int {
+		m := make(map[*schema.Field]int, len(s.Fields))
+		for i, f := range s.Fields {
+			m[f] = i
+		}
+		return m
+	}
+	ia, ib := idx(sa), idx(sb)
+	var untagged [][2]*schema.Field
+	for _, p := range pairs {
+		if !p[0].IsTagged(a) && !p[1].IsTagged(b) {
+			untagged = append(untagged, p)
+		}
+	}
+	slices.SortFunc(untagged, func(x, y [2]*schema.Field) int { return ib[x[1]] - ib[y[1]] })
+	// A longest increasing run of the older positions, in the newer
+	// order (patience sorting, n log n).
+	var tails []int // index into untagged of the last pair of each run length
+	prev := make([]int, len(untagged))
+	for i, p := range untagged {
+		k, _ := slices.BinarySearchFunc(tails, ia[p[0]], func(j, t int) int { return ia[untagged[j][0]] - t })
+		prev[i] = -1
+		if k > 0 {
+			prev[i] = tails[k-1]
+		}
+		if k == len(tails) {
+			tails = append(tails, i)
+		} else {
+			tails[k] = i
+		}
+	}
+	if len(tails) == len(untagged) {
+		return nil
+	}
+	kept := make([]bool, len(untagged))
+	for i := tails[len(tails)-1]; i >= 0; i = prev[i] {
+		kept[i] = true
+	}
+	pa, pb := places(sa, a), places(sb, b)
+	out := map[*schema.Field]Change{}
+	for i, p := range untagged {
+		if !kept[i] {
+			out[p[1]] = Change{Property: "place", From: pa[p[0]], To: pb[p[1]]}
+		}
+	}
+	return out
 }
 
 // sameShape reports whether types ta and tb put the same bytes on the
 // wire at version v: the same scalar type, arrays of the same shape, or
 // structs (of any names) whose fields present at v pair up in order with
-// the same shape, nullability and tags.
+// the same shape, nullability, tags and own flexibleVersions.
 func sameShape(ta, tb *schema.Type, v int16, depth int) bool {
 	switch {
 	case ta.Kind != tb.Kind || depth > maxDepth:
@@ -403,7 +483,7 @@ func sameShape(ta, tb *schema.Type, v int16, depth int) bool {
 	}
 	fa, fb := present(ta.Struct), present(tb.Struct)
 	return slices.EqualFunc(fa, fb, func(a, b *schema.Field) bool {
-		return a.IsNullable(v) == b.IsNullable(v) && a.IsTagged(v) == b.IsTagged(v) &&
+		return a.IsNullable(v) == b.IsNullable(v) && a.IsTagged(v) == b.IsTagged(v) && flexText(a) == flexText(b) &&
 			(!a.IsTagged(v) || a.Tag == b.Tag) && sameShape(a.Type, b.Type, v, depth+1)
 	})
 }
