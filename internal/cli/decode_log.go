@@ -40,6 +40,7 @@ func decodeLog(env *Env, hexArg string, pos []string, o decodeOptions) (bool, er
 		defer f.Close()
 		r = bufio.NewReaderSize(f, 1<<16)
 	}
+	lineread.SkipBOM(r) // the hex reader reads on without it as well
 	if !proxylog.StartsWithBrace(r) {
 		return false, nil
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -536,5 +537,33 @@ func TestDecodeLogWithoutLineEnds(t *testing.T) {
 	}
 	if n := z.TotalAlloc - a.TotalAlloc; n > 64<<20 {
 		t.Errorf("%d bytes allocated for a line of %d zeros", n, len(in))
+	}
+}
+
+// TestJSONLinesBOM: JSON lines saved on Windows (Notepad, PowerShell's
+// Out-File -Encoding utf8) start with a UTF-8 byte order mark and end
+// their lines with CRLF; decode and stats read them as they read the same
+// lines without, from a file and from standard input.
+func TestJSONLinesBOM(t *testing.T) {
+	// ApiVersions v0, correlation id 7, as decode --format json writes it.
+	code, line, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--hex", "0000000b0012000000000007000161")
+	if code != 0 || strings.Count(line, "\n") != 1 {
+		t.Fatalf("decode --format json: exit %d, %s%s", code, line, errOut)
+	}
+	line = strings.ReplaceAll(line, "\n", "\r\n")
+	in := []byte("\ufeff" + line + line)
+	file := filepath.Join(t.TempDir(), "log.jsonl")
+	if err := os.WriteFile(file, in, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{file, "-"} {
+		code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, arg)
+		if code != 0 || strings.Count(out, "request ApiVersions(18) v0 correlation_id 7") != 2 {
+			t.Errorf("decode %s: exit %d, stderr %q, stdout:\n%s", arg, code, errOut, out)
+		}
+		code, out, errOut = decRun(t, in, "stats", "--spec", decSpec, arg)
+		if code != 0 || !regexp.MustCompile(`ApiVersions\(18\) +v0 +2 `).MatchString(out) {
+			t.Errorf("stats %s: exit %d, stderr %q, stdout:\n%s", arg, code, errOut, out)
+		}
 	}
 }

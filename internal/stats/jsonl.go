@@ -78,6 +78,7 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	br := bufio.NewReaderSize(r, 1<<16)
+	lineread.SkipBOM(br) // Notepad's, PowerShell's
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
 		b, err := lineread.ObjectLine(br, maxJSONLine)
