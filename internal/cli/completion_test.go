@@ -91,12 +91,15 @@ comp manifester show --spec=DIR2 spec
 comp manifester decode --kind r
 comp manifester completion f
 comp manifester help dec
+comp manifester specs f
+comp manifester specs fetch --r
+comp manifester specs --s
 `
 	out, err := exec.Command("bash", "-c", sim, "sim", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v: %s", err, out)
 	}
-	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode"}
+	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode", "fetch", "--repo", "--spec"}
 	got := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(got) != len(want) {
 		t.Fatalf("completions %q, want %q", got, want)
@@ -121,5 +124,42 @@ func TestCompleteAPIs(t *testing.T) {
 	_, help, _ := decRun(t, nil, "--help")
 	if strings.Contains(help, completeAPIsCommand) {
 		t.Errorf("the hidden command is listed in the help")
+	}
+}
+
+// TestSubcommandCompletion: a command's subcommand (specs fetch) is
+// offered after the command, and its own flags (--repo) are in the bash
+// and fish scripts and in the man page, with its synopsis there on a line
+// of its own, as every second synopsis of a command (diff --release).
+func TestSubcommandCompletion(t *testing.T) {
+	var specs *completionCommand
+	for _, c := range completionModel() {
+		if c.name == "specs" {
+			specs = &c
+		}
+	}
+	if specs == nil || len(specs.subs) != 1 || specs.subs[0].name != "fetch" {
+		t.Fatalf("specs in the completion model: %+v", specs)
+	}
+	fetch := specs.subs[0]
+	if len(fetch.flags) == 0 || fetch.flags[0].Long() != "repo" {
+		t.Fatalf("specs fetch's flags: %+v", fetch.flags)
+	}
+	_, fish, _ := decRun(t, nil, "completion", "fish")
+	_, man, _ := decRun(t, nil, "man")
+	for _, want := range []string{"-a fetch", "__fish_seen_subcommand_from fetch' -l repo"} {
+		if !strings.Contains(fish, want) {
+			t.Errorf("the fish script lacks %q", want)
+		}
+	}
+	for _, want := range []string{".SS specs fetch\n", `\fB\-\-repo\fR \fIURL\fR`, ".br\n.B manifester diff\n\\-\\-spec A=P"} {
+		if !strings.Contains(man, want) {
+			t.Errorf("the man page lacks %q", want)
+		}
+	}
+	for _, l := range strings.Split(man, "\n") {
+		if strings.Contains(l, "] manifester ") {
+			t.Errorf("two synopses on one line of the man page: %q", l)
+		}
 	}
 }

@@ -60,28 +60,27 @@ func writeMan(w io.Writer, m []completionCommand) {
 	for _, c := range m {
 		fmt.Fprintf(w, ".SS %s\n", c.name)
 		fmt.Fprintf(w, ".B manifester %s\n", c.name)
-		if u := commands[c.name].usage; u != "" {
-			fmt.Fprintln(w, roff(strings.Join(strings.Fields(u), " ")))
+		// A usage of several lines is several synopses ("manifester diff
+		// ... --release A B"): each on a line of its own.
+		for i, u := range strings.Split(commands[c.name].usage, "\n") {
+			u = strings.Join(strings.Fields(u), " ")
+			if i > 0 {
+				fmt.Fprintln(w, ".br")
+				if rest, ok := strings.CutPrefix(u, "manifester "+c.name); ok {
+					fmt.Fprintf(w, ".B manifester %s\n", c.name)
+					u = strings.TrimSpace(rest)
+				}
+			}
+			if u != "" {
+				fmt.Fprintln(w, roff(u))
+			}
 		}
 		fmt.Fprintln(w, ".PP")
 		fmt.Fprintln(w, roff(strings.ToUpper(c.summary[:1])+c.summary[1:]+"."))
-		for _, d := range c.flags {
-			fmt.Fprintln(w, ".TP")
-			var names []string
-			if s := d.Short(); s != "" {
-				names = append(names, `\fB`+roff("-"+s)+`\fR`)
-			}
-			names = append(names, `\fB`+roff(spelled(d.Long()))+`\fR`)
-			head := strings.Join(names, ", ")
-			if d.Placeholder != "" {
-				head += ` \fI` + roff(d.Placeholder) + `\fR`
-			}
-			fmt.Fprintln(w, head)
-			text := d.Usage
-			if d.Default != "" {
-				text += " (default " + d.Default + ")"
-			}
-			fmt.Fprintln(w, roff(text))
+		writeManFlags(w, c.flags)
+		for _, sc := range c.subs {
+			fmt.Fprintf(w, ".SS %s %s\n", c.name, sc.name)
+			writeManFlags(w, sc.flags)
 		}
 	}
 	fmt.Fprintln(w, ".SH ENVIRONMENT")
@@ -99,4 +98,26 @@ func writeMan(w io.Writer, m []completionCommand) {
 	fmt.Fprintln(w, roff("0 success; 1 input that did not decode or round-trip, or a failed operation; 2 bad usage, an unknown API or version, or a spec that does not load (the error names file:line:col and the field path)."))
 	fmt.Fprintln(w, ".SH SEE ALSO")
 	fmt.Fprintln(w, `\fBtshark\fR(1), \fBxxd\fR(1), \fBhexdump\fR(1), \fBkcat\fR(1)`)
+}
+
+// writeManFlags writes one tagged paragraph per flag.
+func writeManFlags(w io.Writer, flags []flagDoc) {
+	for _, d := range flags {
+		fmt.Fprintln(w, ".TP")
+		var names []string
+		if s := d.Short(); s != "" {
+			names = append(names, `\fB`+roff("-"+s)+`\fR`)
+		}
+		names = append(names, `\fB`+roff(spelled(d.Long()))+`\fR`)
+		head := strings.Join(names, ", ")
+		if d.Placeholder != "" {
+			head += ` \fI` + roff(d.Placeholder) + `\fR`
+		}
+		fmt.Fprintln(w, head)
+		text := d.Usage
+		if d.Default != "" {
+			text += " (default " + d.Default + ")"
+		}
+		fmt.Fprintln(w, roff(text))
+	}
 }

@@ -25,6 +25,8 @@ func init() {
 		usage:   "[--spec P ...]\n       manifester specs fetch [--repo URL] [VERSION]",
 		summary: "list the spec sources found, or download a release's specs",
 		run:     runSpecs,
+		// The completion scripts and the man page read fetch's flags.
+		subcommands: []string{"fetch"},
 	})
 }
 
