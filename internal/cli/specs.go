@@ -103,13 +103,17 @@ var releaseNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)+(-[0-9A-Za-z.]+)?$`)
 
 // resolveVersions replaces each comma-separated part of p that is a release
 // number and not an existing path by the spec source of that release found
-// on the machine.
+// on the machine, and a leading "~" no shell expanded by the home folder.
 func resolveVersions(env *Env, p string) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
 	parts := strings.Split(p, ",")
 	for i, q := range parts {
+		if e := finder(env).ExpandHome(q); e != q {
+			parts[i] = e
+			continue
+		}
 		if !releaseNumber.MatchString(q) {
 			continue
 		}

@@ -290,3 +290,26 @@ func TestSpecDistributionWithRecords(t *testing.T) {
 		t.Errorf("show --spec DIST: exit %d: %s", code, errs)
 	}
 }
+
+// TestSpecTildePath: a --spec whose "~" no shell expanded (--spec=~/x, a
+// quoted $MANIFESTER_SPEC in a profile) is read from the home folder, as
+// the user meant, rather than refused as a missing file named "~".
+func TestSpecTildePath(t *testing.T) {
+	m := newMachine(t)
+	fakemaven.WriteJar(t, filepath.Join(m.vars["HOME"], "kafka", "kafka-clients-4.3.0.jar"), "common/message", sharedSpecRoot+"4.3")
+	const p = "~/kafka/kafka-clients-4.3.0.jar"
+	for _, args := range [][]string{
+		{"apis", "--spec=" + p},
+		{"apis", "--spec", "mine=" + p},
+		{"diff", "--spec", "A=" + p, "--spec", "B=" + sharedSpecRoot + "4.2", "--release", "B", "A"},
+		{"specs", "--spec", p},
+	} {
+		if code, _, errs := m.run(t, args...); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	m.vars["MANIFESTER_SPEC"] = p
+	if code, _, errs := m.run(t, "apis"); code != ExitOK {
+		t.Errorf("MANIFESTER_SPEC=%s: exit %d: %s", p, code, errs)
+	}
+}

@@ -102,6 +102,26 @@ func (f *Finder) Home() (string, error) {
 	return h, nil
 }
 
+// ExpandHome returns p with a leading "~" (alone, or before a path
+// separator) replaced by the home folder, when p names nothing as it
+// is: a shell expands "~" only at the start of a word, so --spec=~/x and
+// a quoted "~/x" in $MANIFESTER_SPEC reach the program as they were typed.
+// "~user" forms, and every other path, are returned unchanged.
+func (f *Finder) ExpandHome(p string) string {
+	rest, ok := strings.CutPrefix(p, "~")
+	if !ok || rest != "" && rest[0] != '/' && !os.IsPathSeparator(rest[0]) {
+		return p
+	}
+	if _, err := os.Lstat(p); err == nil {
+		return p
+	}
+	h, err := f.Home()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(h, rest)
+}
+
 // UserCacheDir is os.UserCacheDir read through f.Getenv: $XDG_CACHE_HOME or
 // ~/.cache on Unix, ~/Library/Caches on macOS, %LocalAppData% on Windows.
 func (f *Finder) UserCacheDir() (string, error) {
