@@ -45,11 +45,11 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	var out []*Release
 	seen := map[string]bool{}
 	for _, a := range args {
-		label, path, hasLabel := strings.Cut(a, "=")
-		if !hasLabel {
-			label, path = "", a
+		label, path, err := splitSpec(a)
+		if err != nil {
+			return nil, err
 		}
-		path, err := resolveVersions(env, path)
+		path, err = resolveVersions(env, path)
 		if err != nil {
 			return nil, err
 		}
@@ -70,6 +70,24 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return releaseLess(out[i].Label, out[j].Label) })
 	return out, nil
+}
+
+// splitSpec splits a --spec (or $MANIFESTER_SPEC) into its label and
+// path: LABEL=PATH, or PATH alone. A path that holds "=" itself (a folder
+// named kafka=4.3) is a path alone when it exists or when a path
+// separator comes before its "=". A label without a path is a usage error.
+func splitSpec(a string) (label, path string, err error) {
+	label, path, ok := strings.Cut(a, "=")
+	if !ok || strings.ContainsAny(label, `/\`) {
+		return "", a, nil
+	}
+	if _, err := os.Stat(a); err == nil {
+		return "", a, nil
+	}
+	if path == "" {
+		return "", "", usagef("--spec %q: no path after the label", a)
+	}
+	return label, path, nil
 }
 
 // specsInUse says which specs a command run without --spec would use.

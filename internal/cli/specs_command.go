@@ -51,9 +51,9 @@ func runSpecs(env *Env, args []string) error {
 	var rows []row
 	if len(specs) > 0 {
 		for _, a := range specs {
-			label, p, ok := strings.Cut(a, "=")
-			if !ok {
-				label, p = "", a
+			label, p, err := splitSpec(a)
+			if err != nil {
+				return err
 			}
 			full, err := resolveVersions(env, p)
 			if err != nil {
@@ -64,9 +64,9 @@ func runSpecs(env *Env, args []string) error {
 	} else {
 		env0 := env.Getenv("MANIFESTER_SPEC")
 		if env0 != "" {
-			label, p, ok := strings.Cut(env0, "=")
-			if !ok {
-				label, p = "", env0
+			label, p, err := splitSpec(env0)
+			if err != nil {
+				return err
 			}
 			full, err := resolveVersions(env, p)
 			if err != nil {

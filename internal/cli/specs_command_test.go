@@ -313,3 +313,25 @@ func TestSpecTildePath(t *testing.T) {
 		t.Errorf("MANIFESTER_SPEC=%s: exit %d: %s", p, code, errs)
 	}
 }
+
+// TestSpecPathWithEquals: a folder whose name holds "=" is a path, not
+// LABEL=PATH; a label with no path after it is a usage error naming the
+// flag, not "stat : no such file or directory".
+func TestSpecPathWithEquals(t *testing.T) {
+	m := newMachine(t)
+	dir := filepath.Join(m.root, "kafka=4.3")
+	if err := os.Symlink(filepath.Clean(sharedSpecRoot+"4.3"), dir); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"apis", "--spec", dir}, {"specs", "--spec", dir}, {"apis", "--spec", "mine=" + dir}} {
+		if code, _, errs := m.run(t, args...); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, cmd := range []string{"apis", "specs"} {
+		code, _, errs := m.run(t, cmd, "--spec", "mine=")
+		if code != ExitUsage || !strings.Contains(errs, `--spec "mine=": no path after the label`) {
+			t.Errorf("%s --spec mine=: exit %d: %s", cmd, code, errs)
+		}
+	}
+}
