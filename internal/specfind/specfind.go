@@ -42,7 +42,7 @@ var Places = []string{
 	"the Gradle cache (~/.gradle/caches/modules-2/files-2.1/org.apache.kafka/kafka-clients/)",
 	"/opt/kafka/libs",
 	"Homebrew's Kafka (/opt/homebrew/opt/kafka/libexec/libs, /usr/local/opt/kafka/libexec/libs)",
-	"manifester's cache (USER_CACHE_DIR/manifester/kafka/VERSION/: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS; filled by `manifester specs fetch VERSION`)",
+	"manifester's cache (USER_CACHE_DIR/manifester/kafka/VERSION/: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS, %LocalAppData% on Windows; filled by `manifester specs fetch VERSION`)",
 }
 
 // DefaultSystem are the fixed folders of Kafka installations searched after

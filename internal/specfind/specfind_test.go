@@ -210,3 +210,14 @@ func TestExpandHome(t *testing.T) {
 		t.Errorf("without a home: %q", got)
 	}
 }
+
+// The help's list of places names the cache folder of every system
+// UserCacheDir knows, Windows' included.
+func TestPlacesNameEveryCache(t *testing.T) {
+	last := Places[len(Places)-1]
+	for _, want := range []string{"$XDG_CACHE_HOME", "~/.cache", "~/Library/Caches", "%LocalAppData%"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("Places does not name %s: %q", want, last)
+		}
+	}
+}
