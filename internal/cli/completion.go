@@ -244,7 +244,27 @@ func fishQuote(s string) string {
 func writeFish(w io.Writer, m []completionCommand) {
 	fmt.Fprintln(w, "# fish completion for manifester: manifester completion fish | source")
 	fmt.Fprintln(w, "complete -c manifester -f")
-	fmt.Fprintf(w, "function __manifester_apis\n    set -l spec (string match -r -- '^(?:--spec=|-s=)(.*)' (commandline -opc))[2]\n    if test -n \"$spec\"\n        manifester %s --spec $spec 2>/dev/null\n    else\n        manifester %s 2>/dev/null\n    end\nend\n", completeAPIsCommand, completeAPIsCommand)
+	// The --spec flags of the command line, in either spelling, as the
+	// bash script reads them.
+	fmt.Fprintf(w, `function __manifester_apis
+    set -l spec
+    set -l next 0
+    for w in (commandline -opc)
+        if test $next = 1
+            set -a spec --spec $w
+            set next 0
+            continue
+        end
+        switch $w
+            case '--spec' '-s' '-spec'
+                set next 1
+            case '--spec=*' '-s=*' '-spec=*'
+                set -a spec --spec (string replace -r -- '^[^=]*=' '' $w)
+        end
+    end
+    manifester %s $spec 2>/dev/null
+end
+`, completeAPIsCommand)
 	for _, c := range m {
 		fmt.Fprintf(w, "complete -c manifester -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.summary))
 	}

@@ -163,3 +163,31 @@ func TestSubcommandCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestFishCompletionSpec: the fish script asks for the API names of the
+// --spec on the command line in either spelling, --spec DIR as well as
+// --spec=DIR (it read only the second). It runs fish when installed.
+func TestFishCompletionSpec(t *testing.T) {
+	_, script, _ := decRun(t, nil, "completion", "fish")
+	for _, want := range []string{"case '--spec' '-s' '-spec'", "case '--spec=*' '-s=*' '-spec=*'"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the fish script's API helper lacks %q", want)
+		}
+	}
+	if _, err := exec.LookPath("fish"); err != nil {
+		t.Skip("fish not installed: the script is not run")
+	}
+	path := filepath.Join(t.TempDir(), "c.fish")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sim := `source $argv[1]
+function manifester; test "$argv[1]" = __complete-apis; and echo "spec=$argv[3]"; end
+complete -C 'manifester show --spec DIR spec'
+complete -C 'manifester show -s=DIR2 spec'
+`
+	out, err := exec.Command("fish", "-c", sim, path).CombinedOutput()
+	if err != nil || string(out) != "spec=DIR\nspec=DIR2\n" {
+		t.Errorf("fish: %v: %q", err, out)
+	}
+}
