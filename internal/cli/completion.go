@@ -154,7 +154,12 @@ func writeBash(w io.Writer, m []completionCommand, zsh bool) {
   local i spec=()
   for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
     case "${COMP_WORDS[i]}" in
-      --spec|-s|-spec) spec+=(--spec "${COMP_WORDS[i+1]}") ;;
+      --spec|-s|-spec)
+        if [ "${COMP_WORDS[i+1]}" = = ]; then
+          spec+=(--spec "${COMP_WORDS[i+2]}")
+        else
+          spec+=(--spec "${COMP_WORDS[i+1]}")
+        fi ;;
       --spec=*|-s=*) spec+=(--spec "${COMP_WORDS[i]#*=}") ;;
     esac
   done
@@ -163,6 +168,13 @@ func writeBash(w io.Writer, m []completionCommand, zsh bool) {
 
 _manifester() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+  # Bash splits --flag=value into three words at the "=": the value
+  # completes as after "--flag ".
+  if [ "$cur" = = ]; then
+    cur=""
+  elif [ "$prev" = = ] && [ "$COMP_CWORD" -ge 2 ]; then
+    prev="${COMP_WORDS[COMP_CWORD-2]}"
+  fi
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W %s -- "$cur"))
     return

@@ -70,7 +70,8 @@ func TestCompletionScripts(t *testing.T) {
 
 // TestBashCompletion sources the bash script and completes command lines,
 // with a stand-in for the binary that answers the API-name query and
-// shows the --spec it was given.
+// shows the --spec it was given. Bash splits --flag=value into three
+// words at the "=" (COMP_WORDBREAKS), as the last lines give them.
 func TestBashCompletion(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
@@ -94,12 +95,15 @@ comp manifester help dec
 comp manifester specs f
 comp manifester specs fetch --r
 comp manifester specs --s
+comp manifester show --spec = DIR3 spec
+comp manifester decode --format =
+comp manifester decode --kind = req
 `
 	out, err := exec.Command("bash", "-c", sim, "sim", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v: %s", err, out)
 	}
-	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode", "fetch", "--repo", "--spec"}
+	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode", "fetch", "--repo", "--spec", "spec=DIR3", "text json", "request"}
 	got := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(got) != len(want) {
 		t.Fatalf("completions %q, want %q", got, want)
