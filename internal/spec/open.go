@@ -368,6 +368,18 @@ func openLibs(dir string, jars libJars) (*part, error) {
 	return pt, nil
 }
 
+// isGzip reports whether the file p starts with gzip's magic number.
+func isGzip(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [2]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && b[0] == 0x1f && b[1] == 0x8b
+}
+
 // openJar opens one jar. A module jar (kafka-MODULE-VERSION.jar of one of
 // [RecordModules]) holds record schemas; any other jar holds message specs,
 // under common/message (kafka-clients) or at its root.
@@ -377,6 +389,9 @@ func openJar(p, artifact string) (*part, error) {
 	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
+		if isGzip(p) {
+			return nil, fmt.Errorf("spec: %s is a gzip-compressed file (the .tgz Kafka download?), not a jar/zip: unpack it with tar -xzf and give the folder it makes (kafka_2.13-VERSION), or its libs/kafka-clients-VERSION.jar: %w", p, err)
+		}
 		return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
 	}
 	if len(zr.File) > 1<<20 {
