@@ -15,6 +15,7 @@ import (
 	"github.com/manifester/manifester/internal/redact"
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/selector"
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 // decodeLog decodes a JSON-lines input (FILE or -) when it is one: it
@@ -40,9 +41,12 @@ func decodeLog(env *Env, hexArg string, pos []string, o decodeOptions) (bool, er
 		defer f.Close()
 		r = bufio.NewReaderSize(f, 1<<16)
 	}
-	lineread.SkipBOM(r) // the hex reader reads on without it as well
 	if !proxylog.StartsWithBrace(r) {
 		return false, nil
+	}
+	// After a byte order mark: UTF-8, or UTF-16 transcoded as it is read.
+	if in := textenc.NewReader(r); in != io.Reader(r) {
+		r = bufio.NewReaderSize(in, 1<<16)
 	}
 	return true, decodeLogLines(env, name, r, o)
 }

@@ -54,14 +54,3 @@ func ObjectLine(r *bufio.Reader, limit int) ([]byte, error) {
 		}
 	}
 }
-
-// SkipBOM discards a UTF-8 byte order mark at the start of r (JSON lines
-// saved by Notepad or PowerShell's Out-File -Encoding utf8 begin with one)
-// and reports whether there was one.
-func SkipBOM(r *bufio.Reader) bool {
-	if b, _ := r.Peek(3); len(b) == 3 && b[0] == 0xef && b[1] == 0xbb && b[2] == 0xbf {
-		r.Discard(3)
-		return true
-	}
-	return false
-}

@@ -50,20 +50,3 @@ func TestObjectLine(t *testing.T) {
 		t.Errorf("an object without its line end: %d bytes, %v; want 1000 and ErrTooLong", len(got), err)
 	}
 }
-
-// SkipBOM discards a UTF-8 byte order mark, and nothing else.
-func TestSkipBOM(t *testing.T) {
-	for in, want := range map[string]string{
-		"\ufeff{\"a\":1}\r\n": "{\"a\":1}\r\n",
-		"{\"a\":1}\n":         "{\"a\":1}\n",
-		"\xef\xbb":            "\xef\xbb",
-		"":                    "",
-	} {
-		r := bufio.NewReader(strings.NewReader(in))
-		skipped := SkipBOM(r)
-		rest, _ := io.ReadAll(r)
-		if string(rest) != want || skipped != (len(in) != len(want)) {
-			t.Errorf("%q: skipped %v, rest %q; want %q", in, skipped, rest, want)
-		}
-	}
-}
