@@ -175,13 +175,16 @@ func runSpecsFetch(env *Env, args []string) error {
 		}
 	} else {
 		if version, err = f.Latest(ctx); err != nil {
+			if errors.Is(err, specfetch.ErrRepo) {
+				return usageError{err}
+			}
 			return failure{unreachable(err, "VERSION")}
 		}
 		fmt.Fprintf(env.Stdout, "latest release: %s\n", version)
 	}
 	res, err := f.Fetch(ctx, version)
 	if err != nil {
-		if errors.Is(err, specfetch.ErrVersion) {
+		if errors.Is(err, specfetch.ErrVersion) || errors.Is(err, specfetch.ErrRepo) {
 			return usageError{err}
 		}
 		return failure{unreachable(err, version)}

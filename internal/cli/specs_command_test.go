@@ -335,3 +335,23 @@ func TestSpecPathWithEquals(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecsFetchBadRepo: a --repo (or $MANIFESTER_MAVEN_REPO) that is not
+// an http(s) URL is bad usage, exit 2, as a bad VERSION is; nothing is
+// fetched and no cache folder is made.
+func TestSpecsFetchBadRepo(t *testing.T) {
+	m := newMachine(t)
+	for _, args := range [][]string{{"--repo", "repo.maven.apache.org/maven2", "4.3.0"}, {"--repo", "ftp://mirror/maven2"}} {
+		code, _, errs := m.run(t, append([]string{"specs", "fetch"}, args...)...)
+		if code != ExitUsage || !strings.Contains(errs, "not an http(s) URL") {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	m.vars["MANIFESTER_MAVEN_REPO"] = "/srv/maven"
+	if code, _, errs := m.run(t, "specs", "fetch", "4.3.0"); code != ExitUsage || !strings.Contains(errs, `"/srv/maven"`) {
+		t.Errorf("MANIFESTER_MAVEN_REPO=/srv/maven: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(m.root, "cache", "manifester")); err == nil {
+		t.Errorf("a cache folder was made")
+	}
+}
