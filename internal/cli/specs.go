@@ -147,6 +147,16 @@ func resolveVersions(env *Env, p string) (string, error) {
 	return strings.Join(parts, ","), nil
 }
 
+// expandHome replaces a leading "~" that no shell expanded in each
+// comma-separated part of p by the home folder (specfind.ExpandHome).
+func expandHome(env *Env, p string) string {
+	parts := strings.Split(p, ",")
+	for i, q := range parts {
+		parts[i] = finder(env).ExpandHome(q)
+	}
+	return strings.Join(parts, ",")
+}
+
 // shortPlaces names the places searched, briefly.
 var shortPlaces = []string{"$KAFKA_HOME/libs", "the Maven and Gradle caches", "/opt/kafka/libs", "Homebrew's Kafka", "manifester's cache"}
 

@@ -355,3 +355,23 @@ func TestSpecsFetchBadRepo(t *testing.T) {
 		t.Errorf("a cache folder was made")
 	}
 }
+
+// TestRecordsTildePath: --records=~/x, where no shell expands the "~",
+// reads from the home folder, as --spec=~/x does.
+func TestRecordsTildePath(t *testing.T) {
+	m := newMachine(t)
+	if err := os.MkdirAll(m.vars["HOME"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Clean(sharedRecordsRoot+"4.3"), filepath.Join(m.vars["HOME"], "records")); err != nil {
+		t.Skip(err)
+	}
+	code, out, errs := m.run(t, "show", "--spec", sharedSpecRoot+"4.3", "--records=~/records", "TopicRecord")
+	if code != ExitOK || !strings.HasPrefix(out, "TopicRecord\n") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	m.vars["MANIFESTER_RECORDS"] = "~/records"
+	if code, _, errs := m.run(t, "show", "--spec", sharedSpecRoot+"4.3", "TopicRecord"); code != ExitOK {
+		t.Errorf("MANIFESTER_RECORDS=~/records: exit %d: %s", code, errs)
+	}
+}
