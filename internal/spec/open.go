@@ -521,9 +521,35 @@ func (s *Source) ReadAll() ([]*File, error) {
 	}
 	files, err := readDir(s.FS, "", s.Path)
 	if err == nil && len(files) == 0 {
+		if subs := specSubdirs(s.Path); len(subs) > 0 {
+			return nil, fmt.Errorf("spec: %s: %w; give one of the folders in it that hold them: %s", s.Path, ErrNoSpecs, strings.Join(subs, ", "))
+		}
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
 	return files, err
+}
+
+// specSubdirs lists the folders of dir (at most 10, among its first
+// 10 000 entries) that hold message specs (a RequestHeader.json), as a
+// folder of releases does (../shared/kafka-spec: 3.9, 4.0, ...).
+func specSubdirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i, e := range entries {
+		if i == 10000 {
+			break
+		}
+		p := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(filepath.Join(p, "RequestHeader.json")); err == nil && st.Mode().IsRegular() {
+			if out = append(out, p); len(out) == 10 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ReadRecords parses the record schemas of every module, module by module

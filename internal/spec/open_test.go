@@ -532,3 +532,27 @@ func TestOpenTarball(t *testing.T) {
 		t.Errorf("%v; want a hint to unpack it", err)
 	}
 }
+
+// TestOpenParentOfReleases: a folder of release folders (../shared/kafka-spec
+// itself, one folder a release) is no spec folder; the error names the
+// folders in it that are, so that the user can pick one.
+func TestOpenParentOfReleases(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"4.2", "4.3"} {
+		if err := os.Symlink(filepath.Join(filepath.Dir(sharedSpecs), rel), filepath.Join(root, rel)); err != nil {
+			t.Skip(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(root)
+	if err == nil {
+		_, err = src.ReadAll()
+		src.Close()
+	}
+	want := "give one of the folders in it that hold them: " + filepath.Join(root, "4.2") + ", " + filepath.Join(root, "4.3")
+	if !errors.Is(err, ErrNoSpecs) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("%v\nwant %q", err, want)
+	}
+}
