@@ -610,4 +610,18 @@ func TestKeyLogBOM(t *testing.T) {
 	if k.Sessions() != 1 || k.Unused() != 0 {
 		t.Errorf("%d sessions, %d unused lines; want 1 and 0", k.Sessions(), k.Unused())
 	}
+	// PowerShell 5's ">" writes UTF-16: its lines are keys as well, not
+	// lines of unknown labels set aside.
+	var u16 []byte
+	for _, c := range text { // ASCII after the mark
+		u16 = append(u16, byte(c), 0)
+	}
+	u16 = append([]byte{0xff, 0xfe}, u16[2:]...) // U+FEFF as FF FE
+	k = NewKeyLog()
+	if err := k.Read(bytes.NewReader(u16), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	if k.Sessions() != 1 || k.Unused() != 0 {
+		t.Errorf("UTF-16: %d sessions, %d unused lines; want 1 and 0", k.Sessions(), k.Unused())
+	}
 }
