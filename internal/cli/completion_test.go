@@ -195,3 +195,19 @@ complete -C 'manifester show -s=DIR2 spec'
 		t.Errorf("fish: %v: %q", err, out)
 	}
 }
+
+// TestManEnvironment: the man page's ENVIRONMENT names every variable
+// that decides where specs come from and go to.
+func TestManEnvironment(t *testing.T) {
+	_, man, _ := decRun(t, nil, "man")
+	_, env, ok := strings.Cut(man, ".SH ENVIRONMENT\n")
+	if !ok {
+		t.Fatal("no ENVIRONMENT section")
+	}
+	env, _, _ = strings.Cut(env, ".SH ")
+	for _, v := range []string{"MANIFESTER_SPEC", "MANIFESTER_RECORDS", "MANIFESTER_MAVEN_REPO", "KAFKA_HOME", "GRADLE_USER_HOME", "XDG_CACHE_HOME", "NO_COLOR", "PAGER"} {
+		if !strings.Contains(env, `\fB`+roff(v)) && !strings.Contains(env, ", "+roff(v)) {
+			t.Errorf("ENVIRONMENT lacks %s", v)
+		}
+	}
+}

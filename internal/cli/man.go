@@ -85,7 +85,12 @@ func writeMan(w io.Writer, m []completionCommand) {
 	}
 	fmt.Fprintln(w, ".SH ENVIRONMENT")
 	for _, e := range [][2]string{
-		{"MANIFESTER_SPEC", "the spec location used when no --spec is given: a directory of *.json files, a Kafka source checkout or a kafka-clients jar"},
+		{"MANIFESTER_SPEC", "the spec location used when no --spec is given, in any form --spec takes: a directory of *.json files, a Kafka source checkout, a Kafka download or its libs/, a kafka-clients jar, or a release number; without it and --spec, the newest release found on the machine (manifester --help lists where)"},
+		{"MANIFESTER_RECORDS", "the record schemas used when no --records is given"},
+		{"KAFKA_HOME", "a Kafka installation whose libs/ is searched for specs"},
+		{"GRADLE_USER_HOME", "the Gradle folder whose cache is searched for kafka-clients jars (default ~/.gradle)"},
+		{"XDG_CACHE_HOME", "where manifester's cache is on Linux (default ~/.cache; ~/Library/Caches on macOS, %LocalAppData% on Windows): specs fetch stores releases in manifester/kafka/VERSION/ there"},
+		{"MANIFESTER_MAVEN_REPO", "the Maven repository specs fetch downloads from when no --repo is given (default Maven Central)"},
 		{"NO_COLOR", "when set to anything, no colour unless --color=always (https://no-color.org)"},
 		{"MANIFESTER_PAGER, PAGER", "the pager for output taller than the terminal (default: less -FRX); cat turns paging off, as --no-pager does"},
 		{"MANIFESTER_CPUPROFILE, MANIFESTER_MEMPROFILE", "for measuring decode --pcap and proxy: write a CPU profile, or an allocation profile when the command ends, to this file (go tool pprof reads them); a proxy's decoding process writes its own to the same name with .decoder added"},
