@@ -53,6 +53,10 @@ type command struct {
 	summary string
 	run     func(env *Env, args []string) error
 	hidden  bool // not listed in the help (internal helpers of completion)
+	// subcommands are words that may follow the command and make a
+	// command of their own with its own flags (specs fetch); run is given
+	// them as its first argument.
+	subcommands []string
 }
 
 var commands = map[string]*command{}

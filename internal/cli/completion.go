@@ -31,6 +31,9 @@ const completeAPIsCommand = "__complete-apis"
 type completionCommand struct {
 	name, summary string
 	flags         []flagDoc
+	// subs are the command's subcommands (specs fetch), each with its
+	// own flags; their name is the word after the command's.
+	subs []completionCommand
 }
 
 // completionModel collects every visible command and its flags, from the
@@ -45,6 +48,13 @@ func completionModel() []completionCommand {
 		cc := completionCommand{name: n, summary: c.summary}
 		if fs := commandFlags(n); fs != nil {
 			cc.flags = flagDocs(fs, c.usage)
+		}
+		for _, sub := range c.subcommands {
+			sc := completionCommand{name: sub}
+			if fs := commandFlags(n, sub); fs != nil {
+				sc.flags = flagDocs(fs, c.usage)
+			}
+			cc.subs = append(cc.subs, sc)
 		}
 		out = append(out, cc)
 	}
@@ -144,7 +154,12 @@ func writeBash(w io.Writer, m []completionCommand, zsh bool) {
   local i spec=()
   for ((i = 2; i < ${#COMP_WORDS[@]}; i++)); do
     case "${COMP_WORDS[i]}" in
-      --spec|-s|-spec) spec+=(--spec "${COMP_WORDS[i+1]}") ;;
+      --spec|-s|-spec)
+        if [ "${COMP_WORDS[i+1]}" = = ]; then
+          spec+=(--spec "${COMP_WORDS[i+2]}")
+        else
+          spec+=(--spec "${COMP_WORDS[i+1]}")
+        fi ;;
       --spec=*|-s=*) spec+=(--spec "${COMP_WORDS[i]#*=}") ;;
     esac
   done
@@ -153,6 +168,13 @@ func writeBash(w io.Writer, m []completionCommand, zsh bool) {
 
 _manifester() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+  # Bash splits --flag=value into three words at the "=": the value
+  # completes as after "--flag ".
+  if [ "$cur" = = ]; then
+    cur=""
+  elif [ "$prev" = = ] && [ "$COMP_CWORD" -ge 2 ]; then
+    prev="${COMP_WORDS[COMP_CWORD-2]}"
+  fi
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W %s -- "$cur"))
     return
@@ -161,28 +183,23 @@ _manifester() {
   case "${COMP_WORDS[1]}" in
 `, completeAPIsCommand, shellQuote(strings.Join(names, " ")+" help --help --version"))
 	for _, c := range m {
-		var flags []string
-		var cases []string
-		for _, d := range c.flags {
-			spell := []string{spelled(d.Long())}
-			if s := d.Short(); s != "" {
-				spell = append(spell, "-"+s)
+		fmt.Fprintf(w, "    %s)\n", c.name)
+		indent := "      "
+		for _, sc := range c.subs {
+			// After the subcommand's word, its own flags.
+			fmt.Fprintf(w, "      if [ \"$COMP_CWORD\" -gt 2 ] && [ \"${COMP_WORDS[2]}\" = %s ]; then\n", shellQuote(sc.name))
+			writeBashFlags(w, "        ", sc)
+			fmt.Fprintln(w, "      else")
+			indent = "        "
+		}
+		writeBashFlags(w, indent, c)
+		if len(c.subs) > 0 {
+			var subs []string
+			for _, sc := range c.subs {
+				subs = append(subs, sc.name)
 			}
-			flags = append(flags, spell...)
-			if k := valueKind(d); k != "" {
-				cases = append(cases, fmt.Sprintf("        %s) values=%s ;;", strings.Join(spell, "|"), shellQuote(k)))
-			}
-		}
-		flags = append(flags, "--help")
-		if c.name == "completion" {
-			cases = append(cases, "        *) values='shells' ;;")
-		}
-		fmt.Fprintf(w, "    %s)\n      flags=%s\n", c.name, shellQuote(strings.Join(flags, " ")))
-		if len(cases) > 0 {
-			fmt.Fprintf(w, "      case \"$prev\" in\n%s\n      esac\n", strings.Join(cases, "\n"))
-		}
-		if apiPositional(c.name) {
-			fmt.Fprintln(w, `      [ -z "$values" ] && [[ "$cur" != -* ]] && values=apis`)
+			fmt.Fprintf(w, "        [ \"$COMP_CWORD\" -eq 2 ] && flags=%s\" $flags\"\n", shellQuote(strings.Join(subs, " ")))
+			fmt.Fprintln(w, "      fi")
 		}
 		fmt.Fprintln(w, "      ;;")
 	}
@@ -202,6 +219,34 @@ complete -o default -F _manifester manifester
 `)
 }
 
+// writeBashFlags writes the lines of a bash case branch that set the
+// flags and the values to complete of command c, each line indented.
+func writeBashFlags(w io.Writer, indent string, c completionCommand) {
+	var flags []string
+	var cases []string
+	for _, d := range c.flags {
+		spell := []string{spelled(d.Long())}
+		if s := d.Short(); s != "" {
+			spell = append(spell, "-"+s)
+		}
+		flags = append(flags, spell...)
+		if k := valueKind(d); k != "" {
+			cases = append(cases, fmt.Sprintf("%s  %s) values=%s ;;", indent, strings.Join(spell, "|"), shellQuote(k)))
+		}
+	}
+	flags = append(flags, "--help")
+	if c.name == "completion" {
+		cases = append(cases, indent+"  *) values='shells' ;;")
+	}
+	fmt.Fprintf(w, "%sflags=%s\n", indent, shellQuote(strings.Join(flags, " ")))
+	if len(cases) > 0 {
+		fmt.Fprintf(w, "%scase \"$prev\" in\n%s\n%sesac\n", indent, strings.Join(cases, "\n"), indent)
+	}
+	if apiPositional(c.name) {
+		fmt.Fprintln(w, indent+`[ -z "$values" ] && [[ "$cur" != -* ]] && values=apis`)
+	}
+}
+
 // fishQuote quotes s for fish.
 func fishQuote(s string) string {
 	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, `\`, `\\`), "'", `\'`) + "'"
@@ -211,41 +256,74 @@ func fishQuote(s string) string {
 func writeFish(w io.Writer, m []completionCommand) {
 	fmt.Fprintln(w, "# fish completion for manifester: manifester completion fish | source")
 	fmt.Fprintln(w, "complete -c manifester -f")
-	fmt.Fprintf(w, "function __manifester_apis\n    set -l spec (string match -r -- '^(?:--spec=|-s=)(.*)' (commandline -opc))[2]\n    if test -n \"$spec\"\n        manifester %s --spec $spec 2>/dev/null\n    else\n        manifester %s 2>/dev/null\n    end\nend\n", completeAPIsCommand, completeAPIsCommand)
+	// The --spec flags of the command line, in either spelling, as the
+	// bash script reads them.
+	fmt.Fprintf(w, `function __manifester_apis
+    set -l spec
+    set -l next 0
+    for w in (commandline -opc)
+        if test $next = 1
+            set -a spec --spec $w
+            set next 0
+            continue
+        end
+        switch $w
+            case '--spec' '-s' '-spec'
+                set next 1
+            case '--spec=*' '-s=*' '-spec=*'
+                set -a spec --spec (string replace -r -- '^[^=]*=' '' $w)
+        end
+    end
+    manifester %s $spec 2>/dev/null
+end
+`, completeAPIsCommand)
 	for _, c := range m {
 		fmt.Fprintf(w, "complete -c manifester -n __fish_use_subcommand -a %s -d %s\n", c.name, fishQuote(c.summary))
 	}
 	for _, c := range m {
 		cond := "'__fish_seen_subcommand_from " + c.name + "'"
-		for _, d := range c.flags {
-			line := "complete -c manifester -n " + cond
-			if len(d.Long()) == 1 {
-				line += " -s " + d.Long()
-			} else {
-				line += " -l " + d.Long()
-				if s := d.Short(); s != "" {
-					line += " -s " + s
-				}
+		for _, sc := range c.subs {
+			// The subcommand's word, and its own flags after it; the
+			// command's flags only before it.
+			fmt.Fprintf(w, "complete -c manifester -n '__fish_seen_subcommand_from %s; and not __fish_seen_subcommand_from %s' -a %s\n", c.name, sc.name, sc.name)
+			writeFishFlags(w, "'__fish_seen_subcommand_from "+c.name+"; and __fish_seen_subcommand_from "+sc.name+"'", sc)
+			cond = "'__fish_seen_subcommand_from " + c.name + "; and not __fish_seen_subcommand_from " + sc.name + "'"
+		}
+		writeFishFlags(w, cond, c)
+	}
+}
+
+// writeFishFlags writes the fish completions of command c's flags and
+// arguments, under the condition cond (quoted).
+func writeFishFlags(w io.Writer, cond string, c completionCommand) {
+	for _, d := range c.flags {
+		line := "complete -c manifester -n " + cond
+		if len(d.Long()) == 1 {
+			line += " -s " + d.Long()
+		} else {
+			line += " -l " + d.Long()
+			if s := d.Short(); s != "" {
+				line += " -s " + s
 			}
-			switch k := valueKind(d); k {
-			case "":
-				if d.Placeholder != "" {
-					line += " -x"
-				}
-			case "files":
-				line += " -r -F"
-			case "apis":
-				line += " -x -a '(__manifester_apis)'"
-			default:
-				line += " -x -a " + fishQuote(k)
+		}
+		switch k := valueKind(d); k {
+		case "":
+			if d.Placeholder != "" {
+				line += " -x"
 			}
-			fmt.Fprintln(w, line+" -d "+fishQuote(d.Usage))
+		case "files":
+			line += " -r -F"
+		case "apis":
+			line += " -x -a '(__manifester_apis)'"
+		default:
+			line += " -x -a " + fishQuote(k)
 		}
-		if apiPositional(c.name) {
-			fmt.Fprintf(w, "complete -c manifester -n %s -a '(__manifester_apis)'\n", cond)
-		}
-		if c.name == "completion" {
-			fmt.Fprintf(w, "complete -c manifester -n %s -a 'bash zsh fish'\n", cond)
-		}
+		fmt.Fprintln(w, line+" -d "+fishQuote(d.Usage))
+	}
+	if apiPositional(c.name) {
+		fmt.Fprintf(w, "complete -c manifester -n %s -a '(__manifester_apis)'\n", cond)
+	}
+	if c.name == "completion" {
+		fmt.Fprintf(w, "complete -c manifester -n %s -a 'bash zsh fish'\n", cond)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/manifester/manifester/internal/render/text"
 	"github.com/manifester/manifester/internal/report"
 	"github.com/manifester/manifester/internal/selector"
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 // decodeLog decodes a JSON-lines input (FILE or -) when it is one: it
@@ -43,6 +44,10 @@ func decodeLog(env *Env, hexArg string, pos []string, o decodeOptions) (bool, er
 	}
 	if !proxylog.StartsWithBrace(r) {
 		return false, nil
+	}
+	// After a byte order mark: UTF-8, or UTF-16 transcoded as it is read.
+	if in := textenc.NewReader(r); in != io.Reader(r) {
+		r = bufio.NewReaderSize(in, 1<<16)
 	}
 	return true, decodeLogLines(env, name, r, o)
 }

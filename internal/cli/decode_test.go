@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/klauspost/compress/zstd"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -536,5 +538,40 @@ func TestDecodeLogWithoutLineEnds(t *testing.T) {
 	}
 	if n := z.TotalAlloc - a.TotalAlloc; n > 64<<20 {
 		t.Errorf("%d bytes allocated for a line of %d zeros", n, len(in))
+	}
+}
+
+// TestJSONLinesBOM: JSON lines saved on Windows (Notepad, PowerShell's
+// Out-File -Encoding utf8) start with a UTF-8 byte order mark and end
+// their lines with CRLF, or are UTF-16 (PowerShell 5's "decode --format
+// json > log.jsonl"); decode and stats read them as they read the same
+// lines without, from a file and from standard input.
+func TestJSONLinesBOM(t *testing.T) {
+	// ApiVersions v0, correlation id 7, as decode --format json writes it.
+	code, line, errOut := decRun(t, nil, "decode", "--spec", decSpec, "--format", "json", "--hex", "0000000b0012000000000007000161")
+	if code != 0 || strings.Count(line, "\n") != 1 {
+		t.Fatalf("decode --format json: exit %d, %s%s", code, line, errOut)
+	}
+	line = strings.ReplaceAll(line, "\n", "\r\n")
+	// PowerShell 5's ">" writes UTF-16 with its byte order mark.
+	var u16 []byte
+	for _, u := range utf16.Encode([]rune("\ufeff" + line + line)) {
+		u16 = append(u16, byte(u), byte(u>>8))
+	}
+	for enc, in := range map[string][]byte{"utf-8": []byte("\ufeff" + line + line), "utf-16": u16} {
+		file := filepath.Join(t.TempDir(), "log.jsonl")
+		if err := os.WriteFile(file, in, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, arg := range []string{file, "-"} {
+			code, out, errOut := decRun(t, in, "decode", "--spec", decSpec, arg)
+			if code != 0 || strings.Count(out, "request ApiVersions(18) v0 correlation_id 7") != 2 {
+				t.Errorf("decode %s %s: exit %d, stderr %q, stdout:\n%s", enc, arg, code, errOut, out)
+			}
+			code, out, errOut = decRun(t, in, "stats", "--spec", decSpec, arg)
+			if code != 0 || !regexp.MustCompile(`ApiVersions\(18\) +v0 +2 `).MatchString(out) {
+				t.Errorf("stats %s %s: exit %d, stderr %q, stdout:\n%s", enc, arg, code, errOut, out)
+			}
+		}
 	}
 }

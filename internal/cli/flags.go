@@ -350,7 +350,7 @@ func commandNames() []string {
 
 // commandFlags returns the flag set a command defines, by running it with
 // --help in collecting mode (it prints nothing and does nothing else).
-func commandFlags(name string) *flag.FlagSet {
+func commandFlags(name string, sub ...string) *flag.FlagSet {
 	c, ok := commands[name]
 	if !ok {
 		return nil
@@ -358,7 +358,7 @@ func commandFlags(name string) *flag.FlagSet {
 	var fs *flag.FlagSet
 	env := &Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: func(string) string { return "" }, collect: &fs}
-	_ = c.run(env, []string{"--help"})
+	_ = c.run(env, append(sub, "--help"))
 	if fs != nil {
 		addShortFlags(fs)
 	}

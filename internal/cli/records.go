@@ -55,8 +55,14 @@ func attachRecords(env *Env, rel *Release, paths recordFlags, topic string) erro
 			}
 			return nil
 		}
-	} else if set, err = recschema.Load(paths...); err != nil {
-		return usageError{err}
+	} else {
+		expanded := make([]string, len(paths))
+		for i, p := range paths {
+			expanded[i] = expandHome(env, p)
+		}
+		if set, err = recschema.Load(expanded...); err != nil {
+			return usageError{err}
+		}
 	}
 	if topic != "" {
 		if k, _ := set.ForTopic(topic); k == recschema.KindNone {

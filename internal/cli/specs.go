@@ -45,11 +45,11 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	var out []*Release
 	seen := map[string]bool{}
 	for _, a := range args {
-		label, path, hasLabel := strings.Cut(a, "=")
-		if !hasLabel {
-			label, path = "", a
+		label, path, err := splitSpec(a)
+		if err != nil {
+			return nil, err
 		}
-		path, err := resolveVersions(env, path)
+		path, err = resolveVersions(env, path)
 		if err != nil {
 			return nil, err
 		}
@@ -70,6 +70,24 @@ func (s specFlags) load(env *Env) ([]*Release, error) {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return releaseLess(out[i].Label, out[j].Label) })
 	return out, nil
+}
+
+// splitSpec splits a --spec (or $MANIFESTER_SPEC) into its label and
+// path: LABEL=PATH, or PATH alone. A path that holds "=" itself (a folder
+// named kafka=4.3) is a path alone when it exists or when a path
+// separator comes before its "=". A label without a path is a usage error.
+func splitSpec(a string) (label, path string, err error) {
+	label, path, ok := strings.Cut(a, "=")
+	if !ok || strings.ContainsAny(label, `/\`) {
+		return "", a, nil
+	}
+	if _, err := os.Stat(a); err == nil {
+		return "", a, nil
+	}
+	if path == "" {
+		return "", "", usagef("--spec %q: no path after the label", a)
+	}
+	return label, path, nil
 }
 
 // specsInUse says which specs a command run without --spec would use.
@@ -103,13 +121,17 @@ var releaseNumber = regexp.MustCompile(`^[0-9]+(\.[0-9]+)+(-[0-9A-Za-z.]+)?$`)
 
 // resolveVersions replaces each comma-separated part of p that is a release
 // number and not an existing path by the spec source of that release found
-// on the machine.
+// on the machine, and a leading "~" no shell expanded by the home folder.
 func resolveVersions(env *Env, p string) (string, error) {
 	if _, err := os.Stat(p); err == nil {
 		return p, nil
 	}
 	parts := strings.Split(p, ",")
 	for i, q := range parts {
+		if e := finder(env).ExpandHome(q); e != q {
+			parts[i] = e
+			continue
+		}
 		if !releaseNumber.MatchString(q) {
 			continue
 		}
@@ -123,6 +145,16 @@ func resolveVersions(env *Env, p string) (string, error) {
 		parts[i] = found.Path
 	}
 	return strings.Join(parts, ","), nil
+}
+
+// expandHome replaces a leading "~" that no shell expanded in each
+// comma-separated part of p by the home folder (specfind.ExpandHome).
+func expandHome(env *Env, p string) string {
+	parts := strings.Split(p, ",")
+	for i, q := range parts {
+		parts[i] = finder(env).ExpandHome(q)
+	}
+	return strings.Join(parts, ",")
 }
 
 // shortPlaces names the places searched, briefly.

@@ -25,6 +25,8 @@ func init() {
 		usage:   "[--spec P ...]\n       manifester specs fetch [--repo URL] [VERSION]",
 		summary: "list the spec sources found, or download a release's specs",
 		run:     runSpecs,
+		// The completion scripts and the man page read fetch's flags.
+		subcommands: []string{"fetch"},
 	})
 }
 
@@ -49,9 +51,9 @@ func runSpecs(env *Env, args []string) error {
 	var rows []row
 	if len(specs) > 0 {
 		for _, a := range specs {
-			label, p, ok := strings.Cut(a, "=")
-			if !ok {
-				label, p = "", a
+			label, p, err := splitSpec(a)
+			if err != nil {
+				return err
 			}
 			full, err := resolveVersions(env, p)
 			if err != nil {
@@ -62,9 +64,9 @@ func runSpecs(env *Env, args []string) error {
 	} else {
 		env0 := env.Getenv("MANIFESTER_SPEC")
 		if env0 != "" {
-			label, p, ok := strings.Cut(env0, "=")
-			if !ok {
-				label, p = "", env0
+			label, p, err := splitSpec(env0)
+			if err != nil {
+				return err
 			}
 			full, err := resolveVersions(env, p)
 			if err != nil {
@@ -173,13 +175,16 @@ func runSpecsFetch(env *Env, args []string) error {
 		}
 	} else {
 		if version, err = f.Latest(ctx); err != nil {
+			if errors.Is(err, specfetch.ErrRepo) {
+				return usageError{err}
+			}
 			return failure{unreachable(err, "VERSION")}
 		}
 		fmt.Fprintf(env.Stdout, "latest release: %s\n", version)
 	}
 	res, err := f.Fetch(ctx, version)
 	if err != nil {
-		if errors.Is(err, specfetch.ErrVersion) {
+		if errors.Is(err, specfetch.ErrVersion) || errors.Is(err, specfetch.ErrRepo) {
 			return usageError{err}
 		}
 		return failure{unreachable(err, version)}

@@ -290,3 +290,88 @@ func TestSpecDistributionWithRecords(t *testing.T) {
 		t.Errorf("show --spec DIST: exit %d: %s", code, errs)
 	}
 }
+
+// TestSpecTildePath: a --spec whose "~" no shell expanded (--spec=~/x, a
+// quoted $MANIFESTER_SPEC in a profile) is read from the home folder, as
+// the user meant, rather than refused as a missing file named "~".
+func TestSpecTildePath(t *testing.T) {
+	m := newMachine(t)
+	fakemaven.WriteJar(t, filepath.Join(m.vars["HOME"], "kafka", "kafka-clients-4.3.0.jar"), "common/message", sharedSpecRoot+"4.3")
+	const p = "~/kafka/kafka-clients-4.3.0.jar"
+	for _, args := range [][]string{
+		{"apis", "--spec=" + p},
+		{"apis", "--spec", "mine=" + p},
+		{"diff", "--spec", "A=" + p, "--spec", "B=" + sharedSpecRoot + "4.2", "--release", "B", "A"},
+		{"specs", "--spec", p},
+	} {
+		if code, _, errs := m.run(t, args...); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	m.vars["MANIFESTER_SPEC"] = p
+	if code, _, errs := m.run(t, "apis"); code != ExitOK {
+		t.Errorf("MANIFESTER_SPEC=%s: exit %d: %s", p, code, errs)
+	}
+}
+
+// TestSpecPathWithEquals: a folder whose name holds "=" is a path, not
+// LABEL=PATH; a label with no path after it is a usage error naming the
+// flag, not "stat : no such file or directory".
+func TestSpecPathWithEquals(t *testing.T) {
+	m := newMachine(t)
+	dir := filepath.Join(m.root, "kafka=4.3")
+	if err := os.Symlink(filepath.Clean(sharedSpecRoot+"4.3"), dir); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{{"apis", "--spec", dir}, {"specs", "--spec", dir}, {"apis", "--spec", "mine=" + dir}} {
+		if code, _, errs := m.run(t, args...); code != ExitOK {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	for _, cmd := range []string{"apis", "specs"} {
+		code, _, errs := m.run(t, cmd, "--spec", "mine=")
+		if code != ExitUsage || !strings.Contains(errs, `--spec "mine=": no path after the label`) {
+			t.Errorf("%s --spec mine=: exit %d: %s", cmd, code, errs)
+		}
+	}
+}
+
+// TestSpecsFetchBadRepo: a --repo (or $MANIFESTER_MAVEN_REPO) that is not
+// an http(s) URL is bad usage, exit 2, as a bad VERSION is; nothing is
+// fetched and no cache folder is made.
+func TestSpecsFetchBadRepo(t *testing.T) {
+	m := newMachine(t)
+	for _, args := range [][]string{{"--repo", "repo.maven.apache.org/maven2", "4.3.0"}, {"--repo", "ftp://mirror/maven2"}} {
+		code, _, errs := m.run(t, append([]string{"specs", "fetch"}, args...)...)
+		if code != ExitUsage || !strings.Contains(errs, "not an http(s) URL") {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+		}
+	}
+	m.vars["MANIFESTER_MAVEN_REPO"] = "/srv/maven"
+	if code, _, errs := m.run(t, "specs", "fetch", "4.3.0"); code != ExitUsage || !strings.Contains(errs, `"/srv/maven"`) {
+		t.Errorf("MANIFESTER_MAVEN_REPO=/srv/maven: exit %d: %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(m.root, "cache", "manifester")); err == nil {
+		t.Errorf("a cache folder was made")
+	}
+}
+
+// TestRecordsTildePath: --records=~/x, where no shell expands the "~",
+// reads from the home folder, as --spec=~/x does.
+func TestRecordsTildePath(t *testing.T) {
+	m := newMachine(t)
+	if err := os.MkdirAll(m.vars["HOME"], 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Clean(sharedRecordsRoot+"4.3"), filepath.Join(m.vars["HOME"], "records")); err != nil {
+		t.Skip(err)
+	}
+	code, out, errs := m.run(t, "show", "--spec", sharedSpecRoot+"4.3", "--records=~/records", "TopicRecord")
+	if code != ExitOK || !strings.HasPrefix(out, "TopicRecord\n") {
+		t.Errorf("exit %d: %s", code, errs)
+	}
+	m.vars["MANIFESTER_RECORDS"] = "~/records"
+	if code, _, errs := m.run(t, "show", "--spec", sharedSpecRoot+"4.3", "TopicRecord"); code != ExitOK {
+		t.Errorf("MANIFESTER_RECORDS=~/records: exit %d: %s", code, errs)
+	}
+}

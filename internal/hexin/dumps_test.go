@@ -2,6 +2,7 @@ package hexin
 
 import (
 	"bytes"
+	"encoding/hex"
 	"net"
 	"os"
 	"os/exec"
@@ -197,5 +198,38 @@ func TestTsharkReassembled(t *testing.T) {
 		if !bytes.Equal(got, frame) {
 			t.Errorf("%s: payload %x\nwant %x", from, got, frame)
 		}
+	}
+}
+
+// TestWindowsDumps: the dumps Windows' own tools write, CRLF line ends
+// and all: certutil -encodehex (a tab after a four-digit offset, the
+// ASCII column after three spaces) and PowerShell 5's Format-Hex (a
+// column header line, then offset lines). Neither tool runs here; the
+// samples are their documented shapes, written out by hand.
+func TestWindowsDumps(t *testing.T) {
+	want, _ := hex.DecodeString("0000001a0012000300000000000a6d616e69666573746572000261023100")
+	for name, in := range map[string]string{
+		"certutil -encodehex": "0000\t00 00 00 1a 00 12 00 03  00 00 00 00 00 0a 6d 61   ..............ma\r\n" +
+			"0010\t6e 69 66 65 73 74 65 72  00 02 61 02 31 00         nifester..a.1.\r\n",
+		"certutil -encodehex, hex-looking ASCII": "0000\t00 00 00 1a 00 12 00 03  00 00 00 00 00 0a 6d 61   ..............ma\r\n" +
+			"0010\t6e 69 66 65 73 74 65 72  00 02 61 02 31 00         ab cd 12 34 ef\r\n",
+		"Format-Hex": "\r\n\r\n           00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F\r\n\r\n" +
+			"00000000   00 00 00 1A 00 12 00 03 00 00 00 00 00 0A 6D 61  ..............ma\r\n" +
+			"00000010   6E 69 66 65 73 74 65 72 00 02 61 02 31 00        nifester..a.1.\r\n\r\n",
+	} {
+		got, err := Parse(in)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: got %x, want %x", name, got, want)
+		}
+	}
+	// Plain hex in tab-separated groups is not taken for a dump whose
+	// first group is an offset.
+	plain := "0000001a\t00120003\t00000000\t000a6d61\t6e696665\t73746572\t00026102\t3100\r\n"
+	if got, err := Parse(plain); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("tab-separated groups: got %x, %v; want %x", got, err, want)
 	}
 }

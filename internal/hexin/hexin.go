@@ -249,8 +249,10 @@ func quoteChar(l string, i int) string {
 }
 
 // offsetPrefix recognises a dump line's offset column: optional
-// whitespace, an optional "0x", at least four hex digits, then a colon or
-// two or more spaces. It returns the offset and where the data starts.
+// whitespace, an optional "0x", at least four hex digits, then a colon,
+// two or more spaces, or a tab before bytes apart (certutil -encodehex).
+// It returns the
+// offset and where the data starts.
 func offsetPrefix(l string) (off int64, rest int, ok bool) {
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
@@ -274,6 +276,9 @@ func offsetPrefix(l string) (off int64, rest int, ok bool) {
 	case i < len(l) && l[i] == ':' && (i+1 == len(l) || l[i+1] == ' ' || l[i+1] == '\t'):
 		i++
 	case i+1 < len(l) && (l[i] == ' ' || l[i] == '\t') && (l[i+1] == ' ' || l[i+1] == '\t'):
+	case i+3 < len(l) && l[i] == '\t' && isHex(l[i+1]) && isHex(l[i+2]) && l[i+3] == ' ':
+		// certutil: one tab, then bytes apart ("0000\t00 1a ..."); plain
+		// hex in tab-separated groups ("0000001a\t00120003") is no dump.
 	default:
 		return 0, 0, false
 	}

@@ -121,14 +121,40 @@ func (l *Line) Decode(c *codec.Codec, conns *redact.Conns, lim budget.Limits, le
 }
 
 // StartsWithBrace peeks past up to 4 KiB of leading white space for a
-// "{": whether the input can be a log rather than hex.
+// "{": whether the input can be a log rather than hex. A byte order mark
+// comes before (UTF-8, or UTF-16 whose characters it then reads:
+// PowerShell 5's ">" writes that); textenc.NewReader reads such input.
 func StartsWithBrace(r *bufio.Reader) bool {
-	for n := 1; n <= 4096; n++ {
+	start, unit, le := 0, 1, false
+	if b, _ := r.Peek(1); len(b) == 1 {
+		switch b[0] {
+		case 0xef:
+			if b, _ := r.Peek(3); len(b) == 3 && b[1] == 0xbb && b[2] == 0xbf {
+				start = 3
+			}
+		case 0xff, 0xfe:
+			if b, _ := r.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+				start, unit, le = 2, 2, b[0] == 0xff
+			}
+		}
+	}
+	for n := start + unit; n <= start+4096*unit; n += unit {
 		b, _ := r.Peek(n)
 		if len(b) < n {
 			return false
 		}
-		switch b[n-1] {
+		c := b[n-1]
+		if unit == 2 {
+			lo, hi := b[n-2], b[n-1]
+			if !le {
+				lo, hi = hi, lo
+			}
+			if hi != 0 {
+				return false
+			}
+			c = lo
+		}
+		switch c {
 		case ' ', '\t', '\r', '\n':
 		case '{':
 			return true

@@ -183,3 +183,19 @@ func TestApiVersionsV0AnswerReadBack(t *testing.T) {
 		t.Errorf("read back:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// StartsWithBrace sees through a byte order mark, UTF-16's too.
+func TestStartsWithBraceBOM(t *testing.T) {
+	for in, want := range map[string]bool{
+		"\ufeff {\"a\":1}":    true,
+		"\xff\xfe \x00{\x00":  true,
+		"\xfe\xff\x00\r\x00{": true,
+		"\xff\xfe0\x000\x00":  false,
+		"\xff\xfe{\x01":       false,
+		"\xef\xbb{":           false,
+	} {
+		if got := StartsWithBrace(bufio.NewReader(strings.NewReader(in))); got != want {
+			t.Errorf("StartsWithBrace(%q) = %v", in, got)
+		}
+	}
+}

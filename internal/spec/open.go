@@ -368,6 +368,18 @@ func openLibs(dir string, jars libJars) (*part, error) {
 	return pt, nil
 }
 
+// isGzip reports whether the file p starts with gzip's magic number.
+func isGzip(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [2]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && b[0] == 0x1f && b[1] == 0x8b
+}
+
 // openJar opens one jar. A module jar (kafka-MODULE-VERSION.jar of one of
 // [RecordModules]) holds record schemas; any other jar holds message specs,
 // under common/message (kafka-clients) or at its root.
@@ -377,6 +389,9 @@ func openJar(p, artifact string) (*part, error) {
 	}
 	zr, err := zip.OpenReader(p)
 	if err != nil {
+		if isGzip(p) {
+			return nil, fmt.Errorf("spec: %s is a gzip-compressed file (the .tgz Kafka download?), not a jar/zip: unpack it with tar -xzf and give the folder it makes (kafka_2.13-VERSION), or its libs/kafka-clients-VERSION.jar: %w", p, err)
+		}
 		return nil, fmt.Errorf("spec: %s is neither a directory nor a jar/zip: %w", p, err)
 	}
 	if len(zr.File) > 1<<20 {
@@ -506,9 +521,35 @@ func (s *Source) ReadAll() ([]*File, error) {
 	}
 	files, err := readDir(s.FS, "", s.Path)
 	if err == nil && len(files) == 0 {
+		if subs := specSubdirs(s.Path); len(subs) > 0 {
+			return nil, fmt.Errorf("spec: %s: %w; give one of the folders in it that hold them: %s", s.Path, ErrNoSpecs, strings.Join(subs, ", "))
+		}
 		return nil, fmt.Errorf("spec: %s: %w", s.Path, ErrNoSpecs)
 	}
 	return files, err
+}
+
+// specSubdirs lists the folders of dir (at most 10, among its first
+// 10 000 entries) that hold message specs (a RequestHeader.json), as a
+// folder of releases does (../shared/kafka-spec: 3.9, 4.0, ...).
+func specSubdirs(dir string) []string {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for i, e := range entries {
+		if i == 10000 {
+			break
+		}
+		p := filepath.Join(dir, e.Name())
+		if st, err := os.Stat(filepath.Join(p, "RequestHeader.json")); err == nil && st.Mode().IsRegular() {
+			if out = append(out, p); len(out) == 10 {
+				break
+			}
+		}
+	}
+	return out
 }
 
 // ReadRecords parses the record schemas of every module, module by module

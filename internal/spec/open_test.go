@@ -2,6 +2,8 @@ package spec
 
 import (
 	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"os"
@@ -510,5 +512,47 @@ func TestLabelPrintable(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "PROVENANCE"), []byte("kafka 4.3.0-é from x\n"), 0o644)
 	if src, err := Open(dir); err != nil || src.Label != "4.3.0-é" {
 		t.Errorf("label %q, err %v", src.Label, err)
+	}
+}
+
+// TestOpenTarball: the Kafka download from kafka.apache.org is a .tgz,
+// which a new user gives --spec as it is; the error says to unpack it and
+// which folder or jar to give, not only that it is no zip.
+func TestOpenTarball(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "kafka_2.13-4.3.0.tgz")
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(make([]byte, 1024)) // a tar's blocks, as far as this test goes
+	zw.Close()
+	if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(p)
+	if err == nil || !strings.Contains(err.Error(), "gzip-compressed") || !strings.Contains(err.Error(), "tar -xzf") {
+		t.Errorf("%v; want a hint to unpack it", err)
+	}
+}
+
+// TestOpenParentOfReleases: a folder of release folders (../shared/kafka-spec
+// itself, one folder a release) is no spec folder; the error names the
+// folders in it that are, so that the user can pick one.
+func TestOpenParentOfReleases(t *testing.T) {
+	root := t.TempDir()
+	for _, rel := range []string{"4.2", "4.3"} {
+		if err := os.Symlink(filepath.Join(filepath.Dir(sharedSpecs), rel), filepath.Join(root, rel)); err != nil {
+			t.Skip(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(root, "notes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := Open(root)
+	if err == nil {
+		_, err = src.ReadAll()
+		src.Close()
+	}
+	want := "give one of the folders in it that hold them: " + filepath.Join(root, "4.2") + ", " + filepath.Join(root, "4.3")
+	if !errors.Is(err, ErrNoSpecs) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("%v\nwant %q", err, want)
 	}
 }

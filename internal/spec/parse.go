@@ -10,8 +10,15 @@ import (
 )
 
 // Parse reads one spec file. The returned error is an [ErrorList]; all
-// problems found are reported, not just the first.
+// problems found are reported, not just the first. A file as Windows
+// keeps it (CRLF line ends from a checkout with git's core.autocrlf, a
+// UTF-8 byte order mark from Notepad) is read as the same text with LF
+// line ends, which File.Source holds: line numbers are unchanged.
 func Parse(name string, src []byte) (*File, error) {
+	src = bytes.TrimPrefix(src, []byte("\ufeff"))
+	if bytes.Contains(src, []byte("\r\n")) {
+		src = bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n"))
+	}
 	p := &parser{file: name, src: src}
 	if err := p.checkDepth(); err != nil {
 		return nil, ErrorList{err}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -229,5 +230,32 @@ func TestOpenErrors(t *testing.T) {
 	}
 	if _, err := src.ReadAll(); err == nil || !strings.Contains(err.Error(), "Big.json") || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("big file: err = %v", err)
+	}
+}
+
+// TestParseWindowsText: a spec file checked out on Windows (git's
+// core.autocrlf) ends its lines with CRLF, and one saved by Notepad may
+// start with a byte order mark; it parses to the same message at the same
+// positions, and its Source, which pages show, has LF line ends only.
+func TestParseWindowsText(t *testing.T) {
+	want, err := Parse("ThingRequest.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string]string{
+		"CRLF":         strings.ReplaceAll(src, "\n", "\r\n"),
+		"BOM and CRLF": "\ufeff" + strings.ReplaceAll(src, "\n", "\r\n"),
+	} {
+		f, err := Parse("ThingRequest.json", []byte(in))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if string(f.Source) != src {
+			t.Errorf("%s: Source is not the LF text: %q", name, f.Source[:40])
+		}
+		if !reflect.DeepEqual(f.Message, want.Message) {
+			t.Errorf("%s: the message differs from the LF file's", name)
+		}
 	}
 }

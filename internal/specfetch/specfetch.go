@@ -59,6 +59,7 @@ var (
 	ErrTooLarge  = errors.New("download larger than the limit")
 	ErrVersion   = errors.New("bad version")
 	ErrNoSpecJar = errors.New("no message specs in the jar")
+	ErrRepo      = errors.New("not an http(s) URL")
 )
 
 // Fetcher downloads releases from one repository into one cache folder.
@@ -110,7 +111,7 @@ func (f *Fetcher) repo() (string, error) {
 	}
 	u, err := url.Parse(r)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("specfetch: repository %q is not an http(s) URL", r)
+		return "", fmt.Errorf("specfetch: repository %q is %w", r, ErrRepo)
 	}
 	return strings.TrimRight(r, "/"), nil
 }

@@ -42,7 +42,7 @@ var Places = []string{
 	"the Gradle cache (~/.gradle/caches/modules-2/files-2.1/org.apache.kafka/kafka-clients/)",
 	"/opt/kafka/libs",
 	"Homebrew's Kafka (/opt/homebrew/opt/kafka/libexec/libs, /usr/local/opt/kafka/libexec/libs)",
-	"manifester's cache (USER_CACHE_DIR/manifester/kafka/VERSION/: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS; filled by `manifester specs fetch VERSION`)",
+	"manifester's cache (USER_CACHE_DIR/manifester/kafka/VERSION/: $XDG_CACHE_HOME or ~/.cache, ~/Library/Caches on macOS, %LocalAppData% on Windows; filled by `manifester specs fetch VERSION`)",
 }
 
 // DefaultSystem are the fixed folders of Kafka installations searched after
@@ -100,6 +100,26 @@ func (f *Finder) Home() (string, error) {
 		return "", errors.New("specfind: the home folder is not set ($HOME)")
 	}
 	return h, nil
+}
+
+// ExpandHome returns p with a leading "~" (alone, or before a path
+// separator) replaced by the home folder, when p names nothing as it
+// is: a shell expands "~" only at the start of a word, so --spec=~/x and
+// a quoted "~/x" in $MANIFESTER_SPEC reach the program as they were typed.
+// "~user" forms, and every other path, are returned unchanged.
+func (f *Finder) ExpandHome(p string) string {
+	rest, ok := strings.CutPrefix(p, "~")
+	if !ok || rest != "" && rest[0] != '/' && !os.IsPathSeparator(rest[0]) {
+		return p
+	}
+	if _, err := os.Lstat(p); err == nil {
+		return p
+	}
+	h, err := f.Home()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(h, rest)
 }
 
 // UserCacheDir is os.UserCacheDir read through f.Getenv: $XDG_CACHE_HOME or

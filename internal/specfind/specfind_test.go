@@ -187,3 +187,37 @@ func TestCompareVersions(t *testing.T) {
 		t.Error("4.3 != 4.3.0")
 	}
 }
+
+// ExpandHome replaces a "~" no shell expanded, and nothing else.
+func TestExpandHome(t *testing.T) {
+	home := t.TempDir()
+	f := &Finder{Getenv: env{"HOME": home}.get, GOOS: "linux"}
+	for in, want := range map[string]string{
+		"~":            home,
+		"~/":           home,
+		"~/kafka/libs": filepath.Join(home, "kafka", "libs"),
+		"~user/kafka":  "~user/kafka",
+		"kafka/~/x":    "kafka/~/x",
+		"/abs/path":    "/abs/path",
+		"4.3.0":        "4.3.0",
+	} {
+		if got := f.ExpandHome(in); got != want {
+			t.Errorf("ExpandHome(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Without a home, the path is left as it is (its error names it).
+	if got := (&Finder{Getenv: env{}.get, GOOS: "linux"}).ExpandHome("~/x"); got != "~/x" {
+		t.Errorf("without a home: %q", got)
+	}
+}
+
+// The help's list of places names the cache folder of every system
+// UserCacheDir knows, Windows' included.
+func TestPlacesNameEveryCache(t *testing.T) {
+	last := Places[len(Places)-1]
+	for _, want := range []string{"$XDG_CACHE_HOME", "~/.cache", "~/Library/Caches", "%LocalAppData%"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("Places does not name %s: %q", want, last)
+		}
+	}
+}

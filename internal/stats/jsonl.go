@@ -16,6 +16,7 @@ import (
 
 	"github.com/manifester/manifester/internal/frames"
 	"github.com/manifester/manifester/internal/lineread"
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 // jsonFrame is what a JSON line of `decode --pcap --format json` or of
@@ -78,6 +79,11 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	br := bufio.NewReaderSize(r, 1<<16)
+	// After a byte order mark (Notepad's, PowerShell's): UTF-8, or UTF-16
+	// transcoded as it is read.
+	if in := textenc.NewReader(br); in != io.Reader(br) {
+		br = bufio.NewReaderSize(in, 1<<16)
+	}
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
 		b, err := lineread.ObjectLine(br, maxJSONLine)

@@ -1,9 +1,12 @@
 package textenc
 
 import (
+	"bufio"
 	"bytes"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"unicode/utf16"
 )
 
@@ -95,4 +98,42 @@ func FuzzUTF8(f *testing.F) {
 			}
 		}
 	})
+}
+
+// NewReader reads what UTF8 reads, as a stream: the same text from every
+// shape, in reads of any size, and the same errors.
+func TestNewReader(t *testing.T) {
+	const text = "{\"ClientId\": \"caf\u00e9-\u4e2d-\U0001F600\"}\r\n"
+	for _, tc := range []struct {
+		name string
+		in   []byte
+	}{
+		{"utf-8", []byte(text)},
+		{"utf-8 with a byte order mark", append([]byte{0xef, 0xbb, 0xbf}, text...)},
+		{"utf-16le", utf16Bytes(strings.Repeat(text, 3000), true)},
+		{"utf-16be", utf16Bytes(text, false)},
+	} {
+		got, err := io.ReadAll(iotest.OneByteReader(NewReader(bufio.NewReader(iotest.HalfReader(bytes.NewReader(tc.in))))))
+		want, _ := UTF8(tc.in)
+		if err != nil || string(got) != string(want) || !strings.HasPrefix(string(got), text) {
+			t.Errorf("%s: got %d bytes, %v; want %d bytes", tc.name, len(got), err, len(want))
+		}
+	}
+	le := utf16Bytes("ab\U0001F600c", true) // units: a b D83D DE00 c
+	for _, tc := range []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"odd length", le[:len(le)-1], "odd length: 11 bytes"},
+		{"high half at the end", le[:8], "not paired at byte 6"},
+		{"high half before a plain unit", append(le[:8:8], 'x', 0), "not paired at byte 6"},
+		{"low half first", append([]byte{0xff, 0xfe, 'a', 0}, 0x00, 0xde, 'b', 0), "not paired at byte 4"},
+		{"two high halves", append([]byte{0xfe, 0xff}, 0xd8, 0x3d, 0xd8, 0x3d, 0xde, 0x00), "not paired at byte 2"},
+	} {
+		got, err := io.ReadAll(NewReader(bufio.NewReader(bytes.NewReader(tc.in))))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %q, %v; want an error with %q", tc.name, got, err, tc.want)
+		}
+	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/manifester/manifester/internal/textenc"
 )
 
 // MaxLine is the longest key log line read; a longer one is an error (a
@@ -56,9 +58,11 @@ var ErrLine = errors.New("not a key log line (want LABEL CLIENT_RANDOM SECRET, t
 // "the capture's secrets block") starts the errors, which name the line.
 // Blank lines and lines starting with # are skipped; a line of another
 // shape is an error, and so is one longer than [MaxLine]. The lines
-// before an error are kept.
+// before an error are kept. A key log saved on Windows is read too: after
+// a UTF-8 byte order mark (Notepad), as UTF-16 after its mark (PowerShell
+// 5's ">"), with CRLF line ends.
 func (k *KeyLog) Read(r io.Reader, name string) error {
-	sc := bufio.NewScanner(r)
+	sc := bufio.NewScanner(textenc.NewReader(bufio.NewReader(r)))
 	sc.Buffer(make([]byte, 0, 512), MaxLine)
 	n := 0
 	for sc.Scan() {

@@ -596,3 +596,32 @@ func TestJoinMidwayBudget(t *testing.T) {
 // overspend a budget by: a record's opening (and GHASH) or a batch of
 // sequence numbers.
 const maxMidwayCharge = 2 * (maxRecord/8 + 1)
+
+// A key log saved by a Windows editor or PowerShell starts with a UTF-8
+// byte order mark and ends its lines with CRLF: its first line is a key
+// like the others, not a line of an unknown label silently set aside.
+func TestKeyLogBOM(t *testing.T) {
+	r64 := strings.Repeat("ab", 32)
+	text := "\ufeffCLIENT_RANDOM " + r64 + " " + strings.Repeat("cd", 48) + "\r\n"
+	k := NewKeyLog()
+	if err := k.Read(strings.NewReader(text), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	if k.Sessions() != 1 || k.Unused() != 0 {
+		t.Errorf("%d sessions, %d unused lines; want 1 and 0", k.Sessions(), k.Unused())
+	}
+	// PowerShell 5's ">" writes UTF-16: its lines are keys as well, not
+	// lines of unknown labels set aside.
+	var u16 []byte
+	for _, c := range text { // ASCII after the mark
+		u16 = append(u16, byte(c), 0)
+	}
+	u16 = append([]byte{0xff, 0xfe}, u16[2:]...) // U+FEFF as FF FE
+	k = NewKeyLog()
+	if err := k.Read(bytes.NewReader(u16), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	if k.Sessions() != 1 || k.Unused() != 0 {
+		t.Errorf("UTF-16: %d sessions, %d unused lines; want 1 and 0", k.Sessions(), k.Unused())
+	}
+}
