@@ -374,21 +374,16 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 	ro.Lean = o.Format == "json"
 	sel := selector.New(o.Release.Codec, o.Filter)
 	sec := redact.NewConns(o.ShowSecrets)
-	searches, searchCut := 0, 0
+	var searches report.Searches
 	for i, p := range pieces {
 		// The first frames that fail search every response schema with
 		// the full allowance; later ones in proportion to their size.
-		ro.LeanSearch = searches >= report.FullSearches
+		ro.LeanSearch = searches.Lean()
 		r := frameflow.Decode(i, p, func(b []byte) *report.Frame {
 			b, plan := sec.Frame(0, o.Release.Codec, b, ro)
 			return redact.DecodeRedacted(o.Release.Codec, b, ro, plan)
 		})
-		if !r.OK() || r.Unnamed {
-			searches++
-		}
-		if r.SearchCut() {
-			searchCut++
-		}
+		searches.Count(r)
 		if !sel.AdmitReport(r, i) {
 			continue
 		}
@@ -433,7 +428,7 @@ func decodeStream(env *Env, data []byte, ro report.Options, o decodeOptions) err
 		fmt.Fprintf(env.Stderr, "manifester decode: %s not decoded: give --kind response --api KEY --version N to decode one as a candidate\n", english.Count(unnamed, "response"))
 	}
 	budgetLine(env.Stderr, cut, len(pieces), firstCut)
-	searchLine(env.Stderr, searchCut)
+	searchLine(env.Stderr, searches.Cut())
 	if failed > 0 {
 		if len(pieces) > 1 {
 			fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly%s; the first: %s\n", failed, len(pieces), map[bool]string{true: " or round-trip", false: ""}[o.Roundtrip], firstErr)

@@ -57,7 +57,8 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	w := bufio.NewWriter(env.Stdout)
 	sec := redact.NewConns(o.ShowSecrets)
 	sel := selector.New(c, o.Filter) // --filter and topic-id names
-	var frames, failed, cut, others, lineNo, searches, searchCut int
+	var frames, failed, cut, others, lineNo int
+	var searches report.Searches
 	var firstErr, firstCut string
 	var total int64
 	// A line that stops the reading stops it after the frames before it,
@@ -95,16 +96,11 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 				// The first frames that fail search every response schema
 				// with the full allowance, later ones in proportion to
 				// their size (as decode FILE does).
-				fr, e, derr := l.Decode(c, sec, o.Limits, searches >= report.FullSearches)
+				fr, e, derr := l.Decode(c, sec, o.Limits, searches.Lean())
 				if derr != nil {
 					return stop(fmt.Errorf("%s: line %d: %v", name, lineNo, derr))
 				}
-				if !fr.OK() || fr.Unnamed || fr.APIUnknown {
-					searches++
-				}
-				if fr.SearchCut() {
-					searchCut++
-				}
+				searches.Count(fr)
 				shown := sel.AdmitReportOn(fr, frames-1, l.Conn) // else counted in sel's summary
 				if shown && !fr.OK() {
 					failed++
@@ -146,7 +142,7 @@ func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) err
 	fmt.Fprintf(env.Stderr, "manifester decode: %s: %s, %s\n", name, english.Count(frames, "frame"), english.Count(others, "other event"))
 	sel.Summary(env.Stderr)
 	budgetLine(env.Stderr, cut, frames, firstCut)
-	searchLine(env.Stderr, searchCut)
+	searchLine(env.Stderr, searches.Cut())
 	if failed > 0 {
 		fmt.Fprintf(env.Stderr, "manifester decode: %d of %d frames did not decode cleanly; the first: %s\n", failed, frames, firstErr)
 		return errSilentFailure

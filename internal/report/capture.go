@@ -142,6 +142,32 @@ const MaxCandidates = 50
 // set [Options.LeanSearch] on the frames after them.
 const FullSearches = 16
 
+// Searches follows the searches of every response schema over one
+// input's frames, decoded in its order: the first FullSearches get the
+// full allowance, later ones are lean ([Options.LeanSearch]). The zero
+// value is ready.
+type Searches struct {
+	n, cut int
+}
+
+// Lean reports whether the next frame's search is to be lean.
+func (s *Searches) Lean() bool { return s.n >= FullSearches }
+
+// Count notes frame f, decoded with Options.LeanSearch set to Lean(): a
+// frame that failed, or a response without its API, may have searched.
+func (s *Searches) Count(f *Frame) {
+	if !f.OK() || f.Unnamed || f.APIUnknown {
+		s.n++
+	}
+	if f.SearchCut() {
+		s.cut++
+	}
+}
+
+// Cut is how many of the frames counted had their search stop at its
+// budget.
+func (s *Searches) Cut() int { return s.cut }
+
 // candidateBudgetMax is a variable so that a test can lower it.
 var candidateBudgetMax = 64 << 20
 

@@ -201,7 +201,8 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 	// mechanism of the SaslAuthenticate frames after it.
 	sec := redact.NewStream(in.ShowSecrets)
 	decode := func(b []byte) *report.Frame { return sec.Decode(d.Codec, b, opts) }
-	i, searches := -1, 0
+	i := -1
+	var searches report.Searches
 	for piece := range frameflow.All(b) { // frames past the limit are never framed
 		i++
 		if i == MaxDecodeFrames {
@@ -212,11 +213,9 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 		}
 		// As the CLI does: the first frames that fail search every
 		// response schema in full, later ones in proportion to their size.
-		opts.LeanSearch = searches >= report.FullSearches
+		opts.LeanSearch = searches.Lean()
 		f := frameflow.Decode(i, piece, decode)
-		if !f.OK() || f.Unnamed {
-			searches++
-		}
+		searches.Count(f)
 		out = append(out, f)
 	}
 	return out, nil
