@@ -18,6 +18,7 @@
 package stats
 
 import (
+	"container/heap"
 	"sort"
 
 	"github.com/manifester/manifester/internal/span"
@@ -96,42 +97,18 @@ func worse(a, b *ConnStats) bool {
 	return a.ID > b.ID
 }
 
-// connHeap is a min-heap of connections by worse.
+// connHeap is a min-heap of connections by worse (container/heap's).
 type connHeap []*ConnStats
 
-func (h *connHeap) push(c *ConnStats) {
-	*h = append(*h, c)
-	for i := len(*h) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !worse((*h)[i], (*h)[p]) {
-			break
-		}
-		(*h)[i], (*h)[p] = (*h)[p], (*h)[i]
-		i = p
-	}
-}
-
-func (h *connHeap) pop() *ConnStats {
+func (h connHeap) Len() int           { return len(h) }
+func (h connHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
+func (h connHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *connHeap) Push(x any)        { *h = append(*h, x.(*ConnStats)) }
+func (h *connHeap) Pop() any {
 	old := *h
-	top := old[0]
-	n := len(old) - 1
-	old[0] = old[n]
-	*h = old[:n]
-	for i := 0; ; {
-		l, m := 2*i+1, i
-		if l < n && worse(old[l], old[m]) {
-			m = l
-		}
-		if r := l + 1; r < n && worse(old[r], old[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		old[i], old[m] = old[m], old[i]
-		i = m
-	}
-	return top
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }
 
 type apiKey struct {
@@ -175,9 +152,9 @@ func (a *Aggregator) Close(conn string) {
 		a.done = append(a.done, c)
 		return
 	}
-	a.done.push(c)
+	heap.Push(&a.done, c)
 	if len(a.done) > a.max {
-		a.omitted.add(a.done.pop())
+		a.omitted.add(heap.Pop(&a.done).(*ConnStats))
 	}
 }
 
