@@ -46,10 +46,7 @@ func decodeLog(env *Env, hexArg string, pos []string, o decodeOptions) (bool, er
 		return false, nil
 	}
 	// After a byte order mark: UTF-8, or UTF-16 transcoded as it is read.
-	if in := textenc.NewReader(r); in != io.Reader(r) {
-		r = bufio.NewReaderSize(in, 1<<16)
-	}
-	return true, decodeLogLines(env, name, r, o)
+	return true, decodeLogLines(env, name, textenc.NewBufReader(r, 1<<16), o)
 }
 
 func decodeLogLines(env *Env, name string, r *bufio.Reader, o decodeOptions) error {

@@ -78,12 +78,9 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 // them all; the admit function counts what it refused).
 func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
 	var st JSONLinesStats
-	br := bufio.NewReaderSize(r, 1<<16)
 	// After a byte order mark (Notepad's, PowerShell's): UTF-8, or UTF-16
 	// transcoded as it is read.
-	if in := textenc.NewReader(br); in != io.Reader(br) {
-		br = bufio.NewReaderSize(in, 1<<16)
-	}
+	br := textenc.NewBufReader(bufio.NewReaderSize(r, 1<<16), 1<<16)
 	// Without a "conn" field, a connection is its pair of endpoints.
 	for line := 1; ; line++ {
 		b, err := lineread.ObjectLine(br, maxJSONLine)

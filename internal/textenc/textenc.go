@@ -74,6 +74,16 @@ func NewReader(r *bufio.Reader) io.Reader {
 	return r
 }
 
+// NewBufReader is [NewReader] for a caller that reads lines: r itself
+// when it holds no UTF-16, else a bufio.Reader of size bytes over the
+// transcoding.
+func NewBufReader(r *bufio.Reader, size int) *bufio.Reader {
+	if in := NewReader(r); in != io.Reader(r) {
+		return bufio.NewReaderSize(in, size)
+	}
+	return r
+}
+
 // utf16Reader transcodes UTF-16 read from r to UTF-8.
 type utf16Reader struct {
 	r   *bufio.Reader
