@@ -216,6 +216,12 @@ func TestWindowsDumps(t *testing.T) {
 		"Format-Hex": "\r\n\r\n           00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F\r\n\r\n" +
 			"00000000   00 00 00 1A 00 12 00 03 00 00 00 00 00 0A 6D 61  ..............ma\r\n" +
 			"00000010   6E 69 66 65 73 74 65 72 00 02 61 02 31 00        nifester..a.1.\r\n\r\n",
+		// PowerShell 7 (6.2 and later): a label, a three-line column
+		// header, 16-digit offsets followed by one space; control bytes
+		// show as U+FFFD in the ASCII column and NUL as a space.
+		"Format-Hex, PowerShell 7": "   Label: C:\\Test\\frame.bin\r\n\r\n" + ps7Header +
+			"0000000000000000 00 00 00 1A 00 12 00 03 00 00 00 00 00 0A 6D 61    \uFFFD \uFFFD \uFFFD          ma\r\n" +
+			"0000000000000010 6E 69 66 65 73 74 65 72 00 02 61 02 31 00       nifester \uFFFDa\uFFFD1 \r\n\r\n",
 	} {
 		got, err := Parse(in)
 		if err != nil {
@@ -231,5 +237,49 @@ func TestWindowsDumps(t *testing.T) {
 	plain := "0000001a\t00120003\t00000000\t000a6d61\t6e696665\t73746572\t00026102\t3100\r\n"
 	if got, err := Parse(plain); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("tab-separated groups: got %x, %v; want %x", got, err, want)
+	}
+}
+
+// ps7Header is the column header PowerShell 7's Format-Hex writes under
+// each label.
+const ps7Header = "          Offset Bytes                                           Ascii\r\n" +
+	"                 00 01 02 03 04 05 06 07 08 09 0A 0B 0C 0D 0E 0F\r\n" +
+	"          ------ ----------------------------------------------- -----\r\n"
+
+// TestPowerShell7FormatHex: the shapes of PowerShell 7's Format-Hex
+// beyond one short file: a full line whose ASCII column, one space after
+// the last byte, looks like hex; two labelled blocks (two objects piped
+// in) read as two packets; and plain hex in groups of sixteen digits,
+// which is no dump.
+func TestPowerShell7FormatHex(t *testing.T) {
+	// The first line's bytes are the text "ab cd 12 34 ef 5", which
+	// Format-Hex writes in the ASCII column right after them.
+	want, _ := hex.DecodeString("61622063642031322033342065662035" + "0102")
+	in := "   Label: C:\\Test\\a.bin\r\n\r\n" + ps7Header +
+		"0000000000000000 61 62 20 63 64 20 31 32 20 33 34 20 65 66 20 35 ab cd 12 34 ef 5\r\n" +
+		"0000000000000010 01 02                                           \uFFFD\uFFFD\r\n"
+	if got, err := Parse(in); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("full line, hex-looking ASCII: got %x, %v; want %x", got, err, want)
+	}
+
+	two := "   Label: String (System.String) <2944BEC3>\r\n\r\n" + ps7Header +
+		"0000000000000000 61 62 63                                        abc\r\n\r\n" +
+		"   Label: Int32 (System.Int32) <2EB933C5>\r\n\r\n" + ps7Header +
+		"0000000000000000 01 00 00 00                                     \uFFFD   \r\n"
+	d, err := ParseDump(two)
+	if err != nil {
+		t.Fatalf("two blocks: %v", err)
+	}
+	if len(d.Packets) != 2 || string(d.Packets[0]) != "abc" || !bytes.Equal(d.Packets[1], []byte{1, 0, 0, 0}) {
+		t.Errorf("two blocks: packets %x, want [616263 01000000]", d.Packets)
+	}
+	if d.Headers != 8 {
+		t.Errorf("two blocks: %d header lines skipped, want 8 (a label and three header lines each)", d.Headers)
+	}
+
+	plain := "0000001a00120003 00000000000a6d61 6e69666573746572 0002610231 00"
+	wantPlain, _ := hex.DecodeString("0000001a0012000300000000000a6d616e69666573746572000261023100")
+	if got, err := Parse(plain); err != nil || !bytes.Equal(got, wantPlain) {
+		t.Errorf("groups of sixteen digits: got %x, %v; want %x", got, err, wantPlain)
 	}
 }

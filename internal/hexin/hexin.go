@@ -3,8 +3,8 @@
 // ("00:00:00:1c"), 0x-prefixed ("0x00, 0x1c" or "0x0000001c"), C arrays
 // (xxd -i), and dumps
 // with an offset column and an ASCII column: xxd, hexdump -C, Wireshark's
-// "copy as hex dump", and tcpdump -X / -XX (whose packet header lines are
-// skipped); and bytes as programs print them, quoted literals with escapes
+// "copy as hex dump", tcpdump -X / -XX (whose packet header lines are
+// skipped), certutil -encodehex and PowerShell's Format-Hex (5 and 7); and bytes as programs print them, quoted literals with escapes
 // and decimal lists (see literal.go).
 //
 // # Dumps
@@ -250,9 +250,9 @@ func quoteChar(l string, i int) string {
 
 // offsetPrefix recognises a dump line's offset column: optional
 // whitespace, an optional "0x", at least four hex digits, then a colon,
-// two or more spaces, or a tab before bytes apart (certutil -encodehex).
-// It returns the
-// offset and where the data starts.
+// two or more spaces, or a tab before bytes apart (certutil -encodehex),
+// or, after exactly 16 digits, one space before bytes apart (PowerShell
+// 7's Format-Hex). It returns the offset and where the data starts.
 func offsetPrefix(l string) (off int64, rest int, ok bool) {
 	i := 0
 	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
@@ -279,6 +279,11 @@ func offsetPrefix(l string) (off int64, rest int, ok bool) {
 	case i+3 < len(l) && l[i] == '\t' && isHex(l[i+1]) && isHex(l[i+2]) && l[i+3] == ' ':
 		// certutil: one tab, then bytes apart ("0000\t00 1a ..."); plain
 		// hex in tab-separated groups ("0000001a\t00120003") is no dump.
+	case i-start == 16 && i+2 < len(l) && l[i] == ' ' && isHex(l[i+1]) && isHex(l[i+2]) && (i+3 == len(l) || l[i+3] == ' '):
+		// PowerShell 7's Format-Hex: a 16-digit offset, one space, then
+		// bytes apart ("0000000000000000 00 1a ..."); plain hex in
+		// groups of 16 digits ("0000001a00120003 00000000000a6d61") is
+		// no dump.
 	default:
 		return 0, 0, false
 	}
