@@ -167,13 +167,19 @@ func writeBash(w io.Writer, m []completionCommand, zsh bool) {
 }
 
 _manifester() {
-  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+  local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}" eq=""
   # Bash splits --flag=value into three words at the "=": the value
-  # completes as after "--flag ".
+  # completes as after "--flag ". Zsh (through bashcompinit), and bash
+  # without "=" in COMP_WORDBREAKS, give "--flag=value" as one word: the
+  # value completes the same, and each answer keeps the "--flag=" before it.
   if [ "$cur" = = ]; then
     cur=""
   elif [ "$prev" = = ] && [ "$COMP_CWORD" -ge 2 ]; then
     prev="${COMP_WORDS[COMP_CWORD-2]}"
+  elif [[ "$cur" == -*=* ]]; then
+    prev="${cur%%=*}"
+    eq="$prev="
+    cur="${cur#*=}"
   fi
   if [ "$COMP_CWORD" -eq 1 ]; then
     COMPREPLY=($(compgen -W %s -- "$cur"))
@@ -214,6 +220,10 @@ _manifester() {
     "") COMPREPLY=($(compgen -W "$flags" -- "$cur")) ;;
     *) COMPREPLY=($(compgen -W "$values" -- "$cur")) ;;
   esac
+  if [ -n "$eq" ]; then
+    [ -z "$values" ] && COMPREPLY=() # no value completes a flag that takes none
+    COMPREPLY=("${COMPREPLY[@]/#/$eq}")
+  fi
 }
 complete -o default -F _manifester manifester
 `)

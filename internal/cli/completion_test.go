@@ -71,7 +71,9 @@ func TestCompletionScripts(t *testing.T) {
 // TestBashCompletion sources the bash script and completes command lines,
 // with a stand-in for the binary that answers the API-name query and
 // shows the --spec it was given. Bash splits --flag=value into three
-// words at the "=" (COMP_WORDBREAKS), as the last lines give them.
+// words at the "=" (COMP_WORDBREAKS), as the lines after the first
+// thirteen give them; zsh, through bashcompinit, gives it as one word, as
+// the last four do.
 func TestBashCompletion(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not installed")
@@ -98,12 +100,18 @@ comp manifester specs --s
 comp manifester show --spec = DIR3 spec
 comp manifester decode --format =
 comp manifester decode --kind = req
+comp manifester decode --format=j
+comp manifester decode --kind=
+comp manifester decode --no-such=x
+comp manifester show --spec=DIR4 --format=t
 `
 	out, err := exec.Command("bash", "-c", sim, "sim", path).CombinedOutput()
 	if err != nil {
 		t.Fatalf("bash: %v: %s", err, out)
 	}
-	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode", "fetch", "--repo", "--spec", "spec=DIR3", "text json", "request"}
+	want := []string{"show", "--format", "text json", "AlterClientQuotas AlterConfigs", "spec=DIR2", "request response", "fish", "decode", "fetch", "--repo", "--spec", "spec=DIR3", "text json", "request",
+		// Zsh's bashcompinit gives --flag=value as one word.
+		"--format=json", "--kind=request --kind=response", "", "--format=text"}
 	got := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(got) != len(want) {
 		t.Fatalf("completions %q, want %q", got, want)
