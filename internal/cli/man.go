@@ -92,7 +92,7 @@ func writeMan(w io.Writer, m []completionCommand) {
 		{"XDG_CACHE_HOME", "where manifester's cache is on Linux (default ~/.cache; ~/Library/Caches on macOS, %LocalAppData% on Windows): specs fetch stores releases in manifester/kafka/VERSION/ there"},
 		{"MANIFESTER_MAVEN_REPO", "the Maven repository specs fetch downloads from when no --repo is given (default Maven Central)"},
 		{"NO_COLOR", "when set to anything, no colour unless --color=always (https://no-color.org)"},
-		{"MANIFESTER_PAGER, PAGER", "the pager for output taller than the terminal (default: less -FRX); cat turns paging off, as --no-pager does"},
+		{"MANIFESTER_PAGER, PAGER", "the pager for output taller than the terminal (default: less -FRX), read as git reads it (a path with spaces, sh -c for shell syntax, double quotes on Windows); cat turns paging off, as --no-pager does"},
 		{"MANIFESTER_CPUPROFILE, MANIFESTER_MEMPROFILE", "for measuring decode --pcap and proxy: write a CPU profile, or an allocation profile when the command ends, to this file (go tool pprof reads them); a proxy's decoding process writes its own to the same name with .decoder added"},
 	} {
 		fmt.Fprintln(w, ".TP")

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 )
 
@@ -25,7 +24,7 @@ func PagerCommand(getenv func(string) string) string {
 			cmd = v
 		}
 	}
-	if f := strings.Fields(cmd); len(f) == 0 || f[0] == "cat" {
+	if f := pagerArgv(cmd, pagerViaShell, isFile); len(f) == 0 || f[0] == "cat" {
 		return ""
 	}
 	return cmd
@@ -99,7 +98,10 @@ func (p *Pager) toPager(b []byte) (int, error) {
 
 // start runs the pager with its standard input from a pipe.
 func (p *Pager) start() bool {
-	f := strings.Fields(p.command)
+	f := pagerArgv(p.command, pagerViaShell, isFile)
+	if len(f) == 0 {
+		return false
+	}
 	cmd := exec.Command(f[0], f[1:]...)
 	cmd.Stdout = p.out
 	cmd.Stderr = os.Stderr

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,62 @@ func TestColorMode(t *testing.T) {
 	}
 	if Width("注文") != 4 || Width("abc") != 3 {
 		t.Errorf("widths %d, %d", Width("注文"), Width("abc"))
+	}
+}
+
+// TestPagerArgv: $PAGER as git reads it: a path with spaces that names a
+// file, shell syntax run by sh, double quotes grouping a Windows path,
+// plain words split at spaces.
+func TestPagerArgv(t *testing.T) {
+	dir := t.TempDir()
+	spaced := filepath.Join(dir, "Program Files", "less.exe")
+	if err := os.MkdirAll(filepath.Dir(spaced), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(spaced, nil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		cmd      string
+		viaShell bool
+		want     []string
+	}{
+		{"less -FRX", true, []string{"less", "-FRX"}},
+		{"less -FRX", false, []string{"less", "-FRX"}},
+		{"  ", true, nil},
+		{spaced, false, []string{spaced}},
+		{spaced, true, []string{spaced}},
+		{`less -R | tee "/tmp/a b"`, true, []string{"sh", "-c", `less -R | tee "/tmp/a b"`}},
+		{`"C:\Program Files\Git\usr\bin\less.exe" -R`, false, []string{`C:\Program Files\Git\usr\bin\less.exe`, "-R"}},
+		{`"C:\Program Files\Git\usr\bin\less.exe" -R`, true, []string{"sh", "-c", `"C:\Program Files\Git\usr\bin\less.exe" -R`}},
+		{`more ""`, false, []string{"more", ""}},
+	} {
+		got := pagerArgv(c.cmd, c.viaShell, isFile)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("pagerArgv(%q, shell %v) = %q, want %q", c.cmd, c.viaShell, got, c.want)
+		}
+	}
+}
+
+// TestPagerWithSpacesAndShell: a pager whose command needs the shell (a
+// pipe inside it) and one whose path has a space in it both page the
+// output.
+func TestPagerWithSpacesAndShell(t *testing.T) {
+	if !pagerViaShell {
+		t.Skip("no sh on this system")
+	}
+	if _, err := exec.LookPath("sed"); err != nil {
+		t.Skip("no sed to stand in for a pager")
+	}
+	tall := "1\n2\n3\n"
+	if got, want := pagerOut(t, 2, "sed s/^/P:/ | sed s/^/Q:/", tall), "Q:P:1\nQ:P:2\nQ:P:3\n"; got != want {
+		t.Errorf("pager through sh: %q, want %q", got, want)
+	}
+	script := filepath.Join(t.TempDir(), "my pager")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nsed s/^/S:/\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := pagerOut(t, 2, script, tall), "S:1\nS:2\nS:3\n"; got != want {
+		t.Errorf("pager path with a space: %q, want %q", got, want)
 	}
 }
