@@ -128,10 +128,17 @@ func runStats(env *Env, args []string) error {
 		}
 		defer done()
 		var admit stats.Admit
+		sec := redact.NewConns(false)
 		if sel.Filters() {
-			admit = logLineAdmit(rel.Codec, sel)
+			admit = logLineAdmit(rel.Codec, sel, sec)
 		}
-		st, err := stats.ReadJSONLinesWith(r, admit, agg.Add)
+		// A proxy log's close events release what is kept of their
+		// connection, as a capture's connection ends do.
+		st, err := stats.ReadJSONLinesClosing(r, admit, agg.Add, func(conn string, n int) {
+			agg.Close(conn)
+			sel.Forget(n)
+			sec.Forget(n)
+		})
 		if err != nil {
 			return failure{fmt.Errorf("%s: %w", pos[0], err)}
 		}
@@ -232,10 +239,10 @@ func readCaptureStats(r io.Reader, opts capture.Options, c *codec.Codec, sel *se
 }
 
 // logLineAdmit is stats --filter on JSON lines: each frame line's hex is
-// decoded (as decode FILE.jsonl does) and put to sel, a response paired
-// with its request on the line's connection.
-func logLineAdmit(c *codec.Codec, sel *selector.Selector) stats.Admit {
-	sec := redact.NewConns(false)
+// decoded (as decode FILE.jsonl does, its SASL secrets redacted by the
+// connection's stream in sec) and put to sel, a response paired with its
+// request on the line's connection.
+func logLineAdmit(c *codec.Codec, sel *selector.Selector, sec *redact.Conns) stats.Admit {
 	index := 0
 	return func(line []byte) (bool, error) {
 		l, err := proxylog.Parse(line)

@@ -77,6 +77,17 @@ func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
 // line once, in order, after the line is read as a frame (Frames counts
 // them all; the admit function counts what it refused).
 func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
+	return ReadJSONLinesClosing(r, admit, add, nil)
+}
+
+// ReadJSONLinesClosing is ReadJSONLinesWith telling closed, when set, of
+// each connection a line says has ended (the proxy log's "close" events):
+// conn is the [Record.Conn] its frames had, and the number the log gave
+// it. With [Aggregator.Close] and a listing aggregator ([NewListing]),
+// memory is then bounded by the connections open at once, as with a
+// capture; without close events (decode --pcap's lines) every
+// connection's row is kept to the end.
+func ReadJSONLinesClosing(r io.Reader, admit Admit, add func(*Record), closed func(conn string, n int)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	// After a byte order mark (Notepad's, PowerShell's): UTF-8, or UTF-16
 	// transcoded as it is read.
@@ -88,7 +99,7 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 			return st, fmt.Errorf("line %d: %w", line, err)
 		}
 		if len(bytes.TrimSpace(b)) > 0 {
-			if perr := readLine(b, admit, add, &st); perr != nil {
+			if perr := readLine(b, admit, add, closed, &st); perr != nil {
 				return st, fmt.Errorf("line %d: %w", line, perr)
 			}
 		}
@@ -101,13 +112,19 @@ func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesSt
 	}
 }
 
-func readLine(b []byte, admit Admit, add func(*Record), st *JSONLinesStats) error {
+func readLine(b []byte, admit Admit, add func(*Record), closed func(string, int), st *JSONLinesStats) error {
 	var f jsonFrame
 	if err := json.Unmarshal(b, &f); err != nil {
 		return fmt.Errorf("not a JSON object: %w", err)
 	}
 	if f.Event != nil && f.Kind == "" {
 		st.Events++
+		if *f.Event == "close" && closed != nil {
+			// The proxy numbers connections from 1; its own events have 0.
+			if n, err := strconv.Atoi(string(f.Conn)); err == nil && n > 0 {
+				closed("conn "+string(f.Conn), n)
+			}
+		}
 		return nil
 	}
 	if f.Size < 0 || f.Size > maxLineSize {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"runtime"
@@ -391,5 +392,51 @@ func TestReadJSONLinesWithoutLineEnds(t *testing.T) {
 	}
 	if n := z.TotalAlloc - a.TotalAlloc; n > 4<<20 {
 		t.Errorf("%d bytes allocated for a line of zeros", n)
+	}
+}
+
+// TestReadJSONLinesCloseReleasesRows: a proxy log's close events end
+// their connections, so that a listing aggregator keeps rows only for the
+// connections open at once and those it lists, summing the others, as
+// with a capture; the figures are those of reading without them.
+func TestReadJSONLinesCloseReleasesRows(t *testing.T) {
+	const n = 1000
+	var b strings.Builder
+	for c := 1; c <= n; c++ {
+		fmt.Fprintf(&b, `{"conn":%d,"event":"open"}`+"\n", c)
+		for range c % 3 {
+			fmt.Fprintf(&b, `{"conn":%d,"kind":"request","api_key":18,"api":"ApiVersions","version":3,"size":20,"src":"c:%d","dst":"b:9092"}`+"\n", c, c)
+		}
+		fmt.Fprintf(&b, `{"conn":%d,"kind":"request","api_key":3,"api":"Metadata","version":12,"size":30,"src":"c:%d","dst":"b:9092"}`+"\n", c, c)
+		fmt.Fprintf(&b, `{"conn":%d,"event":"close"}`+"\n", c)
+	}
+	in := b.String()
+
+	kept := NewListing(5)
+	var closedConns []int
+	st, err := ReadJSONLinesClosing(strings.NewReader(in), nil, kept.Add, func(conn string, c int) {
+		closedConns = append(closedConns, c)
+		kept.Close(conn)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Events != 2*n || len(closedConns) != n || closedConns[n-1] != n {
+		t.Fatalf("read %+v, %d closes", st, len(closedConns))
+	}
+	if len(kept.conns) != 0 || len(kept.done) != 5 {
+		t.Errorf("rows kept: %d open, %d ended; want 0 and the 5 listed", len(kept.conns), len(kept.done))
+	}
+
+	all := NewListing(5)
+	if _, err := ReadJSONLinesWith(strings.NewReader(in), nil, all.Add); err != nil {
+		t.Fatal(err)
+	}
+	if len(all.conns) != n {
+		t.Errorf("without close events, %d rows kept, want %d", len(all.conns), n)
+	}
+	got, want := kept.Summary(), all.Summary()
+	if got.Omitted == nil || got.Omitted.Connections != n-5 || !cmp.Equal(got, want) {
+		t.Errorf("summary with close events:\n%+v\nwithout:\n%+v", got, want)
 	}
 }
