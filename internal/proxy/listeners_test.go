@@ -175,7 +175,7 @@ func TestPortBaseOutOfRange(t *testing.T) {
 
 // TestListenerLimit: with MaxListeners 2, a response advertising five
 // brokers gets two listeners; the other three keep their addresses and
-// each is logged.
+// each is logged once, however many responses name it.
 func TestListenerLimit(t *testing.T) {
 	var brokers []kmsg.MetadataResponseBroker
 	for i := int32(0); i < 5; i++ {
@@ -193,6 +193,10 @@ func TestListenerLimit(t *testing.T) {
 	if proxied != 2 || len(p.Listeners()) != 3 {
 		t.Errorf("%d brokers rewritten, %d listeners; want 2 and 3 (with the first)", proxied, len(p.Listeners()))
 	}
+	c := dial(t, p.Addr())
+	for range 3 {
+		askMetadata(t, c, 1)
+	}
 	p.Close()
 	n := 0
 	for _, e := range ev.of(EventFault) {
@@ -202,6 +206,32 @@ func TestListenerLimit(t *testing.T) {
 	}
 	if n != 3 {
 		t.Errorf("%d listener-limit faults, want 3", n)
+	}
+}
+
+// TestListenerLimitSaidBounded: brokers beyond the listener limit are
+// named each in one fault up to maxOverLimitNamed of them, the last
+// saying that further ones are not: a broker naming ever new addresses
+// cannot grow the proxy's memory or its log without bound.
+func TestListenerLimitSaidBounded(t *testing.T) {
+	up := metadataBroker(t, func() []kmsg.MetadataResponseBroker { return nil })
+	p, ev := start(t, up, func(c *Config) { c.MaxListeners = 1 })
+	for i := range maxOverLimitNamed + 10 {
+		p.overListenerLimit("10.1."+strconv.Itoa(i/256)+"."+strconv.Itoa(i%256)+":9092", int32(i))
+		p.overListenerLimit("10.1.0.0:9092", 0) // said already
+	}
+	p.Close()
+	var said []string
+	for _, e := range ev.of(EventFault) {
+		if strings.Contains(e.Detail, "listener limit 1 reached") {
+			said = append(said, e.Detail)
+		}
+	}
+	if len(said) != maxOverLimitNamed || !strings.Contains(said[len(said)-1], "further ones are left unrewritten without a message each") {
+		t.Fatalf("%d faults, the last %q; want %d, the last saying further ones are not named", len(said), said[max(len(said)-1, 0):], maxOverLimitNamed)
+	}
+	if len(p.overLimit) != maxOverLimitNamed {
+		t.Errorf("%d brokers remembered, want %d", len(p.overLimit), maxOverLimitNamed)
 	}
 }
 

@@ -289,8 +289,12 @@ type Proxy struct {
 	mu        sync.Mutex
 	listeners map[string]*listener // the first and unpinned listeners, by upstream address
 	byNode    map[int32]*listener  // pinned listeners, by node id
-	boot      *listener            // the first listener
-	openMu    sync.Mutex           // serialises opening listeners
+	// overLimit are the brokers already said to be beyond MaxListeners
+	// (at most maxOverLimitNamed of them), so that each is said once,
+	// not on every response that names it.
+	overLimit map[string]struct{}
+	boot      *listener  // the first listener
+	openMu    sync.Mutex // serialises opening listeners
 	closed    bool
 	conns     map[*conn]bool
 	connSeq   int
@@ -597,8 +601,7 @@ func (p *Proxy) listenerFor(node int32, host string, port int32) (string, int32,
 		return "", 0, false
 	}
 	if !(isPinned && named) && p.cfg.MaxListeners > 0 && n >= p.cfg.MaxListeners {
-		p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up,
-			Detail: fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly", p.cfg.MaxListeners, up, node)})
+		p.overListenerLimit(up, node)
 		return "", 0, false
 	}
 	addr := net.JoinHostPort(p.bindHost(), "0")
@@ -838,4 +841,33 @@ func (p *Proxy) Close() error {
 		p.decodeWG.Wait()
 	})
 	return p.sendError()
+}
+
+// maxOverLimitNamed bounds the brokers beyond MaxListeners that are named
+// each in a fault of their own; past it, one fault says that further
+// ones are not.
+const maxOverLimitNamed = 1024
+
+// overListenerLimit says, once per broker, that broker up (node) is left
+// unrewritten because MaxListeners listeners are open.
+func (p *Proxy) overListenerLimit(up string, node int32) {
+	p.mu.Lock()
+	if p.overLimit == nil {
+		p.overLimit = map[string]struct{}{}
+	}
+	_, said := p.overLimit[up]
+	full := len(p.overLimit) >= maxOverLimitNamed
+	if !said && !full {
+		p.overLimit[up] = struct{}{}
+	}
+	last := !said && len(p.overLimit) == maxOverLimitNamed && !full
+	p.mu.Unlock()
+	if said || full {
+		return
+	}
+	detail := fmt.Sprintf("listener limit %d reached: broker %s (node %d) is left unrewritten, clients may connect to it directly (said once per broker)", p.cfg.MaxListeners, up, node)
+	if last {
+		detail += fmt.Sprintf("; this is the %dth such broker, and further ones are left unrewritten without a message each", maxOverLimitNamed)
+	}
+	p.event(&Event{Kind: EventFault, Time: time.Now(), Upstream: up, Detail: detail})
 }
