@@ -29,7 +29,7 @@ func TestWindow(t *testing.T) {
 		{100, 50, []int{0, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 99}},
 		{100, 99, []int{0, 91, 92, 93, 94, 95, 96, 97, 98, 99}},
 		{100, 100, []int{0, 92, 93, 94, 95, 96, 97, 98, 99}}, // the current entry is past the last
-		{100, 9, append(all(18), 99)}, // the window reaches the first entry: no gap
+		{100, 9, append(all(18), 99)},                        // the window reaches the first entry: no gap
 	} {
 		if got := Window(c.n, c.at); !slices.Equal(got, c.want) {
 			t.Errorf("Window(%d, %d) = %v, want %v", c.n, c.at, got, c.want)
