@@ -81,40 +81,36 @@ func craftedRelease(t testing.TB, label string, lo, n, fields int) *release.Rele
 	return &release.Release{Label: label, Codec: codec.New(reg)}
 }
 
-// TestMeasureCrafted logs what the audit's crafted spec (64 versions,
-// 2,000 fields) costs: site bytes, files and peak heap. It runs only with
-// MANIFESTER_MEASURE=1 (it builds hundreds of megabytes).
-func TestMeasureCrafted(t *testing.T) {
-	if os.Getenv("MANIFESTER_MEASURE") == "" {
-		t.Skip("set MANIFESTER_MEASURE=1 to measure")
-	}
-	rel := craftedRelease(t, "1.0", 0, 64, 2000)
-	t.Logf("spec: %d bytes", len(rel.Codec.Reg.APIs[0].Request.Source))
-	for _, compress := range []bool{false, true} {
+// BenchmarkCraftedSite builds, compressed, the site of the audit's
+// crafted spec: one API of 64 versions (the most package schema accepts)
+// and 2,000 fields, every version adding or removing some. It reports the
+// site's bytes and files, the bytes of its diff pages and the peak heap
+// of a build (package hostile's Measure):
+//
+//	go test ./internal/histsite -run '^$' -bench CraftedSite -benchtime 1x
+func BenchmarkCraftedSite(b *testing.B) {
+	rel := craftedRelease(b, "1.0", 0, 64, 2000)
+	for range b.N {
 		var s *site.Site
 		var err error
 		u := hostile.Measure(func() {
-			s, err = site.Build(site.Options{Releases: []*release.Release{rel}, Extensions: []site.Extension{New().Extension()}, NoCompress: !compress})
+			s, err = site.Build(site.Options{Releases: []*release.Release{rel}, Extensions: []site.Extension{New().Extension()}})
 		})
 		if err != nil {
-			t.Fatal(err)
+			b.Fatal(err)
 		}
-		logSite(t, s, u, compress)
-	}
-}
-
-func logSite(t *testing.T, s *site.Site, u hostile.Usage, compress bool) {
-	var diffBytes int64
-	var diffs int
-	for _, p := range s.Paths() {
-		if strings.Contains(p, "/diff/v") {
-			a, _ := s.Lookup(p)
-			diffBytes += int64(len(a.Body))
-			diffs++
+		var diffBytes int64
+		for _, p := range s.Paths() {
+			if strings.Contains(p, "/diff/v") {
+				a, _ := s.Lookup(p)
+				diffBytes += int64(len(a.Body))
+			}
 		}
+		b.ReportMetric(float64(s.Stats.Bytes)/1e6, "site-MB")
+		b.ReportMetric(float64(s.Stats.Files), "files")
+		b.ReportMetric(float64(diffBytes)/1e6, "diff-MB")
+		b.ReportMetric(float64(u.Peak)/1e6, "peak-MB")
 	}
-	t.Logf("compress %v: site %d bytes (gzip %d), %d files; %d diff pages, %d bytes; peak heap %d MB, allocated %d MB",
-		compress, s.Stats.Bytes, s.Stats.GzipBytes, s.Stats.Files, diffs, diffBytes, u.Peak>>20, u.Total>>20)
 }
 
 // buildCrafted builds the site of the given releases without compressing.
