@@ -116,6 +116,9 @@ type data struct {
 	// old are, per API key of the newest release, the versions that only
 	// older releases define, each with the newest release defining it.
 	old map[int16]map[int16]oldVersion
+	// older are the version switcher's "older releases" groups by API
+	// key ([data.olderLinks]), made once: every page of the API shows it.
+	older map[int16][]htmlr.OlderVersion
 	// pickers are the compare forms rendered so far ([data.pickerHTML]).
 	pickMu  sync.Mutex
 	pickers map[pickerKey]template.HTML
@@ -202,6 +205,10 @@ func compute(rels []*release.Release) (*data, error) {
 			}
 		}
 	}
+	d.older = map[int16][]htmlr.OlderVersion{}
+	for key := range d.old {
+		d.older[key] = d.olderLinks(key)
+	}
 	keys := map[int16]bool{}
 	for _, r := range rels {
 		for _, api := range r.Reg.APIs {
@@ -245,7 +252,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 
 	ov, isOld := d.old[api.Key][v]
 	isOld = isOld && ov.rel == rel
-	x.Older = d.olderLinks(api.Key)
+	x.Older = d.older[api.Key]
 	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi}
 	var vd *diff.VersionDiff
 	switch {
