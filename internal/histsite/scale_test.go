@@ -321,3 +321,56 @@ func TestServeForwardPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestAllPairsThreshold: an API of AllPairsMax versions keeps every pair
+// and the from × to table; one more version, and the site holds the
+// adjacent and to-newest pairs. Every API of Kafka's releases is under the
+// threshold, so its pages keep every pair.
+func TestAllPairsThreshold(t *testing.T) {
+	for _, c := range []struct{ n, pairs int }{{AllPairsMax, AllPairsMax * (AllPairsMax - 1) / 2}, {AllPairsMax + 1, 2*(AllPairsMax+1) - 3}} {
+		s, _ := buildCrafted(t, craftedRelease(t, "1.0", 0, c.n, 4))
+		got := 0
+		for _, p := range s.Paths() {
+			if strings.HasPrefix(p, "/apis/Crafted/diff/v") {
+				got++
+			}
+		}
+		if got != c.pairs {
+			t.Errorf("%d versions: %d diff pages, want %d", c.n, got, c.pairs)
+		}
+		table := len(elems(parse(t, s, "/apis/Crafted/diff/"), atom.Table, "pairs")) == 1
+		if table != (c.n <= AllPairsMax) {
+			t.Errorf("%d versions: pair table %v", c.n, table)
+		}
+	}
+	widest, name := 0, ""
+	for _, l := range allReleases {
+		for _, api := range loadRelease(t, l).Codec.Reg.APIs {
+			if n := int(api.Request.Valid.Hi) - int(api.Request.Valid.Lo) + 1; !api.Reserved() && n > widest {
+				widest, name = n, l+" "+api.Name
+			}
+		}
+	}
+	t.Logf("widest real API: %s, %d versions", name, widest)
+	if widest > AllPairsMax || widest > htmlr.ListMax {
+		t.Errorf("%s has %d versions: real APIs lose pairs or switcher entries", name, widest)
+	}
+	var rels []*release.Release
+	for _, l := range allReleases {
+		rels = append(rels, loadRelease(t, l))
+	}
+	d, err := compute(rels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for _, ah := range d.apis {
+		if len(ah.Rows) > rows {
+			rows, name = len(ah.Rows), ah.Name
+		}
+	}
+	t.Logf("longest accepted table: %s, %d versions over %v", name, rows, allReleases)
+	if rows > htmlr.ListMax {
+		t.Errorf("the accepted table of %s has %d rows: real pages lose rows", name, rows)
+	}
+}
