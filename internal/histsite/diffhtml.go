@@ -213,9 +213,20 @@ func acceptedHTML(av *acceptedView) template.HTML {
 	}
 	b.WriteString(") that accept each version of ")
 	esc(av.API)
-	b.WriteString(": the first and the last whose spec lists the version as valid (an unstable latest version, which brokers only accept with unstable API versions enabled, does not count).</p>\n<table class=\"accepted\">\n<thead><tr><th scope=\"col\">version</th><th scope=\"col\">request: first</th><th scope=\"col\">request: last</th><th scope=\"col\">response: first</th><th scope=\"col\">response: last</th><th scope=\"col\">unstable in</th></tr></thead>\n<tbody>\n")
+	b.WriteString(": the first and the last whose spec lists the version as valid (an unstable latest version, which brokers only accept with unstable API versions enabled, does not count).")
+	if av.Total > 0 {
+		b.WriteString(" Of its ")
+		b.WriteString(strconv.Itoa(av.Total))
+		b.WriteString(" versions, the table shows those near v")
+		b.WriteString(strconv.Itoa(int(av.Version)))
+		b.WriteString(", the first and the last; each version’s page shows its own row.")
+	}
+	b.WriteString("</p>\n<table class=\"accepted\">\n<thead><tr><th scope=\"col\">version</th><th scope=\"col\">request: first</th><th scope=\"col\">request: last</th><th scope=\"col\">response: first</th><th scope=\"col\">response: last</th><th scope=\"col\">unstable in</th></tr></thead>\n<tbody>\n")
 	for i := range av.Rows {
 		r := &av.Rows[i]
+		if r.GapBefore {
+			b.WriteString("<tr class=\"gap\"><td colspan=\"6\">…</td></tr>\n")
+		}
 		b.WriteString("<tr")
 		if r.Current {
 			b.WriteString(` class="current"`)
@@ -258,6 +269,9 @@ func acceptedHTML(av *acceptedView) template.HTML {
 // pickerGo is the "picker" template (the compare form), in Go as
 // diffPageHTML is.
 func pickerGo(pv *pickerView) template.HTML {
+	if pv.Inputs {
+		return pickerInputs(pv)
+	}
 	if len(pv.Versions) <= 1 {
 		return ""
 	}
@@ -288,5 +302,38 @@ func pickerGo(pv *pickerView) template.HTML {
 	b.WriteString(`</select> <button type="submit">Compare</button> <a href="`)
 	htmlr.WriteEscapedURL(&b, ip)
 	b.WriteString("\">every pair of versions</a></form>\n")
+	return template.HTML(b.String())
+}
+
+// pickerInputs is the "picker" template's form of two version numbers
+// (pickerView.Inputs).
+func pickerInputs(pv *pickerView) template.HTML {
+	var b strings.Builder
+	ip := DiffIndexPath(pv.API)
+	num := func(n int16) { b.WriteString(strconv.Itoa(int(n))) }
+	input := func(id, name string, value int16) {
+		b.WriteString(`<input id="`)
+		b.WriteString(id)
+		b.WriteString(`" name="`)
+		b.WriteString(name)
+		b.WriteString(`" type="number" min="`)
+		num(pv.Lo)
+		b.WriteString(`" max="`)
+		num(pv.Hi)
+		b.WriteString(`" value="`)
+		num(value)
+		b.WriteString(`" required>`)
+	}
+	b.WriteString(`<form class="diffpick" method="get" action="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString(`" data-base="`)
+	htmlr.WriteEscaped(&b, ip)
+	b.WriteString(`"><label for="diff-from">Compare</label> `)
+	input("diff-from", "from", pv.From)
+	b.WriteString(` <label for="diff-to">with</label> `)
+	input("diff-to", "to", pv.To)
+	b.WriteString(` <button type="submit">Compare</button> <a href="`)
+	htmlr.WriteEscapedURL(&b, ip)
+	b.WriteString("\">the diffs this site holds</a></form>\n")
 	return template.HTML(b.String())
 }

@@ -116,7 +116,7 @@ func TestSectionsHTMLMatchTemplates(t *testing.T) {
 			same("changes "+s, changesHTML(cv), want)
 		}
 		for _, pv := range []*pickerView{{API: s, Versions: []int16{0, 1, 2}, From: 1, To: 2}, {API: u, Versions: []int16{3}, From: 3, To: 3},
-			{API: s}, {API: u, Versions: []int16{4, 5}, From: 9, To: 4}} {
+			{API: s}, {API: u, Versions: []int16{4, 5}, From: 9, To: 4}, {API: s, Inputs: true, Lo: 2, Hi: 40, From: 3, To: 4}} {
 			want, err := execHTML("picker", pv)
 			if err != nil {
 				t.Fatal(err)
@@ -130,6 +130,8 @@ func TestSectionsHTMLMatchTemplates(t *testing.T) {
 				{Version: 1, Current: true, Link: true, ReqFirst: u},
 				{Version: 2, Current: true},
 				{Version: 3, Link: false, Unstable: u}}},
+			{API: s, Version: 40, Labels: []string{u}, Newest: s, Release: u, Total: 64, Rows: []acceptedRow{
+				{Version: 0, Link: true, ReqFirst: s}, {Version: 40, Current: true, Link: true, GapBefore: true}, {Version: 63, GapBefore: true}}},
 			{API: u, Labels: nil},
 		} {
 			want, err := execHTML("accepted", av)
@@ -140,10 +142,16 @@ func TestSectionsHTMLMatchTemplates(t *testing.T) {
 		}
 	}
 
-	for _, labels := range [][]string{{"3.9", "4.3"}, {"4.3"}} {
+	// Real releases, and three releases of an API of 64 versions each (the
+	// compare form of many versions, windows of the accepted table).
+	for _, labels := range [][]string{{"3.9", "4.3"}, {"4.3"}, {"crafted"}} {
 		var rels []*release.Release
-		for _, l := range labels {
-			rels = append(rels, loadRelease(t, l))
+		if labels[0] == "crafted" {
+			rels = disjointReleases(t, 3, 10)
+		} else {
+			for _, l := range labels {
+				rels = append(rels, loadRelease(t, l))
+			}
 		}
 		d, err := compute(rels)
 		if err != nil {
@@ -184,7 +192,11 @@ func TestSectionsHTMLMatchTemplates(t *testing.T) {
 				check(ov.api, v, ov.rel)
 			}
 		}
-		if n < 300 {
+		if want := 300; labels[0] == "crafted" {
+			if n != 3*64 {
+				t.Errorf("crafted: %d pages compared", n)
+			}
+		} else if n < want {
 			t.Errorf("%v: only %d pages compared", labels, n)
 		}
 	}

@@ -8,8 +8,17 @@
 //     "accepted by Kafka" summary item and table (first and last loaded
 //     release accepting each version);
 //   - /apis/<Name>/diff/v<A>..v<B>/ for every pair of versions A < B, and
-//     /apis/<Name>/diff/ listing them all; under `manifester serve`,
-//     [Handler] answers the reversed pairs (A > B) too;
+//     /apis/<Name>/diff/ listing them all, for an API of at most
+//     [AllPairsMax] versions; for one of more, only the pairs of each
+//     version with the previous one and with the newest, and an index
+//     listing them and every version, so that the site grows with the
+//     number of versions, not its square; under `manifester serve`,
+//     [Ext.Handler] answers every other pair, either way round;
+//   - the lists of every version that every page of an API shows are
+//     bounded: a long "accepted by Kafka" table shows a window of its
+//     rows, as the version switcher does (Window in package render/html),
+//     and the compare form of an API of more than [AllPairsMax] versions
+//     takes two version numbers rather than listing every version;
 //   - /releases/: the diff of each pair of consecutive loaded releases, and
 //     of the oldest against the newest;
 //   - pages for APIs that only older releases define (LeaderAndIsr, reserved
@@ -32,6 +41,7 @@ import (
 	"html/template"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 
@@ -106,6 +116,9 @@ type data struct {
 	// old are, per API key of the newest release, the versions that only
 	// older releases define, each with the newest release defining it.
 	old map[int16]map[int16]oldVersion
+	// older are the version switcher's "older releases" groups by API
+	// key ([data.olderLinks]), made once: every page of the API shows it.
+	older map[int16][]htmlr.OlderVersion
 	// pickers are the compare forms rendered so far ([data.pickerHTML]).
 	pickMu  sync.Mutex
 	pickers map[pickerKey]template.HTML
@@ -192,6 +205,10 @@ func compute(rels []*release.Release) (*data, error) {
 			}
 		}
 	}
+	d.older = map[int16][]htmlr.OlderVersion{}
+	for key := range d.old {
+		d.older[key] = d.olderLinks(key)
+	}
 	keys := map[int16]bool{}
 	for _, r := range rels {
 		for _, api := range r.Reg.APIs {
@@ -235,7 +252,7 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 
 	ov, isOld := d.old[api.Key][v]
 	isOld = isOld && ov.rel == rel
-	x.Older = d.olderLinks(api.Key)
+	x.Older = d.older[api.Key]
 	cv := &changesView{API: api.Name, Version: v, Release: rel.Label, Lo: api.Request.Valid.Lo, Hi: api.Request.Valid.Hi}
 	var vd *diff.VersionDiff
 	switch {
@@ -284,8 +301,18 @@ func (d *data) extras(api *schema.API, v int16, rel *release.Release) (htmlr.Ext
 
 	av := &acceptedView{API: api.Name, Version: v, Single: d.single(), Labels: d.h.Labels(), Newest: d.h.Newest().Label,
 		Release: rel.Label, Valid: api.Request.Valid}
-	for _, r := range ah.Rows {
-		av.Rows = append(av.Rows, rowView(r, v, d.hasPage(api.Key, r.Version)))
+	// A window of the rows (htmlr.Window): every page of the API shows
+	// the table.
+	prev := -1
+	for _, i := range htmlr.Window(len(ah.Rows), sort.Search(len(ah.Rows), func(i int) bool { return ah.Rows[i].Version >= v })) {
+		r := ah.Rows[i]
+		rv := rowView(r, v, d.hasPage(api.Key, r.Version))
+		rv.GapBefore = prev >= 0 && i != prev+1
+		prev = i
+		av.Rows = append(av.Rows, rv)
+	}
+	if len(av.Rows) < len(ah.Rows) {
+		av.Total = len(ah.Rows)
 	}
 	body, err = d.render("accepted", av, func() template.HTML { return acceptedHTML(av) })
 	if err != nil {
@@ -401,8 +428,10 @@ func execHTML(name string, v any) (template.HTML, error) {
 }
 
 // Handler answers /apis/<Name>/diff/v<A>..v<B>/ for pairs the site does
-// not hold (A > B, the reverse view), rendering in the site's layout. It
-// is meant for `manifester serve`: register it with
+// not hold (A > B, the reverse view, and for an API of more than
+// [AllPairsMax] versions the pairs A < B that are neither adjacent nor to
+// the newest version), rendering in the site's layout. It is meant for
+// `manifester serve`: register it with
 // server.Handle("GET /apis/{name}/diff/{pair}/", ...).
 func (e *Ext) Handler(s *site.Site) *DiffHandler {
 	return &DiffHandler{ext: e, site: s}

@@ -213,30 +213,96 @@ type pairJob struct {
 	a, b int16
 }
 
-// addDiffs adds /apis/<Name>/diff/ and every pair A < B of every API with
-// pages, rendering in parallel.
+// AllPairsMax is the most versions an API may have for the static site
+// to hold the diff of every pair of them (V·(V-1)/2 pages, with an index
+// of V×V cells). An API with more gets the diff of each version from the
+// previous one and to the newest (2V-3 pages) and an index listing them;
+// `manifester serve` answers every other pair ([DiffHandler]). Kafka's
+// widest range has 18 versions (Fetch v0-v17 in 3.9), so every real API
+// keeps all its pairs.
+const AllPairsMax = 32
+
+// allPairs reports whether the site holds every pair of versions of an
+// API whose pages' release defines valid.
+func allPairs(valid schema.Versions) bool {
+	return int(valid.Hi)-int(valid.Lo)+1 <= AllPairsMax
+}
+
+// builtPair reports whether the static site holds the diff of an API from
+// version a to b (a < b, both in valid).
+func builtPair(valid schema.Versions, a, b int16) bool {
+	return allPairs(valid) || b == a+1 || b == valid.Hi
+}
+
+// builtTo lists, lowest first, the versions b > a the site holds the diff
+// from a to ([builtPair]).
+func builtTo(valid schema.Versions, a int16) []int16 {
+	if a >= valid.Hi {
+		return nil
+	}
+	if !allPairs(valid) {
+		if a+1 == valid.Hi {
+			return []int16{a + 1}
+		}
+		return []int16{a + 1, valid.Hi}
+	}
+	out := make([]int16, 0, valid.Hi-a)
+	for b := a + 1; b <= valid.Hi; b++ {
+		out = append(out, b)
+	}
+	return out
+}
+
+// diffIndex is the view of /apis/<Name>/diff/: the table of every pair,
+// or, for an API of more than [AllPairsMax] versions, the list of the
+// pairs the site holds, with every version.
+func (d *data) diffIndex(pa pageAPI) *diffIndexView {
+	valid := pa.api.Request.Valid
+	iv := &diffIndexView{API: pa.api.Name, Release: pa.rel.Label, Removed: d.removedNote(pa.api.Key),
+		Picker: picker(pa.api, valid.Hi), All: allPairs(valid), Max: AllPairsMax, Hi: valid.Hi, Count: int(valid.Hi) - int(valid.Lo) + 1}
+	if !iv.All {
+		for x := valid.Lo; x <= valid.Hi; x++ {
+			row := pairItem{V: x, Hi: valid.Hi, Prev: x > valid.Lo, ToNewest: x+1 < valid.Hi}
+			if row.Prev {
+				row.From = x - 1
+				iv.Pairs++
+			}
+			if row.ToNewest {
+				iv.Pairs++
+			}
+			iv.List = append(iv.List, row)
+		}
+		return iv
+	}
+	for x := valid.Lo; x <= valid.Hi; x++ {
+		iv.Versions = append(iv.Versions, x)
+	}
+	for x := valid.Lo; x < valid.Hi; x++ {
+		row := pairRow{From: x}
+		for y := valid.Lo; y <= valid.Hi; y++ {
+			row.Cells = append(row.Cells, pairCell{From: x, To: y, Link: y > x})
+			if y > x {
+				iv.Pairs++
+			}
+		}
+		iv.Rows = append(iv.Rows, row)
+	}
+	return iv
+}
+
+// addDiffs adds /apis/<Name>/diff/ and the pairs A < B the site holds
+// ([builtPair]) of every API with pages, rendering in parallel.
 func (d *data) addDiffs(b *site.Builder) error {
 	var jobs []pairJob
 	for _, pa := range d.pageAPIs() {
 		valid := pa.api.Request.Valid
-		iv := &diffIndexView{API: pa.api.Name, Release: pa.rel.Label, Removed: d.removedNote(pa.api.Key),
-			Picker: picker(pa.api, valid.Hi)}
 		differ := diff.NewDiffer(pa.rel.Codec, pa.api)
-		for x := valid.Lo; x <= valid.Hi; x++ {
-			iv.Versions = append(iv.Versions, x)
-		}
 		for x := valid.Lo; x < valid.Hi; x++ {
-			row := pairRow{From: x}
-			for y := valid.Lo; y <= valid.Hi; y++ {
-				row.Cells = append(row.Cells, pairCell{From: x, To: y, Link: y > x})
-				if y > x {
-					jobs = append(jobs, pairJob{pa, differ, x, y})
-					iv.Pairs++
-				}
+			for _, y := range builtTo(valid, x) {
+				jobs = append(jobs, pairJob{pa, differ, x, y})
 			}
-			iv.Rows = append(iv.Rows, row)
 		}
-		body, err := execHTML("diffindex", iv)
+		body, err := execHTML("diffindex", d.diffIndex(pa))
 		if err != nil {
 			return err
 		}
@@ -356,38 +422,24 @@ type DiffHandler struct {
 
 var pairPattern = regexp.MustCompile(`^v(\d{1,5})\.\.v(\d{1,5})$`)
 
-// ServeHTTP renders /apis/<Name>/diff/v<A>..v<B>/; an
-// unknown API, a malformed pair or a version the API lacks gets the 404
-// page.
+// ServeHTTP renders /apis/<Name>/diff/v<A>..v<B>/ for any two different
+// versions of an API with pages, in either direction; an unknown API, a
+// malformed pair or a version the API lacks gets the 404 page. The
+// server asks it for the pairs its site lacks: the reversed ones, and,
+// for an API of more than [ManyVersions] versions, the forward pairs
+// that are neither adjacent nor to the newest version.
 func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d, err := h.ext.get(h.site.Releases)
 	if err != nil {
 		http.Error(w, "history: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	// The path is parsed here rather than with r.PathValue: the server
-	// calls the handler it looked up in its mux directly, which leaves the
-	// path values unset.
-	parts := strings.Split(strings.TrimPrefix(r.URL.Path, "/apis/"), "/")
-	if len(parts) != 4 || parts[1] != "diff" || parts[3] != "" {
+	pa, a, bv, ok := d.pairOf(r.URL.Path)
+	if !ok {
 		h.notFound(w, r)
 		return
 	}
-	pa, ok := d.lookup(parts[0])
-	m := pairPattern.FindStringSubmatch(parts[2])
-	if !ok || m == nil {
-		h.notFound(w, r)
-		return
-	}
-	a, errA := strconv.Atoi(m[1])
-	bv, errB := strconv.Atoi(m[2])
-	valid := pa.api.Request.Valid
-	if errA != nil || errB != nil || a == bv || a > int(schema.MaxVersion) || bv > int(schema.MaxVersion) ||
-		!valid.Contains(int16(a)) || !valid.Contains(int16(bv)) {
-		h.notFound(w, r)
-		return
-	}
-	title, body, err := diffPage(d, diff.NewDiffer(pa.rel.Codec, pa.api), pa.rel, pa.api, int16(a), int16(bv))
+	title, body, err := diffPage(d, diff.NewDiffer(pa.rel.Codec, pa.api), pa.rel, pa.api, a, bv)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -404,6 +456,42 @@ func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
 	}
+}
+
+// Serves reports whether the handler answers a URL path (a site path,
+// without the base path) with a diff page rather than the 404 page.
+func (h *DiffHandler) Serves(urlPath string) bool {
+	d, err := h.ext.get(h.site.Releases)
+	if err != nil {
+		return false
+	}
+	_, _, _, ok := d.pairOf(urlPath)
+	return ok
+}
+
+// pairOf parses /apis/<Name>/diff/v<A>..v<B>/: an API with pages and two
+// different versions it defines.
+func (d *data) pairOf(urlPath string) (pa pageAPI, a, b int16, ok bool) {
+	// The path is parsed here rather than with r.PathValue: the server
+	// calls the handler it looked up in its mux directly, which leaves the
+	// path values unset.
+	parts := strings.Split(strings.TrimPrefix(urlPath, "/apis/"), "/")
+	if len(parts) != 4 || parts[1] != "diff" || parts[3] != "" {
+		return pa, 0, 0, false
+	}
+	pa, found := d.lookup(parts[0])
+	m := pairPattern.FindStringSubmatch(parts[2])
+	if !found || m == nil {
+		return pa, 0, 0, false
+	}
+	x, errA := strconv.Atoi(m[1])
+	y, errB := strconv.Atoi(m[2])
+	valid := pa.api.Request.Valid
+	if errA != nil || errB != nil || x == y || x > int(schema.MaxVersion) || y > int(schema.MaxVersion) ||
+		!valid.Contains(int16(x)) || !valid.Contains(int16(y)) {
+		return pa, 0, 0, false
+	}
+	return pa, int16(x), int16(y), true
 }
 
 func (h *DiffHandler) notFound(w http.ResponseWriter, r *http.Request) {

@@ -134,15 +134,28 @@ func fieldOf(class, mark string, f diff.FieldInfo, depth int) fieldView {
 
 // pickerView is the form that opens the diff of any two versions.
 type pickerView struct {
-	API      string
+	API string
+	// Versions are the versions the form's lists offer; nil with Inputs.
 	Versions []int16
+	// Inputs makes the form take two version numbers from Lo to Hi
+	// rather than list every version twice, for an API of more than
+	// [AllPairsMax] versions: every page of the API shows the form.
+	Inputs   bool
+	Lo, Hi   int16
 	From, To int16
 }
 
 // picker offers every valid version of api, preselecting v-1 -> v.
 func picker(api *schema.API, v int16) *pickerView {
-	pv := &pickerView{API: api.Name, From: max(v-1, api.Request.Valid.Lo), To: v}
-	for x := api.Request.Valid.Lo; x <= api.Request.Valid.Hi; x++ {
+	valid := api.Request.Valid
+	pv := &pickerView{API: api.Name, From: max(v-1, valid.Lo), To: v, Lo: valid.Lo, Hi: valid.Hi, Inputs: !allPairs(valid)}
+	if pv.Inputs {
+		if pv.From == pv.To {
+			pv.To = pv.From + 1
+		}
+		return pv
+	}
+	for x := valid.Lo; x <= valid.Hi; x++ {
 		pv.Versions = append(pv.Versions, x)
 		if x == schema.MaxVersion {
 			break
@@ -164,6 +177,9 @@ type acceptedView struct {
 	Release string // the release the page is built from
 	Valid   schema.Versions
 	Rows    []acceptedRow
+	// Total, when set, is the number of versions of which Rows shows a
+	// window: those near Version, the first and the last.
+	Total int
 }
 
 type acceptedRow struct {
@@ -176,6 +192,7 @@ type acceptedRow struct {
 	RespLast  string
 	Unstable  string
 	Gone      bool // no longer accepted by the newest release
+	GapBefore bool // versions before this row are left out
 }
 
 func rowView(r history.VersionRow, v int16, link bool) acceptedRow {
@@ -214,13 +231,27 @@ type diffPageView struct {
 
 // diffIndexView is /apis/<Name>/diff/.
 type diffIndexView struct {
-	API      string
-	Release  string
-	Removed  string
-	Versions []int16
-	Rows     []pairRow
-	Picker   *pickerView
-	Pairs    int
+	API     string
+	Release string
+	Removed string
+	Picker  *pickerView
+	Pairs   int // the pairs the site holds
+	// All reports that the site holds every pair (Count <= Max): the
+	// index is the table of Versions × Versions in Rows. Otherwise it is
+	// List, one item per version.
+	All        bool
+	Count, Max int
+	Hi         int16 // the newest version
+	Versions   []int16
+	Rows       []pairRow
+	List       []pairItem
+}
+
+// pairItem is one version in the list of an index of many versions: its
+// page, its diff from the previous version and its diff to the newest.
+type pairItem struct {
+	V, From, Hi    int16 // From is V-1
+	Prev, ToNewest bool
 }
 
 type pairRow struct {

@@ -347,6 +347,9 @@ func Build(opts Options) (*Site, error) {
 			return nil, fmt.Errorf("site: %w", err)
 		}
 	}
+	if err := checkVersions(opts.Releases); err != nil {
+		return nil, err
+	}
 	base := ""
 	if opts.BasePath != "" {
 		base = CleanBase(opts.BasePath)

@@ -76,6 +76,10 @@ func appendInt[T int | int16 | int32](b []byte, n T) []byte {
 	return strconv.AppendInt(b, int64(n), 10)
 }
 
+// gapItem stands in the version switcher for the versions a [Window]
+// leaves out.
+const gapItem = `<li class="gap" title="versions left out">…</li>`
+
 // appendAPI appends the "api" template of l, whose Main is v.
 func appendAPI(b []byte, l *layout, v *apiView) []byte {
 	b = appendHead(b, l)
@@ -97,6 +101,9 @@ func appendAPI(b []byte, l *layout, v *apiView) []byte {
 	b = append(b, `"><span class="label">Versions</span> <ul>`...)
 	for i := range v.Versions {
 		x := &v.Versions[i]
+		if x.GapBefore {
+			b = append(b, gapItem...)
+		}
 		if x.Flexible {
 			b = append(b, `<li class="flex`...)
 		} else {
@@ -136,6 +143,9 @@ func appendAPI(b []byte, l *layout, v *apiView) []byte {
 		b = append(b, ` <span class="label older">older releases</span> <ul class="older">`...)
 		for i := range v.Older {
 			x := &v.Older[i]
+			if x.GapBefore {
+				b = append(b, gapItem...)
+			}
 			b = append(b, `<li class="older"><a href="`...)
 			b = appendURL(b, x.Href)
 			b = append(b, `"`...)

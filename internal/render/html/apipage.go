@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/manifester/manifester/internal/page"
@@ -33,6 +34,10 @@ type versionLink struct {
 	FirstFlexible bool
 	Unstable      bool
 	Title         string // tooltip of an older-release version
+	// GapBefore marks a version the switcher shows after a gap: the
+	// versions between it and the previous one shown are left out
+	// ([Window]).
+	GapBefore bool
 }
 
 type apiView struct {
@@ -182,18 +187,31 @@ func (r *Renderer) apiView(in *PageInput) (*apiView, error) {
 		older := map[int16]bool{}
 		for _, o := range in.Extras.Older {
 			older[o.V] = true
-			v.Older = append(v.Older, versionLink{V: o.V, Href: clean(o.Href), Current: o.V == p.Version, Title: clean(o.Title)})
+		}
+		ovs := in.Extras.Older
+		prev := -1
+		for _, i := range Window(len(ovs), sort.Search(len(ovs), func(i int) bool { return ovs[i].V >= p.Version })) {
+			o := ovs[i]
+			v.Older = append(v.Older, versionLink{V: o.V, Href: clean(o.Href), Current: o.V == p.Version, Title: clean(o.Title),
+				GapBefore: prev >= 0 && i != prev+1})
+			prev = i
 		}
 		if in.Extras.Switcher != nil {
 			req = in.Extras.Switcher
 		}
-		flexSeen := false
+		var vs []int16
 		for _, x := range versionsOf(req) {
-			if older[x] {
-				continue
+			if !older[x] {
+				vs = append(vs, x)
 			}
+		}
+		flexSeen := false
+		prev = -1
+		for _, i := range Window(len(vs), sort.Search(len(vs), func(i int) bool { return vs[i] >= p.Version })) {
+			x := vs[i]
 			l := versionLink{V: x, Href: APIPath(p.API, int(x)), Current: x == p.Version, Flexible: req.IsFlexible(x),
-				Unstable: req.LatestVersionUnstable && x == req.Valid.Hi}
+				Unstable: req.LatestVersionUnstable && x == req.Valid.Hi, GapBefore: prev >= 0 && i != prev+1}
+			prev = i
 			if l.Flexible && !flexSeen {
 				flexSeen = true
 				l.FirstFlexible = x != req.Valid.Lo

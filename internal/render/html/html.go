@@ -224,6 +224,47 @@ func ascii(b []byte) string {
 	return string(out)
 }
 
+// ListMax is the most entries a per-version list on a page (a group of
+// the version switcher, histsite's "accepted by Kafka" table) shows in
+// full; a longer list shows a window of it ([Window]). Every version has
+// a page, so lists of every version would make the pages of an API with
+// V versions hold V² entries in all; with the window they hold at most
+// V·(2·[WindowSpan]+3). Kafka's longest list has 19 versions (Fetch v0-v18
+// over 3.9 to trunk), so no real page is cut.
+const ListMax = 32
+
+// WindowSpan is how many entries on each side of the current one a
+// [Window] keeps.
+const WindowSpan = 8
+
+// Window returns the indices, ascending, of the entries of a list of n a
+// page shows: every one when n <= [ListMax]; otherwise the first, the
+// last and those within [WindowSpan] of at, the index of the current
+// entry (or of the first entry after it when the list lacks it, n when
+// none is). Where two kept indices are not consecutive, the page shows a
+// gap.
+func Window(n, at int) []int {
+	if n <= ListMax {
+		out := make([]int, n)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	lo, hi := max(at-WindowSpan, 0), min(at+WindowSpan, n-1)
+	out := make([]int, 0, hi-lo+3)
+	if lo > 0 {
+		out = append(out, 0)
+	}
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
+	}
+	if hi < n-1 {
+		out = append(out, n-1)
+	}
+	return out
+}
+
 // versionsOf lists v's of a message's valid range, for the switcher.
 func versionsOf(m *schema.Message) []int16 {
 	if m.Reserved() {
