@@ -1,9 +1,14 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/manifester/manifester/internal/histsite"
 )
 
 // TestServeAPIRedirectsBelowDiff: serve answers a key or another letter
@@ -45,5 +50,57 @@ func TestServeAPIRedirectsBelowDiff(t *testing.T) {
 		if code, _ := get(p); code != http.StatusOK {
 			t.Errorf("GET %s: %d, want 200", p, code)
 		}
+	}
+}
+
+// TestServeRedirectsUnbuiltForwardPair: for an API of more than
+// histsite.AllPairsMax versions the site holds only adjacent pairs and
+// those to the newest; serve answers the others, and a key or another
+// letter case for the API is redirected to them as to the built ones.
+func TestServeRedirectsUnbuiltForwardPair(t *testing.T) {
+	dir := t.TempDir()
+	const last = histsite.AllPairsMax + 7
+	files := map[string]string{
+		"RequestHeader.json": `{"type": "header", "name": "RequestHeader", "validVersions": "1-2", "flexibleVersions": "2+",
+  "fields": [{"name": "RequestApiKey", "type": "int16", "versions": "0+"}, {"name": "RequestApiVersion", "type": "int16", "versions": "0+"},
+    {"name": "CorrelationId", "type": "int32", "versions": "0+"},
+    {"name": "ClientId", "type": "string", "versions": "1+", "nullableVersions": "1+", "flexibleVersions": "none"}]}`,
+		"ResponseHeader.json": `{"type": "header", "name": "ResponseHeader", "validVersions": "0-1", "flexibleVersions": "1+",
+  "fields": [{"name": "CorrelationId", "type": "int32", "versions": "0+"}]}`,
+		"WideRequest.json": fmt.Sprintf(`{"apiKey": 1000, "type": "request", "name": "WideRequest", "validVersions": "0-%d", "flexibleVersions": "none",
+  "fields": [{"name": "Count", "type": "int32", "versions": "0+"}, {"name": "Later", "type": "int64", "versions": "20+"}]}`, last),
+		"WideResponse.json": fmt.Sprintf(`{"apiKey": 1000, "type": "response", "name": "WideResponse", "validVersions": "0-%d", "flexibleVersions": "none",
+  "fields": [{"name": "ErrorCode", "type": "int16", "versions": "0+"}]}`, last),
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := serveWith(t, "--spec", dir)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(p string) (int, string) {
+		resp, err := c.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Location")
+	}
+	for from, to := range map[string]string{
+		"/apis/wide/diff/v3..v30/": "/apis/Wide/diff/v3..v30/", // neither built nor reversed
+		"/apis/1000/diff/v30..v3/": "/apis/Wide/diff/v30..v3/",
+		"/apis/WIDE/diff/v3..v4/":  "/apis/Wide/diff/v3..v4/", // built
+	} {
+		if code, loc := get(from); code != http.StatusMovedPermanently || loc != to {
+			t.Errorf("GET %s: %d to %q, want 301 to %s", from, code, loc, to)
+		}
+		if code, _ := get(to); code != http.StatusOK {
+			t.Errorf("GET %s: %d, want 200", to, code)
+		}
+	}
+	if code, _ := get(fmt.Sprintf("/apis/wide/diff/v3..v%d/", last+1)); code != http.StatusNotFound {
+		t.Errorf("a version the API lacks: %d, want 404", code)
 	}
 }

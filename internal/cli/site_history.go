@@ -2,12 +2,10 @@ package cli
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/manifester/manifester/internal/histsite"
 	"github.com/manifester/manifester/internal/refsite"
 	"github.com/manifester/manifester/internal/server"
-	"github.com/manifester/manifester/internal/site"
 )
 
 // siteHistory puts the version and release history on the site that build
@@ -16,10 +14,12 @@ import (
 // /vectors/<release>.jsonl.
 var siteHistory = histsite.New()
 
-// serveHistory answers the diffs the static site does not hold: it holds
-// every pair A < B; serve answers B > A. A key or another letter case for
-// the API is redirected as serveReference redirects it elsewhere below
-// /apis/ (this pattern is more specific than its).
+// serveHistory answers the diffs the static site does not hold: the
+// reversed pairs (B > A), and, for an API of more than
+// histsite.AllPairsMax versions, the forward pairs that are neither
+// adjacent nor to the newest. A key or another letter case for the API is
+// redirected as serveReference redirects it elsewhere below /apis/ (this
+// pattern is more specific than its).
 func serveHistory(srv *server.Server, _ *Env) error {
 	s := srv.Site()
 	reg := s.Newest().Codec.Reg
@@ -30,29 +30,11 @@ func serveHistory(srv *server.Server, _ *Env) error {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if !diffServed(s, target) {
+		if _, held := s.Lookup(target); !held && !h.Serves(target) {
 			srv.NotFound(w, r)
 			return
 		}
 		redirect(w, r, target)
 	}))
 	return nil
-}
-
-// diffServed reports whether serve answers a diff page: the site holds it,
-// or it is the reverse of a pair the site holds.
-func diffServed(s *site.Site, p string) bool {
-	if _, ok := s.Lookup(p); ok {
-		return true
-	}
-	dir, pair, ok := strings.Cut(strings.TrimSuffix(p, "/"), "/diff/")
-	if !ok {
-		return false
-	}
-	from, to, ok := strings.Cut(pair, "..")
-	if !ok {
-		return false
-	}
-	_, ok = s.Lookup(dir + "/diff/" + to + ".." + from + "/")
-	return ok
 }

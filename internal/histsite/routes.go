@@ -426,7 +426,7 @@ var pairPattern = regexp.MustCompile(`^v(\d{1,5})\.\.v(\d{1,5})$`)
 // versions of an API with pages, in either direction; an unknown API, a
 // malformed pair or a version the API lacks gets the 404 page. The
 // server asks it for the pairs its site lacks: the reversed ones, and,
-// for an API of more than [ManyVersions] versions, the forward pairs
+// for an API of more than [AllPairsMax] versions, the forward pairs
 // that are neither adjacent nor to the newest version.
 func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	d, err := h.ext.get(h.site.Releases)
