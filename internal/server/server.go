@@ -7,10 +7,11 @@
 //
 // GET and HEAD of a site path answer 200 with the stored bytes, gzipped
 // when the client accepts gzip (Vary: Accept-Encoding), or 304 when
-// If-None-Match names the representation's ETag. A path without its
-// trailing slash ("/apis/Fetch") is redirected to the slash form. Unknown
-// paths get the site's 404 page with status 404; other methods on site
-// paths get 405.
+// If-None-Match names the representation's ETag; every file, those under
+// /static/ too, is sent with Cache-Control: no-cache, so that browsers
+// revalidate it. A path without its trailing slash ("/apis/Fetch") is
+// redirected to the slash form. Unknown paths get the site's 404 page
+// with status 404; other methods on site paths get 405.
 //
 // Every answer carries a Content-Security-Policy of default-src 'self' and
 // the usual hardening headers (see [SecurityHeaders]).
@@ -192,7 +193,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h["Vary"] = hVary
-	h["Cache-Control"] = a.HCacheControl
+	// Every file, /static/ ones too, keeps its URL from build to build:
+	// browsers revalidate each time (304 while the ETag still names the
+	// bytes) rather than keep an old build's stylesheet or script.
+	h["Cache-Control"] = hNoCache
 	h["Content-Type"] = a.HContentType
 	body, tag, length := a.Body, a.HETag, a.HLength
 	if a.Gzip != nil && acceptsGzip(r.Header.Values("Accept-Encoding")) {
