@@ -11,7 +11,8 @@
 // /static/ too, is sent with Cache-Control: no-cache, so that browsers
 // revalidate it. A path without its trailing slash ("/apis/Fetch") is
 // redirected to the slash form. Unknown paths get the site's 404 page
-// with status 404; other methods on site paths get 405.
+// with status 404; other methods on site paths, and on paths a dynamic
+// handler answers for GET, get 405.
 //
 // Every answer carries a Content-Security-Policy of default-src 'self' and
 // the usual hardening headers (see [SecurityHeaders]).
@@ -171,6 +172,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !ok && !get && s.ndyn > 0 && s.dynGET(r) {
+		// A page a dynamic handler answers for GET (the reverse diff
+		// pages) takes other methods as the site's own pages do.
+		h["Allow"] = s.allow(r)
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	if !ok {
 		if get {
 			if !strings.HasSuffix(r.URL.Path, "/") {
@@ -215,6 +223,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+}
+
+// dynGET reports whether a dynamic handler answers GET at r's path.
+func (s *Server) dynGET(r *http.Request) bool {
+	_, pattern := s.dyn.Handler(withMethod(r, http.MethodGet))
+	return pattern != ""
 }
 
 // dynMethods are the methods besides GET and HEAD that a dynamic handler
