@@ -37,7 +37,7 @@ const (
 	// that reads slowly holds no slot, and this keeps slow readers from
 	// holding memory without bound instead. A large answer that would
 	// pass it is answered 503 with Retry-After. Smaller answers are not
-	// counted: each connection may hold as much for its request body.
+	// counted: the connection limit (MaxConns) bounds them.
 	MaxPendingAnswers = 4 * MaxAnswer
 	// MaxBodiesInFlight bounds the bytes of request bodies the decode
 	// handlers are reading or working on at once (32 bodies of the

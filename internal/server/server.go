@@ -16,12 +16,17 @@
 //
 // Every answer carries a Content-Security-Policy of default-src 'self' and
 // the usual hardening headers (see [SecurityHeaders]).
+//
+// [Server.Serve] keeps at most [Limits].MaxConns connections open (default
+// [MaxConns]); one more waits until one closes, counted in
+// [Server.ConnStats] and logged to [Server].Log.
 package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -79,6 +84,10 @@ type Limits struct {
 	// ShutdownTimeout is how long [Server.Serve] lets requests in
 	// flight finish once its context is done.
 	ShutdownTimeout time.Duration
+	// MaxConns caps the connections [Server.Serve] keeps open at once
+	// (zero: the MaxConns constant). A connection beyond it waits until
+	// one closes; see [Server.ConnStats].
+	MaxConns int
 }
 
 // Server serves a site.
@@ -86,10 +95,14 @@ type Server struct {
 	// Limits override the package's timeouts and header size limit for
 	// [Server.Serve]; set them before serving.
 	Limits Limits
+	// Log, when set, is told when the connection limit is reached (for
+	// the 1st, 2nd, 4th, 8th... connection that waits for it).
+	Log io.Writer
 
-	site *site.Site
-	dyn  *http.ServeMux
-	ndyn int
+	site  *site.Site
+	dyn   *http.ServeMux
+	ndyn  int
+	conns connCounts
 }
 
 // New returns a server of s.
@@ -344,12 +357,18 @@ func HTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// Serve serves on ln, with the timeouts of s.Limits, until ctx is done,
-// then shuts down gracefully: it stops accepting, lets requests in flight
-// finish (for at most ShutdownTimeout) and returns nil. Requests still
-// running then have their connections closed, and the error says so.
+// Serve serves on ln, with the timeouts of s.Limits and at most
+// s.Limits.MaxConns connections open, until ctx is done, then shuts down
+// gracefully: it stops accepting, lets requests in flight finish (for at
+// most ShutdownTimeout) and returns nil. Requests still running then have
+// their connections closed, and the error says so.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer()
+	maxConns := MaxConns
+	if s.Limits.MaxConns > 0 {
+		maxConns = s.Limits.MaxConns
+	}
+	ln = newLimitListener(ln, maxConns, &s.conns, s.Log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
