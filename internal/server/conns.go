@@ -85,7 +85,7 @@ func (l *limitListener) logWait(from net.Addr, n int64) {
 	if l.log == nil || bits.OnesCount64(uint64(n)) != 1 {
 		return
 	}
-	fmt.Fprintf(l.log, "connection limit %d reached: a connection from %s waits until one closes (%d have waited)\n", cap(l.slots), from, n)
+	fmt.Fprintf(l.log, "connection limit %d reached: a connection from %s waits until one closes (%d so far)\n", cap(l.slots), from, n)
 }
 
 func (l *limitListener) admit(c net.Conn) net.Conn {
