@@ -69,7 +69,7 @@ type accepted struct {
 // closing the listener lets a held connection go.
 func TestLimitListener(t *testing.T) {
 	var counts connCounts
-	var log bytes.Buffer
+	var log syncBuffer
 	inner := newChanListener()
 	l := newLimitListener(inner, 2, &counts, &log)
 	for range 3 {
