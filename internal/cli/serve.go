@@ -16,7 +16,7 @@ import (
 func init() {
 	register(&command{
 		name:    "serve",
-		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]",
+		usage:   "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/] [--max-conns N]",
 		summary: "serve the site from memory (every API at every version)",
 		run:     runServe,
 	})
@@ -36,18 +36,22 @@ func serveContext(env *Env) (context.Context, context.CancelFunc) {
 var serveHooks = []func(*server.Server, *Env) error{serveHistory, serveReference}
 
 func runServe(env *Env, args []string) error {
-	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/]")
+	fs := newFlags(env, "serve", "[--spec P] [--records DIR] [--addr 127.0.0.1:8080] [--base-path /PREFIX/] [--max-conns N]")
 	var specs specFlags
 	fs.Var(&specs, "spec", "spec location `[LABEL=]PATH` (repeatable; the newest drives the pages; default $MANIFESTER_SPEC)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	recs := addRecordsFlag(fs)
 	base := fs.String("base-path", "/", basePathUsage)
+	maxConns := fs.Int("max-conns", server.MaxConns, "most connections open at once; more wait until one closes, and are logged")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 0 {
 		return usagef("serve takes no arguments")
+	}
+	if *maxConns < 1 {
+		return usagef("--max-conns %d: want at least 1", *maxConns)
 	}
 	if err := checkListenFree("--addr", *addr); err != nil {
 		return err
@@ -66,6 +70,8 @@ func runServe(env *Env, args []string) error {
 	s.Newest().Codec.Decompress = compress.Decompressor()
 	s.Newest().Codec.DecompressLimit = compress.LimitDecompressor() // within each request's budget
 	srv := server.New(s)
+	srv.Limits.MaxConns = *maxConns
+	srv.Log = env.Stderr
 	server.RegisterDecode(srv, s)
 	for _, h := range serveHooks {
 		if err := h(srv, env); err != nil {
@@ -77,7 +83,11 @@ func runServe(env *Env, args []string) error {
 	st := s.Stats
 	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr())+strings.TrimPrefix(s.Base, "/"))
 	fmt.Fprintln(env.Stderr, "press Ctrl-C to stop")
-	if err := srv.Serve(ctx, ln); err != nil {
+	err = srv.Serve(ctx, ln)
+	if n := srv.ConnStats().Waited; n > 0 {
+		fmt.Fprintf(env.Stderr, "%d connections waited for the connection limit (--max-conns %d)\n", n, *maxConns)
+	}
+	if err != nil {
 		return failure{err}
 	}
 	fmt.Fprintln(env.Stderr, "stopped")

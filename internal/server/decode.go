@@ -64,11 +64,15 @@ type Decoder struct {
 	// MaxPending bounds the bytes of large answers waiting for their
 	// clients at once (zero: MaxPendingAnswers).
 	MaxPending int
+	// MaxBodies bounds the bytes of request bodies being read or worked
+	// on at once (zero: MaxBodiesInFlight).
+	MaxBodies int
 
 	once    sync.Once
 	slots   chan struct{}
 	queued  atomic.Int64
 	pending atomic.Int64
+	bodies  byteBudget
 }
 
 func (d *Decoder) limits() budget.Limits {
@@ -284,22 +288,34 @@ func Result(f *report.Frame) htmlr.DecodeResult {
 	return res
 }
 
-// readBody reads at most MaxDecodeBody bytes of the request body. A body
-// that announces more is refused before reading.
-func readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, error) {
+// readBody reads at most MaxDecodeBody bytes of the request body, with
+// room for them taken first in the budget of bodies (see MaxBodies). A
+// body that announces more than MaxDecodeBody is refused (413), and one
+// that finds no room (503, errBodies), before any of it is read. done
+// gives the room back: call it once the handler is done with the bytes
+// and what it decoded from them (when there is an error, the room is
+// given back already and done does nothing).
+func (d *Decoder) readBody(w http.ResponseWriter, r *http.Request) (b []byte, done func(), status int, err error) {
 	if r.ContentLength > MaxDecodeBody {
-		return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %d bytes is larger than %d", r.ContentLength, MaxDecodeBody)
+		return nil, noop, http.StatusRequestEntityTooLarge, fmt.Errorf("request body of %d bytes is larger than %d", r.ContentLength, MaxDecodeBody)
 	}
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxDecodeBody))
+	done, ok := d.takeBody(r)
+	if !ok {
+		return nil, noop, http.StatusServiceUnavailable, errBodies
+	}
+	b, err = io.ReadAll(http.MaxBytesReader(w, r.Body, MaxDecodeBody))
 	if err != nil {
+		done()
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			return nil, http.StatusRequestEntityTooLarge, fmt.Errorf("request body is larger than %d bytes", MaxDecodeBody)
+			return nil, noop, http.StatusRequestEntityTooLarge, fmt.Errorf("request body is larger than %d bytes", MaxDecodeBody)
 		}
-		return nil, http.StatusBadRequest, fmt.Errorf("reading the request: %w", err)
+		return nil, noop, http.StatusBadRequest, fmt.Errorf("reading the request: %w", err)
 	}
-	return b, 0, nil
+	return b, done, 0, nil
 }
+
+func noop() {}
 
 var hJSON = []string{"application/json"}
 
@@ -324,28 +340,35 @@ func isJSON(r *http.Request) bool {
 	return err == nil && mt == "application/json"
 }
 
-// decodeJSON reads a JSON API request into v, answering the error itself.
-func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+// decodeJSON reads a JSON API request into v, answering the error
+// itself. done gives back the room of the body (see readBody).
+func (d *Decoder) decodeJSON(w http.ResponseWriter, r *http.Request, v any) (done func(), ok bool) {
 	if !isJSON(r) {
 		writeJSON(w, http.StatusUnsupportedMediaType, Answer{Error: "send application/json"})
-		return false
+		return nil, false
 	}
-	b, status, err := readBody(w, r)
-	if err != nil {
+	b, done, status, err := d.readBody(w, r)
+	switch {
+	case errors.Is(err, errBodies):
+		busy(w, err)
+		return nil, false
+	case err != nil:
 		writeJSON(w, status, Answer{Error: err.Error()})
-		return false
+		return nil, false
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		done()
 		writeJSON(w, http.StatusBadRequest, Answer{Error: "bad JSON request: " + err.Error()})
-		return false
+		return nil, false
 	}
 	if _, err := dec.Token(); err != io.EOF {
+		done()
 		writeJSON(w, http.StatusBadRequest, Answer{Error: fmt.Sprintf("bad JSON request: more after the request object, at byte %d", dec.InputOffset())})
-		return false
+		return nil, false
 	}
-	return true
+	return done, true
 }
 
 // answer builds the JSON answer of fs and err and its status.
@@ -368,10 +391,11 @@ func summaries(fs []*report.Frame) []AnswerFrame {
 
 func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
 	var in DecodeRequest
-	if !decodeJSON(w, r, &in) {
+	bodyDone, ok := d.decodeJSON(w, r, &in)
+	if !ok {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
+	d.work(w, r, bodyDone, func(ctx context.Context) func() (int, []byte) {
 		fs, err := d.DecodeContext(ctx, in)
 		return func() (int, []byte) { return d.answer(fs, err) }
 	})
@@ -379,10 +403,11 @@ func (d *Decoder) serveDecodeAPI(w http.ResponseWriter, r *http.Request) {
 
 func (d *Decoder) serveEncodeAPI(w http.ResponseWriter, r *http.Request) {
 	var in EncodeRequest
-	if !decodeJSON(w, r, &in) {
+	bodyDone, ok := d.decodeJSON(w, r, &in)
+	if !ok {
 		return
 	}
-	d.work(w, r, func(ctx context.Context) func() (int, []byte) {
+	d.work(w, r, bodyDone, func(ctx context.Context) func() (int, []byte) {
 		f, err := d.EncodeContext(ctx, in)
 		if err != nil {
 			return func() (int, []byte) { return d.answer(nil, err) }
@@ -398,7 +423,12 @@ func validUTF8(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	// The body arrives at the client's pace: read it before taking a
 	// decode slot, which is for the work only (as the JSON API does).
-	b, status, err := readBody(w, r)
+	b, bodyDone, status, err := d.readBody(w, r)
+	if errors.Is(err, errBodies) {
+		pageBusy(w, err)
+		return
+	}
+	defer bodyDone()
 	if err == nil {
 		r.Body = io.NopCloser(bytes.NewReader(b))
 		if perr := r.ParseForm(); perr != nil {
@@ -406,11 +436,11 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if !d.acquire(r.Context()) {
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
-		http.Error(w, "503 "+errBusy.Error(), http.StatusServiceUnavailable)
+		pageBusy(w, errBusy)
 		return
 	}
 	status, page, err := d.renderPage(r, status, err)
+	bodyDone() // the form is decoded and rendered: the answer is written without its room
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -419,8 +449,7 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	// holds its connection, not the decoding.
 	done, ok := d.hold(len(page))
 	if !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
-		http.Error(w, "503 "+errPending.Error(), http.StatusServiceUnavailable)
+		pageBusy(w, errPending)
 		return
 	}
 	defer done()
@@ -429,6 +458,12 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Length", strconv.Itoa(len(page)))
 	w.WriteHeader(status)
 	w.Write(page)
+}
+
+// pageBusy answers the form post 503 with Retry-After.
+func pageBusy(w http.ResponseWriter, err error) {
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
+	http.Error(w, "503 "+err.Error(), http.StatusServiceUnavailable)
 }
 
 // renderPage decodes or encodes what the form r asks for (its body read

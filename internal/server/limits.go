@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/manifester/manifester/internal/budget"
@@ -36,8 +37,18 @@ const (
 	// that reads slowly holds no slot, and this keeps slow readers from
 	// holding memory without bound instead. A large answer that would
 	// pass it is answered 503 with Retry-After. Smaller answers are not
-	// counted: each connection may hold as much for its request body.
+	// counted: the connection limit (MaxConns) bounds them.
 	MaxPendingAnswers = 4 * MaxAnswer
+	// MaxBodiesInFlight bounds the bytes of request bodies the decode
+	// handlers are reading or working on at once (32 bodies of the
+	// largest size): room for a body is taken before it is read, for
+	// its announced length or MaxDecodeBody when it announces none, and
+	// given back once its request is decoded, before the answer is
+	// written. A request that finds no room is answered 503 with
+	// Retry-After without its body being read. Bodies are read without
+	// a decode slot (a slow client holds none), so without this bound
+	// the bodies in memory would be bounded only by the connections.
+	MaxBodiesInFlight = 32 * MaxDecodeBody
 )
 
 // DecodeLimits are the budget of one decode or encode request (all its
@@ -56,7 +67,59 @@ var (
 	errBusy    = errors.New("the server is decoding as many requests as it allows; retry shortly")
 	errTimeout = fmt.Errorf("decoding took longer than %s and was stopped", DecodeTimeout)
 	errPending = errors.New("the server is sending as many large answers as it allows; retry shortly")
+	errBodies  = errors.New("the server is reading as many request bodies as it allows; retry shortly")
 )
+
+// byteBudget counts bytes held at once against a limit.
+type byteBudget struct {
+	limit int64
+	used  atomic.Int64
+	peak  atomic.Int64 // the most used has been
+}
+
+// take counts n more bytes; false, counting nothing, when that would pass
+// the limit.
+func (b *byteBudget) take(n int64) bool {
+	for {
+		u := b.used.Load()
+		if u+n > b.limit {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+n) {
+			b.raisePeak(u + n)
+			return true
+		}
+	}
+}
+
+// give gives back n bytes taken.
+func (b *byteBudget) give(n int64) { b.used.Add(-n) }
+
+func (b *byteBudget) raisePeak(u int64) {
+	for p := b.peak.Load(); u > p && !b.peak.CompareAndSwap(p, u); p = b.peak.Load() {
+	}
+}
+
+// takeBody takes room for the body of r in the budget of bodies (its
+// announced length, or MaxDecodeBody when it announces none); done gives
+// it back and may be called more than once. false: no room.
+func (d *Decoder) takeBody(r *http.Request) (done func(), ok bool) {
+	d.once.Do(d.init)
+	n := r.ContentLength
+	if n < 0 || n > MaxDecodeBody {
+		n = MaxDecodeBody
+	}
+	if !d.bodies.take(n) {
+		return nil, false
+	}
+	given := false
+	return func() {
+		if !given {
+			given = true
+			d.bodies.give(n)
+		}
+	}, true
+}
 
 // hold counts an answer of n bytes as waiting for its client until done
 // is called; false, when it would pass the pending limit (MaxPending),
@@ -119,6 +182,10 @@ func (d *Decoder) init() {
 	if d.QueueWait <= 0 {
 		d.QueueWait = QueueWait
 	}
+	d.bodies.limit = int64(d.MaxBodies)
+	if d.MaxBodies <= 0 {
+		d.bodies.limit = MaxBodiesInFlight
+	}
 }
 
 // busy answers 503 with Retry-After.
@@ -130,15 +197,20 @@ func busy(w http.ResponseWriter, err error) {
 // work runs f with a decode slot and a context that ends when the client
 // goes away or the timeout fires; the answer f returns is built with the
 // slot too, and written after the slot is released (a client that reads
-// slowly holds its connection, not the decoding). It answers 503 itself
-// when no slot is free or the timeout fired, and nothing when the client
-// went away.
-func (d *Decoder) work(w http.ResponseWriter, r *http.Request, f func(ctx context.Context) (answer func() (int, []byte))) {
+// slowly holds its connection, not the decoding). bodyDone, which gives
+// back the room of the request's body, is called once the body and what
+// f decoded from it are no longer needed: before the answer is written.
+// It answers 503 itself when no slot is free or the timeout fired, and
+// nothing when the client went away.
+func (d *Decoder) work(w http.ResponseWriter, r *http.Request, bodyDone func(), f func(ctx context.Context) (answer func() (int, []byte))) {
+	defer bodyDone()
 	if !d.acquire(r.Context()) {
+		bodyDone()
 		busy(w, errBusy)
 		return
 	}
 	status, body, err := d.workSlot(r, f)
+	bodyDone()
 	if err != nil {
 		busy(w, err)
 		return

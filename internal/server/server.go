@@ -7,19 +7,26 @@
 //
 // GET and HEAD of a site path answer 200 with the stored bytes, gzipped
 // when the client accepts gzip (Vary: Accept-Encoding), or 304 when
-// If-None-Match names the representation's ETag. A path without its
-// trailing slash ("/apis/Fetch") is redirected to the slash form. Unknown
-// paths get the site's 404 page with status 404; other methods on site
-// paths get 405.
+// If-None-Match names the representation's ETag; every file, those under
+// /static/ too, is sent with Cache-Control: no-cache, so that browsers
+// revalidate it. A path without its trailing slash ("/apis/Fetch") is
+// redirected to the slash form. Unknown paths get the site's 404 page
+// with status 404; other methods on site paths, and on paths a dynamic
+// handler answers for GET, get 405.
 //
 // Every answer carries a Content-Security-Policy of default-src 'self' and
 // the usual hardening headers (see [SecurityHeaders]).
+//
+// [Server.Serve] keeps at most [Limits].MaxConns connections open (default
+// [MaxConns]); one more waits until one closes, counted in
+// [Server.ConnStats] and logged to [Server].Log.
 package server
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -77,6 +84,10 @@ type Limits struct {
 	// ShutdownTimeout is how long [Server.Serve] lets requests in
 	// flight finish once its context is done.
 	ShutdownTimeout time.Duration
+	// MaxConns caps the connections [Server.Serve] keeps open at once
+	// (zero: the MaxConns constant). A connection beyond it waits until
+	// one closes; see [Server.ConnStats].
+	MaxConns int
 }
 
 // Server serves a site.
@@ -84,10 +95,14 @@ type Server struct {
 	// Limits override the package's timeouts and header size limit for
 	// [Server.Serve]; set them before serving.
 	Limits Limits
+	// Log, when set, is told when the connection limit is reached (for
+	// the 1st, 2nd, 4th, 8th... connection that waits for it).
+	Log io.Writer
 
-	site *site.Site
-	dyn  *http.ServeMux
-	ndyn int
+	site  *site.Site
+	dyn   *http.ServeMux
+	ndyn  int
+	conns connCounts
 }
 
 // New returns a server of s.
@@ -170,6 +185,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !ok && !get && s.ndyn > 0 && s.dynGET(r) {
+		// A page a dynamic handler answers for GET (the reverse diff
+		// pages) takes other methods as the site's own pages do.
+		h["Allow"] = s.allow(r)
+		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
 	if !ok {
 		if get {
 			if !strings.HasSuffix(r.URL.Path, "/") {
@@ -192,7 +214,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h["Vary"] = hVary
-	h["Cache-Control"] = a.HCacheControl
+	// Every file, /static/ ones too, keeps its URL from build to build:
+	// browsers revalidate each time (304 while the ETag still names the
+	// bytes) rather than keep an old build's stylesheet or script.
+	h["Cache-Control"] = hNoCache
 	h["Content-Type"] = a.HContentType
 	body, tag, length := a.Body, a.HETag, a.HLength
 	if a.Gzip != nil && acceptsGzip(r.Header.Values("Accept-Encoding")) {
@@ -211,6 +236,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodHead {
 		w.Write(body)
 	}
+}
+
+// dynGET reports whether a dynamic handler answers GET at r's path.
+func (s *Server) dynGET(r *http.Request) bool {
+	_, pattern := s.dyn.Handler(withMethod(r, http.MethodGet))
+	return pattern != ""
 }
 
 // dynMethods are the methods besides GET and HEAD that a dynamic handler
@@ -326,12 +357,18 @@ func HTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// Serve serves on ln, with the timeouts of s.Limits, until ctx is done,
-// then shuts down gracefully: it stops accepting, lets requests in flight
-// finish (for at most ShutdownTimeout) and returns nil. Requests still
-// running then have their connections closed, and the error says so.
+// Serve serves on ln, with the timeouts of s.Limits and at most
+// s.Limits.MaxConns connections open, until ctx is done, then shuts down
+// gracefully: it stops accepting, lets requests in flight finish (for at
+// most ShutdownTimeout) and returns nil. Requests still running then have
+// their connections closed, and the error says so.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	hs := s.httpServer()
+	maxConns := MaxConns
+	if s.Limits.MaxConns > 0 {
+		maxConns = s.Limits.MaxConns
+	}
+	ln = newLimitListener(ln, maxConns, &s.conns, s.Log)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
