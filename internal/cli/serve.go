@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/manifester/manifester/internal/compress"
+	"github.com/manifester/manifester/internal/english"
 	"github.com/manifester/manifester/internal/server"
 )
 
@@ -42,7 +43,7 @@ func runServe(env *Env, args []string) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	recs := addRecordsFlag(fs)
 	base := fs.String("base-path", "/", basePathUsage)
-	maxConns := fs.Int("max-conns", server.MaxConns, "most connections open at once; more wait until one closes, and are logged")
+	maxConns := fs.Int("max-conns", server.MaxConns, "most connections open at once; beyond it the connection idle longest is closed to make room, else more wait until one closes or idles, and are logged")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -84,8 +85,9 @@ func runServe(env *Env, args []string) error {
 	fmt.Fprintf(env.Stdout, "serving Kafka %s (%d pages, built in %s) at %s\n", st.Release, st.Pages, st.Duration.Round(1e6), browseURL(ln.Addr())+strings.TrimPrefix(s.Base, "/"))
 	fmt.Fprintln(env.Stderr, "press Ctrl-C to stop")
 	err = srv.Serve(ctx, ln)
-	if n := srv.ConnStats().Waited; n > 0 {
-		fmt.Fprintf(env.Stderr, "%d connections waited for the connection limit (--max-conns %d)\n", n, *maxConns)
+	if cs := srv.ConnStats(); cs.Waited > 0 || cs.Reclaimed > 0 {
+		fmt.Fprintf(env.Stderr, "%s waited for the connection limit (--max-conns %d); %s closed to make room\n",
+			english.Count(cs.Waited, "connection"), *maxConns, english.Count(cs.Reclaimed, "idle connection"))
 	}
 	if err != nil {
 		return failure{err}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"runtime"
@@ -132,8 +133,10 @@ func TestLimitListener(t *testing.T) {
 }
 
 // TestServeConnLimit serves with room for one connection: a second
-// client waits, counted and logged, until the first closes, and is then
-// answered. Serve used to accept connections without limit.
+// client waits, counted and logged, while the first is in the middle of
+// a request; once the first's answer is sent and it is idle between
+// requests, it is closed to make room and the second is answered. Serve
+// used to accept connections without limit.
 func TestServeConnLimit(t *testing.T) {
 	srv := New(testSite(t))
 	srv.Limits.MaxConns = 1
@@ -142,46 +145,91 @@ func TestServeConnLimit(t *testing.T) {
 	addr := serveLocal(t, srv)
 	get := "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
 
-	first, err := net.Dial("tcp", addr)
-	if err != nil {
+	first := dialDeadline(t, addr)
+	// Half a request: the connection is busy, not idle.
+	if _, err := first.Write([]byte(get[:16])); err != nil {
 		t.Fatal(err)
 	}
-	defer first.Close()
-	first.SetDeadline(testdeadline.Deadline(t))
-	if _, err := first.Write([]byte(get)); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.ReadResponse(bufio.NewReader(first), nil)
-	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("first client: %v %v", resp, err)
-	}
-	resp.Body.Close()
-
-	second, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
-	second.SetDeadline(testdeadline.Deadline(t))
+	second := dialDeadline(t, addr)
 	if _, err := second.Write([]byte(get)); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the second client waits", func() bool { return srv.ConnStats().Waiting == 1 })
-	if st := srv.ConnStats(); st.Open != 1 || st.Waited != 1 {
-		t.Errorf("with one client held: %+v; want 1 open, 1 waited", st)
+	// The wait is counted, then logged.
+	waitFor(t, "the second client waits, logged", func() bool {
+		return srv.ConnStats().Waiting == 1 && strings.Contains(log.String(), "connection limit 1 reached")
+	})
+	if st := srv.ConnStats(); st.Open != 1 || st.Waited != 1 || st.Reclaimed != 0 {
+		t.Errorf("with one client held: %+v; want 1 open, 1 waited, none reclaimed", st)
 	}
-	if !strings.Contains(log.String(), "connection limit 1 reached") {
-		t.Errorf("log %q", log.String())
+	if _, err := first.Write([]byte(get[16:])); err != nil {
+		t.Fatal(err)
 	}
-	first.Close()
+	fr := bufio.NewReader(first)
+	resp, err := http.ReadResponse(fr, nil)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("first client: %v %v", resp, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 	resp, err = http.ReadResponse(bufio.NewReader(second), nil)
 	if err != nil || resp.StatusCode != 200 {
-		t.Fatalf("second client, once the first closed: %v %v", resp, err)
+		t.Fatalf("second client, once the first was idle: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	if st := srv.ConnStats(); st.Open != 1 || st.Waiting != 0 || st.Waited != 1 {
-		t.Errorf("second client served: %+v; want 1 open, none waiting, 1 waited", st)
+	if _, err := fr.ReadByte(); err == nil {
+		t.Errorf("the first client's idle connection is still open")
 	}
+	if st := srv.ConnStats(); st.Open != 1 || st.Waiting != 0 || st.Waited != 1 || st.Reclaimed != 1 {
+		t.Errorf("second client served: %+v; want 1 open, none waiting, 1 waited, 1 reclaimed", st)
+	}
+}
+
+// TestServeConnLimitIdle: connections held open and idle cannot keep a
+// new client out: with room for two, both idle, a third is answered at
+// once in place of the one idle longer, and the other stays open.
+func TestServeConnLimitIdle(t *testing.T) {
+	srv := New(testSite(t))
+	srv.Limits.MaxConns = 2
+	addr := serveLocal(t, srv)
+	get := "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+	ask := func(c net.Conn, r *bufio.Reader) {
+		t.Helper()
+		if _, err := c.Write([]byte(get)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(r, nil)
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET: %v %v", resp, err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	older, newer := dialDeadline(t, addr), dialDeadline(t, addr)
+	or, nr := bufio.NewReader(older), bufio.NewReader(newer)
+	ask(older, or)
+	ask(newer, nr)
+	third := dialDeadline(t, addr)
+	ask(third, bufio.NewReader(third))
+	if _, err := or.ReadByte(); err == nil {
+		t.Errorf("the connection idle longer is still open")
+	}
+	ask(newer, nr) // still open, and answered
+	if st := srv.ConnStats(); st.Open != 2 || st.Waited != 0 || st.Reclaimed != 1 {
+		t.Errorf("%+v; want 2 open, none waited, 1 reclaimed", st)
+	}
+}
+
+// dialDeadline dials addr with the test binary's deadline on the
+// connection, closed at the test's end.
+func dialDeadline(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	c.SetDeadline(testdeadline.Deadline(t))
+	return c
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader at once.

@@ -61,8 +61,8 @@ type Decoder struct {
 	MaxQueued int
 	QueueWait time.Duration
 	Timeout   time.Duration
-	// MaxPending bounds the bytes of large answers waiting for their
-	// clients at once (zero: MaxPendingAnswers).
+	// MaxPending bounds the bytes of answers waiting for their clients
+	// at once (zero: MaxPendingAnswers).
 	MaxPending int
 	// MaxBodies bounds the bytes of request bodies being read or worked
 	// on at once (zero: MaxBodiesInFlight).

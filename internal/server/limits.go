@@ -31,13 +31,12 @@ const (
 	// each for at most QueueWait; beyond either they are answered 503.
 	MaxQueuedDecodes = 64
 	QueueWait        = 5 * time.Second
-	// MaxPendingAnswers bounds the bytes of answers larger than
-	// MaxDecodeBody that are built and waiting for their clients to read
-	// them: answers are written without a decode slot, so that a client
-	// that reads slowly holds no slot, and this keeps slow readers from
-	// holding memory without bound instead. A large answer that would
-	// pass it is answered 503 with Retry-After. Smaller answers are not
-	// counted: the connection limit (MaxConns) bounds them.
+	// MaxPendingAnswers bounds the bytes of decode and encode answers
+	// that are built and waiting for their clients to read them: answers
+	// are written without a decode slot, so that a client that reads
+	// slowly holds no slot, and this keeps slow readers from holding
+	// memory without bound instead. An answer that would pass it is
+	// answered 503 with Retry-After.
 	MaxPendingAnswers = 4 * MaxAnswer
 	// MaxBodiesInFlight bounds the bytes of request bodies the decode
 	// handlers are reading or working on at once (32 bodies of the
@@ -125,9 +124,6 @@ func (d *Decoder) takeBody(r *http.Request) (done func(), ok bool) {
 // is called; false, when it would pass the pending limit (MaxPending),
 // says to refuse it.
 func (d *Decoder) hold(n int) (done func(), ok bool) {
-	if n <= MaxDecodeBody {
-		return func() {}, true
-	}
 	limit := int64(d.MaxPending)
 	if limit <= 0 {
 		limit = MaxPendingAnswers

@@ -368,7 +368,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.Limits.MaxConns > 0 {
 		maxConns = s.Limits.MaxConns
 	}
-	ln = newLimitListener(ln, maxConns, &s.conns, s.Log)
+	idle := newIdleConns()
+	hs.ConnState = idle.state
+	limited := newLimitListener(ln, maxConns, &s.conns, s.Log)
+	limited.reclaim, limited.idled = idle.closeOldest, idle.idled
+	ln = limited
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
