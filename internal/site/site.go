@@ -186,7 +186,7 @@ type Asset struct {
 	ETag     string
 	GzipETag string
 	// Header values, pre-built so serving allocates nothing for them.
-	HContentType, HETag, HGzipETag, HLength, HGzipLength, HCacheControl []string
+	HContentType, HETag, HGzipETag, HLength, HGzipLength []string
 }
 
 // Stats describes a built site.
@@ -738,11 +738,6 @@ func prepare(a *Asset, zw *gzip.Writer) error {
 	if a.Gzip != nil {
 		a.HGzipETag = []string{a.GzipETag}
 		a.HGzipLength = []string{fmt.Sprint(len(a.Gzip))}
-	}
-	if strings.HasPrefix(a.Path, "/static/") {
-		a.HCacheControl = []string{"public, max-age=3600"}
-	} else {
-		a.HCacheControl = []string{"no-cache"}
 	}
 	return nil
 }
