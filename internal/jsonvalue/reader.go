@@ -100,6 +100,10 @@ func (r *reader) fieldNamed(s *schema.Struct, k keyRef) *schema.Field {
 	return nil
 }
 
+// errUnknownKey stands for the error of a key that names no field until
+// the struct is read: an object of many such keys words one.
+var errUnknownKey = errors.New("unknown key")
+
 func (r *reader) structValue(s *schema.Struct, depth int) (codec.Value, error) {
 	if depth > maxDepth {
 		err := r.errorAt(errors.New("structs nested too deeply"))
@@ -151,8 +155,7 @@ func (r *reader) structValue(s *schema.Struct, depth int) (codec.Value, error) {
 		case isTags:
 			tags, err = r.unknownTags()
 		case f == nil:
-			name := string(r.keyText(k))
-			err = r.errorAt(fmt.Errorf("%w: %s has no field %q%s", ErrUnknownField, s.Name, name, suggest(name, s)))
+			err = errUnknownKey // worded at the end, when it is the one
 			r.skip()
 		case !f.Versions.Contains(r.v):
 			err = r.errorAt(fmt.Errorf("%w: %s exists in versions %s, not in %d", ErrNotInVersion, f.Name, f.Versions, r.v))
@@ -163,6 +166,10 @@ func (r *reader) structValue(s *schema.Struct, depth int) (codec.Value, error) {
 		if err != nil {
 			firstErr, errKey = err, k
 		}
+	}
+	if firstErr == errUnknownKey && r.fail == nil {
+		name := string(r.keyText(errKey))
+		firstErr = &Error{Path: r.pathString() + "." + name, Err: fmt.Errorf("%w: %s has no field %q%s", ErrUnknownField, s.Name, name, suggest(name, s))}
 	}
 	if r.fail != nil || firstErr != nil {
 		return codec.Value{}, firstErr

@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"testing"
@@ -20,7 +21,11 @@ func sameAsOld(t *testing.T, m *schema.Message, v int16, in []byte) {
 		if bounds[0] == 1 {
 			src = pad
 		}
+		orig := bytes.Clone(src)
 		got, gotErr := UnmarshalAt(m, v, src, bounds[1], bounds[2])
+		if !bytes.Equal(src, orig) {
+			t.Fatalf("%s v%d %q: the reader wrote to its input", m.Name, v, in)
+		}
 		want, wantErr := oldUnmarshalAt(m, v, src, bounds[1], bounds[2])
 		if (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
 			t.Fatalf("%s v%d %q:\n got %v\nwant %v", m.Name, v, in, gotErr, wantErr)
@@ -69,6 +74,7 @@ var extras = []string{
 	`{"TopicData":[{"PartitionData":[{"Records":"00ff"}]}],"_unknown_tags":[{"tag":3,"data":"0a"},{"data":"","tag":1}]}`,
 	`{"Topics":[{"Name":"a\u00e9\ud83d\ude00","Configs":[{"Name":{"hex":"ff00"},"Value":null}]}],"timeoutMs":1000.0}`,
 	`{"Entries":[{"Ops":[{"Key":"k","Value":"NaN"},{"Key":"k","Value":{"hex":"7ff8000000000001"}},{"Key":"k","Value":-1.5e-3}]}]}`,
+	`{"Topics":[{"Name":"plain","Configs":[{"Name":"x","Value":"a\nb\u0041"}]}]}`,
 	`{"TopicId":"AAAAAAAAAAAAAAAAAAAAAA","Topics":[{"TopicId":"00000000-0000-0000-0000-000000000001"}]}`,
 }
 

@@ -42,7 +42,8 @@ type scanner struct {
 	keys  []keyRef // the keys of the objects open, outermost first
 	seed  maphash.Seed
 	frame []skipFrame // skip's stack
-	str   []byte      // the last string decoded
+	str   []byte      // the last string read: in data, or in buf when it had escapes
+	buf   []byte
 }
 
 // keyRef is a key of an open object: its text is data[at:end] (between
@@ -400,7 +401,8 @@ func (p *scanner) text() bool {
 		return false
 	}
 	if k.esc {
-		p.str = appendUnquoted(p.str[:0], p.data[k.at:k.end])
+		p.buf = appendUnquoted(p.buf[:0], p.data[k.at:k.end])
+		p.str = p.buf
 	} else {
 		p.str = p.data[k.at:k.end]
 	}
