@@ -20,7 +20,7 @@
 //   - bytes and records: lower-case hex strings (records are the raw record
 //     batches, as the wire carries them). On input, a records field may
 //     also be a batch object, or an array of them, from which uncompressed
-//     RecordBatch v2 bytes are built (see buildBatch);
+//     RecordBatch v2 bytes are built (see reader.batch);
 //   - arrays: JSON arrays; structs: objects; null where the version allows
 //     it;
 //   - tagged fields the spec does not know: "_unknown_tags":
@@ -343,14 +343,6 @@ func suggest(k string, s *schema.Struct) string {
 // encoder refuses, naming the tag).
 func sortTags(t []codec.RawTag) {
 	slices.SortStableFunc(t, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) })
-}
-
-func decodeHex(s, path string) ([]byte, error) {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		return nil, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
-	}
-	return b, nil
 }
 
 func intRange(k schema.Kind) (int64, int64) {

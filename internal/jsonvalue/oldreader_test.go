@@ -652,3 +652,11 @@ func oldBlobIn(x any, path string) ([]byte, bool, error) {
 	}
 	return nil, false, oldTypeErr(path, "a string, {\"hex\": ...} or null", x)
 }
+
+func decodeHex(s, path string) ([]byte, error) {
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		return nil, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
+	}
+	return b, nil
+}
