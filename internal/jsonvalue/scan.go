@@ -38,8 +38,8 @@ type scanner struct {
 	fail  error // the first syntax error; the read ends there
 	depth int   // objects and arrays open
 
-	path  []int    // a key's offset in data (>= 0) or -1-index of an array element
-	keys  []keyRef // the keys of the objects open, outermost first
+	path  []int // a key's offset in data (>= 0) or -1-index of an array element
+	keys  []int // the keys of the objects open, outermost first (where they start)
 	seed  maphash.Seed
 	frame []skipFrame // skip's stack
 	str   []byte      // the last string read: in data, or in buf when it had escapes
@@ -54,7 +54,8 @@ type keyRef struct {
 }
 
 // keySet is the keys of one open object, p.keys[start:], for finding a
-// key given twice; table indexes them by hash once there are many.
+// key given twice; table indexes them by hash once there are many. A key
+// takes 8 bytes in keys and 8 to 16 in table: the text stays in data.
 type keySet struct {
 	start int
 	table []int32 // 1 + index in p.keys[start:], 0 when empty
@@ -586,43 +587,44 @@ const smallKeySet = 16
 func (p *scanner) addKey(ks *keySet, k keyRef) bool {
 	n := len(p.keys) - ks.start
 	if n < smallKeySet {
-		for _, o := range p.keys[ks.start:] {
-			if p.sameKey(o, k) {
+		for _, at := range p.keys[ks.start:] {
+			if p.sameKey(p.keyAt(at), k) {
 				return true
 			}
 		}
-		p.keys = append(p.keys, k)
+		p.pushKey(k)
 		return false
 	}
 	if 2*(n+1) > len(ks.table) {
-		p.rehash(ks, 4*(n+1))
+		p.rehash(ks, max(4*smallKeySet, 2*len(ks.table)))
 	}
 	if p.probe(ks, k, true) {
 		return true
 	}
-	p.keys = append(p.keys, k)
+	p.pushKey(k)
 	return false
+}
+
+// pushKey adds k to p.keys, doubling its room when it is full (append
+// grows a large slice by a quarter, allocating five times its size on the
+// way).
+func (p *scanner) pushKey(k keyRef) {
+	if len(p.keys) == cap(p.keys) {
+		p.keys = append(make([]int, 0, max(64, 2*cap(p.keys))), p.keys...)
+	}
+	p.keys = append(p.keys, k.at)
 }
 
 // rehash makes ks's table size slots (a power of two) over its keys.
 func (p *scanner) rehash(ks *keySet, size int) {
-	size = 1 << bitsFor(size)
 	ks.table = make([]int32, size)
 	keys := p.keys
 	for i := ks.start; i < len(keys); i++ {
 		p.keys = keys[:i]
-		p.probe(ks, keys[i], true)
+		p.probe(ks, p.keyAt(keys[i]), true)
 		p.keys = keys[:i+1]
 	}
 	p.keys = keys
-}
-
-func bitsFor(n int) int {
-	b := 0
-	for 1<<b < n {
-		b++
-	}
-	return b
 }
 
 // probe looks k up in ks's table, true when it is there; when not and
@@ -638,7 +640,7 @@ func (p *scanner) probe(ks *keySet, k keyRef, add bool) bool {
 			}
 			return false
 		}
-		if p.sameKey(p.keys[ks.start+int(slot)-1], k) {
+		if p.sameKey(p.keyAt(p.keys[ks.start+int(slot)-1]), k) {
 			return true
 		}
 	}
