@@ -20,7 +20,7 @@
 //   - bytes and records: lower-case hex strings (records are the raw record
 //     batches, as the wire carries them). On input, a records field may
 //     also be a batch object, or an array of them, from which uncompressed
-//     RecordBatch v2 bytes are built (see buildBatch);
+//     RecordBatch v2 bytes are built (see reader.batch);
 //   - arrays: JSON arrays; structs: objects; null where the version allows
 //     it;
 //   - tagged fields the spec does not know: "_unknown_tags":
@@ -301,16 +301,12 @@ func Unmarshal(m *schema.Message, v int16, data []byte) (codec.Value, error) {
 // UnmarshalAt is [Unmarshal] of the body input[start:end] (one of several
 // JSON values in a file, or the body inside a decode report line): the
 // lines and columns its errors give count in input.
+//
+// It reads the JSON in one pass, straight into the Value, with no tree
+// of the document in between: beyond the Value, it holds the path, the
+// keys of the objects open and the string or record being read.
 func UnmarshalAt(m *schema.Message, v int16, input []byte, start, end int) (codec.Value, error) {
-	if m.Body == nil {
-		return codec.Value{}, &Error{Path: m.Name, Err: fmt.Errorf("%s has no body", m.Name)}
-	}
-	doc, err := parseDocument(input, start, end, m.Name)
-	if err != nil {
-		return codec.Value{}, err
-	}
-	r := &reader{v: v, flex: m.Flexible}
-	return r.structValue(m.Body, doc, m.Name, 0)
+	return unmarshalAt(m, v, input, start, end, maxBuiltRecords)
 }
 
 // syntaxError is the error for err, encoding/json's reading the JSON at
@@ -334,77 +330,6 @@ func lineCol(data []byte, off int64) string {
 	return fmt.Sprintf("line %d, column %d", line, col)
 }
 
-type reader struct {
-	v    int16
-	flex schema.Versions
-}
-
-func jsonType(x any) string {
-	switch x.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a bool"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", x)
-}
-
-func typeErr(path, want string, x any) error {
-	return &Error{Path: path, Err: fmt.Errorf("%w: want %s, got %s", ErrType, want, jsonType(x))}
-}
-
-func (r *reader) structValue(s *schema.Struct, x any, path string, depth int) (codec.Value, error) {
-	if depth > maxDepth {
-		return codec.Value{}, &Error{Path: path, Err: errors.New("structs nested too deeply")}
-	}
-	obj, ok := x.(map[string]any)
-	if !ok {
-		return codec.Value{}, typeErr(path, "an object", x)
-	}
-	out := codec.DefaultStruct(s, 0)
-	byName := make(map[string]*schema.Field, len(s.Fields))
-	for _, f := range s.Fields {
-		byName[f.Name] = f
-	}
-	// Check keys in a stable order, so errors are reproducible.
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	for _, k := range keys {
-		if k == UnknownTagsKey {
-			tags, err := r.unknownTags(obj[k], path+"."+k)
-			if err != nil {
-				return out, err
-			}
-			out.SetUnknown(tags)
-			continue
-		}
-		f, ok := byName[k]
-		if !ok {
-			return out, &Error{Path: path + "." + k, Err: fmt.Errorf("%w: %s has no field %q%s", ErrUnknownField, s.Name, k, suggest(k, s))}
-		}
-		if !f.Versions.Contains(r.v) {
-			return out, &Error{Path: path + "." + k, Err: fmt.Errorf("%w: %s exists in versions %s, not in %d", ErrNotInVersion, k, f.Versions, r.v)}
-		}
-		val, err := r.value(f, f.Type, obj[k], path+"."+k, depth)
-		if err != nil {
-			return out, err
-		}
-		out.Kids()[f.Index] = val
-	}
-	return out, nil
-}
-
 func suggest(k string, s *schema.Struct) string {
 	for _, f := range s.Fields {
 		if strings.EqualFold(f.Name, k) {
@@ -414,212 +339,10 @@ func suggest(k string, s *schema.Struct) string {
 	return ""
 }
 
-// sortStrings sorts s (an object's keys, as many as the input holds: in
-// n log n steps, not an insertion sort's n²).
-func sortStrings(s []string) { slices.Sort(s) }
-
-func (r *reader) unknownTags(x any, path string) ([]codec.RawTag, error) {
-	arr, ok := x.([]any)
-	if !ok {
-		return nil, typeErr(path, "an array of {\"tag\", \"data\"} objects", x)
-	}
-	var out []codec.RawTag
-	for i, e := range arr {
-		p := path + "[" + strconv.Itoa(i) + "]"
-		obj, ok := e.(map[string]any)
-		if !ok {
-			return nil, typeErr(p, "an object", e)
-		}
-		for k := range obj {
-			if k != "tag" && k != "data" {
-				return nil, &Error{Path: p + "." + k, Err: fmt.Errorf("%w: an unknown tag has only \"tag\" and \"data\"", ErrUnknownField)}
-			}
-		}
-		n, ok := obj["tag"].(json.Number)
-		if !ok {
-			return nil, typeErr(p+".tag", "a number", obj["tag"])
-		}
-		tag, err := parseInteger(n.String())
-		if err != nil {
-			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %s is not a tag (%v)", ErrRange, n, err)}
-		}
-		if tag < 0 || tag > math.MaxInt32 {
-			return nil, &Error{Path: p + ".tag", Err: fmt.Errorf("%w: %d is not a tag (0..%d)", ErrRange, tag, math.MaxInt32)}
-		}
-		s, ok := obj["data"].(string)
-		if !ok {
-			return nil, typeErr(p+".data", "a hex string", obj["data"])
-		}
-		data, err := hex.DecodeString(s)
-		if err != nil {
-			return nil, &Error{Path: p + ".data", Err: fmt.Errorf("%w: %v", ErrType, err)}
-		}
-		out = append(out, codec.RawTag{Tag: uint32(tag), Data: data})
-	}
-	sortTags(out)
-	return out, nil
-}
-
 // sortTags sorts t by tag, keeping the order of equal tags (which the
 // encoder refuses, naming the tag).
 func sortTags(t []codec.RawTag) {
 	slices.SortStableFunc(t, func(a, b codec.RawTag) int { return cmp.Compare(a.Tag, b.Tag) })
-}
-
-func (r *reader) value(f *schema.Field, t *schema.Type, x any, path string, depth int) (codec.Value, error) {
-	if x == nil {
-		switch t.Kind {
-		case schema.KindString, schema.KindBytes, schema.KindRecords, schema.KindArray, schema.KindStruct:
-			// Array elements are never null; the field's own nullability
-			// applies to the field value only.
-			if t != f.Type {
-				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: an array element is never null", ErrNull)}
-			}
-			if f.Nullable.Contains(r.v) {
-				return codec.NullValue(), nil
-			}
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w (nullable versions: %s)", ErrNull, f.Nullable)}
-		}
-		return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s cannot be null", ErrNull, t.Kind)}
-	}
-	switch t.Kind {
-	case schema.KindBool:
-		b, ok := x.(bool)
-		if !ok {
-			return codec.Value{}, typeErr(path, "true or false", x)
-		}
-		if b {
-			return codec.IntValue(1), nil
-		}
-		return codec.Value{}, nil
-	case schema.KindInt8, schema.KindInt16, schema.KindUint16, schema.KindInt32, schema.KindUint32, schema.KindInt64:
-		n, ok := x.(json.Number)
-		if !ok {
-			return codec.Value{}, typeErr(path, "an integer", x)
-		}
-		lo, hi := intRange(t.Kind)
-		i, err := parseInteger(n.String())
-		if err != nil {
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not %s %s (%v)", ErrRange, n, article(t.Kind.String()), t.Kind, err)}
-		}
-		if i < lo || i > hi {
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %d is not %s %s (%d..%d)", ErrRange, i, article(t.Kind.String()), t.Kind, lo, hi)}
-		}
-		return codec.IntValue(i), nil
-	case schema.KindFloat64:
-		switch y := x.(type) {
-		case json.Number:
-			fl, err := strconv.ParseFloat(y.String(), 64)
-			if err != nil {
-				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: %s is not a float64", ErrRange, y)}
-			}
-			return codec.FloatValue(fl), nil
-		case map[string]any:
-			if h, ok := y["hex"].(string); ok && len(y) == 1 {
-				b, err := hex.DecodeString(h)
-				if err != nil || len(b) != 8 {
-					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: want the 16 hex digits of a float64's 8 bytes", ErrType)}
-				}
-				return codec.FloatValue(math.Float64frombits(binary.BigEndian.Uint64(b))), nil
-			}
-		case string:
-			switch y {
-			case "NaN":
-				return codec.FloatValue(math.Float64frombits(javaNaN)), nil
-			case "Infinity":
-				return codec.FloatValue(math.Inf(1)), nil
-			case "-Infinity":
-				return codec.FloatValue(math.Inf(-1)), nil
-			}
-		}
-		return codec.Value{}, typeErr(path, "a number, \"NaN\", \"Infinity\", \"-Infinity\" or {\"hex\": ...}", x)
-	case schema.KindUUID:
-		s, ok := x.(string)
-		if !ok {
-			return codec.Value{}, typeErr(path, "a uuid string", x)
-		}
-		b, err := ParseUUID(s)
-		if err != nil {
-			return codec.Value{}, &Error{Path: path, Err: err}
-		}
-		return codec.BytesValue(b), nil
-	case schema.KindString:
-		switch y := x.(type) {
-		case string:
-			if len(y) > math.MaxInt16 {
-				return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: string of %d bytes (max %d)", ErrRange, len(y), math.MaxInt16)}
-			}
-			return codec.BytesValue([]byte(y)), nil
-		case map[string]any:
-			if h, ok := y["hex"].(string); ok && len(y) == 1 {
-				b, err := hex.DecodeString(h)
-				if err != nil {
-					return codec.Value{}, &Error{Path: path + ".hex", Err: fmt.Errorf("%w: %v", ErrType, err)}
-				}
-				return codec.BytesValue(b), nil
-			}
-		}
-		return codec.Value{}, typeErr(path, "a string (or {\"hex\": ...} for bytes that are not UTF-8)", x)
-	case schema.KindBytes, schema.KindRecords:
-		if t.Kind == schema.KindRecords {
-			switch y := x.(type) {
-			case map[string]any:
-				b, err := buildBatch(y, path)
-				return codec.BytesValue(b), err
-			case []any:
-				out := []byte{}
-				for i, e := range y {
-					obj, ok := e.(map[string]any)
-					if !ok {
-						return codec.Value{}, typeErr(path+"["+strconv.Itoa(i)+"]", "a batch object", e)
-					}
-					b, err := buildBatch(obj, path+"["+strconv.Itoa(i)+"]")
-					if err != nil {
-						return codec.Value{}, err
-					}
-					out = append(out, b...)
-				}
-				return codec.BytesValue(out), nil
-			}
-		}
-		s, ok := x.(string)
-		if !ok {
-			return codec.Value{}, typeErr(path, "a hex string", x)
-		}
-		b, err := hex.DecodeString(s)
-		if err != nil {
-			return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
-		}
-		if b == nil {
-			b = []byte{}
-		}
-		return codec.BytesValue(b), nil
-	case schema.KindArray:
-		arr, ok := x.([]any)
-		if !ok {
-			return codec.Value{}, typeErr(path, "an array", x)
-		}
-		out := codec.KidsValue(make([]codec.Value, len(arr)))
-		for i, e := range arr {
-			val, err := r.value(f, t.Elem, e, path+"["+strconv.Itoa(i)+"]", depth)
-			if err != nil {
-				return out, err
-			}
-			out.Kids()[i] = val
-		}
-		return out, nil
-	case schema.KindStruct:
-		return r.structValue(t.Struct, x, path, depth+1)
-	}
-	return codec.Value{}, &Error{Path: path, Err: fmt.Errorf("%w: cannot read kind %s", ErrType, t.Kind)}
-}
-
-func decodeHex(s, path string) ([]byte, error) {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		return nil, &Error{Path: path, Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
-	}
-	return b, nil
 }
 
 func intRange(k schema.Kind) (int64, int64) {

@@ -1,16 +1,72 @@
 package jsonvalue
 
 import (
-	"encoding/json"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
-	"strconv"
 
+	"github.com/manifester/manifester/internal/codec"
 	"github.com/manifester/manifester/internal/records"
 	"github.com/manifester/manifester/internal/schema"
 	"github.com/manifester/manifester/internal/wire"
 )
 
-// buildBatch builds one uncompressed RecordBatch v2 from the input-only
+// records reads a records field given as a batch object (c is '{') or an
+// array of them (c is '['), building their uncompressed RecordBatch v2
+// bytes one after the other.
+//
+// It reads the value twice: once to measure the bytes (and to find its
+// errors), then to build them into a slice of that size. A batch object
+// of 2 bytes of JSON is a 61-byte batch: the bytes are the value, and
+// what they take beyond it is not a slice grown again and again.
+func (r *reader) records(c byte) (codec.Value, error) {
+	at, room := r.pos, r.room
+	r.measure, r.size = true, 0
+	_, err := r.recordsPass(c, nil)
+	r.measure = false
+	if r.fail != nil || err != nil {
+		return codec.Value{}, err
+	}
+	r.pos, r.room = at, room
+	out, err := r.recordsPass(c, make([]byte, 0, r.size))
+	if r.fail != nil || err != nil {
+		return codec.Value{}, err
+	}
+	return codec.BytesValue(out), nil
+}
+
+// recordsPass is one read of records: it appends to out, or only counts
+// the bytes in r.size when r.measure.
+func (r *reader) recordsPass(c byte, out []byte) ([]byte, error) {
+	var err error
+	if c == '{' {
+		out, err = r.batch(out)
+	} else {
+		if !r.open() {
+			return out, nil
+		}
+		for i := 0; r.nextElem(i); i++ {
+			switch {
+			case err != nil:
+				r.skip()
+			case r.peek() != '{':
+				err = r.wrongType("a batch object")
+			default:
+				out, err = r.batch(out)
+			}
+		}
+	}
+	return out, err
+}
+
+// The integer keys of a batch object, their kinds and defaults.
+var (
+	batchInts     = [...]string{"baseOffset", "partitionLeaderEpoch", "baseTimestamp", "producerId", "producerEpoch", "baseSequence"}
+	batchIntKinds = [...]schema.Kind{schema.KindInt64, schema.KindInt32, schema.KindInt64, schema.KindInt64, schema.KindInt16, schema.KindInt32}
+	batchDefaults = [...]int64{0, -1, 0, -1, -1, -1}
+)
+
+// batch appends to out the RecordBatch v2 built from the input-only
 // object form of a records field:
 //
 //	{"baseOffset": 0, "partitionLeaderEpoch": -1, "baseTimestamp": 0,
@@ -23,182 +79,351 @@ import (
 // strings, {"hex": "..."} for other bytes, or null. The batch's
 // lastOffsetDelta, maxTimestamp, recordsCount, batchLength and CRC are
 // computed; record offsetDeltas are 0, 1, 2, ...
-func buildBatch(obj map[string]any, path string) ([]byte, error) {
-	b := records.Batch{PartitionLeaderEpoch: -1, ProducerID: -1, ProducerEpoch: -1, BaseSequence: -1}
-	ints := map[string]*int64{}
-	var base, ple, pid, pepoch, seq int64 = 0, -1, -1, -1, -1
-	var baseTS int64
-	ints["baseOffset"], ints["partitionLeaderEpoch"], ints["producerId"] = &base, &ple, &pid
-	ints["producerEpoch"], ints["baseSequence"], ints["baseTimestamp"] = &pepoch, &seq, &baseTS
-	kinds := map[string]schema.Kind{
-		"baseOffset": schema.KindInt64, "partitionLeaderEpoch": schema.KindInt32,
-		"producerId": schema.KindInt64, "producerEpoch": schema.KindInt16,
-		"baseSequence": schema.KindInt32, "baseTimestamp": schema.KindInt64,
+//
+// The records are built as they are read, into out after room for the
+// batch's header, which is written at the end. Of its errors, those of
+// its keys come first, in key order, then those of its records.
+func (r *reader) batch(out []byte) ([]byte, error) {
+	start := len(out)
+	vals := batchDefaults
+	transactional := false
+	var keyErr error
+	var errKey keyRef
+	n := 0 // records built
+	out = r.put(out, zeroHeader[:])
+	recErr := r.spend(records.BatchHeaderSize)
+	ks := keySet{start: len(r.keys)}
+	if !r.open() {
+		return out, nil
 	}
-	var recs []any
-	for _, k := range sortedKeys(obj) {
-		x := obj[k]
-		p := path + "." + k
-		switch {
-		case ints[k] != nil:
-			v, err := intIn(x, p, kinds[k])
-			if err != nil {
-				return nil, err
-			}
-			*ints[k] = v
-		case k == "transactional":
-			t, ok := x.(bool)
-			if !ok {
-				return nil, typeErr(p, "true or false", x)
-			}
-			if t {
-				b.Attributes |= 16
-			}
-		case k == "records":
-			arr, ok := x.([]any)
-			if !ok {
-				return nil, typeErr(p, "an array of records", x)
-			}
-			recs = arr
-		default:
-			return nil, &Error{Path: p, Err: fmt.Errorf("%w: a records object has baseOffset, partitionLeaderEpoch, baseTimestamp, producerId, producerEpoch, baseSequence, transactional and records", ErrUnknownField)}
-		}
-	}
-	b.BaseOffset, b.PartitionLeaderEpoch, b.ProducerID = base, int32(ple), pid
-	b.ProducerEpoch, b.BaseSequence, b.BaseTimestamp, b.MaxTimestamp = int16(pepoch), int32(seq), baseTS, baseTS
-	var area []byte
-	for i, x := range recs {
-		p := path + ".records[" + strconv.Itoa(i) + "]"
-		rec, ok := x.(map[string]any)
+	for i := 0; ; i++ {
+		k, ok := r.key(i, &ks)
 		if !ok {
-			return nil, typeErr(p, "an object", x)
+			break
 		}
-		body, tsDelta, err := buildRecord(rec, p, int32(i))
+		if keyErr != nil && !r.keyLess(k, errKey) {
+			r.skip()
+			continue
+		}
+		var err error
+		switch j := r.batchInt(k); {
+		case j >= 0:
+			vals[j], err = r.integer(batchIntKinds[j])
+		case r.keyIs(k, "transactional"):
+			transactional, err = r.boolean()
+		case r.keyIs(k, "records"):
+			switch {
+			case r.peek() != '[':
+				err = r.wrongType("an array of records")
+			case keyErr != nil || recErr != nil:
+				r.skip()
+			default:
+				out, n, recErr = r.recordList(out)
+			}
+		default:
+			err = r.errorAt(fmt.Errorf("%w: a records object has baseOffset, partitionLeaderEpoch, baseTimestamp, producerId, producerEpoch, baseSequence, transactional and records", ErrUnknownField))
+			r.skip()
+		}
 		if err != nil {
-			return nil, err
+			keyErr, errKey = err, k
 		}
-		if i == 0 || baseTS+tsDelta > b.MaxTimestamp {
-			b.MaxTimestamp = baseTS + tsDelta // the latest record's, earlier than the base when every delta is negative
+	}
+	switch {
+	case r.fail != nil:
+		return out, nil
+	case keyErr != nil:
+		return out, keyErr
+	case recErr != nil:
+		return out, recErr
+	case r.measure:
+		return out, nil
+	}
+	b := records.Batch{
+		BaseOffset: vals[0], PartitionLeaderEpoch: int32(vals[1]), BaseTimestamp: vals[2],
+		ProducerID: vals[3], ProducerEpoch: int16(vals[4]), BaseSequence: int32(vals[5]),
+		NumRecords: int32(n), LastOffsetDelta: max(int32(n)-1, 0),
+	}
+	if transactional {
+		b.Attributes |= 16
+	}
+	b.MaxTimestamp = maxTimestamp(out[start+records.BatchHeaderSize:], n, b.BaseTimestamp)
+	r.writeBatchHeader(out[start:], &b)
+	return out, nil
+}
+
+// zeroHeader is the room for a batch's header, written once its records are.
+var zeroHeader [records.BatchHeaderSize]byte
+
+// put appends b to out, or counts it when r.measure.
+func (r *reader) put(out, b []byte) []byte {
+	if r.measure {
+		r.size += len(b)
+		return out
+	}
+	return append(out, b...)
+}
+
+// batchInt is the index of k in batchInts, -1 when it is not one.
+func (r *reader) batchInt(k keyRef) int {
+	for j, name := range batchInts {
+		if r.keyIs(k, name) {
+			return j
 		}
-		area = wire.AppendVarint(area, int32(len(body)))
-		area = append(area, body...)
 	}
-	b.NumRecords = int32(len(recs))
-	b.LastOffsetDelta = max(int32(len(recs))-1, 0)
-	b.Records = area
-	return records.AppendBatch(nil, &b), nil
+	return -1
 }
 
-// intIn reads an integer of kind k, in any form a body's integers take
-// (1e3, 1000.0), with a body's errors.
-func intIn(x any, path string, k schema.Kind) (int64, error) {
-	n, ok := x.(json.Number)
-	if !ok {
-		return 0, typeErr(path, "an integer", x)
+// boolean reads true or false.
+func (r *reader) boolean() (bool, error) {
+	switch r.peek() {
+	case 't':
+		return r.literal("true"), nil
+	case 'f':
+		r.literal("false")
+		return false, nil
 	}
-	v, err := parseInteger(n.String())
-	if err != nil {
-		return 0, &Error{Path: path, Err: fmt.Errorf("%w: %s is not %s %s (%v)", ErrRange, n, article(k.String()), k, err)}
-	}
-	if lo, hi := intRange(k); v < lo || v > hi {
-		return 0, &Error{Path: path, Err: fmt.Errorf("%w: %d is not %s %s (%d..%d)", ErrRange, v, article(k.String()), k, lo, hi)}
-	}
-	return v, nil
+	return false, r.wrongType("true or false")
 }
 
-// sortedKeys returns obj's keys in order, so that of two bad keys the
-// same one is named every time.
-func sortedKeys(obj map[string]any) []string {
-	keys := make([]string, 0, len(obj))
-	for k := range obj {
-		keys = append(keys, k)
+// spend takes n bytes just built from the room records built from batch
+// objects have: past it, the error at the current path.
+func (r *reader) spend(n int) error {
+	r.room -= int64(n)
+	if r.room < 0 {
+		return r.errorAt(fmt.Errorf("%w: the records built from batch objects pass %d bytes, more than a frame holds", ErrRange, r.limit))
 	}
-	sortStrings(keys)
-	return keys
+	return nil
 }
 
-// buildRecord writes one Record v2 without its length prefix.
-func buildRecord(rec map[string]any, path string, offsetDelta int32) ([]byte, int64, error) {
-	var key, value []byte
+// maxTimestamp is the latest of the n records' timestamps in area (the
+// first's when none is later, earlier than base when every delta is
+// negative).
+func maxTimestamp(area []byte, n int, base int64) int64 {
+	maxTS := base
+	for i := range n {
+		l, w := binary.Varint(area)
+		body := area[w : w+int(l)]
+		delta, _ := binary.Varint(body[1:]) // after the attributes
+		if i == 0 || base+delta > maxTS {
+			maxTS = base + delta
+		}
+		area = area[w+int(l):]
+	}
+	return maxTS
+}
+
+// writeBatchHeader writes b's header at the start of batch, whose records
+// follow it, with the batch's length and CRC, as records.AppendBatch
+// does.
+func (r *reader) writeBatchHeader(batch []byte, b *records.Batch) {
+	r.hdr = records.AppendBatch(r.hdr[:0], b)
+	copy(batch, r.hdr)
+	binary.BigEndian.PutUint32(batch[8:], uint32(len(batch)-12))
+	const crcAt = 17 // after baseOffset, batchLength, partitionLeaderEpoch and magic
+	binary.BigEndian.PutUint32(batch[crcAt:], records.CRC32C(batch[crcAt+4:]))
+}
+
+// recordList reads the "records" array of a batch object, appending each
+// record, with its length, to out; n is the count.
+func (r *reader) recordList(out []byte) (_ []byte, n int, err error) {
+	if !r.open() {
+		return out, 0, nil
+	}
+	for i := 0; r.nextElem(i); i++ {
+		if err != nil {
+			r.skip()
+			continue
+		}
+		if r.peek() != '{' {
+			err = r.wrongType("an object")
+			continue
+		}
+		if err = r.record(int32(i)); err != nil {
+			continue
+		}
+		r.lenBuf = wire.AppendVarint(r.lenBuf[:0], int32(len(r.rec)))
+		out = r.put(r.put(out, r.lenBuf), r.rec)
+		if err = r.spend(len(r.lenBuf) + len(r.rec)); err != nil {
+			continue
+		}
+		n++
+	}
+	return out, n, err
+}
+
+// A record's key and value, a header's key and value, in reader.blobs.
+const (
+	recKey = iota
+	recValue
+	hdrKey
+	hdrValue
+)
+
+// record builds one Record v2 without its length prefix into r.rec. Of its
+// errors, those of its keys come first, in key order, then those of its
+// headers.
+func (r *reader) record(offsetDelta int32) error {
 	keyNull, valueNull := true, true
 	var tsDelta int64
-	var headers []any
-	for _, k := range sortedKeys(rec) {
-		x := rec[k]
-		p := path + "." + k
+	var keyErr, hdrErr error
+	var errKey keyRef
+	nh := 0
+	r.hdrs = r.hdrs[:0]
+	ks := keySet{start: len(r.keys)}
+	if !r.open() {
+		return nil
+	}
+	for i := 0; ; i++ {
+		k, ok := r.key(i, &ks)
+		if !ok {
+			break
+		}
+		if keyErr != nil && !r.keyLess(k, errKey) {
+			r.skip()
+			continue
+		}
 		var err error
-		switch k {
-		case "key":
-			key, keyNull, err = blobIn(x, p)
-		case "value":
-			value, valueNull, err = blobIn(x, p)
-		case "timestampDelta":
-			tsDelta, err = intIn(x, p, schema.KindInt64)
-		case "headers":
-			arr, ok := x.([]any)
-			if !ok {
-				return nil, 0, typeErr(p, "an array of {\"key\", \"value\"} objects", x)
+		switch {
+		case r.keyIs(k, "key"):
+			keyNull, err = r.blob(recKey)
+		case r.keyIs(k, "value"):
+			valueNull, err = r.blob(recValue)
+		case r.keyIs(k, "timestampDelta"):
+			tsDelta, err = r.integer(schema.KindInt64)
+		case r.keyIs(k, "headers"):
+			switch {
+			case r.peek() != '[':
+				err = r.wrongType("an array of {\"key\", \"value\"} objects")
+			case keyErr != nil || hdrErr != nil:
+				r.skip()
+			default:
+				nh, hdrErr = r.headers()
 			}
-			headers = arr
 		default:
-			return nil, 0, &Error{Path: p, Err: fmt.Errorf("%w: a record has key, value, timestampDelta and headers", ErrUnknownField)}
+			err = r.errorAt(fmt.Errorf("%w: a record has key, value, timestampDelta and headers", ErrUnknownField))
+			r.skip()
 		}
 		if err != nil {
-			return nil, 0, err
+			keyErr, errKey = err, k
 		}
 	}
-	out := []byte{0} // attributes
+	switch {
+	case r.fail != nil:
+		return nil
+	case keyErr != nil:
+		return keyErr
+	case hdrErr != nil:
+		return hdrErr
+	}
+	out := append(r.rec[:0], 0) // attributes
 	out = wire.AppendVarlong(out, tsDelta)
 	out = wire.AppendVarint(out, offsetDelta)
-	out = appendBlob(out, key, keyNull)
-	out = appendBlob(out, value, valueNull)
-	out = wire.AppendVarint(out, int32(len(headers)))
-	for i, x := range headers {
-		p := path + ".headers[" + strconv.Itoa(i) + "]"
-		h, ok := x.(map[string]any)
-		if !ok {
-			return nil, 0, typeErr(p, "an object", x)
-		}
-		var hk, hv []byte
-		hkNull, hvNull := true, true
-		for _, k := range sortedKeys(h) {
-			y := h[k]
-			var err error
-			switch k {
-			case "key":
-				hk, hkNull, err = blobIn(y, p+".key")
-			case "value":
-				hv, hvNull, err = blobIn(y, p+".value")
-			default:
-				err = &Error{Path: p + "." + k, Err: fmt.Errorf("%w: a header has key and value", ErrUnknownField)}
-			}
-			if err != nil {
-				return nil, 0, err
-			}
-		}
-		if hkNull {
-			return nil, 0, &Error{Path: p + ".key", Err: fmt.Errorf("%w: a header key is never null", ErrNull)}
-		}
-		out = appendBlob(out, hk, false)
-		out = appendBlob(out, hv, hvNull)
-	}
-	return out, tsDelta, nil
+	out = appendBlob(out, r.blobs[recKey], keyNull)
+	out = appendBlob(out, r.blobs[recValue], valueNull)
+	out = wire.AppendVarint(out, int32(nh))
+	r.rec = append(out, r.hdrs...)
+	return nil
 }
 
-// blobIn reads a record key or value: a string, {"hex": ...} or null.
-func blobIn(x any, path string) ([]byte, bool, error) {
-	switch y := x.(type) {
-	case nil:
-		return nil, true, nil
-	case string:
-		return []byte(y), false, nil
-	case map[string]any:
-		if h, ok := y["hex"].(string); ok && len(y) == 1 {
-			b, err := decodeHex(h, path+".hex")
-			return b, false, err
+// headers reads a record's headers into r.hdrs, returning their count.
+func (r *reader) headers() (n int, err error) {
+	if !r.open() {
+		return 0, nil
+	}
+	for i := 0; r.nextElem(i); i++ {
+		if err != nil {
+			r.skip()
+			continue
+		}
+		if r.peek() != '{' {
+			err = r.wrongType("an object")
+			continue
+		}
+		if err = r.header(); err == nil {
+			n++
 		}
 	}
-	return nil, false, typeErr(path, "a string, {\"hex\": ...} or null", x)
+	return n, err
+}
+
+// header reads one {"key": ..., "value": ...} and appends it to r.hdrs.
+func (r *reader) header() error {
+	keyNull, valueNull := true, true
+	var keyErr error
+	var errKey keyRef
+	ks := keySet{start: len(r.keys)}
+	if !r.open() {
+		return nil
+	}
+	for i := 0; ; i++ {
+		k, ok := r.key(i, &ks)
+		if !ok {
+			break
+		}
+		if keyErr != nil && !r.keyLess(k, errKey) {
+			r.skip()
+			continue
+		}
+		var err error
+		switch {
+		case r.keyIs(k, "key"):
+			keyNull, err = r.blob(hdrKey)
+		case r.keyIs(k, "value"):
+			valueNull, err = r.blob(hdrValue)
+		default:
+			err = r.errorAt(fmt.Errorf("%w: a header has key and value", ErrUnknownField))
+			r.skip()
+		}
+		if err != nil {
+			keyErr, errKey = err, k
+		}
+	}
+	switch {
+	case r.fail != nil:
+		return nil
+	case keyErr != nil:
+		return keyErr
+	case keyNull:
+		return &Error{Path: r.pathString() + ".key", Err: fmt.Errorf("%w: a header key is never null", ErrNull)}
+	}
+	r.hdrs = appendBlob(r.hdrs, r.blobs[hdrKey], false)
+	r.hdrs = appendBlob(r.hdrs, r.blobs[hdrValue], valueNull)
+	return nil
+}
+
+// blob reads a record's or header's key or value into r.blobs[i]: a
+// string, {"hex": ...} or null (then null is true).
+func (r *reader) blob(i int) (null bool, err error) {
+	const want = "a string, {\"hex\": ...} or null"
+	switch c := r.peek(); c {
+	case 'n':
+		r.literal("null")
+		return true, nil
+	case '"':
+		if r.text() {
+			r.blobs[i] = append(r.blobs[i][:0], r.str...)
+		}
+		return false, nil
+	case '{':
+		h, ok := r.hexObject()
+		if r.fail != nil {
+			return false, nil
+		}
+		if !ok {
+			return false, r.typeErr(r.pathString(), want, c)
+		}
+		b := r.blobs[i][:0]
+		if cap(b) < len(h)/2 {
+			b = make([]byte, len(h)/2)
+		}
+		n, err := hex.Decode(b[:len(h)/2], h)
+		if err != nil {
+			return false, &Error{Path: r.pathString() + ".hex", Err: fmt.Errorf("%w: not hex: %v", ErrType, err)}
+		}
+		r.blobs[i] = b[:n]
+		return false, nil
+	}
+	return false, r.wrongType(want)
 }
 
 func appendBlob(dst, b []byte, null bool) []byte {

@@ -213,3 +213,55 @@ func TestRecordsObjectMaxTimestamp(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsLimit: records built from batch objects are counted against
+// the bytes a frame can hold while they are built, and the read fails as
+// soon as they pass them, naming the batch or record that did, before
+// the bytes are built: a list of many small batch objects expands each 2
+// bytes of JSON into a 61-byte batch. The limit here is small; the real
+// one is math.MaxInt32.
+func TestRecordsLimit(t *testing.T) {
+	c := load(t, "4.3")
+	api, _ := c.Reg.Lookup("Produce")
+	produce := func(records string) []byte {
+		return []byte(`{"Acks":1,"TopicData":[{"Name":"t","PartitionData":[{"Index":0,"Records":` + records + `}]}]}`)
+	}
+	const batch = 61 // an empty batch
+	for _, tc := range []struct {
+		records string
+		limit   int64
+		path    string // "" when it reads
+	}{
+		{`[{},{},{}]`, 3 * batch, ""},
+		{`[{},{},{},{}]`, 3 * batch, "ProduceRequest.TopicData[0].PartitionData[0].Records[3]"},
+		{`[{},{"records":[{},{}]},{}]`, 2*batch + 8, "ProduceRequest.TopicData[0].PartitionData[0].Records[1].records[1]"},
+		{`{"records":[{"key":"k","value":"v"}]}`, batch + 9, ""}, // 8 bytes and its length
+		{`{"records":[{"key":"k","value":"v"}]}`, batch + 8, "ProduceRequest.TopicData[0].PartitionData[0].Records.records[0]"},
+		{`"` + strings.Repeat("00", 1000) + `"`, 0, ""}, // hex is not built
+	} {
+		in := produce(tc.records)
+		val, err := unmarshalAt(api.Request, 9, in, 0, len(in), tc.limit)
+		if tc.path == "" {
+			if err != nil {
+				t.Errorf("%s within %d: %v", tc.records, tc.limit, err)
+			} else if _, err := c.EncodeBody(nil, api.Request, 9, &val); err != nil {
+				t.Errorf("%s: %v", tc.records, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrRange) || !strings.HasPrefix(err.Error(), tc.path+": ") || !strings.Contains(err.Error(), "more than a frame holds") {
+			t.Errorf("%s within %d: %v, want the limit's error at %s", tc.records, tc.limit, err, tc.path)
+		}
+	}
+	// A million batch objects, 3 MB of JSON, would be 61 MB of batches:
+	// with a limit of 1 MB the read fails having allocated less than the
+	// input's size.
+	in := produce(repeatList(`{}`, 1_000_000))
+	beyond, _, err := allocated(func() (codec.Value, error) { return unmarshalAt(api.Request, 9, in, 0, len(in), 1<<20) })
+	if !errors.Is(err, ErrRange) || !strings.Contains(err.Error(), "Records[17189]: ") {
+		t.Errorf("a million batches: %v", err)
+	}
+	if beyond > uint64(len(in)) {
+		t.Errorf("a million batches: %d bytes allocated for %d bytes of JSON", beyond, len(in))
+	}
+}
