@@ -87,25 +87,10 @@ func (r *reader) batch(out []byte) ([]byte, error) {
 	start := len(out)
 	vals := batchDefaults
 	transactional := false
-	var keyErr error
-	var errKey keyRef
 	n := 0 // records built
 	out = r.put(out, zeroHeader[:])
 	recErr := r.spend(records.BatchHeaderSize)
-	ks := keySet{start: len(r.keys)}
-	if !r.open() {
-		return out, nil
-	}
-	for i := 0; ; i++ {
-		k, ok := r.key(i, &ks)
-		if !ok {
-			break
-		}
-		if keyErr != nil && !r.keyLess(k, errKey) {
-			r.skip()
-			continue
-		}
-		var err error
+	keyErr := r.members(func(k keyRef, failed bool) (err error) {
 		switch j := r.batchInt(k); {
 		case j >= 0:
 			vals[j], err = r.integer(batchIntKinds[j])
@@ -115,7 +100,7 @@ func (r *reader) batch(out []byte) ([]byte, error) {
 			switch {
 			case r.peek() != '[':
 				err = r.wrongType("an array of records")
-			case keyErr != nil || recErr != nil:
+			case failed || recErr != nil:
 				r.skip()
 			default:
 				out, n, recErr = r.recordList(out)
@@ -124,10 +109,8 @@ func (r *reader) batch(out []byte) ([]byte, error) {
 			err = r.errorAt(fmt.Errorf("%w: a records object has baseOffset, partitionLeaderEpoch, baseTimestamp, producerId, producerEpoch, baseSequence, transactional and records", ErrUnknownField))
 			r.skip()
 		}
-		if err != nil {
-			keyErr, errKey = err, k
-		}
-	}
+		return err
+	})
 	switch {
 	case r.fail != nil:
 		return out, nil
@@ -265,24 +248,10 @@ const (
 func (r *reader) record(offsetDelta int32) error {
 	keyNull, valueNull := true, true
 	var tsDelta int64
-	var keyErr, hdrErr error
-	var errKey keyRef
+	var hdrErr error
 	nh := 0
 	r.hdrs = r.hdrs[:0]
-	ks := keySet{start: len(r.keys)}
-	if !r.open() {
-		return nil
-	}
-	for i := 0; ; i++ {
-		k, ok := r.key(i, &ks)
-		if !ok {
-			break
-		}
-		if keyErr != nil && !r.keyLess(k, errKey) {
-			r.skip()
-			continue
-		}
-		var err error
+	keyErr := r.members(func(k keyRef, failed bool) (err error) {
 		switch {
 		case r.keyIs(k, "key"):
 			keyNull, err = r.blob(recKey)
@@ -294,7 +263,7 @@ func (r *reader) record(offsetDelta int32) error {
 			switch {
 			case r.peek() != '[':
 				err = r.wrongType("an array of {\"key\", \"value\"} objects")
-			case keyErr != nil || hdrErr != nil:
+			case failed || hdrErr != nil:
 				r.skip()
 			default:
 				nh, hdrErr = r.headers()
@@ -303,10 +272,8 @@ func (r *reader) record(offsetDelta int32) error {
 			err = r.errorAt(fmt.Errorf("%w: a record has key, value, timestampDelta and headers", ErrUnknownField))
 			r.skip()
 		}
-		if err != nil {
-			keyErr, errKey = err, k
-		}
-	}
+		return err
+	})
 	switch {
 	case r.fail != nil:
 		return nil
@@ -349,22 +316,7 @@ func (r *reader) headers() (n int, err error) {
 // header reads one {"key": ..., "value": ...} and appends it to r.hdrs.
 func (r *reader) header() error {
 	keyNull, valueNull := true, true
-	var keyErr error
-	var errKey keyRef
-	ks := keySet{start: len(r.keys)}
-	if !r.open() {
-		return nil
-	}
-	for i := 0; ; i++ {
-		k, ok := r.key(i, &ks)
-		if !ok {
-			break
-		}
-		if keyErr != nil && !r.keyLess(k, errKey) {
-			r.skip()
-			continue
-		}
-		var err error
+	keyErr := r.members(func(k keyRef, _ bool) (err error) {
 		switch {
 		case r.keyIs(k, "key"):
 			keyNull, err = r.blob(hdrKey)
@@ -374,10 +326,8 @@ func (r *reader) header() error {
 			err = r.errorAt(fmt.Errorf("%w: a header has key and value", ErrUnknownField))
 			r.skip()
 		}
-		if err != nil {
-			keyErr, errKey = err, k
-		}
-	}
+		return err
+	})
 	switch {
 	case r.fail != nil:
 		return nil
@@ -432,4 +382,33 @@ func appendBlob(dst, b []byte, null bool) []byte {
 	}
 	dst = wire.AppendVarint(dst, int32(len(b)))
 	return append(dst, b...)
+}
+
+// members reads the object at the reader (of a batch, record or header),
+// calling member for each of its keys, in order, with the reader at the
+// key's value, which member reads or skips. The object's error is the one
+// of the first key, in key order, whose member failed: once one has,
+// member is called only for keys before it (failed then says that one
+// has), and the values of the others are skipped. A syntax error is
+// r.fail's, not returned.
+func (r *reader) members(member func(k keyRef, failed bool) error) error {
+	var keyErr error
+	var errKey keyRef
+	ks := keySet{start: len(r.keys)}
+	if !r.open() {
+		return nil
+	}
+	for i := 0; ; i++ {
+		k, ok := r.key(i, &ks)
+		if !ok {
+			return keyErr
+		}
+		if keyErr != nil && !r.keyLess(k, errKey) {
+			r.skip()
+			continue
+		}
+		if err := member(k, keyErr != nil); err != nil {
+			keyErr, errKey = err, k
+		}
+	}
 }
