@@ -17,16 +17,7 @@ import (
 // a pair no page answers stays 404.
 func TestServeAPIRedirectsBelowDiff(t *testing.T) {
 	base := serveWith(t, "--spec", "3.9="+diffSpecs+"3.9", "--spec", "4.3="+diffSpecs+"4.3")
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(p string) (int, string) {
-		resp, err := c.Get(base + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Header.Get("Location")
-	}
+	get := noRedirectGet(t, base)
 	for from, to := range map[string]string{
 		"/apis/fetch/diff/v4..v5/":        "/apis/Fetch/diff/v4..v5/",
 		"/apis/1/diff/v4..v5/?x=1":        "/apis/Fetch/diff/v4..v5/?x=1",
@@ -78,16 +69,7 @@ func TestServeRedirectsUnbuiltForwardPair(t *testing.T) {
 		}
 	}
 	base := serveWith(t, "--spec", dir)
-	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	get := func(p string) (int, string) {
-		resp, err := c.Get(base + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, resp.Header.Get("Location")
-	}
+	get := noRedirectGet(t, base)
 	for from, to := range map[string]string{
 		"/apis/wide/diff/v3..v30/": "/apis/Wide/diff/v3..v30/", // neither built nor reversed
 		"/apis/1000/diff/v30..v3/": "/apis/Wide/diff/v30..v3/",
@@ -102,5 +84,21 @@ func TestServeRedirectsUnbuiltForwardPair(t *testing.T) {
 	}
 	if code, _ := get(fmt.Sprintf("/apis/wide/diff/v3..v%d/", last+1)); code != http.StatusNotFound {
 		t.Errorf("a version the API lacks: %d, want 404", code)
+	}
+}
+
+// noRedirectGet returns a GET of a path below base that follows no
+// redirect: the answer's status and Location.
+func noRedirectGet(t *testing.T, base string) func(p string) (int, string) {
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return func(p string) (int, string) {
+		t.Helper()
+		resp, err := c.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, resp.Header.Get("Location")
 	}
 }
