@@ -69,8 +69,7 @@ type Decoder struct {
 	MaxBodies int
 
 	once    sync.Once
-	slots   chan struct{}
-	queued  atomic.Int64
+	gate    // the decode slots and their queue
 	pending atomic.Int64
 	bodies  byteBudget
 }
