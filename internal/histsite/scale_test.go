@@ -274,7 +274,7 @@ func TestServeForwardPairs(t *testing.T) {
 	s, ext := buildCrafted(t, craftedRelease(t, "1.0", 0, 64, 40))
 	h := ext.Handler(s)
 	srv := server.New(s)
-	srv.Handle("GET /apis/{name}/diff/{pair}/", h)
+	srv.HandlePages("GET /apis/{name}/diff/{pair}/", &server.Pages{Source: h})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	get := func(p string) (int, string) {
