@@ -1,7 +1,9 @@
 // Package server serves a built [site.Site] over HTTP: every page from
 // memory, pre-compressed, with ETags, HEAD, a real 404 page, security
 // headers and timeouts, plus dynamic handlers that other packages register
-// with [Server.Handle] (such as POST /api/decode).
+// with [Server.Handle] (such as POST /api/decode), and pages rendered on
+// request ([Server.HandlePages]: a few at once, kept in a cache bounded by
+// bytes, answered as the site's own pages are).
 //
 // # Requests
 //
