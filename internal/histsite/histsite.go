@@ -13,7 +13,7 @@
 //     version with the previous one and with the newest, and an index
 //     listing them and every version, so that the site grows with the
 //     number of versions, not its square; under `manifester serve`,
-//     [Ext.Handler] answers every other pair, either way round;
+//     [Ext.Handler] renders every other pair, either way round;
 //   - the lists of every version that every page of an API shows are
 //     bounded: a long "accepted by Kafka" table shows a window of its
 //     rows, as the version switcher does (Window in package render/html),
@@ -427,12 +427,13 @@ func execHTML(name string, v any) (template.HTML, error) {
 	return template.HTML(b.String()), nil // produced by html/template, so escaped
 }
 
-// Handler answers /apis/<Name>/diff/v<A>..v<B>/ for pairs the site does
+// Handler renders /apis/<Name>/diff/v<A>..v<B>/ for pairs the site does
 // not hold (A > B, the reverse view, and for an API of more than
 // [AllPairsMax] versions the pairs A < B that are neither adjacent nor to
-// the newest version), rendering in the site's layout. It is meant for
-// `manifester serve`: register it with
-// server.Handle("GET /apis/{name}/diff/{pair}/", ...).
+// the newest version), in the site's layout. It is meant for `manifester
+// serve`, which caps the renders at once and caches the pages: register
+// it with server.HandlePages("GET /apis/{name}/diff/{pair}/",
+// &server.Pages{Source: ...}).
 func (e *Ext) Handler(s *site.Site) *DiffHandler {
 	return &DiffHandler{ext: e, site: s}
 }

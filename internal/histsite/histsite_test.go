@@ -675,7 +675,7 @@ func TestPagesWellFormed(t *testing.T) {
 func TestServeReversedPairs(t *testing.T) {
 	s, ext := build(t, &builtAll, allReleases)
 	srv := server.New(s)
-	srv.Handle("GET /apis/{name}/diff/{pair}/", ext.Handler(s))
+	srv.HandlePages("GET /apis/{name}/diff/{pair}/", &server.Pages{Source: ext.Handler(s)})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	get := func(p string) (int, string) {

@@ -2,9 +2,9 @@ package histsite
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"regexp"
 	"runtime"
 	"slices"
@@ -413,8 +413,8 @@ func idPart(s string) string {
 	}, s)
 }
 
-// DiffHandler answers diff pages the site does not hold (see
-// [Ext.Handler]).
+// DiffHandler renders the diff pages the site does not hold (see
+// [Ext.Handler]); it is a server.PageSource.
 type DiffHandler struct {
 	ext  *Ext
 	site *site.Site
@@ -422,51 +422,61 @@ type DiffHandler struct {
 
 var pairPattern = regexp.MustCompile(`^v(\d{1,5})\.\.v(\d{1,5})$`)
 
-// ServeHTTP renders /apis/<Name>/diff/v<A>..v<B>/ for any two different
-// versions of an API with pages, in either direction; an unknown API, a
-// malformed pair or a version the API lacks gets the 404 page. The
-// server asks it for the pairs its site lacks: the reversed ones, and,
-// for an API of more than [AllPairsMax] versions, the forward pairs
-// that are neither adjacent nor to the newest version.
-func (h *DiffHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// Canonical returns the path of the diff page a URL path (a site path,
+// without the base path) names: /apis/<Name>/diff/v<A>..v<B>/ for any two
+// different versions of an API with pages, in either direction, the
+// versions without leading zeros; false for an unknown API, a malformed
+// pair or a version the API lacks.
+func (h *DiffHandler) Canonical(urlPath string) (string, bool) {
 	d, err := h.ext.get(h.site.Releases)
 	if err != nil {
-		http.Error(w, "history: "+err.Error(), http.StatusInternalServerError)
-		return
+		return "", false
 	}
-	pa, a, bv, ok := d.pairOf(r.URL.Path)
+	pa, a, b, ok := d.pairOf(urlPath)
 	if !ok {
-		h.notFound(w, r)
-		return
+		return "", false
 	}
-	title, body, err := diffPage(d, diff.NewDiffer(pa.rel.Codec, pa.api), pa.rel, pa.api, a, bv)
+	return DiffPath(pa.api.Name, a, b), true
+}
+
+// Serves reports whether the handler has a diff page for a URL path (a
+// site path, without the base path), in any spelling [DiffHandler.Canonical]
+// takes.
+func (h *DiffHandler) Serves(urlPath string) bool {
+	_, ok := h.Canonical(urlPath)
+	return ok
+}
+
+// Render renders the diff page at a canonical path in the site's layout,
+// its links site paths. The server asks it for the pairs its site lacks:
+// the reversed ones, and, for an API of more than [AllPairsMax] versions,
+// the forward pairs that are neither adjacent nor to the newest version.
+// It stops with ctx's error between its steps (the diff, its HTML, the
+// page) when ctx is done.
+func (h *DiffHandler) Render(ctx context.Context, urlPath string) ([]byte, error) {
+	d, err := h.ext.get(h.site.Releases)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	pa, a, b, ok := d.pairOf(urlPath)
+	if !ok {
+		return nil, fmt.Errorf("no diff page at %s", urlPath)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	title, body, err := diffPage(d, diff.NewDiffer(pa.rel.Codec, pa.api), pa.rel, pa.api, a, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s v%d..v%d: %w", pa.api.Name, a, b, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	var buf bytes.Buffer
 	if err := h.site.Renderer.Doc(&buf, title, body); err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+		return nil, fmt.Errorf("%s v%d..v%d: %w", pa.api.Name, a, b, err)
 	}
-	w.Header().Set("Content-Type", site.TypeHTML)
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
-	}
-}
-
-// Serves reports whether the handler answers a URL path (a site path,
-// without the base path) with a diff page rather than the 404 page.
-func (h *DiffHandler) Serves(urlPath string) bool {
-	d, err := h.ext.get(h.site.Releases)
-	if err != nil {
-		return false
-	}
-	_, _, _, ok := d.pairOf(urlPath)
-	return ok
+	return buf.Bytes(), nil
 }
 
 // pairOf parses /apis/<Name>/diff/v<A>..v<B>/: an API with pages and two
@@ -492,13 +502,4 @@ func (d *data) pairOf(urlPath string) (pa pageAPI, a, b int16, ok bool) {
 		return pa, 0, 0, false
 	}
 	return pa, int16(x), int16(y), true
-}
-
-func (h *DiffHandler) notFound(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", site.TypeHTML)
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusNotFound)
-	if nf := h.site.NotFound; nf != nil && r.Method != http.MethodHead {
-		w.Write(nf.Body)
-	}
 }

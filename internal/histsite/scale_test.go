@@ -1,6 +1,7 @@
 package histsite
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -274,7 +275,7 @@ func TestServeForwardPairs(t *testing.T) {
 	s, ext := buildCrafted(t, craftedRelease(t, "1.0", 0, 64, 40))
 	h := ext.Handler(s)
 	srv := server.New(s)
-	srv.Handle("GET /apis/{name}/diff/{pair}/", h)
+	srv.HandlePages("GET /apis/{name}/diff/{pair}/", &server.Pages{Source: h})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	get := func(p string) (int, string) {
@@ -372,5 +373,53 @@ func TestAllPairsThreshold(t *testing.T) {
 	t.Logf("longest accepted table: %s, %d versions over %v", name, rows, allReleases)
 	if rows > htmlr.ListMax {
 		t.Errorf("the accepted table of %s has %d rows: real pages lose rows", name, rows)
+	}
+}
+
+// TestServePairsCachedAndBounded serves the pairs of an API of 64
+// versions that the site does not hold through server.Pages as `manifester
+// serve` does, with a cache of 1 MiB: a pair asked again is served from
+// the cache with the same bytes, the cache never holds more than its
+// bound over 400 distinct pairs, a pair put out of it is rendered again
+// with the same bytes, and another spelling of a pair is redirected.
+func TestServePairsCachedAndBounded(t *testing.T) {
+	const bound = 1 << 20
+	s, ext := buildCrafted(t, craftedRelease(t, "1.0", 0, 64, 200))
+	pages := &server.Pages{Source: ext.Handler(s), CacheBytes: bound}
+	srv := server.New(s)
+	srv.HandlePages("GET /apis/{name}/diff/{pair}/", pages)
+	get := func(p string) (int, []byte, http.Header) {
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, httptest.NewRequest("GET", p, nil))
+		return w.Code, w.Body.Bytes(), w.Header()
+	}
+	first := DiffPath("Crafted", 40, 3)
+	_, want, hdr := get(first)
+	if _, again, hdr2 := get(first); !bytes.Equal(again, want) || hdr2.Get("ETag") != hdr.Get("ETag") || pages.Stats().Renders != 1 {
+		t.Fatalf("asked twice: equal %v, ETag %q and %q, %d renders (want 1)", bytes.Equal(again, want), hdr.Get("ETag"), hdr2.Get("ETag"), pages.Stats().Renders)
+	}
+	n := 1
+	for a := int16(63); a > 0 && n < 400; a-- {
+		for b := a - 1; b >= 0 && n < 400; b -= 3 {
+			p := DiffPath("Crafted", a, b)
+			if code, body, _ := get(p); code != 200 || !bytes.Contains(body, fmt.Appendf(nil, "Crafted v%d → v%d", a, b)) {
+				t.Fatalf("%s: %d", p, code)
+			}
+			n++
+			if st := pages.Stats(); st.CacheBytes > bound {
+				t.Fatalf("after %d pairs: the cache holds %d bytes, over its %d", n, st.CacheBytes, bound)
+			}
+		}
+	}
+	st := pages.Stats()
+	t.Logf("%d pairs rendered, %d kept in %d bytes (peak %d), the first %d bytes", n, st.Cached, st.CacheBytes, st.PeakCacheBytes, len(want))
+	if st.Renders != int64(n) || st.PeakCacheBytes > bound || st.Cached >= n || st.Cached == 0 {
+		t.Errorf("%d pairs: %d renders, %d kept, peak %d bytes of %d", n, st.Renders, st.Cached, st.PeakCacheBytes, bound)
+	}
+	if _, again, _ := get(first); !bytes.Equal(again, want) || pages.Stats().Renders != int64(n)+1 {
+		t.Errorf("a pair put out and asked again: equal %v, %d renders (want %d)", bytes.Equal(again, want), pages.Stats().Renders, n+1)
+	}
+	if code, _, h := get("/apis/Crafted/diff/v040..v3/"); code != http.StatusMovedPermanently || h.Get("Location") != first {
+		t.Errorf("v040..v3: %d to %q", code, h.Get("Location"))
 	}
 }

@@ -69,8 +69,7 @@ type Decoder struct {
 	MaxBodies int
 
 	once    sync.Once
-	slots   chan struct{}
-	queued  atomic.Int64
+	gate    // the decode slots and their queue
 	pending atomic.Int64
 	bodies  byteBudget
 }
@@ -460,7 +459,8 @@ func (d *Decoder) servePage(w http.ResponseWriter, r *http.Request) {
 	w.Write(page)
 }
 
-// pageBusy answers the form post 503 with Retry-After.
+// pageBusy answers a page request (the form post, a page rendered on
+// demand) 503 with Retry-After.
 func pageBusy(w http.ResponseWriter, err error) {
 	w.Header().Set("Retry-After", strconv.Itoa(RetryAfter))
 	http.Error(w, "503 "+err.Error(), http.StatusServiceUnavailable)

@@ -135,40 +135,17 @@ func (d *Decoder) hold(n int) (done func(), ok bool) {
 	return func() { d.pending.Add(-int64(n)) }, true
 }
 
-// acquire claims a decode slot. When all are busy, the request waits in
-// a queue of at most MaxQueued requests for at most QueueWait; false when
-// the queue is full, the wait runs out or the client goes away.
+// acquire claims a decode slot (see [gate.acquire]).
 func (d *Decoder) acquire(ctx context.Context) bool {
 	d.once.Do(d.init)
-	select {
-	case d.slots <- struct{}{}:
-		return true
-	default:
-	}
-	if d.queued.Add(1) > int64(d.MaxQueued) {
-		d.queued.Add(-1)
-		return false
-	}
-	defer d.queued.Add(-1)
-	t := time.NewTimer(d.QueueWait)
-	defer t.Stop()
-	select {
-	case d.slots <- struct{}{}:
-		return true
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	return false
+	return d.gate.acquire(ctx)
 }
-
-func (d *Decoder) release() { <-d.slots }
 
 func (d *Decoder) init() {
 	n := d.MaxConcurrent
 	if n <= 0 {
 		n = MaxConcurrentDecodes()
 	}
-	d.slots = make(chan struct{}, n)
 	if d.Timeout <= 0 {
 		d.Timeout = DecodeTimeout
 	}
@@ -178,6 +155,7 @@ func (d *Decoder) init() {
 	if d.QueueWait <= 0 {
 		d.QueueWait = QueueWait
 	}
+	d.gate.init(n, d.MaxQueued, d.QueueWait)
 	d.bodies.limit = int64(d.MaxBodies)
 	if d.MaxBodies <= 0 {
 		d.bodies.limit = MaxBodiesInFlight

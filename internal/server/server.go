@@ -1,7 +1,9 @@
 // Package server serves a built [site.Site] over HTTP: every page from
 // memory, pre-compressed, with ETags, HEAD, a real 404 page, security
 // headers and timeouts, plus dynamic handlers that other packages register
-// with [Server.Handle] (such as POST /api/decode).
+// with [Server.Handle] (such as POST /api/decode), and pages rendered on
+// request ([Server.HandlePages]: a few at once, kept in a cache bounded by
+// bytes, answered as the site's own pages are).
 //
 // # Requests
 //
@@ -168,6 +170,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	a, ok := s.site.Lookup(r.URL.Path)
 	if (!ok || !get) && s.ndyn > 0 {
 		if dh, pattern := s.dyn.Handler(r); pattern != "" {
+			if ph, ok := dh.(pagesHandler); ok {
+				// Rendered with its links under the base path already.
+				ph.serve(w, r)
+				return
+			}
 			if s.site.Base != "" {
 				lw := &linkWriter{ResponseWriter: w, site: s.site, from: r.URL.Path}
 				if r.Method == http.MethodHead {
@@ -213,6 +220,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "405 method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	serveAsset(w, r, a)
+}
+
+// serveAsset answers GET or HEAD with a page or file: its bytes, gzipped
+// when the client accepts gzip, or 304 when If-None-Match names its
+// ETag.
+func serveAsset(w http.ResponseWriter, r *http.Request, a *site.Asset) {
+	h := w.Header()
 	h["Vary"] = hVary
 	// Every file, /static/ ones too, keeps its URL from build to build:
 	// browsers revalidate each time (304 while the ETag still names the
