@@ -3,6 +3,7 @@ package hexin
 import (
 	"bytes"
 	"encoding/hex"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -102,7 +103,7 @@ func TestDumpShapes(t *testing.T) {
 }
 
 // TestSqueezeErrors: a "*" that cannot be expanded is an error naming the
-// line, and a "*" may not stand for more than maxSqueezed bytes.
+// line, and a "*" may not stand for more than MaxSqueezed bytes.
 func TestSqueezeErrors(t *testing.T) {
 	cases := map[string]string{
 		"star first":         "*\n00000010  00 00\n",
@@ -281,5 +282,41 @@ func TestPowerShell7FormatHex(t *testing.T) {
 	wantPlain, _ := hex.DecodeString("0000001a0012000300000000000a6d616e69666573746572000261023100")
 	if got, err := Parse(plain); err != nil || !bytes.Equal(got, wantPlain) {
 		t.Errorf("groups of sixteen digits: got %x, %v; want %x", got, err, wantPlain)
+	}
+}
+
+// TestSqueezedInAll: the "*" lines of one input stand for at most
+// MaxSqueezed bytes in all, not each: 20 of them, each 64 MiB, in a dump
+// of 1.7 KB used to expand to over a gigabyte (and took 24 GB of memory
+// before the process was killed). ParseDumpMax takes a lower bound; the
+// error names the line where the "*" that passes it ends.
+func TestSqueezedInAll(t *testing.T) {
+	dump := func(stars int, each int64) string {
+		var b strings.Builder
+		off := int64(0)
+		for range stars {
+			fmt.Fprintf(&b, "%08x  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n", off)
+			off += each
+		}
+		fmt.Fprintf(&b, "%08x  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n%08x\n", off, off+16)
+		return b.String()
+	}
+	in := dump(20, MaxSqueezed)
+	_, err := ParseDump(in)
+	var e *Error
+	if err == nil || !asError(err, &e) || e.Line != 5 || !strings.Contains(e.Msg, "with the input's other") {
+		t.Fatalf("20 stars of 64 MiB each in %d bytes: %v; want an error at line 5, where the second star ends", len(in), err)
+	}
+	// Within the bound in all: read.
+	d, err := ParseDump(dump(4, 16<<20))
+	if err != nil || len(d.Bytes()) != 4*16<<20+16 {
+		t.Fatalf("4 stars of 16 MiB: %v", err)
+	}
+	// A lower bound, as the server uses.
+	if _, err := ParseDumpMax(dump(4, 16<<10), 32<<10); err == nil || !asError(err, &e) || e.Line != 7 {
+		t.Errorf("4 stars of 16 KiB, 32 KiB allowed: %v; want an error at line 7, where the third star ends", err)
+	}
+	if b, err := ParseMax(dump(2, 16<<10), 32<<10); err != nil || len(b) != 2*16<<10+16 {
+		t.Errorf("2 stars of 16 KiB, 32 KiB allowed: %d bytes, %v", len(b), err)
 	}
 }

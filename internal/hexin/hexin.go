@@ -96,8 +96,12 @@ func (d *Dump) Bytes() []byte {
 
 // Parse reads hex in any of the package's shapes and returns the bytes
 // (all packets of a dump, concatenated).
-func Parse(s string) ([]byte, error) {
-	d, err := ParseDump(s)
+func Parse(s string) ([]byte, error) { return ParseMax(s, MaxSqueezed) }
+
+// ParseMax is Parse with the "*" lines of a dump standing for at most
+// maxSqueezed bytes in all (see [ParseDumpMax]).
+func ParseMax(s string, maxSqueezed int64) ([]byte, error) {
+	d, err := ParseDumpMax(s, maxSqueezed)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +109,15 @@ func Parse(s string) ([]byte, error) {
 }
 
 // ParseDump reads hex in any of the package's shapes, keeping a dump's
-// packets apart.
-func ParseDump(s string) (*Dump, error) {
+// packets apart. The "*" lines of a dump stand for at most MaxSqueezed
+// bytes in all.
+func ParseDump(s string) (*Dump, error) { return ParseDumpMax(s, MaxSqueezed) }
+
+// ParseDumpMax is ParseDump with the "*" lines of a dump standing for at
+// most maxSqueezed bytes in all (a server reading hex from strangers
+// takes less than a command line does).
+func ParseDumpMax(s string, maxSqueezed int64) (*Dump, error) {
+	sq := &squeeze{left: maxSqueezed, max: maxSqueezed}
 	s = strings.TrimPrefix(s, "\uFEFF") // a UTF-8 byte order mark
 	if quoted(s) {
 		// Hex in quotes (a JSON string's value copied with them,
@@ -130,12 +141,12 @@ func ParseDump(s string) (*Dump, error) {
 		}
 	}
 	if !dumpish {
-		if d, ok, err := parseSpacedDump(lines); ok {
+		if d, ok, err := parseSpacedDump(lines, sq); ok {
 			return d, err
 		}
 		return parsePlain(lines)
 	}
-	return parseDumpLines(lines)
+	return parseDumpLines(lines, sq)
 }
 
 // cArray reduces a C array initializer, as `xxd -i` writes it
@@ -369,29 +380,37 @@ func classify(lines []string) []dumpLine {
 	return dl
 }
 
-// maxSqueezed bounds the bytes a "*" line may stand for, so that a dump
-// of a few lines cannot claim gigabytes.
-const maxSqueezed = 64 << 20
+// MaxSqueezed is what the "*" lines of one input may stand for in all
+// with [Parse] and [ParseDump]: a dump of a few lines must not claim
+// gigabytes (each "*" line of a few bytes may stand for any number of
+// repeated lines). [ParseDumpMax] takes another bound.
+const MaxSqueezed = 64 << 20
+
+// squeeze is what the "*" lines of an input may still stand for.
+type squeeze struct {
+	left, max int64
+}
 
 // fillSqueezed repeats the bytes of the last line before a "*" up to the
-// offset where the dump goes on.
-func fillSqueezed(cur, last []byte, from, to int64, no int) ([]byte, error) {
+// offset where the dump goes on, within what sq allows.
+func fillSqueezed(cur, last []byte, from, to int64, no int, sq *squeeze) ([]byte, error) {
 	if len(last) == 0 {
 		return cur, &Error{Line: no, Col: 1, Msg: `"*" (squeezed lines) with no line before it to repeat`}
 	}
 	if to < from || (to-from)%int64(len(last)) != 0 {
 		return cur, &Error{Line: no, Col: 1, Msg: fmt.Sprintf("offset 0x%x after \"*\" is not a whole number of %d-byte lines after 0x%x", to, len(last), from)}
 	}
-	if to-from > maxSqueezed {
-		return cur, &Error{Line: no, Col: 1, Msg: fmt.Sprintf("\"*\" stands for %d bytes, more than the %d this reader expands", to-from, maxSqueezed)}
+	if to-from > sq.left {
+		return cur, &Error{Line: no, Col: 1, Msg: fmt.Sprintf("\"*\" stands for %d bytes, which with the input's other \"*\" lines is more than the %d this reader expands", to-from, sq.max)}
 	}
+	sq.left -= to - from
 	for n := from; n < to; n += int64(len(last)) {
 		cur = append(cur, last...)
 	}
 	return cur, nil
 }
 
-func parseDumpLines(lines []string) (*Dump, error) {
+func parseDumpLines(lines []string, sq *squeeze) (*Dump, error) {
 	dl := classify(lines)
 	d := &Dump{Format: FormatDump}
 	for i, x := range dl {
@@ -432,7 +451,7 @@ func parseDumpLines(lines []string) (*Dump, error) {
 			}
 			var err error
 			if star {
-				if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no); err != nil {
+				if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no, sq); err != nil {
 					return nil, err
 				}
 				star = false
@@ -452,7 +471,7 @@ func parseDumpLines(lines []string) (*Dump, error) {
 		}
 		if star {
 			var err error
-			if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no); err != nil {
+			if cur, err = fillSqueezed(cur, last, base+int64(len(cur)), x.off, x.no, sq); err != nil {
 				return nil, err
 			}
 			star = false

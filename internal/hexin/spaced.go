@@ -30,7 +30,7 @@ type spacedLine struct {
 }
 
 // parseSpacedDump returns ok false when the lines are not a spaced dump.
-func parseSpacedDump(lines []string) (*Dump, bool, error) {
+func parseSpacedDump(lines []string, sq *squeeze) (*Dump, bool, error) {
 	var sl []spacedLine
 	group := 0
 	for i, l := range lines {
@@ -112,7 +112,7 @@ func parseSpacedDump(lines []string) (*Dump, bool, error) {
 		}
 		if star {
 			var err error
-			if out, err = fillSqueezed(out, last, start+int64(len(out)), x.off, x.no); err != nil {
+			if out, err = fillSqueezed(out, last, start+int64(len(out)), x.off, x.no, sq); err != nil {
 				return nil, true, err
 			}
 			star = false
@@ -137,8 +137,8 @@ func parseSpacedDump(lines []string) (*Dump, bool, error) {
 	if len(out) == 0 {
 		return nil, true, &Error{Line: sl[0].no, Col: 1, Msg: "no hex bytes in the dump"}
 	}
-	if len(out) > maxSqueezed {
-		return nil, true, &Error{Line: sl[0].no, Col: 1, Msg: fmt.Sprintf("the dump holds %d bytes, more than %d", len(out), maxSqueezed)}
+	if len(out) > MaxSqueezed {
+		return nil, true, &Error{Line: sl[0].no, Col: 1, Msg: fmt.Sprintf("the dump holds %d bytes, more than %d", len(out), MaxSqueezed)}
 	}
 	return &Dump{Format: FormatDump, Packets: [][]byte{out}, Sources: []string{""}, Start: start}, true, nil
 }

@@ -191,7 +191,7 @@ func (d *Decoder) DecodeContext(ctx context.Context, in DecodeRequest) ([]*repor
 			return nil, err
 		}
 	}
-	b, err := hexin.Parse(in.Hex)
+	b, err := hexin.ParseMax(in.Hex, MaxSqueezedHex)
 	if err != nil {
 		return nil, &requestError{err.Error()}
 	}

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -363,5 +364,24 @@ func TestDecodeInflatedRecords(t *testing.T) {
 	}
 	if !strings.Contains(markup[i:], "hello") {
 		t.Errorf("inflated tree lacks the record value")
+	}
+}
+
+// TestDecodeAPISqueezedHex: a hex dump whose "*" lines (squeezed
+// repeated lines) stand for more than MaxSqueezedHex in all is refused
+// with the line, before anything is expanded: two hundred of them in a
+// few kilobytes of request would otherwise claim 12 GiB.
+func TestDecodeAPISqueezedHex(t *testing.T) {
+	srv := decodeServer(t)
+	var b strings.Builder
+	off := 0
+	for range 200 {
+		fmt.Fprintf(&b, "%08x  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n*\n", off)
+		off += 64 << 20
+	}
+	fmt.Fprintf(&b, "%08x  00 00 00 00 00 00 00 00  00 00 00 00 00 00 00 00  |................|\n", off)
+	w, a := postJSON(t, srv, "/api/decode", map[string]any{"hex": b.String(), "kind": "request"})
+	if w.Code != http.StatusBadRequest || !strings.Contains(a.Error, "line 3") || !strings.Contains(a.Error, fmt.Sprint(MaxSqueezedHex)) {
+		t.Errorf("%d bytes of squeezed dump: %d %q; want 400 naming line 3 and the bound", b.Len(), w.Code, a.Error)
 	}
 }

@@ -19,6 +19,10 @@ const (
 	// MaxEncodedFrame is the largest frame /api/encode answers: what the
 	// largest /api/decode body (hex) can hold.
 	MaxEncodedFrame = MaxDecodeBody / 2
+	// MaxSqueezedHex is what the "*" lines of a hex dump sent to decode
+	// (hexdump's and xxd's squeezed repeated lines) may stand for in all:
+	// a few bytes of "*" lines could otherwise claim gigabytes.
+	MaxSqueezedHex = 4 << 20
 	// MaxAnswer is the largest answer a decode or encode writes; a larger
 	// one is replaced by the frames' summaries and an error.
 	MaxAnswer = 64 << 20
