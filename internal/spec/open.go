@@ -597,14 +597,17 @@ func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
 	total := 0
 	for _, name := range names {
 		fname := prefix + path.Base(name)
+		// Every byte read counts against the budget, those of a file
+		// refused as too large too: a jar of many entries that each
+		// inflate past maxSpecFile would otherwise inflate them all.
 		b, err := readLimited(fsys, name)
-		if err != nil {
-			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
-			continue
-		}
 		if total += len(b); total > maxFolderBytes {
 			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)})
 			break
+		}
+		if err != nil {
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
+			continue
 		}
 		f, err := Parse(fname, b)
 		if err != nil {
@@ -621,6 +624,9 @@ func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
 	return files, errs.Err()
 }
 
+// readLimited reads the file name of fsys, at most maxSpecFile bytes. On
+// an error it returns the bytes read before it too (maxSpecFile+1 for a
+// file too large), for the caller's budget.
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	f, err := openRegular(fsys, name)
 	if err != nil {
@@ -629,10 +635,10 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxSpecFile+1))
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	if len(b) > maxSpecFile {
-		return nil, fmt.Errorf("file larger than %d bytes", maxSpecFile)
+		return b, fmt.Errorf("file larger than %d bytes", maxSpecFile)
 	}
 	return b, nil
 }
