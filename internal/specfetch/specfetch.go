@@ -60,6 +60,9 @@ var (
 	ErrVersion   = errors.New("bad version")
 	ErrNoSpecJar = errors.New("no message specs in the jar")
 	ErrRepo      = errors.New("not an http(s) URL")
+	// ErrInsecureRedirect is the cause when a repository reached over
+	// https redirects to plain http.
+	ErrInsecureRedirect = errors.New("redirect from https to plain http refused")
 )
 
 // Fetcher downloads releases from one repository into one cache folder.
@@ -125,6 +128,32 @@ func (f *Fetcher) client() *http.Client {
 	t.TLSHandshakeTimeout = 30 * time.Second
 	t.ResponseHeaderTimeout = time.Minute
 	return &http.Client{Transport: t}
+}
+
+// httpClient is f.client() with the redirect policy of [checkRedirect]
+// (which replaces any the client has).
+func (f *Fetcher) httpClient() *http.Client {
+	c := *f.client()
+	c.CheckRedirect = checkRedirect
+	return &c
+}
+
+// maxRedirects is how many redirects one download follows, as many as
+// net/http's own policy.
+const maxRedirects = 10
+
+// checkRedirect follows at most maxRedirects redirects, and none from a
+// request made over https to plain http: the jar and its checksums would
+// then travel unprotected, where whoever is on the way could replace
+// both.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("%w: %s redirects to %s", ErrInsecureRedirect, via[len(via)-1].URL.Redacted(), req.URL.Redacted())
+	}
+	return nil
 }
 
 func (f *Fetcher) timeout() time.Duration {
@@ -327,8 +356,14 @@ func (f *Fetcher) download(ctx context.Context, u string, w io.Writer, limit int
 		return 0, err
 	}
 	req.Header.Set("User-Agent", "manifester (specs fetch)")
-	resp, err := f.client().Do(req)
+	resp, err := f.httpClient().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.Is(err, ErrInsecureRedirect) && errors.As(err, &ue) {
+			// The refusal, not a *url.Error: that is a net.Error, which
+			// reads as a repository that could not be reached.
+			return 0, ue.Err
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()
