@@ -182,19 +182,29 @@ func (f *Fetcher) Latest(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("specfetch: reading the latest release: %w", err)
 	}
+	v, err := parseMetadata(b)
+	if err != nil {
+		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+	}
+	return v, nil
+}
+
+// parseMetadata returns the release (else the latest version) that a
+// maven-metadata.xml names, checked by [CheckVersion].
+func parseMetadata(b []byte) (string, error) {
 	var md struct {
 		Release string `xml:"versioning>release"`
 		Latest  string `xml:"versioning>latest"`
 	}
 	if err := xml.Unmarshal(b, &md); err != nil {
-		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+		return "", err
 	}
 	v := md.Release
 	if v == "" {
 		v = md.Latest
 	}
 	if err := CheckVersion(v); err != nil {
-		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+		return "", err
 	}
 	return v, nil
 }
@@ -318,6 +328,12 @@ func (f *Fetcher) checksum(ctx context.Context, u, alg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return parseChecksum(b, alg)
+}
+
+// parseChecksum reads the digest of algorithm alg from the text of a
+// checksum file, in lower case.
+func parseChecksum(b []byte, alg string) (string, error) {
 	fields := strings.Fields(string(b))
 	size := map[string]int{"sha1": sha1.Size, "sha256": sha256.Size, "sha512": sha512.Size}[alg]
 	if len(fields) == 0 {
