@@ -98,12 +98,7 @@ type part struct {
 func Open(p string) (*Source, error) {
 	paths := []string{p}
 	if _, err := os.Stat(p); err != nil && strings.Contains(p, ",") {
-		paths = nil
-		for _, q := range strings.Split(p, ",") {
-			if q = strings.TrimSpace(q); q != "" {
-				paths = append(paths, q)
-			}
-		}
+		paths = splitPaths(p)
 	}
 	src := &Source{Path: p}
 	var parts []*part
@@ -164,6 +159,34 @@ func Open(p string) (*Source, error) {
 	}
 	sortRecords(src.Records)
 	return src, nil
+}
+
+// maxCommasInPath is how many commas splitPaths keeps inside one path.
+const maxCommasInPath = 8
+
+// splitPaths splits a comma-separated list of paths. A comma may be part
+// of a path (a home folder named "a,b", under which specfind finds the
+// jars it joins with commas): at each point the longest run of pieces,
+// with at most maxCommasInPath commas, that names an existing file or
+// folder is one path, else the next piece alone. Blank pieces are
+// dropped and the others trimmed of spaces.
+func splitPaths(p string) []string {
+	pieces := strings.Split(p, ",")
+	var out []string
+	for i := 0; i < len(pieces); {
+		j := i + 1
+		for k := min(len(pieces), i+1+maxCommasInPath); k > i+1; k-- {
+			if _, err := os.Stat(strings.TrimSpace(strings.Join(pieces[i:k], ","))); err == nil {
+				j = k
+				break
+			}
+		}
+		if q := strings.TrimSpace(strings.Join(pieces[i:j], ",")); q != "" {
+			out = append(out, q)
+		}
+		i = j
+	}
+	return out
 }
 
 func differentReleases(parts []*part) error {

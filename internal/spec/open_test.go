@@ -599,3 +599,29 @@ func TestOpenJarOversizeBombBudget(t *testing.T) {
 		t.Errorf("first error %q", l[0])
 	}
 }
+
+// TestOpenSeveralJarsCommaInFolder: jars joined by commas open when a
+// folder of their path holds a comma itself, as specfind joins the jars
+// of a Maven cache under a home folder such as /home/a,b. The path was cut
+// at every comma: "stat .../home: no such file or directory".
+func TestOpenSeveralJarsCommaInFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home,of, someone")
+	writeLibs(t, dir, "4.3.0")
+	paths := []string{filepath.Join(dir, "kafka-clients-4.3.0.jar")}
+	for _, m := range RecordModules {
+		paths = append(paths, filepath.Join(dir, "kafka-"+m+"-4.3.0.jar"))
+	}
+	src, err := Open(strings.Join(paths, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	checkFull(t, src, "4.3.0")
+	// Blank entries and spaces around the paths are dropped, as before.
+	src2, err := Open(" " + strings.Join(paths, " , ") + ",,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src2.Close()
+	checkFull(t, src2, "4.3.0")
+}
