@@ -384,12 +384,9 @@ func (b *builder) fields(raws []*spec.Field, parent *Struct, path string, within
 	return out
 }
 
-func join(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
+// join is spec.JoinPath: the path of field name inside parent, bounded
+// in length.
+func join(parent, name string) string { return spec.JoinPath(parent, name) }
 
 func (b *builder) field(raw *spec.Field, path string, within Versions) *Field {
 	f := &Field{Name: raw.Name.S, About: raw.About.S, EntityType: raw.EntityType.S, Pos: raw.Pos, Tag: -1,

@@ -145,3 +145,47 @@ func TestParseDeepNesting(t *testing.T) {
 		t.Errorf("depth %d rejected: %v", MaxDepth, err)
 	}
 }
+
+// longNameSpec is a spec whose one field has a name of n bytes and holds
+// children empty objects, each an error ("name" and "type" missing) under
+// that field's path.
+func longNameSpec(n, children int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"name": "X", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [{"name": "`)
+	b.WriteString(strings.Repeat("A", n))
+	b.WriteString(`", "type": "[]S", "versions": "0+", "fields": [`)
+	for i := 0; i < children; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("{}")
+	}
+	b.WriteString("]}]}")
+	return b.Bytes()
+}
+
+// TestParseLongNamePaths: a field path in an error shows at most
+// MaxPathLen bytes of it. A field of a 256 KiB name holding 4096 empty
+// objects copied the name into the path of each (1 GiB for a 264 KB
+// file; minutes and gigabytes for a 4 MiB one), and each of the 8192
+// errors printed it whole.
+func TestParseLongNamePaths(t *testing.T) {
+	src := longNameSpec(256<<10, 4096)
+	var err error
+	n := allocated(func() { _, err = Parse("Long.json", src) })
+	if limit := uint64(64 * len(src)); n > limit {
+		t.Fatalf("parsing %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
+	}
+	var l ErrorList
+	if !errors.As(err, &l) || len(l) != 2*4096 {
+		t.Fatalf("want %d errors, got %d", 2*4096, len(l))
+	}
+	for _, e := range l {
+		if len(e.Path) > MaxPathLen {
+			t.Fatalf("a path of %d bytes, want <= %d: %.80s", len(e.Path), MaxPathLen, e.Path)
+		}
+	}
+	if want := "Long.json:1:"; !strings.HasPrefix(l[0].Error(), want) || !strings.Contains(l[0].Path, "AAAA") {
+		t.Errorf("first error %.200q", l[0].Error())
+	}
+}

@@ -298,12 +298,8 @@ func (p *parser) fields(m member, parent string) []*Field {
 	return out
 }
 
-func join(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
+// join is JoinPath, the path of field name inside parent.
+func join(parent, name string) string { return JoinPath(parent, name) }
 
 func (p *parser) field(off int, obj *hujson.Object, parent string) *Field {
 	f := &Field{Pos: p.pos(off)}

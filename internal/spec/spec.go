@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a spec file. Line and Col are 1-based.
@@ -124,6 +125,43 @@ func (l ErrorList) Err() error {
 		return nil
 	}
 	return l
+}
+
+// MaxPathLen bounds the length of a field path that [JoinPath] builds
+// for an error. Kafka's longest paths are under 100 bytes; a path is
+// kept for every field, and a crafted file of a long name holding many
+// fields would otherwise copy the name into each of their paths and
+// print it in each of their errors.
+const MaxPathLen = 256
+
+// maxNameInPath is the most of one name a path keeps.
+const maxNameInPath = 64
+
+// JoinPath returns the field path of name inside parent
+// ("Topics.Partitions"). A name longer than 64 bytes is cut to its first
+// 64 and "..."; a path longer than MaxPathLen keeps "..." and its last
+// bytes, the field's own name last.
+func JoinPath(parent, name string) string {
+	if len(name) > maxNameInPath {
+		name = name[:runeStart(name, maxNameInPath)] + "..."
+	}
+	if parent == "" {
+		return name
+	}
+	p := parent + "." + name
+	if len(p) > MaxPathLen {
+		p = "..." + p[runeStart(p, len(p)-(MaxPathLen-3)):]
+	}
+	return p
+}
+
+// runeStart returns the first index at or after i that starts a rune of
+// s (or len(s)), so that a cut there splits no UTF-8 sequence.
+func runeStart(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
 }
 
 // Sentinel causes, for errors.Is.
