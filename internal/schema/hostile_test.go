@@ -288,12 +288,42 @@ func TestBuildLongNamePaths(t *testing.T) {
 		t.Fatalf("building %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
 	}
 	var l spec.ErrorList
-	if !errors.As(err, &l) || len(l) != 4096 || !errors.Is(l[0], ErrVersions) {
-		t.Fatalf("want 4096 version errors, got %d: %.200v", len(l), err)
+	if !errors.As(err, &l) || len(l) != spec.MaxErrorsPerFile+1 || !errors.Is(l[0], ErrVersions) {
+		t.Fatalf("want %d version errors and a count of the rest, got %d: %.200v", spec.MaxErrorsPerFile, len(l), err)
 	}
 	for _, e := range l {
 		if len(e.Path) > spec.MaxPathLen {
 			t.Fatalf("a path of %d bytes, want <= %d: %.80s", len(e.Path), spec.MaxPathLen, e.Path)
 		}
+	}
+}
+
+// TestBuildErrorsBounded: the builder keeps at most
+// spec.MaxErrorsPerFile errors of a file, then one that counts the rest.
+// 100,000 fields without versions made 100,000 errors.
+func TestBuildErrorsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"name": "X", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [`)
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name": "B%d", "type": "int8"}`, i)
+	}
+	b.WriteString("]}")
+	f, err := spec.Parse("Many.json", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]*spec.File{f})
+	var l spec.ErrorList
+	if !errors.As(err, &l) || len(l) != spec.MaxErrorsPerFile+1 {
+		t.Fatalf("want %d errors, got %d", spec.MaxErrorsPerFile+1, len(l))
+	}
+	if !errors.Is(l[0], ErrVersions) || !strings.HasPrefix(l[0].Error(), "Many.json:1:") {
+		t.Errorf("first error %q", l[0])
+	}
+	if last := l[len(l)-1].Error(); last != "Many.json: too many errors: 99900 more in this file not shown" {
+		t.Errorf("last error %q", last)
 	}
 }

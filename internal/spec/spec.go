@@ -172,7 +172,48 @@ var (
 	ErrMissing    = errors.New("missing required key")
 	ErrDuplicate  = errors.New("duplicate")
 	ErrTooDeep    = errors.New("nested too deeply")
+	// ErrTooManyErrors is the cause of the error that ends a file's
+	// list when more than MaxErrorsPerFile were found.
+	ErrTooManyErrors = errors.New("too many errors")
 )
+
+// MaxErrorsPerFile bounds the errors kept for one file: the parser and
+// the schema builder keep the first ones found and end the file's list
+// with one that counts the others ([ErrTooManyErrors]). A crafted file of
+// many small bad fields would otherwise make errors many times its size.
+const MaxErrorsPerFile = 100
+
+// ErrorBudget keeps the errors of several files, at most
+// MaxErrorsPerFile for each, and counts the ones dropped.
+type ErrorBudget struct {
+	kept    map[string]int
+	dropped map[string]int
+}
+
+// Keep reports whether another error of file fits in the budget, and
+// counts it either way.
+func (b *ErrorBudget) Keep(file string) bool {
+	if b.kept == nil {
+		b.kept, b.dropped = map[string]int{}, map[string]int{}
+	}
+	if b.kept[file] < MaxErrorsPerFile {
+		b.kept[file]++
+		return true
+	}
+	b.dropped[file]++
+	return false
+}
+
+// Summaries returns one error for each file with errors dropped, naming
+// how many, by file name.
+func (b *ErrorBudget) Summaries() ErrorList {
+	var out ErrorList
+	for file, n := range b.dropped {
+		out = append(out, &Error{Pos: Pos{File: file}, Err: fmt.Errorf("%w: %d more in this file not shown", ErrTooManyErrors, n)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.File < out[j].Pos.File })
+	return out
+}
 
 // Text is a scalar spec value kept as text, with its position. Set is false
 // when the key was absent.
