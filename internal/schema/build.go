@@ -169,7 +169,7 @@ type pendingRef struct {
 
 func (b *builder) errf(pos spec.Pos, path string, kind error, format string, args ...any) {
 	b.nerrs++
-	if b.budget.Keep(pos.File) {
+	if b.budget.Keep(pos) {
 		b.errs = append(b.errs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
 	}
 }
@@ -501,7 +501,7 @@ func (b *builder) field(raw *spec.Field, path string, within Versions) *Field {
 	d, err := parseDefault(t, raw.Default.S, raw.Default.Set, raw.Default.Null)
 	if err != nil { // err already wraps ErrDefault
 		b.nerrs++
-		if b.budget.Keep(raw.Default.Pos.File) {
+		if b.budget.Keep(raw.Default.Pos) {
 			b.errs = append(b.errs, &spec.Error{Pos: raw.Default.Pos, Path: path, Err: err})
 		}
 	}

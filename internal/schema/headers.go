@@ -16,7 +16,7 @@ var ErrHeaderVersions = errors.New("bad header-version map")
 // request or response, and the map's problem is the only one reported.
 func (b *builder) hverrf(pos spec.Pos, path string, kind error, format string, args ...any) {
 	b.nheaderErrs++
-	if b.budget.Keep(pos.File) {
+	if b.budget.Keep(pos) {
 		b.headerErrs = append(b.headerErrs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
 	}
 }

@@ -87,10 +87,11 @@ func (p *parser) pos(off int) Pos {
 }
 
 func (p *parser) errf(off int, path string, kind error, format string, args ...any) {
-	if !p.budget.Keep(p.file) {
+	pos := p.pos(off)
+	if !p.budget.Keep(pos) {
 		return
 	}
-	p.errs = append(p.errs, &Error{Pos: p.pos(off), Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	p.errs = append(p.errs, &Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
 }
 
 type member struct {

@@ -187,29 +187,39 @@ const MaxErrorsPerFile = 100
 // MaxErrorsPerFile for each, and counts the ones dropped.
 type ErrorBudget struct {
 	kept    map[string]int
-	dropped map[string]int
+	dropped map[string]*droppedErrors
 }
 
-// Keep reports whether another error of file fits in the budget, and
-// counts it either way.
-func (b *ErrorBudget) Keep(file string) bool {
+type droppedErrors struct {
+	first Pos // where the first one dropped is
+	n     int
+}
+
+// Keep reports whether another error, at pos, fits in the budget of its
+// file, and counts it either way.
+func (b *ErrorBudget) Keep(pos Pos) bool {
 	if b.kept == nil {
-		b.kept, b.dropped = map[string]int{}, map[string]int{}
+		b.kept, b.dropped = map[string]int{}, map[string]*droppedErrors{}
 	}
-	if b.kept[file] < MaxErrorsPerFile {
-		b.kept[file]++
+	if b.kept[pos.File] < MaxErrorsPerFile {
+		b.kept[pos.File]++
 		return true
 	}
-	b.dropped[file]++
+	d := b.dropped[pos.File]
+	if d == nil {
+		d = &droppedErrors{first: pos}
+		b.dropped[pos.File] = d
+	}
+	d.n++
 	return false
 }
 
-// Summaries returns one error for each file with errors dropped, naming
-// how many, by file name.
+// Summaries returns one error for each file with errors dropped, at the
+// first one dropped and naming how many, by file name.
 func (b *ErrorBudget) Summaries() ErrorList {
 	var out ErrorList
-	for file, n := range b.dropped {
-		out = append(out, &Error{Pos: Pos{File: file}, Err: fmt.Errorf("%w: %d more in this file not shown", ErrTooManyErrors, n)})
+	for _, d := range b.dropped {
+		out = append(out, &Error{Pos: d.first, Err: fmt.Errorf("%w: %d more in this file not shown (the first of them is here)", ErrTooManyErrors, d.n)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Pos.File < out[j].Pos.File })
 	return out
