@@ -135,13 +135,18 @@ func Build(files []*spec.File) (*Registry, error) {
 	sort.Slice(reg.Messages, func(i, j int) bool { return reg.Messages[i].Name < reg.Messages[j].Name })
 	if len(b.errs) > 0 {
 		b.errs.Sort()
-		return nil, b.errs
+		return nil, append(b.errs, b.budget.Summaries()...)
 	}
 	return reg, nil
 }
 
 type builder struct {
 	errs spec.ErrorList
+	// nerrs counts the errors found, kept or not: the checks of a
+	// message compare it before and after.
+	nerrs int
+	// budget keeps at most spec.MaxErrorsPerFile errors of a file.
+	budget spec.ErrorBudget
 	// per message
 	msg     *Message
 	structs map[string]*Struct
@@ -150,8 +155,9 @@ type builder struct {
 	typePos map[*Field]spec.Pos // where each struct-typed field names its type
 	// headerRefs are the explicit header-version maps to check against
 	// the header specs once every file is read.
-	headerRefs []headerRef
-	headerErrs spec.ErrorList
+	headerRefs  []headerRef
+	headerErrs  spec.ErrorList
+	nheaderErrs int // as nerrs, for headerErrs
 }
 
 type pendingRef struct {
@@ -162,7 +168,10 @@ type pendingRef struct {
 }
 
 func (b *builder) errf(pos spec.Pos, path string, kind error, format string, args ...any) {
-	b.errs = append(b.errs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	b.nerrs++
+	if b.budget.Keep(pos) {
+		b.errs = append(b.errs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	}
 }
 
 // versions parses a version key, applying def when the key is absent or blank.
@@ -180,7 +189,7 @@ func (b *builder) versions(t spec.Text, def Versions, path, key string) Versions
 
 func (b *builder) message(f *spec.File) *Message {
 	raw := f.Message
-	n := len(b.errs)
+	n := b.nerrs
 	m := &Message{Name: raw.Name.S, File: f.Name, Source: f.Source, APIKey: -1}
 	b.msg = m
 	if !fieldNameRE.MatchString(m.Name) {
@@ -251,7 +260,7 @@ func (b *builder) message(f *spec.File) *Message {
 		// are ignored, as Kafka's generator does.
 		m.Flexible = None
 		m.Body = &Struct{Name: m.Name, Versions: None}
-		if len(b.errs) > n {
+		if b.nerrs > n {
 			return nil
 		}
 		return m
@@ -319,10 +328,10 @@ func (b *builder) message(f *spec.File) *Message {
 			p.field.Type.Struct = s
 		}
 	}
-	if len(b.errs) == n {
+	if b.nerrs == n {
 		b.checkStructGraph(m)
 	}
-	if len(b.errs) > n {
+	if b.nerrs > n {
 		return nil
 	}
 	return m
@@ -384,12 +393,9 @@ func (b *builder) fields(raws []*spec.Field, parent *Struct, path string, within
 	return out
 }
 
-func join(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
+// join is spec.JoinPath: the path of field name inside parent, bounded
+// in length.
+func join(parent, name string) string { return spec.JoinPath(parent, name) }
 
 func (b *builder) field(raw *spec.Field, path string, within Versions) *Field {
 	f := &Field{Name: raw.Name.S, About: raw.About.S, EntityType: raw.EntityType.S, Pos: raw.Pos, Tag: -1,
@@ -494,7 +500,10 @@ func (b *builder) field(raw *spec.Field, path string, within Versions) *Field {
 	// Default.
 	d, err := parseDefault(t, raw.Default.S, raw.Default.Set, raw.Default.Null)
 	if err != nil { // err already wraps ErrDefault
-		b.errs = append(b.errs, &spec.Error{Pos: raw.Default.Pos, Path: path, Err: err})
+		b.nerrs++
+		if b.budget.Keep(raw.Default.Pos) {
+			b.errs = append(b.errs, &spec.Error{Pos: raw.Default.Pos, Path: path, Err: err})
+		}
 	}
 	if d.Null && !f.Nullable.Covers(f.Versions.Intersect(within)) {
 		b.errf(raw.Default.Pos, path, ErrDefault, "null default but not all versions of this field are nullable")

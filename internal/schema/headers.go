@@ -15,7 +15,10 @@ var ErrHeaderVersions = errors.New("bad header-version map")
 // from the message's other errors so that the message still pairs with its
 // request or response, and the map's problem is the only one reported.
 func (b *builder) hverrf(pos spec.Pos, path string, kind error, format string, args ...any) {
-	b.headerErrs = append(b.headerErrs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	b.nheaderErrs++
+	if b.budget.Keep(pos) {
+		b.headerErrs = append(b.headerErrs, &spec.Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	}
 }
 
 // headerRef is one message's explicit header-version map, with the
@@ -47,7 +50,7 @@ func (b *builder) headerVersions(raw *spec.Message, m *Message) {
 		b.hverrf(raw.HeaderVersions[0].Versions.Pos, "headerVersions", ErrHeaderVersions, "headerVersions is only valid on requests and responses, not on a %s", m.Type)
 		return
 	}
-	n := len(b.headerErrs)
+	n := b.nheaderErrs
 	var entries []headerEntry
 	for _, hv := range raw.HeaderVersions {
 		r, err := ParseVersions(hv.Versions.S)
@@ -65,7 +68,7 @@ func (b *builder) headerVersions(raw *spec.Message, m *Message) {
 		}
 		entries = append(entries, headerEntry{r: HeaderVersionRange{Versions: r, Header: int16(hv.Header.N)}, rangePos: hv.Versions.Pos, headerPos: hv.Header.Pos})
 	}
-	if len(b.headerErrs) > n {
+	if b.nheaderErrs > n {
 		return
 	}
 	sort.SliceStable(entries, func(i, j int) bool { return entries[i].r.Versions.Lo < entries[j].r.Versions.Lo })

@@ -261,3 +261,70 @@ func TestCommonStructNames(t *testing.T) {
 		t.Errorf("err = %q", err)
 	}
 }
+
+// TestBuildLongNamePaths: the builder's field paths are bounded as the
+// parser's are (spec.JoinPath). A field of a 256 KiB name holding 4096
+// fields without versions copied the name into each field's path (1 GiB
+// for a 330 KB spec) and printed it in each of the 4096 errors.
+func TestBuildLongNamePaths(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"name": "X", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [{"name": "`)
+	b.WriteString(strings.Repeat("A", 256<<10))
+	b.WriteString(`", "type": "[]S", "versions": "0+", "fields": [`)
+	for i := 0; i < 4096; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name": "B%d", "type": "int32"}`, i)
+	}
+	b.WriteString("]}]}")
+	src := []byte(b.String())
+	f, err := spec.Parse("Long.json", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := allocated(func() { _, err = Build([]*spec.File{f}) })
+	if limit := uint64(64 * len(src)); n > limit {
+		t.Fatalf("building %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
+	}
+	var l spec.ErrorList
+	if !errors.As(err, &l) || len(l) != spec.MaxErrorsPerFile+1 || !errors.Is(l[0], ErrVersions) {
+		t.Fatalf("want %d version errors and a count of the rest, got %d: %.200v", spec.MaxErrorsPerFile, len(l), err)
+	}
+	for _, e := range l {
+		if len(e.Path) > spec.MaxPathLen {
+			t.Fatalf("a path of %d bytes, want <= %d: %.80s", len(e.Path), spec.MaxPathLen, e.Path)
+		}
+	}
+}
+
+// TestBuildErrorsBounded: the builder keeps at most
+// spec.MaxErrorsPerFile errors of a file, then one that counts the rest.
+// 100,000 fields without versions made 100,000 errors.
+func TestBuildErrorsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"name": "X", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [`)
+	for i := 0; i < 100000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name": "B%d", "type": "int8"}`, i)
+	}
+	b.WriteString("]}")
+	f, err := spec.Parse("Many.json", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Build([]*spec.File{f})
+	var l spec.ErrorList
+	if !errors.As(err, &l) || len(l) != spec.MaxErrorsPerFile+1 {
+		t.Fatalf("want %d errors, got %d", spec.MaxErrorsPerFile+1, len(l))
+	}
+	if !errors.Is(l[0], ErrVersions) || !strings.HasPrefix(l[0].Error(), "Many.json:1:") {
+		t.Errorf("first error %q", l[0])
+	}
+	col := strings.Index(b.String(), `{"name": "B100"`) + 1
+	if last := l[len(l)-1].Error(); last != fmt.Sprintf("Many.json:1:%d: too many errors: 99900 more in this file not shown (the first of them is here)", col) {
+		t.Errorf("last error %q", last)
+	}
+}

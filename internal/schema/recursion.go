@@ -162,12 +162,12 @@ func (g *structGraph) fail(f *Field, kind error, format string, args ...any) {
 // along the current walk, under the common struct's name when the walk
 // started at one.
 func (g *structGraph) fieldPath(f *Field) string {
-	var parts []string
+	path := ""
 	if g.root.Common {
-		parts = append(parts, g.root.Name)
+		path = g.root.Name
 	}
 	for _, e := range g.path {
-		parts = append(parts, e.field.Name)
+		path = join(path, e.field.Name)
 	}
-	return strings.Join(append(parts, f.Name), ".")
+	return join(path, f.Name)
 }

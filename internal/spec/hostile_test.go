@@ -74,14 +74,17 @@ func TestParseOneLineSpecLinear(t *testing.T) {
 }
 
 // TestParseErrorsOnOneLine: thousands of errors on one long line (each
-// needs a position) stay linear too.
+// needs a position) stay linear too; the first MaxErrorsPerFile are kept.
 func TestParseErrorsOnOneLine(t *testing.T) {
 	src := bytes.ReplaceAll(oneLineSpec(20000), []byte(`"default"`), []byte(`"defaultt"`))
 	var err error
 	n := allocated(func() { _, err = Parse("Wide.json", src) })
 	var list ErrorList
-	if !errors.As(err, &list) || len(list) != 20000 || !errors.Is(list[0], ErrUnknownKey) {
-		t.Fatalf("want 20000 unknown-key errors, got %d: %.200v", len(list), err)
+	if !errors.As(err, &list) || len(list) != MaxErrorsPerFile+1 || !errors.Is(list[0], ErrUnknownKey) || !errors.Is(list[MaxErrorsPerFile], ErrTooManyErrors) {
+		t.Fatalf("want %d unknown-key errors and a count of the rest, got %d: %.200v", MaxErrorsPerFile, len(list), err)
+	}
+	if got := list[MaxErrorsPerFile-1].Pos.Col; got != bytes.Index(src, []byte(`"defaultt": "99"`))+1 {
+		t.Errorf("the last error kept is at column %d, not the 100th field's", got)
 	}
 	if limit := uint64(60 * len(src)); n > limit {
 		t.Errorf("parsing %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
@@ -143,5 +146,77 @@ func TestParseDeepNesting(t *testing.T) {
 	ok := []byte(`{"name": "X", "type": "data", "x": ` + strings.Repeat("[", MaxDepth-1) + strings.Repeat("]", MaxDepth-1) + "}")
 	if _, err := Parse("Max.json", ok); errors.Is(err, ErrTooDeep) {
 		t.Errorf("depth %d rejected: %v", MaxDepth, err)
+	}
+}
+
+// longNameSpec is a spec whose one field has a name of n bytes and holds
+// children empty objects, each an error ("name" and "type" missing) under
+// that field's path.
+func longNameSpec(n, children int) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"name": "X", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [{"name": "`)
+	b.WriteString(strings.Repeat("A", n))
+	b.WriteString(`", "type": "[]S", "versions": "0+", "fields": [`)
+	for i := 0; i < children; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("{}")
+	}
+	b.WriteString("]}]}")
+	return b.Bytes()
+}
+
+// TestParseLongNamePaths: a field path in an error shows at most
+// MaxPathLen bytes of it. A field of a 256 KiB name holding 4096 empty
+// objects copied the name into the path of each (1 GiB for a 264 KB
+// file; minutes and gigabytes for a 4 MiB one), and each of the 8192
+// errors printed it whole.
+func TestParseLongNamePaths(t *testing.T) {
+	src := longNameSpec(256<<10, 4096)
+	var err error
+	n := allocated(func() { _, err = Parse("Long.json", src) })
+	if limit := uint64(64 * len(src)); n > limit {
+		t.Fatalf("parsing %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
+	}
+	var l ErrorList
+	if !errors.As(err, &l) || len(l) != MaxErrorsPerFile+1 {
+		t.Fatalf("want %d errors, got %d", MaxErrorsPerFile+1, len(l))
+	}
+	for _, e := range l {
+		if len(e.Path) > MaxPathLen {
+			t.Fatalf("a path of %d bytes, want <= %d: %.80s", len(e.Path), MaxPathLen, e.Path)
+		}
+	}
+	if want := "Long.json:1:"; !strings.HasPrefix(l[0].Error(), want) || !strings.Contains(l[0].Path, "AAAA") {
+		t.Errorf("first error %.200q", l[0].Error())
+	}
+}
+
+// TestParseErrorsBounded: a file keeps at most MaxErrorsPerFile errors,
+// then one that counts the rest. 200,000 empty objects in a "fields"
+// array (600 KB) made 400,000 errors, some 100 MB held and printed; a
+// folder of 4 MiB files, gigabytes.
+func TestParseErrorsBounded(t *testing.T) {
+	src := longNameSpec(8, 200000)
+	var err error
+	n := allocated(func() { _, err = Parse("Many.json", src) })
+	var l ErrorList
+	if !errors.As(err, &l) || len(l) != MaxErrorsPerFile+1 {
+		t.Fatalf("want %d errors, got %d", MaxErrorsPerFile+1, len(l))
+	}
+	last := l[len(l)-1]
+	// Two errors an object: the first dropped is the 51st object's.
+	col := bytes.Index(src, []byte("[{}")) + 1 + 3*(MaxErrorsPerFile/2) + 1
+	if !errors.Is(last, ErrTooManyErrors) || last.Error() != fmt.Sprintf("Many.json:1:%d: too many errors: %d more in this file not shown (the first of them is here)", col, 400000-MaxErrorsPerFile) {
+		t.Errorf("last error %q", last)
+	}
+	if !errors.Is(l[0], ErrMissing) || !strings.HasPrefix(l[0].Error(), "Many.json:1:") {
+		t.Errorf("first error %q", l[0])
+	}
+	// The JSON parser's tree costs some 450 bytes for each "{}" (3
+	// bytes); the fields and errors built from it no more than that.
+	if limit := uint64(200 * len(src)); n > limit {
+		t.Errorf("parsing %d bytes allocated %d bytes, want <= %d", len(src), n, limit)
 	}
 }

@@ -98,12 +98,7 @@ type part struct {
 func Open(p string) (*Source, error) {
 	paths := []string{p}
 	if _, err := os.Stat(p); err != nil && strings.Contains(p, ",") {
-		paths = nil
-		for _, q := range strings.Split(p, ",") {
-			if q = strings.TrimSpace(q); q != "" {
-				paths = append(paths, q)
-			}
-		}
+		paths = splitPaths(p)
 	}
 	src := &Source{Path: p}
 	var parts []*part
@@ -164,6 +159,34 @@ func Open(p string) (*Source, error) {
 	}
 	sortRecords(src.Records)
 	return src, nil
+}
+
+// maxCommasInPath is how many commas splitPaths keeps inside one path.
+const maxCommasInPath = 8
+
+// splitPaths splits a comma-separated list of paths. A comma may be part
+// of a path (a home folder named "a,b", under which specfind finds the
+// jars it joins with commas): at each point the longest run of pieces,
+// with at most maxCommasInPath commas, that names an existing file or
+// folder is one path, else the next piece alone. Blank pieces are
+// dropped and the others trimmed of spaces.
+func splitPaths(p string) []string {
+	pieces := strings.Split(p, ",")
+	var out []string
+	for i := 0; i < len(pieces); {
+		j := i + 1
+		for k := min(len(pieces), i+1+maxCommasInPath); k > i+1; k-- {
+			if _, err := os.Stat(strings.TrimSpace(strings.Join(pieces[i:k], ","))); err == nil {
+				j = k
+				break
+			}
+		}
+		if q := strings.TrimSpace(strings.Join(pieces[i:j], ",")); q != "" {
+			out = append(out, q)
+		}
+		i = j
+	}
+	return out
 }
 
 func differentReleases(parts []*part) error {
@@ -597,14 +620,17 @@ func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
 	total := 0
 	for _, name := range names {
 		fname := prefix + path.Base(name)
+		// Every byte read counts against the budget, those of a file
+		// refused as too large too: a jar of many entries that each
+		// inflate past maxSpecFile would otherwise inflate them all.
 		b, err := readLimited(fsys, name)
-		if err != nil {
-			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
-			continue
-		}
 		if total += len(b); total > maxFolderBytes {
 			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: fmt.Errorf("the files up to this one hold more than %d bytes; not reading further", maxFolderBytes)})
 			break
+		}
+		if err != nil {
+			errs = append(errs, &Error{Pos: Pos{File: fname}, Err: err})
+			continue
 		}
 		f, err := Parse(fname, b)
 		if err != nil {
@@ -621,6 +647,9 @@ func readDir(fsys fs.FS, prefix, where string) ([]*File, error) {
 	return files, errs.Err()
 }
 
+// readLimited reads the file name of fsys, at most maxSpecFile bytes. On
+// an error it returns the bytes read before it too (maxSpecFile+1 for a
+// file too large), for the caller's budget.
 func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	f, err := openRegular(fsys, name)
 	if err != nil {
@@ -629,10 +658,10 @@ func readLimited(fsys fs.FS, name string) ([]byte, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxSpecFile+1))
 	if err != nil {
-		return nil, err
+		return b, err
 	}
 	if len(b) > maxSpecFile {
-		return nil, fmt.Errorf("file larger than %d bytes", maxSpecFile)
+		return b, fmt.Errorf("file larger than %d bytes", maxSpecFile)
 	}
 	return b, nil
 }

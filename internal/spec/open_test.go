@@ -556,3 +556,72 @@ func TestOpenParentOfReleases(t *testing.T) {
 		t.Errorf("%v\nwant %q", err, want)
 	}
 }
+
+// TestOpenJarOversizeBombBudget: entries that inflate past the per-file
+// limit count against the per-folder budget too. They did not, so a jar
+// of 10,000 such entries (each a few KB) made the reader inflate 40 GB,
+// 4 MiB an entry, and report 10,000 errors.
+func TestOpenJarOversizeBombBudget(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bomb.zip")
+	out, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(out)
+	body := bytes.Repeat([]byte(" "), maxSpecFile+1)
+	n := 2 * maxFolderBytes / len(body)
+	for i := 0; i < n; i++ {
+		w, err := zw.Create(fmt.Sprintf("A%04d.json", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(body)
+	}
+	zw.Close()
+	out.Close()
+	src, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	_, err = src.ReadAll()
+	var l ErrorList
+	if !errors.As(err, &l) {
+		t.Fatalf("err = %v", err)
+	}
+	if max := maxFolderBytes/maxSpecFile + 1; len(l) > max {
+		t.Errorf("%d errors for %d entries, want at most %d (the budget reached)", len(l), n, max)
+	}
+	if last := l[len(l)-1].Error(); !strings.Contains(last, "not reading further") {
+		t.Errorf("last error %q, want the budget's", last)
+	}
+	if !strings.Contains(l[0].Error(), "A0000.json: file larger than") {
+		t.Errorf("first error %q", l[0])
+	}
+}
+
+// TestOpenSeveralJarsCommaInFolder: jars joined by commas open when a
+// folder of their path holds a comma itself, as specfind joins the jars
+// of a Maven cache under a home folder such as /home/a,b. The path was cut
+// at every comma: "stat .../home: no such file or directory".
+func TestOpenSeveralJarsCommaInFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "home,of, someone")
+	writeLibs(t, dir, "4.3.0")
+	paths := []string{filepath.Join(dir, "kafka-clients-4.3.0.jar")}
+	for _, m := range RecordModules {
+		paths = append(paths, filepath.Join(dir, "kafka-"+m+"-4.3.0.jar"))
+	}
+	src, err := Open(strings.Join(paths, ","))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	checkFull(t, src, "4.3.0")
+	// Blank entries and spaces around the paths are dropped, as before.
+	src2, err := Open(" " + strings.Join(paths, " , ") + ",,")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src2.Close()
+	checkFull(t, src2, "4.3.0")
+}

@@ -36,7 +36,7 @@ func Parse(name string, src []byte) (*File, error) {
 	f.Message = p.message(v.StartOffset, obj)
 	if len(p.errs) > 0 {
 		p.errs.Sort()
-		return nil, p.errs
+		return nil, append(p.errs, p.budget.Summaries()...)
 	}
 	return f, nil
 }
@@ -46,6 +46,8 @@ type parser struct {
 	src   []byte
 	errs  ErrorList
 	lines []int // offsets of line starts, built on first use by pos
+	// budget drops the errors past MaxErrorsPerFile.
+	budget ErrorBudget
 }
 
 // syntaxError turns hujson's "line L, column C" error into an *Error with a
@@ -85,7 +87,11 @@ func (p *parser) pos(off int) Pos {
 }
 
 func (p *parser) errf(off int, path string, kind error, format string, args ...any) {
-	p.errs = append(p.errs, &Error{Pos: p.pos(off), Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
+	pos := p.pos(off)
+	if !p.budget.Keep(pos) {
+		return
+	}
+	p.errs = append(p.errs, &Error{Pos: pos, Path: path, Err: fmt.Errorf("%w: %s", kind, fmt.Sprintf(format, args...))})
 }
 
 type member struct {
@@ -293,20 +299,27 @@ func (p *parser) fields(m member, parent string) []*Field {
 			p.errf(el.StartOffset, parent, ErrKeyType, "each field must be an object")
 			continue
 		}
-		out = append(out, p.field(el.StartOffset, obj, parent))
+		// The field is read into a local value and kept only when it has
+		// a name and a type: one without is an error anyway, and the
+		// empty objects of a crafted file ("{}", 3 bytes) would each cost
+		// a Field (about 1 KB).
+		var f Field
+		p.field(&f, el.StartOffset, obj, parent)
+		if f.Name.Set && f.Type.Set {
+			kept := new(Field)
+			*kept = f
+			out = append(out, kept)
+		}
 	}
 	return out
 }
 
-func join(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
+// join is JoinPath, the path of field name inside parent.
+func join(parent, name string) string { return JoinPath(parent, name) }
 
-func (p *parser) field(off int, obj *hujson.Object, parent string) *Field {
-	f := &Field{Pos: p.pos(off)}
+// field reads the field object obj into f.
+func (p *parser) field(f *Field, off int, obj *hujson.Object, parent string) {
+	f.Pos = p.pos(off)
 	ms := p.members(obj, parent)
 	for _, m := range ms { // the name first, so later errors can name the field
 		if m.key == "name" {
@@ -354,5 +367,4 @@ func (p *parser) field(off int, obj *hujson.Object, parent string) *Field {
 	if !f.Type.Set {
 		p.errf(off, path, ErrMissing, `field "type" is required`)
 	}
-	return f
 }

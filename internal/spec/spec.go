@@ -28,6 +28,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a spec file. Line and Col are 1-based.
@@ -126,6 +127,43 @@ func (l ErrorList) Err() error {
 	return l
 }
 
+// MaxPathLen bounds the length of a field path that [JoinPath] builds
+// for an error. Kafka's longest paths are under 100 bytes; a path is
+// kept for every field, and a crafted file of a long name holding many
+// fields would otherwise copy the name into each of their paths and
+// print it in each of their errors.
+const MaxPathLen = 256
+
+// maxNameInPath is the most of one name a path keeps.
+const maxNameInPath = 64
+
+// JoinPath returns the field path of name inside parent
+// ("Topics.Partitions"). A name longer than 64 bytes is cut to its first
+// 64 and "..."; a path longer than MaxPathLen keeps "..." and its last
+// bytes, the field's own name last.
+func JoinPath(parent, name string) string {
+	if len(name) > maxNameInPath {
+		name = name[:runeStart(name, maxNameInPath)] + "..."
+	}
+	if parent == "" {
+		return name
+	}
+	p := parent + "." + name
+	if len(p) > MaxPathLen {
+		p = "..." + p[runeStart(p, len(p)-(MaxPathLen-3)):]
+	}
+	return p
+}
+
+// runeStart returns the first index at or after i that starts a rune of
+// s (or len(s)), so that a cut there splits no UTF-8 sequence.
+func runeStart(s string, i int) int {
+	for i < len(s) && !utf8.RuneStart(s[i]) {
+		i++
+	}
+	return i
+}
+
 // Sentinel causes, for errors.Is.
 var (
 	ErrSyntax     = errors.New("malformed JSON")
@@ -134,7 +172,58 @@ var (
 	ErrMissing    = errors.New("missing required key")
 	ErrDuplicate  = errors.New("duplicate")
 	ErrTooDeep    = errors.New("nested too deeply")
+	// ErrTooManyErrors is the cause of the error that ends a file's
+	// list when more than MaxErrorsPerFile were found.
+	ErrTooManyErrors = errors.New("too many errors")
 )
+
+// MaxErrorsPerFile bounds the errors kept for one file: the parser and
+// the schema builder keep the first ones found and end the file's list
+// with one that counts the others ([ErrTooManyErrors]). A crafted file of
+// many small bad fields would otherwise make errors many times its size.
+const MaxErrorsPerFile = 100
+
+// ErrorBudget keeps the errors of several files, at most
+// MaxErrorsPerFile for each, and counts the ones dropped.
+type ErrorBudget struct {
+	kept    map[string]int
+	dropped map[string]*droppedErrors
+}
+
+type droppedErrors struct {
+	first Pos // where the first one dropped is
+	n     int
+}
+
+// Keep reports whether another error, at pos, fits in the budget of its
+// file, and counts it either way.
+func (b *ErrorBudget) Keep(pos Pos) bool {
+	if b.kept == nil {
+		b.kept, b.dropped = map[string]int{}, map[string]*droppedErrors{}
+	}
+	if b.kept[pos.File] < MaxErrorsPerFile {
+		b.kept[pos.File]++
+		return true
+	}
+	d := b.dropped[pos.File]
+	if d == nil {
+		d = &droppedErrors{first: pos}
+		b.dropped[pos.File] = d
+	}
+	d.n++
+	return false
+}
+
+// Summaries returns one error for each file with errors dropped, at the
+// first one dropped and naming how many, by file name.
+func (b *ErrorBudget) Summaries() ErrorList {
+	var out ErrorList
+	for _, d := range b.dropped {
+		out = append(out, &Error{Pos: d.first, Err: fmt.Errorf("%w: %d more in this file not shown (the first of them is here)", ErrTooManyErrors, d.n)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.File < out[j].Pos.File })
+	return out
+}
 
 // Text is a scalar spec value kept as text, with its position. Set is false
 // when the key was absent.

@@ -60,6 +60,9 @@ var (
 	ErrVersion   = errors.New("bad version")
 	ErrNoSpecJar = errors.New("no message specs in the jar")
 	ErrRepo      = errors.New("not an http(s) URL")
+	// ErrInsecureRedirect is the cause when a repository reached over
+	// https redirects to plain http.
+	ErrInsecureRedirect = errors.New("redirect from https to plain http refused")
 )
 
 // Fetcher downloads releases from one repository into one cache folder.
@@ -127,6 +130,32 @@ func (f *Fetcher) client() *http.Client {
 	return &http.Client{Transport: t}
 }
 
+// httpClient is f.client() with the redirect policy of [checkRedirect]
+// (which replaces any the client has).
+func (f *Fetcher) httpClient() *http.Client {
+	c := *f.client()
+	c.CheckRedirect = checkRedirect
+	return &c
+}
+
+// maxRedirects is how many redirects one download follows, as many as
+// net/http's own policy.
+const maxRedirects = 10
+
+// checkRedirect follows at most maxRedirects redirects, and none from a
+// request made over https to plain http: the jar and its checksums would
+// then travel unprotected, where whoever is on the way could replace
+// both.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	if via[0].URL.Scheme == "https" && req.URL.Scheme != "https" {
+		return fmt.Errorf("%w: %s redirects to %s", ErrInsecureRedirect, via[len(via)-1].URL.Redacted(), req.URL.Redacted())
+	}
+	return nil
+}
+
 func (f *Fetcher) timeout() time.Duration {
 	if f.Timeout > 0 {
 		return f.Timeout
@@ -153,19 +182,29 @@ func (f *Fetcher) Latest(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("specfetch: reading the latest release: %w", err)
 	}
+	v, err := parseMetadata(b)
+	if err != nil {
+		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+	}
+	return v, nil
+}
+
+// parseMetadata returns the release (else the latest version) that a
+// maven-metadata.xml names, checked by [CheckVersion].
+func parseMetadata(b []byte) (string, error) {
 	var md struct {
 		Release string `xml:"versioning>release"`
 		Latest  string `xml:"versioning>latest"`
 	}
 	if err := xml.Unmarshal(b, &md); err != nil {
-		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+		return "", err
 	}
 	v := md.Release
 	if v == "" {
 		v = md.Latest
 	}
 	if err := CheckVersion(v); err != nil {
-		return "", fmt.Errorf("specfetch: %s: %w", u, err)
+		return "", err
 	}
 	return v, nil
 }
@@ -289,6 +328,12 @@ func (f *Fetcher) checksum(ctx context.Context, u, alg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return parseChecksum(b, alg)
+}
+
+// parseChecksum reads the digest of algorithm alg from the text of a
+// checksum file, in lower case.
+func parseChecksum(b []byte, alg string) (string, error) {
 	fields := strings.Fields(string(b))
 	size := map[string]int{"sha1": sha1.Size, "sha256": sha256.Size, "sha512": sha512.Size}[alg]
 	if len(fields) == 0 {
@@ -327,8 +372,14 @@ func (f *Fetcher) download(ctx context.Context, u string, w io.Writer, limit int
 		return 0, err
 	}
 	req.Header.Set("User-Agent", "manifester (specs fetch)")
-	resp, err := f.client().Do(req)
+	resp, err := f.httpClient().Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.Is(err, ErrInsecureRedirect) && errors.As(err, &ue) {
+			// The refusal, not a *url.Error: that is a net.Error, which
+			// reads as a repository that could not be reached.
+			return 0, ue.Err
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()

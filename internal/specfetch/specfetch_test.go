@@ -3,6 +3,7 @@ package specfetch
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -224,5 +225,47 @@ func TestLatest(t *testing.T) {
 	os.WriteFile(md, []byte(`<metadata><versioning><release>../../etc</release></versioning></metadata>`), 0o644)
 	if _, err := (&Fetcher{Repo: srv.URL}).Latest(context.Background()); !errors.Is(err, ErrVersion) {
 		t.Errorf("bad release in metadata: %v", err)
+	}
+}
+
+// TestFetchRefusesDowngrade: a repository reached over https that
+// redirects to plain http is refused, before anything is asked over
+// http: the jar and its checksums would travel unprotected, where whoever
+// is on the way could replace both. A redirect that stays on https is
+// followed.
+func TestFetchRefusesDowngrade(t *testing.T) {
+	repo := t.TempDir()
+	fakemaven.Repo(t, repo, "4.3.0", sharedSpecs, "")
+	plain, asked := serve(t, repo)
+	files0 := http.FileServer(http.Dir(repo))
+	secure := httptest.NewTLSServer(files0)
+	defer secure.Close()
+	redirect := func(to string) *httptest.Server {
+		s := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, to+r.URL.Path, http.StatusFound)
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	cache := t.TempDir()
+	down := redirect(plain.URL)
+	_, err := (&Fetcher{Repo: down.URL, Dir: cache, Client: down.Client()}).Fetch(context.Background(), "4.3.0")
+	if !errors.Is(err, ErrInsecureRedirect) || !strings.Contains(err.Error(), plain.URL) {
+		t.Errorf("https to http: %v", err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		t.Errorf("the refusal is a net.Error (read as an unreachable repository): %v", err)
+	}
+	if got := asked(); len(got) != 0 {
+		t.Errorf("asked over plain http: %v", got)
+	}
+	if got := files(t, cache); len(got) != 0 {
+		t.Errorf("cache holds %v", got)
+	}
+	up := redirect(secure.URL)
+	res, err := (&Fetcher{Repo: up.URL, Dir: cache, Client: up.Client()}).Fetch(context.Background(), "4.3.0")
+	if err != nil || len(res.Jars) == 0 {
+		t.Errorf("https to https: %v", err)
 	}
 }
