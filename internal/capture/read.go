@@ -57,7 +57,8 @@ type Options struct {
 	// (default [DefaultMaxPending]); the oldest is dropped beyond it.
 	MaxPending int
 	// MaxBuffered bounds the reassembler's out-of-order data over all
-	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered]);
+	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered];
+	// a segment counts its bytes, and at least a page);
 	// one connection may hold a quarter of it (at least 64 pages). Beyond
 	// that the missing bytes are declared a gap.
 	MaxBuffered int
@@ -292,9 +293,8 @@ func newReader(opts Options, fn func(*Event) error) *reader {
 			rd.ports[uint16(p)] = true
 		}
 	}
-	const page = 1900
-	rd.maxBufTotal = opts.MaxBuffered * page
-	rd.maxBufConn = max(opts.MaxBuffered/4, 64) * page
+	rd.maxBufTotal = opts.MaxBuffered * bufPage
+	rd.maxBufConn = max(opts.MaxBuffered/4, 64) * bufPage
 	return rd
 }
 
