@@ -36,6 +36,7 @@ func Skipped(st capture.Stats) []string {
 		{st.NotTCP, "packet", " not TCP", ""},
 		{st.Fragments, "IP fragment", " skipped", ""},
 		{st.Undecodable, "packet", " whose headers did not decode", ""},
+		{st.Oversized, "packet", fmt.Sprintf(" longer than %d bytes skipped unread", capture.MaxPacket), ""},
 	} {
 		if c.n == 0 {
 			continue

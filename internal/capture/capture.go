@@ -164,9 +164,12 @@ type Stats struct {
 	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
 	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
-	Fragments    int64 // IPv4 and IPv6 fragments (not reassembled)
-	NotTCP       int64 // packets that carry no TCP (UDP, ARP, ...)
-	OtherPorts   int64 // TCP packets not on one of Options.Ports
+	// Oversized counts the pcap records longer than [MaxPacket],
+	// skipped unread (they are counted in Packets too).
+	Oversized  int64
+	Fragments  int64 // IPv4 and IPv6 fragments (not reassembled)
+	NotTCP     int64 // packets that carry no TCP (UDP, ARP, ...)
+	OtherPorts int64 // TCP packets not on one of Options.Ports
 	// ControlOnly counts bare ACK, FIN and RST packets of connections
 	// that were seen no further (no bytes, nothing to decode).
 	ControlOnly int64

@@ -2,6 +2,8 @@ package capture
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"runtime/debug"
 	"testing"
 
@@ -57,5 +59,46 @@ func TestReadTinySegmentsBounded(t *testing.T) {
 		if u.Peak > 6<<20 {
 			t.Errorf("descending %v: a %d-byte capture of tiny segments peaked at %d bytes of heap", descending, len(data), u.Peak)
 		}
+	}
+}
+
+// withHugeRecord returns capture (a pcap file) with its snap length set
+// to 2^32-1 and a record of n bytes (an Ethernet header, then zeros)
+// inserted after its first packet.
+func withHugeRecord(t *testing.T, capture []byte, n int) []byte {
+	t.Helper()
+	le := binary.LittleEndian
+	out := bytes.Clone(capture[:24])
+	le.PutUint32(out[16:20], math.MaxUint32)
+	first := 24 + 16 + int(le.Uint32(capture[24+8:]))
+	out = append(out, capture[24:first]...)
+	var hdr [16]byte
+	le.PutUint32(hdr[8:], uint32(n))
+	le.PutUint32(hdr[12:], uint32(n))
+	out = append(out, hdr[:]...)
+	rec := make([]byte, n)
+	copy(rec, capture[24+16:24+16+14])
+	out = append(out, rec...)
+	return append(out, capture[first:]...)
+}
+
+// TestReadHugeRecord: a pcap record longer than any packet a capture
+// tool takes (a header that lies about its snap length) is skipped
+// without being held in memory, counted in Stats.Oversized, and the
+// packets after it are read. A 24 MiB record took some 48 MiB of heap
+// before (the pcap reader grew a buffer to hold it).
+func TestReadHugeRecord(t *testing.T) {
+	plain := writeCapture(t, PCAP, sampleExchanges(), true, 0, 0)
+	opts := Options{Known: known(t), Verify: verify(t)}
+	want, wantSt := readAll(t, plain, opts)
+	data := withHugeRecord(t, plain, 24<<20)
+	var got []got
+	var st Stats
+	u := hostile.Measure(func() { got, st = readAll(t, data, opts) })
+	if u.Peak > 8<<20 {
+		t.Errorf("a %d-byte record took %d bytes of heap", 24<<20, u.Peak)
+	}
+	if st.Oversized != 1 || st.Packets != wantSt.Packets+1 || len(got) != len(want) {
+		t.Errorf("%d frames of %d; %+v", len(got), len(want), st)
 	}
 }

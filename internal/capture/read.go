@@ -140,6 +140,9 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 		return Stats{}, fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
 	}
 	var src packetSource
+	// oversized counts the records skipped for their length, by a
+	// reader that skips them (pcap's).
+	var oversized *int64
 	var linkOf func(ci gopacket.CaptureInfo) layers.LinkType
 	switch {
 	case bytes.Equal(magic, pcapngMagic):
@@ -157,12 +160,12 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 			return ng.LinkType()
 		}
 	case isPcapMagic(magic):
-		pr, err := pcapgo.NewReader(br)
+		pr, err := newPcapReader(br)
 		if err != nil {
 			return Stats{}, fmt.Errorf("pcap header: %w", err)
 		}
-		src = pr
-		lt := pr.LinkType()
+		src, oversized = pr, &pr.oversized
+		lt := pr.linkType
 		linkOf = func(gopacket.CaptureInfo) layers.LinkType { return lt }
 	default:
 		return Stats{}, fmt.Errorf("%w: starts % x", ErrFormat, magic)
@@ -173,6 +176,10 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	defer rd.release()
 	defer func() { // st is what every return below gives
 		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets = secretBlocks, otherSecrets
+		if oversized != nil {
+			st.Oversized = *oversized
+			st.Packets += st.Oversized
+		}
 		if err := sniff.Err(); err != nil {
 			st.TLS.SecretsError = err.Error()
 		}
