@@ -3,7 +3,9 @@ package capture
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"strings"
 	"runtime/debug"
 	"testing"
 
@@ -100,5 +102,82 @@ func TestReadHugeRecord(t *testing.T) {
 	}
 	if st.Oversized != 1 || st.Packets != wantSt.Packets+1 || len(got) != len(want) {
 		t.Errorf("%d frames of %d; %+v", len(got), len(want), st)
+	}
+}
+
+// ngBlock returns a little-endian pcapng block of type typ around body
+// (padded to 32 bits).
+func ngBlock(typ uint32, body []byte) []byte {
+	le := binary.LittleEndian
+	n := 12 + (len(body)+3)&^3
+	b := le.AppendUint32(nil, typ)
+	b = le.AppendUint32(b, uint32(n))
+	b = append(b, body...)
+	b = append(b, make([]byte, n-12-len(body))...)
+	return le.AppendUint32(b, uint32(n))
+}
+
+// withNgBlocks returns capture (a pcapng file of one section and one
+// interface, as Writer writes them) with blocks inserted after its
+// interface description block.
+func withNgBlocks(capture []byte, blocks ...[]byte) []byte {
+	le := binary.LittleEndian
+	shb := int(le.Uint32(capture[4:]))
+	at := shb + int(le.Uint32(capture[shb+4:]))
+	out := bytes.Clone(capture[:at])
+	for _, b := range blocks {
+		out = append(out, b...)
+	}
+	return append(out, capture[at:]...)
+}
+
+// TestReadPcapngHostileBlocks: blocks that pcapgo holds in memory, many
+// times their size (an interface description per 20 bytes, name records
+// per 12), or a packet block as long as it says, cost a pcapng read no
+// more than a few MB: the name resolution blocks and the oversized
+// packet are skipped (the packet counted in Stats.Oversized) and the
+// packets after them read; a section with more interfaces than
+// maxInterfaces is an error naming the limit.
+func TestReadPcapngHostileBlocks(t *testing.T) {
+	le := binary.LittleEndian
+	opts := Options{Known: known(t), Verify: verify(t)}
+	plain := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	want, wantSt := readAll(t, plain, opts)
+
+	var names []byte
+	for range 1 << 19 { // 6 MB of IPv4 records naming "a"
+		names = le.AppendUint16(names, 1)
+		names = le.AppendUint16(names, 6)
+		names = append(names, 10, 0, 0, 1, 'a', 0, 0, 0)
+	}
+	names = append(names, 0, 0, 0, 0) // end of records
+	epb := le.AppendUint32(nil, 0)    // interface 0
+	epb = le.AppendUint32(epb, 0)
+	epb = le.AppendUint32(epb, 0)
+	epb = le.AppendUint32(epb, 24<<20)
+	epb = le.AppendUint32(epb, 24<<20)
+	epb = append(epb, make([]byte, 24<<20)...)
+	data := withNgBlocks(plain, ngBlock(4, names), ngBlock(6, epb))
+	var got []got
+	var st Stats
+	u := hostile.Measure(func() { got, st = readAll(t, data, opts) })
+	if u.Total > 8<<20 { // Total: a sample of the heap can miss the packet
+		t.Errorf("name records and a packet of 24 MiB allocated %d bytes", u.Total)
+	}
+	if st.Oversized != 1 || st.Packets != wantSt.Packets+1 || len(got) != len(want) {
+		t.Errorf("%d frames of %d; %+v", len(got), len(want), st)
+	}
+
+	idb := ngBlock(1, []byte{1, 0, 0, 0, 0, 0, 0, 0})
+	data = withNgBlocks(plain, bytes.Repeat(idb, 1<<18)) // 5 MB
+	var err error
+	u = hostile.Measure(func() {
+		_, err = Read(bytes.NewReader(data), opts, func(*Event) error { return nil })
+	})
+	if u.Peak > 8<<20 {
+		t.Errorf("%d interface descriptions took %d bytes of heap", 1<<18, u.Peak)
+	}
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d interfaces", maxInterfaces)) {
+		t.Errorf("%d interface descriptions: %v", 1<<18, err)
 	}
 }

@@ -140,17 +140,17 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 		return Stats{}, fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
 	}
 	var src packetSource
-	// oversized counts the records skipped for their length, by a
-	// reader that skips them (pcap's).
+	// oversized counts the packets skipped for their length.
 	var oversized *int64
 	var linkOf func(ci gopacket.CaptureInfo) layers.LinkType
 	switch {
 	case bytes.Equal(magic, pcapngMagic):
-		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		guard := &ngGuard{r: br}
+		ng, err := pcapgo.NewNgReader(guard, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
 			return Stats{}, fmt.Errorf("pcapng header: %w", err)
 		}
-		src = ng
+		src, oversized = ng, &guard.oversized
 		linkOf = func(ci gopacket.CaptureInfo) layers.LinkType {
 			if len(ci.AncillaryData) > 0 {
 				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
