@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/manifester/manifester/internal/hostile"
