@@ -181,3 +181,48 @@ func TestReadPcapngHostileBlocks(t *testing.T) {
 		t.Errorf("%d interface descriptions: %v", 1<<18, err)
 	}
 }
+
+// boundaries returns the offsets in a capture written by Writer where a
+// file may end cleanly: after the pcap file header and each record, or
+// after each pcapng block.
+func boundaries(data []byte, f Format) map[int]bool {
+	le := binary.LittleEndian
+	at := map[int]bool{}
+	if f == PCAP {
+		for i := 24; i <= len(data); i += 16 + int(le.Uint32(data[i+8:])) {
+			at[i] = true
+			if i == len(data) {
+				break
+			}
+		}
+		return at
+	}
+	for i := 0; i < len(data); i += int(le.Uint32(data[i+4:])) {
+		at[i+int(le.Uint32(data[i+4:]))] = true
+	}
+	return at
+}
+
+// TestReadTruncatedEverywhere reads every prefix of a pcap and a pcapng
+// capture: no panic, no more frame bytes than the prefix holds, and an
+// error for every prefix that ends inside a record or block.
+func TestReadTruncatedEverywhere(t *testing.T) {
+	opts := Options{Known: known(t), Verify: verify(t)}
+	for _, f := range []Format{PCAP, PCAPNG} {
+		data := writeCapture(t, f, sampleExchanges()[:2], true, 0, 0)
+		clean := boundaries(data, f)
+		for n := range len(data) {
+			total := 0
+			_, err := Read(bytes.NewReader(data[:n]), opts, func(ev *Event) error {
+				total += len(ev.Data)
+				return nil
+			})
+			if total > n {
+				t.Fatalf("format %d, %d bytes: %d frame bytes", f, n, total)
+			}
+			if err == nil && !clean[n] {
+				t.Errorf("format %d cut at %d of %d bytes: no error", f, n, len(data))
+			}
+		}
+	}
+}
