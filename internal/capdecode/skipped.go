@@ -37,6 +37,7 @@ func Skipped(st capture.Stats) []string {
 		{st.Fragments, "IP fragment", " skipped", ""},
 		{st.Undecodable, "packet", " whose headers did not decode", ""},
 		{st.Oversized, "packet", fmt.Sprintf(" longer than %d bytes skipped unread", capture.MaxPacket), ""},
+		{countTotal(st.OtherLinks), "packet", " of link types not read (" + countText(st.OtherLinks) + ")", " of a link type not read (" + countText(st.OtherLinks) + ")"},
 	} {
 		if c.n == 0 {
 			continue

@@ -21,7 +21,8 @@ func TestSkipped(t *testing.T) {
 // TestSkippedOne: a count of one reads in the singular, its words too.
 func TestSkippedOne(t *testing.T) {
 	got := Skipped(capture.Stats{Unpaired: 1, Gaps: 1, GapBytes: 1, CutFrames: 1, SkippedBytes: 1, RetransmittedBytes: 1,
-		LateBytes: 1, Ignored: map[string]int64{"TLS": 1}, Suspect: 1, OtherPorts: 1, NotTCP: 1, Fragments: 1, Undecodable: 1, Oversized: 1})
+		LateBytes: 1, Ignored: map[string]int64{"TLS": 1}, Suspect: 1, OtherPorts: 1, NotTCP: 1, Fragments: 1, Undecodable: 1, Oversized: 1,
+		OtherLinks: map[string]int64{"link type 147": 1}})
 	want := []string{
 		"1 response without its request",
 		"1 gap (1 byte not captured)",
@@ -36,6 +37,7 @@ func TestSkippedOne(t *testing.T) {
 		"1 IP fragment skipped",
 		"1 packet whose headers did not decode",
 		"1 packet longer than 262144 bytes skipped unread",
+		"1 packet of a link type not read (1 link type 147)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Skipped\n got %q\nwant %q", got, want)

@@ -164,6 +164,9 @@ type Stats struct {
 	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
 	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
+	// OtherLinks counts the packets of link types the reader does not
+	// read, by link type ("link type 147").
+	OtherLinks map[string]int64
 	// Oversized counts the pcap records longer than [MaxPacket],
 	// skipped unread (they are counted in Packets too).
 	Oversized  int64

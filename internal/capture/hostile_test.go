@@ -226,3 +226,14 @@ func TestReadTruncatedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestReadOtherLinkType: packets of a link type the reader does not read
+// are counted by link type, not as packets whose headers did not decode.
+func TestReadOtherLinkType(t *testing.T) {
+	data := writeCapture(t, PCAP, sampleExchanges(), true, 0, 0)
+	binary.LittleEndian.PutUint32(data[20:], 147) // DLT_USER0
+	got, st := readAll(t, data, Options{})
+	if len(got) != 0 || st.Undecodable != 0 || st.OtherLinks["link type 147"] != st.Packets || st.Packets == 0 {
+		t.Errorf("%d frames; %+v", len(got), st)
+	}
+}

@@ -334,7 +334,10 @@ func firstLayer(lt layers.LinkType, data []byte) (gopacket.LayerType, bool) {
 func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) {
 	first, ok := firstLayer(lt, data)
 	if !ok {
-		rd.stats.Undecodable++
+		if rd.stats.OtherLinks == nil {
+			rd.stats.OtherLinks = map[string]int64{}
+		}
+		rd.stats.OtherLinks[fmt.Sprintf("link type %d", lt)]++
 		return
 	}
 	res, srcIP, dstIP, tunnel := rd.walk(first, data)
