@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/manifester/manifester/internal/hostile"
+	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
 // tinySegments writes a capture of one connection whose client sends n
@@ -235,5 +236,44 @@ func TestReadOtherLinkType(t *testing.T) {
 	got, st := readAll(t, data, Options{})
 	if len(got) != 0 || st.Undecodable != 0 || st.OtherLinks["link type 147"] != st.Packets || st.Packets == 0 {
 		t.Errorf("%d frames; %+v", len(got), st)
+	}
+}
+
+// TestReadProbeTinySegments: a connection whose start the capture lacks
+// is held while it is told TLS or not (with TLS 1.3 secrets in the key
+// log); each held packet costs its bytes and some 64 more of
+// bookkeeping, which count against the probe's bounds too. 60,000
+// one-byte segments were all held (8 MB of heap at the end) before, and
+// each searched the bytes held before it for records again; now the
+// probe settles after about a thousand.
+func TestReadProbeTinySegments(t *testing.T) {
+	keys := tlsdecrypt.NewKeyLog()
+	line := "CLIENT_TRAFFIC_SECRET_0 " + strings.Repeat("ab", 32) + " " + strings.Repeat("cd", 32) + "\n"
+	if err := keys.Read(strings.NewReader(line), "keylog"); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, PCAP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := w.Conn(client, server) // not opened: its start is not captured
+	for range 60000 {
+		if err := c.Write(ClientToServer, t0, []byte{'x'}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := buf.Bytes()
+	defer debug.SetGCPercent(debug.SetGCPercent(10)) // garbage is not what is measured
+	opts := Options{Known: known(t), TLSKeys: keys}
+	var st Stats
+	u := hostile.Measure(func() {
+		st, err = Read(bytes.NewReader(data), opts, func(*Event) error { return nil })
+	})
+	if err != nil || st.TCPPackets != 60000 {
+		t.Fatalf("%v; %+v", err, st)
+	}
+	if u.Peak > 4<<20 {
+		t.Errorf("60,000 one-byte segments probed took %d bytes of heap", u.Peak)
 	}
 }

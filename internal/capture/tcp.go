@@ -353,7 +353,7 @@ func (rd *reader) gapTo(c *tcpConn, i int, seq uint32) {
 	if n := seqDiff(seq, d.next); n > 0 {
 		switch {
 		case c.probe != nil:
-			c.probe.gap(i, int64(n))
+			rd.probeGap(c, i, int64(n))
 		case c.tls != nil:
 			rd.gapTLS(c, i, int64(n))
 		default:
