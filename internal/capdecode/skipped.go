@@ -30,6 +30,7 @@ func Skipped(st capture.Stats) []string {
 		{countTotal(st.Ignored), "connection", " ignored (" + countText(st.Ignored) + ")", ""},
 		{st.TLS.Undecrypted, "TLS byte", " not decrypted" + tlsWhy(st.TLS), ""},
 		{st.TLS.OtherSecrets, "pcapng secrets block", " of another kind than a TLS key log ignored", ""},
+		{st.TLS.SecretsSkipped, "pcapng key log block", " not read (the capture's key logs passed 16 MiB)", ""},
 		{st.Evicted, "connection", " finished early (more were open at once than --max-conns follows; the quietest went)", ""},
 		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
 		{st.OtherPorts, "TCP packet", " on other ports", ""},

@@ -81,10 +81,11 @@ func TestSummary(t *testing.T) {
 // blocks it could not use.
 func TestSkippedTLS(t *testing.T) {
 	st := capture.Stats{Connections: 3, TLS: capture.TLSStats{Connections: 4, Decrypted: 2, Undecrypted: 5000, AtEnd: 40, Resynced: 2,
-		Stopped: map[string]int64{"no key in the key log": 2, "gap in the TLS stream": 1}, OtherSecrets: 1, SecretsError: "pcapng block at offset 96: too large"}}
+		Stopped: map[string]int64{"no key in the key log": 2, "gap in the TLS stream": 1}, OtherSecrets: 1, SecretsSkipped: 2, SecretsError: "pcapng block at offset 96: too large"}}
 	want := []string{
 		"5000 TLS bytes not decrypted (3 directions stopped: 2 no key in the key log, 1 gap in the TLS stream; records cut by 2 gaps, decrypted again after them; records cut by the end)",
 		"1 pcapng secrets block of another kind than a TLS key log ignored",
+		"2 pcapng key log blocks not read (the capture's key logs passed 16 MiB)",
 		"secrets blocks not read past a bad one (pcapng block at offset 96: too large)",
 	}
 	if got := Skipped(st); !slices.Equal(got, want) {

@@ -277,3 +277,30 @@ func TestReadProbeTinySegments(t *testing.T) {
 		t.Errorf("60,000 one-byte segments probed took %d bytes of heap", u.Peak)
 	}
 }
+
+// TestReadCaptureSecretsBounded: the key logs a pcapng file carries
+// (Decryption Secrets Blocks) are read up to maxCaptureSecrets bytes in
+// all: a key log costs some 2.4 times its size in memory, and a capture
+// could carry any number of blocks. The blocks past the bound are
+// counted, not read.
+func TestReadCaptureSecretsBounded(t *testing.T) {
+	defer func(n int) { maxCaptureSecrets = n }(maxCaptureSecrets)
+	maxCaptureSecrets = 1000
+	le := binary.LittleEndian
+	dsb := func(seed byte) []byte {
+		var text []byte
+		for i := range 3 {
+			text = fmt.Appendf(text, "CLIENT_RANDOM %s %s\n", strings.Repeat(fmt.Sprintf("%02x", seed+byte(i)), 32), strings.Repeat("cd", 48))
+		}
+		body := le.AppendUint32(nil, 0x544c534b)
+		body = le.AppendUint32(body, uint32(len(text)))
+		return ngBlock(0x0a, append(body, text...))
+	}
+	plain := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	data := withNgBlocks(plain, dsb(1), dsb(10))
+	keys := tlsdecrypt.NewKeyLog()
+	_, st := readAll(t, data, Options{Known: known(t), Verify: verify(t), TLSKeys: keys})
+	if keys.Sessions() != 3 || st.TLS.KeyLogBlocks != 1 || st.TLS.SecretsSkipped != 1 {
+		t.Errorf("%d sessions; %+v", keys.Sessions(), st.TLS)
+	}
+}

@@ -90,6 +90,12 @@ type Options struct {
 	MidwayTrials int64
 }
 
+// maxCaptureSecrets bounds the key log text a capture's Decryption
+// Secrets Blocks add to the TLS secrets, over the whole file (one block
+// may hold as much; a key log costs some 2.4 times its size in memory).
+// A variable, for tests.
+var maxCaptureSecrets = 16 << 20
+
 // ErrFormat is returned for input that is neither pcap nor pcapng.
 var ErrFormat = errors.New("not a pcap or pcapng file")
 
@@ -125,12 +131,17 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	if keys == nil {
 		keys = tlsdecrypt.NewKeyLog()
 	}
-	var secretBlocks, otherSecrets int64
+	var secretBlocks, otherSecrets, secretsSkipped, secretBytes int64
 	sniff := ngsecrets.Sniff(cr, func(typ uint32, data []byte) error {
 		if typ != ngsecrets.TypeTLSKeyLog {
 			otherSecrets++
 			return nil
 		}
+		if secretBytes+int64(len(data)) > int64(maxCaptureSecrets) {
+			secretsSkipped++
+			return nil
+		}
+		secretBytes += int64(len(data))
 		secretBlocks++
 		return keys.Read(bytes.NewReader(data), fmt.Sprintf("the capture's TLS key log block %d", secretBlocks))
 	})
@@ -175,7 +186,7 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	rd := newReader(opts, fn)
 	defer rd.release()
 	defer func() { // st is what every return below gives
-		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets = secretBlocks, otherSecrets
+		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets, st.TLS.SecretsSkipped = secretBlocks, otherSecrets, secretsSkipped
 		if oversized != nil {
 			st.Oversized = *oversized
 			st.Packets += st.Oversized

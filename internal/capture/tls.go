@@ -48,6 +48,10 @@ type TLSStats struct {
 	// held a TLS key log; OtherSecrets those of other kinds (WireGuard,
 	// SSH), which nothing here uses.
 	KeyLogBlocks, OtherSecrets int64
+	// SecretsSkipped counts the key log blocks not read because the
+	// capture's key logs passed 16 MiB in all (a key log costs some 2.4
+	// times its size in memory).
+	SecretsSkipped int64
 	// SecretsError, when set, says why the file's secrets blocks were not
 	// followed to its end (a malformed or oversized block).
 	SecretsError string
