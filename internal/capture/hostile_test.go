@@ -304,3 +304,87 @@ func TestReadCaptureSecretsBounded(t *testing.T) {
 		t.Errorf("%d sessions; %+v", keys.Sessions(), st.TLS)
 	}
 }
+
+// TestReadOddTimestampResolutions: interfaces of odd timestamp
+// resolutions (2^-63, 10^-19, 10^-20, whose unit overflows 64 bits,
+// 2^0) and link types (Ethernet, raw IP, one not read), each with a
+// packet, after the capture's own: no panic; every packet is counted,
+// the frames of the capture's own come out.
+func TestReadOddTimestampResolutions(t *testing.T) {
+	le := binary.LittleEndian
+	opts := Options{Known: known(t), Verify: verify(t)}
+	plain := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	want, wantSt := readAll(t, plain, opts)
+	idb := func(link uint16, tsresol byte) []byte {
+		b := le.AppendUint16(nil, link)
+		b = append(b, 0, 0, 0, 0, 0, 0)     // reserved, snap length
+		b = append(b, 9, 0, 1, 0, tsresol) // if_tsresol
+		b = append(b, 0, 0, 0, 0, 0, 0, 0) // padding, end of options
+		return ngBlock(1, b)
+	}
+	epb := func(iface uint32) []byte {
+		b := le.AppendUint32(nil, iface)
+		b = le.AppendUint32(b, 0xffffffff)
+		b = le.AppendUint32(b, 0xffffffff)
+		b = le.AppendUint32(b, 20)
+		b = le.AppendUint32(b, 20)
+		return ngBlock(6, append(b, make([]byte, 20)...))
+	}
+	blocks := [][]byte{idb(1, 0x80|63), idb(101, 19), idb(101, 20), idb(147, 0x80)}
+	for i := range 4 {
+		blocks = append(blocks, epb(uint32(i+1)))
+	}
+	data := withNgBlocks(plain, blocks...)
+	got, st := readAll(t, data, opts)
+	if len(got) != len(want) || st.Packets != wantSt.Packets+4 || st.OtherLinks["link type 147"] != 1 {
+		t.Errorf("%d frames of %d; %+v", len(got), len(want), st)
+	}
+}
+
+// TestReadSectionsOfBothByteOrders: a pcapng file whose second section
+// is big-endian (a section header in the middle, as cat of two captures
+// makes), holding the capture's packets again and a packet too long to
+// read: every packet of both sections is read, through the guard that
+// follows the blocks, and the long one skipped.
+func TestReadSectionsOfBothByteOrders(t *testing.T) {
+	opts := Options{Known: known(t), Verify: verify(t)}
+	plain := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	_, wantSt := readAll(t, plain, opts)
+	be := binary.BigEndian
+	block := func(typ uint32, body []byte) []byte {
+		n := 12 + (len(body)+3)&^3
+		b := be.AppendUint32(nil, typ)
+		b = be.AppendUint32(b, uint32(n))
+		b = append(b, body...)
+		b = append(b, make([]byte, n-12-len(body))...)
+		return be.AppendUint32(b, uint32(n))
+	}
+	// The little-endian capture's blocks, rewritten big-endian.
+	le := binary.LittleEndian
+	second := block(ngSHB, be.AppendUint64(be.AppendUint32(be.AppendUint32(nil, 0x1a2b3c4d), 1<<16), math.MaxUint64))
+	second = append(second, block(ngIDB, be.AppendUint32(be.AppendUint32(nil, 1<<16), 0))...)
+	shb := int(le.Uint32(plain[4:]))
+	idb := shb + int(le.Uint32(plain[shb+4:]))
+	packets := 0
+	for at := idb; at < len(plain); at += int(le.Uint32(plain[at+4:])) {
+		if le.Uint32(plain[at:]) != ngEPB {
+			continue
+		}
+		body := plain[at+8:]
+		var b []byte
+		for k := range 5 {
+			b = be.AppendUint32(b, le.Uint32(body[4*k:]))
+		}
+		second = append(second, block(ngEPB, append(b, body[20:20+le.Uint32(body[12:])]...))...)
+		packets++
+	}
+	// And a packet too long to read, which the guard must find.
+	long := be.AppendUint32(make([]byte, 12), maxPacketBlock)
+	long = be.AppendUint32(long, maxPacketBlock)
+	second = append(second, block(ngEPB, append(long, make([]byte, maxPacketBlock)...))...)
+	data := append(bytes.Clone(plain), second...)
+	got, st := readAll(t, data, opts)
+	if st.Packets != 2*wantSt.Packets+1 || st.Oversized != 1 || packets != int(wantSt.Packets) || st.Undecodable != 0 || len(got) == 0 {
+		t.Errorf("%d packets rewritten, %d frames; %+v", packets, len(got), st)
+	}
+}
