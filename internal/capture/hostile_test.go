@@ -317,7 +317,7 @@ func TestReadOddTimestampResolutions(t *testing.T) {
 	want, wantSt := readAll(t, plain, opts)
 	idb := func(link uint16, tsresol byte) []byte {
 		b := le.AppendUint16(nil, link)
-		b = append(b, 0, 0, 0, 0, 0, 0)     // reserved, snap length
+		b = append(b, 0, 0, 0, 0, 0, 0)    // reserved, snap length
 		b = append(b, 9, 0, 1, 0, tsresol) // if_tsresol
 		b = append(b, 0, 0, 0, 0, 0, 0, 0) // padding, end of options
 		return ngBlock(1, b)
