@@ -379,12 +379,30 @@ func TestReadSectionsOfBothByteOrders(t *testing.T) {
 		packets++
 	}
 	// And a packet too long to read, which the guard must find.
-	long := be.AppendUint32(make([]byte, 12), maxPacketBlock)
-	long = be.AppendUint32(long, maxPacketBlock)
-	second = append(second, block(ngEPB, append(long, make([]byte, maxPacketBlock)...))...)
+	long := be.AppendUint32(make([]byte, 12), MaxPacket+1)
+	long = be.AppendUint32(long, MaxPacket+1)
+	second = append(second, block(ngEPB, append(long, make([]byte, MaxPacket+1)...))...)
 	data := append(bytes.Clone(plain), second...)
 	got, st := readAll(t, data, opts)
 	if st.Packets != 2*wantSt.Packets+1 || st.Oversized != 1 || packets != int(wantSt.Packets) || st.Undecodable != 0 || len(got) == 0 {
 		t.Errorf("%d packets rewritten, %d frames; %+v", packets, len(got), st)
+	}
+}
+
+// TestReadPcapngCapturedLengthLies: an enhanced packet block whose
+// captured length (1 GiB) passes MaxPacket and its block is skipped by
+// its block's length and counted, and the packets after it are read
+// (pcapgo took the rest of the file for its data, holding all of it in
+// memory, and reported the file malformed).
+func TestReadPcapngCapturedLengthLies(t *testing.T) {
+	le := binary.LittleEndian
+	opts := Options{Known: known(t), Verify: verify(t)}
+	plain := writeCapture(t, PCAPNG, sampleExchanges(), true, 0, 0)
+	want, wantSt := readAll(t, plain, opts)
+	epb := le.AppendUint32(make([]byte, 12), 1<<30)
+	epb = le.AppendUint32(epb, 1<<30)
+	got, st := readAll(t, withNgBlocks(plain, ngBlock(6, append(epb, make([]byte, 40)...))), opts)
+	if st.Oversized != 1 || st.Packets != wantSt.Packets+1 || len(got) != len(want) {
+		t.Errorf("%d frames of %d; %+v", len(got), len(want), st)
 	}
 }

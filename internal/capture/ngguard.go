@@ -26,7 +26,10 @@ const (
 )
 
 // maxPacketBlock is the longest packet block read: a packet of
-// [MaxPacket] bytes, its header and room for options.
+// [MaxPacket] bytes, its header and room for options. An enhanced (or
+// obsolete) packet block whose captured length passes MaxPacket is
+// skipped too, whatever its block's length (a captured length past its
+// block has pcapgo read the blocks after it as the packet).
 const maxPacketBlock = MaxPacket + 32 + 1<<16
 
 // ngGuard passes a pcapng file on to pcapgo, block by block, taking out
@@ -47,8 +50,9 @@ type ngGuard struct {
 	// followed, everything passes.
 	off, left int64
 	lost      bool
-	// head is a block's header on its way out, pending its unsent part.
-	head    [12]byte
+	// head is a block's header on its way out (a packet block's with
+	// its packet header), pending its unsent part.
+	head    [28]byte
 	pending []byte
 	// interfaces counts the section's interface descriptions.
 	interfaces int
@@ -134,13 +138,34 @@ func (g *ngGuard) nextBlock() error {
 		}
 	case ngNRB:
 		g.order.PutUint32(h[:4], ngSkipped)
-	case ngEPB, ngPB, ngSPB:
+	case ngEPB, ngPB:
+		// The captured length is at the same place in both.
+		if length < 32 {
+			return nil // too short to hold it: pcapgo says so
+		}
+		h = g.head[:28]
+		m, err := io.ReadFull(g.r, h[8:])
+		g.off += int64(m)
+		g.pending, g.left = h[:8+m], length-int64(8+m)
+		if err != nil {
+			return nil // the reader behind reports the cut
+		}
+		if g.order.Uint32(h[20:24]) > MaxPacket || length > maxPacketBlock {
+			g.skipBlock(h)
+		}
+	case ngSPB:
 		if length > maxPacketBlock {
-			g.order.PutUint32(h[:4], ngSkipped)
-			g.oversized++
+			g.skipBlock(h)
 		}
 	}
 	return nil
+}
+
+// skipBlock gives the block whose header h holds a type that pcapgo
+// skips, and counts it oversized.
+func (g *ngGuard) skipBlock(h []byte) {
+	g.order.PutUint32(h[:4], ngSkipped)
+	g.oversized++
 }
 
 // noPartialEOF is err, with a header cut short after n > 0 bytes left
