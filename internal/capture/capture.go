@@ -1,5 +1,7 @@
 // Package capture reads Kafka traffic out of packet captures: pcap and
-// pcapng files are read in pure Go (gopacket's pcapgo), TCP streams are
+// pcapng files are read in pure Go (pcap by its own reader, pcapng by
+// gopacket's pcapgo behind a guard that takes out the blocks pcapgo would
+// hold out of proportion: ngguard.go), TCP streams are
 // reassembled (tcp.go: segments in sequence order, retransmitted and
 // overlapping bytes delivered once), each direction is split into Kafka
 // frames, and responses are paired with their requests by correlation id
