@@ -30,12 +30,15 @@ func Skipped(st capture.Stats) []string {
 		{countTotal(st.Ignored), "connection", " ignored (" + countText(st.Ignored) + ")", ""},
 		{st.TLS.Undecrypted, "TLS byte", " not decrypted" + tlsWhy(st.TLS), ""},
 		{st.TLS.OtherSecrets, "pcapng secrets block", " of another kind than a TLS key log ignored", ""},
+		{st.TLS.SecretsSkipped, "pcapng key log block", " not read (the capture's key logs passed 16 MiB)", ""},
 		{st.Evicted, "connection", " finished early (more were open at once than --max-conns follows; the quietest went)", ""},
 		{st.Suspect, "connection", " decoded although their first request failed the framing checks", " decoded although its first request failed the framing checks"},
 		{st.OtherPorts, "TCP packet", " on other ports", ""},
 		{st.NotTCP, "packet", " not TCP", ""},
 		{st.Fragments, "IP fragment", " skipped", ""},
 		{st.Undecodable, "packet", " whose headers did not decode", ""},
+		{st.Oversized, "packet", fmt.Sprintf(" longer than %d bytes skipped unread", capture.MaxPacket), ""},
+		{countTotal(st.OtherLinks), "packet", " of link types not read (" + countText(st.OtherLinks) + ")", " of a link type not read (" + countText(st.OtherLinks) + ")"},
 	} {
 		if c.n == 0 {
 			continue

@@ -21,7 +21,8 @@ func TestSkipped(t *testing.T) {
 // TestSkippedOne: a count of one reads in the singular, its words too.
 func TestSkippedOne(t *testing.T) {
 	got := Skipped(capture.Stats{Unpaired: 1, Gaps: 1, GapBytes: 1, CutFrames: 1, SkippedBytes: 1, RetransmittedBytes: 1,
-		LateBytes: 1, Ignored: map[string]int64{"TLS": 1}, Suspect: 1, OtherPorts: 1, NotTCP: 1, Fragments: 1, Undecodable: 1})
+		LateBytes: 1, Ignored: map[string]int64{"TLS": 1}, Suspect: 1, OtherPorts: 1, NotTCP: 1, Fragments: 1, Undecodable: 1, Oversized: 1,
+		OtherLinks: map[string]int64{"link type 147": 1}})
 	want := []string{
 		"1 response without its request",
 		"1 gap (1 byte not captured)",
@@ -35,6 +36,8 @@ func TestSkippedOne(t *testing.T) {
 		"1 packet not TCP",
 		"1 IP fragment skipped",
 		"1 packet whose headers did not decode",
+		"1 packet longer than 262144 bytes skipped unread",
+		"1 packet of a link type not read (1 link type 147)",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("Skipped\n got %q\nwant %q", got, want)
@@ -78,10 +81,11 @@ func TestSummary(t *testing.T) {
 // blocks it could not use.
 func TestSkippedTLS(t *testing.T) {
 	st := capture.Stats{Connections: 3, TLS: capture.TLSStats{Connections: 4, Decrypted: 2, Undecrypted: 5000, AtEnd: 40, Resynced: 2,
-		Stopped: map[string]int64{"no key in the key log": 2, "gap in the TLS stream": 1}, OtherSecrets: 1, SecretsError: "pcapng block at offset 96: too large"}}
+		Stopped: map[string]int64{"no key in the key log": 2, "gap in the TLS stream": 1}, OtherSecrets: 1, SecretsSkipped: 2, SecretsError: "pcapng block at offset 96: too large"}}
 	want := []string{
 		"5000 TLS bytes not decrypted (3 directions stopped: 2 no key in the key log, 1 gap in the TLS stream; records cut by 2 gaps, decrypted again after them; records cut by the end)",
 		"1 pcapng secrets block of another kind than a TLS key log ignored",
+		"2 pcapng key log blocks not read (the capture's key logs passed 16 MiB)",
 		"secrets blocks not read past a bad one (pcapng block at offset 96: too large)",
 	}
 	if got := Skipped(st); !slices.Equal(got, want) {

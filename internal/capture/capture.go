@@ -1,5 +1,7 @@
 // Package capture reads Kafka traffic out of packet captures: pcap and
-// pcapng files are read in pure Go (gopacket's pcapgo), TCP streams are
+// pcapng files are read in pure Go (pcap by its own reader, pcapng by
+// gopacket's pcapgo behind a guard that takes out the blocks pcapgo would
+// hold out of proportion: ngguard.go), TCP streams are
 // reassembled (tcp.go: segments in sequence order, retransmitted and
 // overlapping bytes delivered once), each direction is split into Kafka
 // frames, and responses are paired with their requests by correlation id
@@ -164,9 +166,15 @@ type Stats struct {
 	// frame: resynchronisation, frames cut by gaps, non-Kafka connections.
 	SkippedBytes int64
 	Undecodable  int64 // packets whose link/IP/TCP layers did not decode
-	Fragments    int64 // IPv4 and IPv6 fragments (not reassembled)
-	NotTCP       int64 // packets that carry no TCP (UDP, ARP, ...)
-	OtherPorts   int64 // TCP packets not on one of Options.Ports
+	// OtherLinks counts the packets of link types the reader does not
+	// read, by link type ("link type 147").
+	OtherLinks map[string]int64
+	// Oversized counts the pcap records longer than [MaxPacket],
+	// skipped unread (they are counted in Packets too).
+	Oversized  int64
+	Fragments  int64 // IPv4 and IPv6 fragments (not reassembled)
+	NotTCP     int64 // packets that carry no TCP (UDP, ARP, ...)
+	OtherPorts int64 // TCP packets not on one of Options.Ports
 	// ControlOnly counts bare ACK, FIN and RST packets of connections
 	// that were seen no further (no bytes, nothing to decode).
 	ControlOnly int64

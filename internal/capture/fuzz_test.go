@@ -24,6 +24,11 @@ func FuzzRead(f *testing.F) {
 	f.Add(writeCapture(t, PCAP, xs, true, 0, 0))
 	f.Add(writeCapture(t, PCAPNG, xs, true, 0, 0))
 	f.Add(writeCapture(t, PCAP, xs[:2], false, 5, 7))
+	// pcapng blocks the guard takes out (ngguard.go): a name resolution
+	// block, an interface description, a packet block.
+	ng := writeCapture(t, PCAPNG, xs[:1], true, 0, 0)
+	f.Add(withNgBlocks(ng, ngBlock(4, []byte{1, 0, 6, 0, 10, 0, 0, 1, 'a', 0, 0, 0, 0, 0, 0, 0}),
+		ngBlock(1, []byte{1, 0, 0, 0, 0, 0, 0, 0}), ngBlock(6, make([]byte, 20))))
 	for _, m := range mutations {
 		segs, _ := segments(gapExchanges())
 		f.Add(writeSegments(t, m(segs), nil))

@@ -57,7 +57,8 @@ type Options struct {
 	// (default [DefaultMaxPending]); the oldest is dropped beyond it.
 	MaxPending int
 	// MaxBuffered bounds the reassembler's out-of-order data over all
-	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered]);
+	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered];
+	// a segment counts its bytes, and at least a page);
 	// one connection may hold a quarter of it (at least 64 pages). Beyond
 	// that the missing bytes are declared a gap.
 	MaxBuffered int
@@ -88,6 +89,12 @@ type Options struct {
 	// byte probed.
 	MidwayTrials int64
 }
+
+// maxCaptureSecrets bounds the key log text a capture's Decryption
+// Secrets Blocks add to the TLS secrets, over the whole file (one block
+// may hold as much; a key log costs some 2.4 times its size in memory).
+// A variable, for tests.
+var maxCaptureSecrets = 16 << 20
 
 // ErrFormat is returned for input that is neither pcap nor pcapng.
 var ErrFormat = errors.New("not a pcap or pcapng file")
@@ -124,12 +131,17 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	if keys == nil {
 		keys = tlsdecrypt.NewKeyLog()
 	}
-	var secretBlocks, otherSecrets int64
+	var secretBlocks, otherSecrets, secretsSkipped, secretBytes int64
 	sniff := ngsecrets.Sniff(cr, func(typ uint32, data []byte) error {
 		if typ != ngsecrets.TypeTLSKeyLog {
 			otherSecrets++
 			return nil
 		}
+		if secretBytes+int64(len(data)) > int64(maxCaptureSecrets) {
+			secretsSkipped++
+			return nil
+		}
+		secretBytes += int64(len(data))
 		secretBlocks++
 		return keys.Read(bytes.NewReader(data), fmt.Sprintf("the capture's TLS key log block %d", secretBlocks))
 	})
@@ -139,14 +151,17 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 		return Stats{}, fmt.Errorf("%w: %d bytes", ErrFormat, len(magic))
 	}
 	var src packetSource
+	// oversized counts the packets skipped for their length.
+	var oversized *int64
 	var linkOf func(ci gopacket.CaptureInfo) layers.LinkType
 	switch {
 	case bytes.Equal(magic, pcapngMagic):
-		ng, err := pcapgo.NewNgReader(br, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
+		guard := &ngGuard{r: br}
+		ng, err := pcapgo.NewNgReader(guard, pcapgo.NgReaderOptions{WantMixedLinkType: true, SkipUnknownVersion: true})
 		if err != nil {
 			return Stats{}, fmt.Errorf("pcapng header: %w", err)
 		}
-		src = ng
+		src, oversized = ng, &guard.oversized
 		linkOf = func(ci gopacket.CaptureInfo) layers.LinkType {
 			if len(ci.AncillaryData) > 0 {
 				if lt, ok := ci.AncillaryData[0].(layers.LinkType); ok {
@@ -156,12 +171,12 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 			return ng.LinkType()
 		}
 	case isPcapMagic(magic):
-		pr, err := pcapgo.NewReader(br)
+		pr, err := newPcapReader(br)
 		if err != nil {
 			return Stats{}, fmt.Errorf("pcap header: %w", err)
 		}
-		src = pr
-		lt := pr.LinkType()
+		src, oversized = pr, &pr.oversized
+		lt := pr.linkType
 		linkOf = func(gopacket.CaptureInfo) layers.LinkType { return lt }
 	default:
 		return Stats{}, fmt.Errorf("%w: starts % x", ErrFormat, magic)
@@ -171,7 +186,11 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	rd := newReader(opts, fn)
 	defer rd.release()
 	defer func() { // st is what every return below gives
-		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets = secretBlocks, otherSecrets
+		st.TLS.KeyLogBlocks, st.TLS.OtherSecrets, st.TLS.SecretsSkipped = secretBlocks, otherSecrets, secretsSkipped
+		if oversized != nil {
+			st.Oversized = *oversized
+			st.Packets += st.Oversized
+		}
 		if err := sniff.Err(); err != nil {
 			st.TLS.SecretsError = err.Error()
 		}
@@ -292,9 +311,8 @@ func newReader(opts Options, fn func(*Event) error) *reader {
 			rd.ports[uint16(p)] = true
 		}
 	}
-	const page = 1900
-	rd.maxBufTotal = opts.MaxBuffered * page
-	rd.maxBufConn = max(opts.MaxBuffered/4, 64) * page
+	rd.maxBufTotal = opts.MaxBuffered * bufPage
+	rd.maxBufConn = max(opts.MaxBuffered/4, 64) * bufPage
 	return rd
 }
 
@@ -327,7 +345,10 @@ func firstLayer(lt layers.LinkType, data []byte) (gopacket.LayerType, bool) {
 func (rd *reader) packet(data []byte, ci gopacket.CaptureInfo, lt layers.LinkType) {
 	first, ok := firstLayer(lt, data)
 	if !ok {
-		rd.stats.Undecodable++
+		if rd.stats.OtherLinks == nil {
+			rd.stats.OtherLinks = map[string]int64{}
+		}
+		rd.stats.OtherLinks[fmt.Sprintf("link type %d", lt)]++
 		return
 	}
 	res, srcIP, dstIP, tunnel := rd.walk(first, data)

@@ -271,14 +271,14 @@ func (rd *reader) segment(c *tcpConn, i int, seq uint32, payload []byte, t time.
 	seg := segment{seq: seq, data: append([]byte(nil), payload...), t: t}
 	if found {
 		rd.stats.RetransmittedBytes += int64(len(d.ooo[at].data))
-		d.oooBytes -= len(d.ooo[at].data)
-		rd.buffered -= len(d.ooo[at].data)
+		d.oooBytes -= bufCost(d.ooo[at].data)
+		rd.buffered -= bufCost(d.ooo[at].data)
 		d.ooo[at] = seg
 	} else {
 		d.ooo = slices.Insert(d.ooo, at, seg)
 	}
-	d.oooBytes += len(payload)
-	rd.buffered += len(payload)
+	d.oooBytes += bufCost(payload)
+	rd.buffered += bufCost(payload)
 	for (d.oooBytes > rd.maxBufConn || rd.buffered > rd.maxBufTotal) && len(d.ooo) > 0 {
 		// Waited long enough: the missing bytes are not coming.
 		rd.gapTo(c, i, d.ooo[0].seq)
@@ -286,6 +286,19 @@ func (rd *reader) segment(c *tcpConn, i int, seq uint32, payload []byte, t time.
 	}
 	rd.resolve(c, i)
 }
+
+// bufPage is the unit of the out-of-order buffer's limits
+// ([Options.MaxBuffered]): more than a full-sized segment of Ethernet.
+const bufPage = 1900
+
+// bufCost is what a buffered segment of data counts against the
+// out-of-order buffer's limits: its bytes, and at least a page. A
+// segment's bookkeeping (its place in the list, its time, its copy's
+// allocation) costs some 64 bytes whatever its size, so one-byte
+// segments counted by their bytes would hold sixty times the limit; the
+// page also bounds how many segments a direction's list holds (a
+// quarter of MaxBuffered), and so what inserting one in order costs.
+func bufCost(data []byte) int { return max(len(data), bufPage) }
 
 // old counts the bytes [seq, end) of a segment that arrived after its
 // place in the stream had been passed: retransmitted, or, when they fall
@@ -340,7 +353,7 @@ func (rd *reader) gapTo(c *tcpConn, i int, seq uint32) {
 	if n := seqDiff(seq, d.next); n > 0 {
 		switch {
 		case c.probe != nil:
-			c.probe.gap(i, int64(n))
+			rd.probeGap(c, i, int64(n))
 		case c.tls != nil:
 			rd.gapTLS(c, i, int64(n))
 		default:
@@ -360,8 +373,8 @@ func (rd *reader) drain(c *tcpConn, i int) {
 	for len(d.ooo) > 0 && seqDiff(d.ooo[0].seq, d.next) <= 0 {
 		s := d.ooo[0]
 		d.ooo = d.ooo[1:]
-		d.oooBytes -= len(s.data)
-		rd.buffered -= len(s.data)
+		d.oooBytes -= bufCost(s.data)
+		rd.buffered -= bufCost(s.data)
 		end := s.seq + uint32(len(s.data))
 		if seqDiff(end, d.next) <= 0 {
 			rd.old(d, s.seq, end)

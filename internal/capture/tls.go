@@ -48,6 +48,10 @@ type TLSStats struct {
 	// held a TLS key log; OtherSecrets those of other kinds (WireGuard,
 	// SSH), which nothing here uses.
 	KeyLogBlocks, OtherSecrets int64
+	// SecretsSkipped counts the key log blocks not read because the
+	// capture's key logs passed 16 MiB in all (a key log costs some 2.4
+	// times its size in memory).
+	SecretsSkipped int64
 	// SecretsError, when set, says why the file's secrets blocks were not
 	// followed to its end (a malformed or oversized block).
 	SecretsError string
@@ -99,6 +103,9 @@ func looksHello(b []byte) bool {
 type tlsProbe struct {
 	head   [2][]byte
 	chunks []probeChunk
+	// held is what each direction holds against probeMax (and
+	// maxProbing): its bytes, and probeChunkCost for each chunk.
+	held [2]int
 }
 
 // probeChunk is bytes (head[i][off:off+n]) or a gap held by a probe.
@@ -116,14 +123,28 @@ type probeChunk struct {
 // joinPerByte for every byte probed, so that a crafted capture of many
 // connections costs in proportion to its size.
 const (
-	probeChain  = 3
-	probeMax    = 64 << 10
-	maxProbing  = 32 << 20
-	joinBase    = 1 << 26
-	joinPerByte = 256
+	probeChain = 3
+	probeMax   = 64 << 10
+	// probeChunkCost is what a chunk held costs besides its bytes (its
+	// bookkeeping, and the search for records its bytes cost again): a
+	// direction of one-byte segments is told after about a thousand.
+	probeChunkCost = 64
+	maxProbing     = 32 << 20
+	joinBase       = 1 << 26
+	joinPerByte    = 256
 )
 
-func (p *tlsProbe) gap(i int, n int64) { p.chunks = append(p.chunks, probeChunk{i: i, gap: n}) }
+// probeGap holds a gap of n bytes of direction i; the probe settles as
+// plain when its direction holds too much.
+func (rd *reader) probeGap(c *tcpConn, i int, n int64) {
+	p := c.probe
+	p.chunks = append(p.chunks, probeChunk{i: i, gap: n})
+	p.held[i] += probeChunkCost
+	rd.probing += probeChunkCost
+	if p.held[i] > probeMax {
+		rd.settleProbe(c, false)
+	}
+}
 
 // probeTLS holds bytes of direction i and settles the probe when they
 // tell.
@@ -131,11 +152,12 @@ func (rd *reader) probeTLS(c *tcpConn, i int, data []byte, t time.Time) {
 	p := c.probe
 	p.chunks = append(p.chunks, probeChunk{i: i, off: len(p.head[i]), n: len(data), t: t})
 	p.head[i] = append(p.head[i], data...)
-	rd.probing += len(data)
+	p.held[i] += len(data) + probeChunkCost
+	rd.probing += len(data) + probeChunkCost
 	rd.joinBudget += rd.joinPerByte * int64(len(data))
 	if _, ok := tlsdecrypt.FindRecords(p.head[i], probeChain); ok {
 		rd.settleProbe(c, true)
-	} else if len(p.head[i]) > probeMax {
+	} else if p.held[i] > probeMax {
 		rd.settleProbe(c, false)
 	}
 }
@@ -145,7 +167,7 @@ func (rd *reader) probeTLS(c *tcpConn, i int, data []byte, t time.Time) {
 func (rd *reader) settleProbe(c *tcpConn, isTLS bool) {
 	p := c.probe
 	c.probe = nil
-	rd.probing -= len(p.head[0]) + len(p.head[1])
+	rd.probing -= p.held[0] + p.held[1]
 	if isTLS {
 		c.tls = tlsdecrypt.NewStream(rd.keys)
 		c.tls.JoinMidway(&rd.joinBudget)

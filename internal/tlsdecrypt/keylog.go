@@ -30,6 +30,32 @@ type KeyLog struct {
 	unused int
 	// traffic13: a TLS 1.3 application traffic secret was read.
 	traffic13 bool
+	// masters are the TLS 1.2 master secrets in the order read: those
+	// findMaster tries, most recent first. resumeWork counts its trials,
+	// resumeEarned the bytes fed to the streams that use the key log
+	// (see spendResume).
+	masters                  [][]byte
+	resumeWork, resumeEarned int64
+}
+
+// The budget of the search for resumed TLS 1.2 sessions' master secrets
+// (findMaster), over every stream that uses a key log: resumeBase
+// trials, and one more for every resumePerTrial bytes fed. A trial (a
+// key expansion and the opening of a short record) costs about as much
+// as reading resumePerTrial bytes.
+const (
+	resumeBase     = 4096
+	resumePerTrial = 64
+)
+
+// spendResume takes one trial from the budget, reporting whether there
+// was one.
+func (k *KeyLog) spendResume() bool {
+	if k.resumeWork >= resumeBase+k.resumeEarned/resumePerTrial {
+		return false
+	}
+	k.resumeWork++
+	return true
 }
 
 // secrets are what a key log says of one client random.
@@ -120,6 +146,7 @@ func (k *KeyLog) line(b []byte) error {
 	switch label {
 	case "CLIENT_RANDOM":
 		slot = &s.master
+		k.masters = append(k.masters, secret)
 	case "CLIENT_HANDSHAKE_TRAFFIC_SECRET":
 		slot = &s.clientHS
 	case "SERVER_HANDSHAKE_TRAFFIC_SECRET":

@@ -179,6 +179,9 @@ func (s *Stream) Feed(i int, data []byte) (plain []byte, dropped int, err error)
 	if sd.err != nil {
 		return nil, len(data), s.Unsaid(i)
 	}
+	if s.keys != nil {
+		s.keys.resumeEarned += int64(len(data))
+	}
 	sd.rec = append(sd.rec, data...)
 	b := sd.rec
 	// After a gap, or before a stream joined midway has its keys, the
@@ -637,25 +640,40 @@ func (s *Stream) setKeys12(i int, master []byte) bool {
 // findMaster finds the master secret of a resumed TLS 1.2 session: the
 // one of the key log's under which r, direction i's first protected
 // record, authenticates. Each secret costs a key expansion and the
-// opening of one short record.
+// opening of one short record, so they are tried most recent first
+// (a session resumes a recent one), within the key log's budget for it
+// (see [KeyLog.spendResume]): a key log of a million secrets cost every
+// resumed connection of a capture a million trials.
 func (s *Stream) findMaster(i int, r []byte) bool {
 	sd := &s.sides[i]
 	if s.sec != nil && s.sec.master != nil { // found on the other direction
 		return s.setKeys12(i, s.sec.master)
 	}
+	tried, spent := 0, false
 	if s.keys != nil && len(r) <= 5+8+16+64 {
-		for _, sec := range s.keys.byRandom {
-			if sec.master == nil || !s.setKeys12(i, sec.master) {
+		ms := s.keys.masters
+		for j := len(ms) - 1; j >= 0; j-- {
+			if !s.keys.spendResume() {
+				spent = true
+				break
+			}
+			tried++
+			if !s.setKeys12(i, ms[j]) {
 				continue
 			}
 			if s.authentic(i, r, 0) {
-				s.sec = sec
+				s.sec = &secrets{master: ms[j]}
 				return true
 			}
 		}
 	}
 	sd.aead = nil
-	s.stopBoth(ReasonNoKey, s.noKey("CLIENT_RANDOM (master secret)")+"; nor does any of its master secrets open the first protected record, as that of a resumed session would")
+	why := "; nor does any of its master secrets open the first protected record, as that of a resumed session would"
+	if spent {
+		why = fmt.Sprintf("; nor does any of the %d most recent of its %d master secrets open the first protected record, as that of a resumed session would (the search for resumed sessions' secrets spent its budget: %d trials, and one for every %d bytes read)",
+			tried, len(s.keys.masters), resumeBase, resumePerTrial)
+	}
+	s.stopBoth(ReasonNoKey, s.noKey("CLIENT_RANDOM (master secret)")+why)
 	return false
 }
 
