@@ -15,7 +15,8 @@
 // takes them with [Event.Keep], which hands over a frame assembled from
 // several packets without copying it. Memory is bounded by the largest
 // frame, the reassembler's out-of-order buffer ([Options.MaxBuffered]) and
-// the pending-request table ([Options.MaxPending]), never by the file size.
+// the pending-request table ([Options.MaxPending] per connection,
+// [Options.MaxPendingTotal] in all), never by the file size.
 // The input may be a pipe: nothing waits for the end of the file.
 //
 // # Gaps

@@ -19,9 +19,13 @@ import (
 
 // Defaults for [Options].
 const (
-	DefaultMaxFrame    = 100 << 20 // Kafka's default socket.request.max.bytes
-	DefaultMaxPending  = 4096
-	DefaultMaxBuffered = 16384 // out-of-order pages of 1,900 bytes: about 31 MB
+	DefaultMaxFrame   = 100 << 20 // Kafka's default socket.request.max.bytes
+	DefaultMaxPending = 4096
+	// DefaultMaxPendingTotal bounds the requests awaiting a response
+	// over all connections followed: about 48 bytes each, so about 12 MB
+	// (and at most four times that in room not yet given back).
+	DefaultMaxPendingTotal = 1 << 18
+	DefaultMaxBuffered     = 16384 // out-of-order pages of 1,900 bytes: about 31 MB
 	// DefaultMaxConns is how many connections are followed at once: a
 	// connection costs about a kilobyte or two while it is followed, so
 	// this holds a capture of any number of connections under about 70 MB
@@ -56,6 +60,12 @@ type Options struct {
 	// MaxPending bounds the requests awaiting a response per connection
 	// (default [DefaultMaxPending]); the oldest is dropped beyond it.
 	MaxPending int
+	// MaxPendingTotal bounds them over all connections followed (default
+	// [DefaultMaxPendingTotal]): beyond it, a connection adding a request
+	// drops its own oldest waiting one. Both are counted as unanswered.
+	MaxPendingTotal int
+	// readerHook, in tests, is given the reader before it reads.
+	readerHook func(*reader)
 	// MaxBuffered bounds the reassembler's out-of-order data over all
 	// connections, in pages of 1,900 bytes (default [DefaultMaxBuffered];
 	// a segment counts its bytes, and at least a page);
@@ -117,6 +127,9 @@ func Read(r io.Reader, opts Options, fn func(*Event) error) (st Stats, err error
 	}
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = DefaultMaxPending
+	}
+	if opts.MaxPendingTotal <= 0 {
+		opts.MaxPendingTotal = DefaultMaxPendingTotal
 	}
 	if opts.MaxBuffered <= 0 {
 		opts.MaxBuffered = DefaultMaxBuffered
@@ -272,6 +285,8 @@ type reader struct {
 	numbered int
 	// buffered is the out-of-order data held over all connections.
 	buffered, maxBufTotal, maxBufConn int
+	// pending is the requests awaiting a response over all connections.
+	pending int
 	// keys are the TLS secrets (Options.TLSKeys, and the file's own);
 	// probing is the bytes probes hold (tls.go).
 	keys    *tlsdecrypt.KeyLog
@@ -298,6 +313,9 @@ type reader struct {
 
 func newReader(opts Options, fn func(*Event) error) *reader {
 	rd := &reader{opts: opts, fn: fn, conns: map[connKey]*tcpConn{}, keys: opts.TLSKeys, joinBudget: joinBase}
+	if opts.readerHook != nil {
+		opts.readerHook(rd)
+	}
 	rd.joinPerByte = joinPerByte
 	if opts.MidwayTrials > 0 {
 		rd.joinBudget, rd.joinPerByte = opts.MidwayTrials, 0

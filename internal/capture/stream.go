@@ -70,7 +70,9 @@ func (s *stream) complete(sawPayload bool) {
 	}
 	s.c2s.skipped, s.s2c.skipped = 0, 0
 	s.c2s.buf, s.s2c.buf = nil, nil
-	s.rd.stats.Unanswered += int64(s.pending.Clear())
+	n := s.pending.Clear()
+	s.rd.stats.Unanswered += int64(n)
+	s.rd.pending -= n
 	if s.conn.ID != 0 {
 		if s.rd.opts.Closed != nil {
 			s.rd.opts.Closed(s.conn)
@@ -622,11 +624,19 @@ func (s *stream) number() {
 }
 
 // addPending adds a request awaiting its response; beyond
-// Options.MaxPending the oldest is dropped, counted as unanswered.
+// Options.MaxPending on the connection, or Options.MaxPendingTotal over
+// all, the connection's oldest is dropped, counted as unanswered.
 func (s *stream) addPending(req Request) {
-	if s.pending.Add(req) {
-		s.rd.stats.Unanswered++
+	rd := s.rd
+	if rd.pending >= rd.opts.MaxPendingTotal && s.pending.DropOldest() {
+		rd.stats.Unanswered++
+		rd.pending--
 	}
+	if s.pending.Add(req) {
+		rd.stats.Unanswered++
+		rd.pending--
+	}
+	rd.pending++
 }
 
 // answer removes and returns the pending request with the correlation id
@@ -638,6 +648,7 @@ func (s *stream) answer(corr int32) *Request {
 		return nil
 	}
 	s.rd.stats.Unanswered += int64(passed)
+	s.rd.pending -= passed + 1
 	return &req
 }
 

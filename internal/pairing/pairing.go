@@ -48,19 +48,48 @@ type Pending struct {
 // Len is the number of requests waiting.
 func (p *Pending) Len() int { return len(p.reqs) - p.head }
 
+// keptRoom is the room for requests an empty Pending keeps; beyond it,
+// room is given back as the requests are answered, so that a connection
+// that once had thousands waiting does not hold their room for good.
+const keptRoom = 64
+
 // drop removes the first n waiting requests.
 func (p *Pending) drop(n int) {
 	clear(p.reqs[p.head : p.head+n])
 	p.head += n
 	switch {
+	case p.head == len(p.reqs) && cap(p.reqs) > keptRoom:
+		p.reqs, p.head = nil, 0
 	case p.head == len(p.reqs):
 		p.reqs, p.head = p.reqs[:0], 0
-	case p.head >= 64 && p.head >= len(p.reqs)/2:
-		k := copy(p.reqs, p.reqs[p.head:])
+	case p.head >= keptRoom && p.head >= len(p.reqs)/2:
+		live := p.reqs[p.head:]
+		if cap(p.reqs) > 4*len(live) {
+			// Mostly room: move what waits to room of its size.
+			p.reqs, p.head = append(make([]Request, 0, 2*len(live)), live...), 0
+			return
+		}
+		k := copy(p.reqs, live)
 		clear(p.reqs[k:])
 		p.reqs, p.head = p.reqs[:k], 0
 	}
 }
+
+// DropOldest removes the oldest waiting request, counted in Evicted, and
+// reports whether there was one (a bound over many connections makes
+// room so).
+func (p *Pending) DropOldest() bool {
+	if p.Len() == 0 {
+		return false
+	}
+	p.drop(1)
+	p.Evicted++
+	return true
+}
+
+// Room is the number of requests p has room for (its memory is about
+// 48 bytes each).
+func (p *Pending) Room() int { return cap(p.reqs) }
 
 // Add appends a request, dropping the oldest when Max are waiting; it
 // reports whether one was dropped.

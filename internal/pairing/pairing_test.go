@@ -97,3 +97,38 @@ func TestCompaction(t *testing.T) {
 		t.Errorf("%d waiting in a slice of capacity %d", p.Len(), cap(p.reqs))
 	}
 }
+
+// TestRoomGivenBack: a connection that once had thousands of requests
+// waiting gives their room back as they are answered, one at a time or
+// all at once, so that many such connections do not each hold it for
+// good; the answers are the same.
+func TestRoomGivenBack(t *testing.T) {
+	var p Pending
+	for c := int32(0); c < 4096; c++ {
+		p.Add(req(c))
+	}
+	for c := int32(0); c < 4090; c++ {
+		if r, passed, ok := p.Answer(c); !ok || passed != 0 || r.CorrelationID != c {
+			t.Fatalf("Answer(%d): %+v %d %v", c, r, passed, ok)
+		}
+	}
+	if p.Len() != 6 || p.Room() > 4*keptRoom {
+		t.Errorf("6 waiting of 4096: room for %d, want at most %d", p.Room(), 4*keptRoom)
+	}
+	if f := p.Find(4095); f == nil || f.CorrelationID != 4095 {
+		t.Fatalf("Find(4095) after shrinking: %+v", f)
+	}
+	if _, passed, ok := p.Answer(4095); !ok || passed != 5 || p.Len() != 0 || p.Room() > keptRoom {
+		t.Errorf("all answered: passed %d, %d waiting, room for %d", passed, p.Len(), p.Room())
+	}
+	for c := int32(0); c < 3; c++ {
+		p.Add(req(c))
+	}
+	if !p.DropOldest() || p.Evicted != 1 || p.Len() != 2 || p.Find(0) != nil || p.Find(1) == nil {
+		t.Errorf("DropOldest: evicted %d, %d waiting", p.Evicted, p.Len())
+	}
+	p.Clear()
+	if p.DropOldest() || p.Evicted != 1 {
+		t.Errorf("DropOldest of none: evicted %d", p.Evicted)
+	}
+}
