@@ -22,8 +22,9 @@ import (
 	"github.com/manifester/manifester/internal/span"
 )
 
-// MaxIDs bounds the ids a Map holds; pairs beyond it are counted in
-// [Map.Dropped] and not learnt.
+// MaxIDs bounds the (id, name) entries a Map holds; pairs beyond it are
+// counted in [Map.Dropped] and not learnt. An id holds one entry per
+// position that named it (the last name a position gave it).
 const MaxIDs = 1 << 20
 
 // Map is a session's topic id -> name map. It is safe for concurrent
@@ -148,6 +149,13 @@ func (m *Map) add(id [16]byte, name string, at int64) bool {
 	es := m.ids[id]
 	if len(es) > 0 && es[len(es)-1].name == name {
 		return false
+	}
+	if len(es) > 0 && es[len(es)-1].at == at {
+		// The same position named the id before: only the last name of
+		// a position is ever looked up, so it replaces the earlier one
+		// (a response naming one id a million times holds one entry).
+		es[len(es)-1].name = name
+		return true
 	}
 	if m.n >= MaxIDs {
 		m.dropped++
