@@ -235,12 +235,11 @@ func unsnappy(out, data []byte, limit int) ([]byte, error) {
 		if n < 0 || n > len(data)-p {
 			return nil, fmt.Errorf("snappy: xerial block of %d bytes at %d, %d left", n, p-4, len(data)-p)
 		}
-		var err error
 		next, err := snappyBlock(out, data[p:p+n], limit-len(out))
-		if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
-			tl.Limit, tl.Partial = limit, out // the blocks before this one
-		}
 		if err != nil {
+			if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
+				tl.Limit, tl.Partial = limit, out // the blocks before this one
+			}
 			return nil, err
 		}
 		out = next
@@ -260,9 +259,11 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 	// Decoded straight into out's room: one buffer per batch, not a
 	// block's copy beside it. Made with make and copy rather than
 	// slices.Grow, which copies all of out's capacity and clears the new
-	// room, every byte of which the decode writes.
+	// room, every byte of which the decode writes. The room at least
+	// doubles (within limit), so that a xerial stream of many tiny
+	// blocks does not copy all its output again for each of them.
 	if cap(out)-len(out) < n {
-		grown := make([]byte, len(out), len(out)+n)
+		grown := make([]byte, len(out), min(max(len(out)+n, 2*cap(out)), len(out)+limit))
 		copy(grown, out)
 		out = grown
 	}
