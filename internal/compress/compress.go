@@ -169,7 +169,7 @@ func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, er
 		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &records.FailedError{Inflated: len(got), Err: fmt.Errorf("%s: %w", name, err)}
 	}
 	if len(got) > limit {
 		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: got[:limit]}
@@ -270,7 +270,7 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 	dst := out[len(out) : len(out)+n]
 	b, err := snappy.Decode(dst, block)
 	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+		return nil, &records.FailedError{Inflated: len(out) + n, Err: fmt.Errorf("snappy: %w", err)}
 	}
 	if len(b) > 0 && &b[0] != &dst[0] {
 		copy(dst, b) // (snappy.Decode uses dst when it is large enough)
