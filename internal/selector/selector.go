@@ -207,17 +207,23 @@ func (s *Selector) count(fr *filter.Frame, decoded bool) bool {
 	return false
 }
 
+// mergeTopics returns a's topics, then those of b that a has not, in
+// linear time: a request and its response may each name tens of
+// thousands of topics (comparing every pair took seconds).
 func mergeTopics(a, b []string) []string {
 	if len(a) == 0 {
 		return b
 	}
 	out := append([]string(nil), a...)
+	if len(b) == 0 {
+		return out
+	}
+	inA := make(map[string]struct{}, len(a))
+	for _, x := range a {
+		inA[x] = struct{}{}
+	}
 	for _, t := range b {
-		dup := false
-		for _, x := range a {
-			dup = dup || x == t
-		}
-		if !dup {
+		if _, dup := inA[t]; !dup {
 			out = append(out, t)
 		}
 	}
