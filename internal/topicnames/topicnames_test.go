@@ -257,3 +257,20 @@ func TestOnePositionKeepsOneName(t *testing.T) {
 		t.Errorf("Lookup after the later position = %q; want c", name)
 	}
 }
+
+// TestMaxNameBytes: the names a map holds are bounded in bytes too; a
+// pair that would pass the bound is dropped and counted, and a shorter
+// name replacing one of its position still fits.
+func TestMaxNameBytes(t *testing.T) {
+	m := New()
+	if !m.add(idOrders, "abcd", 1) {
+		t.Fatal("an empty map refused a pair")
+	}
+	m.bytes = MaxNameBytes - 1
+	if m.add(idPayments, "xy", 2) || m.Dropped() != 1 {
+		t.Errorf("a pair past MaxNameBytes was learnt (dropped %d)", m.Dropped())
+	}
+	if !m.add(idOrders, "abc", 1) || m.bytes != MaxNameBytes-2 {
+		t.Errorf("a shorter name of the same position: %d bytes held; want %d", m.bytes, MaxNameBytes-2)
+	}
+}
