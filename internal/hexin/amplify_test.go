@@ -66,3 +66,32 @@ func TestReassembledBlocksLinear(t *testing.T) {
 		t.Errorf("%d bytes of input allocated %d bytes; want at most %d", len(in), used, limit)
 	}
 }
+
+// TestDumpLinesMemory: a dump's lines cost memory in proportion to its
+// size, however many of them are blank or headers: each line that says
+// nothing is not kept, nor a "*" after another (each was a record of 64
+// bytes, beside the line's own 16: a dump of blank lines took 80 bytes a
+// byte).
+func TestDumpLinesMemory(t *testing.T) {
+	for name, filler := range map[string]string{"blank": "\n", "header": "x\n", "squeezed": "*\n"} {
+		in := "0000: 00 01\n" + strings.Repeat(filler, 1<<20) + "0002: 02\n"
+		if name == "squeezed" {
+			in = "0000: 00 01\n" + strings.Repeat(filler, 1<<20) + "0004: 02\n"
+		}
+		var d *Dump
+		used := allocatedBy(func() {
+			var err error
+			if d, err = ParseDump(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if got := d.Bytes(); len(got) != 3 && name != "squeezed" || got[len(got)-1] != 2 {
+			t.Fatalf("%s: % x", name, got)
+		}
+		t.Logf("%s: %d bytes of input allocated %d bytes", name, len(in), used)
+		// The lines (a string header of 16 bytes each) and a copy.
+		if limit := uint64(24*len(in) + 1<<20); used > limit {
+			t.Errorf("%s: %d bytes of input allocated %d bytes; want at most %d", name, len(in), used, limit)
+		}
+	}
+}

@@ -360,8 +360,11 @@ func sourceLabel(l string) (string, bool) {
 	return rest[:i], true
 }
 
-func classify(lines []string) []dumpLine {
-	dl := make([]dumpLine, 0, len(lines))
+// classify returns the lines of a dump that say something (data, "*",
+// an offset alone, a source label) and counts its header lines (neither
+// those nor blank). Blank and header lines are not kept: a dump of
+// millions of them costs no more than its text.
+func classify(lines []string) (dl []dumpLine, headers int) {
 	for i, l := range lines {
 		if off, rest, ok := offsetPrefix(l); ok {
 			dl = append(dl, dumpLine{kind: lineData, no: i + 1, off: off, text: l[rest:], col: rest})
@@ -369,15 +372,24 @@ func classify(lines []string) []dumpLine {
 		}
 		x := dumpLine{kind: lineOther, no: i + 1, off: -1}
 		if strings.TrimSpace(l) == "*" {
+			if len(dl) > 0 && dl[len(dl)-1].kind == lineStar {
+				continue // one "*" says what many do
+			}
 			x.kind = lineStar
 		} else if off, ok := bareOffset(l); ok {
 			x.kind, x.off = lineEnd, off
 		} else if name, ok := sourceLabel(l); ok {
 			x.kind, x.label = lineLabel, name
+			headers++
+		} else {
+			if strings.TrimSpace(l) != "" {
+				headers++
+			}
+			continue
 		}
 		dl = append(dl, x)
 	}
-	return dl
+	return dl, headers
 }
 
 // MaxSqueezed is what the "*" lines of one input may stand for in all
@@ -411,13 +423,8 @@ func fillSqueezed(cur, last []byte, from, to int64, no int, sq *squeeze) ([]byte
 }
 
 func parseDumpLines(lines []string, sq *squeeze) (*Dump, error) {
-	dl := classify(lines)
-	d := &Dump{Format: FormatDump}
-	for i, x := range dl {
-		if x.kind == lineLabel || x.kind == lineOther && strings.TrimSpace(lines[i]) != "" {
-			d.Headers++
-		}
-	}
+	dl, headers := classify(lines)
+	d := &Dump{Format: FormatDump, Headers: headers}
 	var cur, last []byte
 	var base int64 // the offset of the packet's first byte (xxd -s starts above 0)
 	curStart, star := false, false
