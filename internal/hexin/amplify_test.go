@@ -95,3 +95,28 @@ func TestDumpLinesMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSpacedDumpLinesMemory is TestDumpLinesMemory for od's and
+// hexdump's spaced dumps.
+func TestSpacedDumpLinesMemory(t *testing.T) {
+	for name, filler := range map[string]string{"blank": "\n", "squeezed": "*\n"} {
+		in := "0000000 00 01\n" + strings.Repeat(filler, 1<<20) + "0000002 02\n0000003\n"
+		if name == "squeezed" {
+			in = "0000000 00 01\n" + strings.Repeat(filler, 1<<20) + "0000004 02\n0000005\n"
+		}
+		var d *Dump
+		used := allocatedBy(func() {
+			var err error
+			if d, err = ParseDump(in); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if got := d.Bytes(); got[len(got)-1] != 2 {
+			t.Fatalf("%s: % x", name, got)
+		}
+		t.Logf("%s: %d bytes of input allocated %d bytes", name, len(in), used)
+		if limit := uint64(24*len(in) + 1<<20); used > limit {
+			t.Errorf("%s: %d bytes of input allocated %d bytes; want at most %d", name, len(in), used, limit)
+		}
+	}
+}
