@@ -120,3 +120,22 @@ func TestSpacedDumpLinesMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorsQuoteLittle: an error quotes at most a few dozen bytes of the
+// input, however long the run it is about (a line of a megabyte of hex
+// digits, odd in number; a decimal of a megabyte of digits).
+func TestErrorsQuoteLittle(t *testing.T) {
+	for name, in := range map[string]string{
+		"plain":   strings.Repeat("0", 1<<20+1),
+		"dump":    "0000: " + strings.Repeat("0", 1<<20+1),
+		"decimal": "[1, " + strings.Repeat("9", 1<<20) + "]",
+	} {
+		_, err := Parse(in)
+		if err == nil {
+			t.Fatalf("%s: no error", name)
+		}
+		if len(err.Error()) > 200 {
+			t.Errorf("%s: an error of %d bytes: %.120s...", name, len(err.Error()), err)
+		}
+	}
+}

@@ -232,7 +232,7 @@ func plainLine(out []byte, l string, line int) ([]byte, error) {
 			return out, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("unexpected %s after hex digits", quoteChar(l, i))}
 		}
 		if (i-start)%2 != 0 {
-			return out, &Error{Line: line, Col: start + 1, Msg: fmt.Sprintf("odd number of hex digits (%d) in %q", i-start, l[start:i])}
+			return out, &Error{Line: line, Col: start + 1, Msg: fmt.Sprintf("odd number of hex digits (%d) in %s", i-start, excerpt(l[start:i]))}
 		}
 		for j := start; j < i; j += 2 {
 			out = append(out, hexVal(l[j])<<4|hexVal(l[j+1]))
@@ -250,6 +250,18 @@ func plural(n int) string {
 
 func isSep(c byte) bool {
 	return c == ' ' || c == '\t' || c == ':' || c == ',' || c == '-' || c == ';' || c == '#'
+}
+
+// maxExcerpt is the most of the input an error quotes.
+const maxExcerpt = 40
+
+// excerpt quotes s for an error, cut after maxExcerpt bytes (a line of
+// megabytes of hex digits is not repeated whole in its error).
+func excerpt(s string) string {
+	if len(s) <= maxExcerpt {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:maxExcerpt]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 func quoteChar(l string, i int) string {
@@ -548,7 +560,7 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 			if n > 0 {
 				break // the ASCII column, which happened to look like hex
 			}
-			return out, &Error{Line: x.no, Col: x.col + start + 1, Msg: fmt.Sprintf("odd number of hex digits in %q", t[start:i])}
+			return out, &Error{Line: x.no, Col: x.col + start + 1, Msg: fmt.Sprintf("odd number of hex digits in %s", excerpt(t[start:i]))}
 		}
 		if n+(i-start)/2 > limit {
 			break
