@@ -36,7 +36,10 @@ func TestFailedInflationCounts(t *testing.T) {
 	u := hostile.Measure(func() { f = Decode(c, b, Options{}) })
 	bud := f.bud
 	t.Logf("%d bytes, %d batches: inflated %d of %d, allocated %d MiB; %s", len(b), n, bud.Inflated(), bud.MaxInflate, u.Total>>20, f.Budget)
-	if max := uint64(4*bud.MaxInflate + 64*int64(len(b))); u.Total > max {
+	// What was inflated (within the budget), in buffers grown by
+	// doubling, and the decoders' state: a few times the budget (more
+	// under the race detector); every batch inflated cost 711 MiB.
+	if max := uint64(8*bud.MaxInflate + 64*int64(len(b))); u.Total > max {
 		t.Errorf("allocated %d MiB for %d bytes with an inflation budget of %d MiB; want at most %d MiB", u.Total>>20, len(b), bud.MaxInflate>>20, max>>20)
 	}
 	if !strings.Contains(f.Budget, "inflation budget") {
