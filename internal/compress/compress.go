@@ -169,7 +169,7 @@ func readLimited(dst []byte, name string, r io.Reader, n, limit int) ([]byte, er
 		return nil, &records.TooLargeError{Codec: name, Limit: limit}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &records.FailedError{Inflated: len(got), Err: fmt.Errorf("%s: %w", name, err)}
 	}
 	if len(got) > limit {
 		return nil, &records.TooLargeError{Codec: name, Limit: limit, Partial: got[:limit]}
@@ -235,12 +235,11 @@ func unsnappy(out, data []byte, limit int) ([]byte, error) {
 		if n < 0 || n > len(data)-p {
 			return nil, fmt.Errorf("snappy: xerial block of %d bytes at %d, %d left", n, p-4, len(data)-p)
 		}
-		var err error
 		next, err := snappyBlock(out, data[p:p+n], limit-len(out))
-		if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
-			tl.Limit, tl.Partial = limit, out // the blocks before this one
-		}
 		if err != nil {
+			if tl := (*records.TooLargeError)(nil); errors.As(err, &tl) {
+				tl.Limit, tl.Partial = limit, out // the blocks before this one
+			}
 			return nil, err
 		}
 		out = next
@@ -260,16 +259,18 @@ func snappyBlock(out, block []byte, limit int) ([]byte, error) {
 	// Decoded straight into out's room: one buffer per batch, not a
 	// block's copy beside it. Made with make and copy rather than
 	// slices.Grow, which copies all of out's capacity and clears the new
-	// room, every byte of which the decode writes.
+	// room, every byte of which the decode writes. The room at least
+	// doubles (within limit), so that a xerial stream of many tiny
+	// blocks does not copy all its output again for each of them.
 	if cap(out)-len(out) < n {
-		grown := make([]byte, len(out), len(out)+n)
+		grown := make([]byte, len(out), min(max(len(out)+n, 2*cap(out)), len(out)+limit))
 		copy(grown, out)
 		out = grown
 	}
 	dst := out[len(out) : len(out)+n]
 	b, err := snappy.Decode(dst, block)
 	if err != nil {
-		return nil, fmt.Errorf("snappy: %w", err)
+		return nil, &records.FailedError{Inflated: len(out) + n, Err: fmt.Errorf("snappy: %w", err)}
 	}
 	if len(b) > 0 && &b[0] != &dst[0] {
 		copy(dst, b) // (snappy.Decode uses dst when it is large enough)

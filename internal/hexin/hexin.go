@@ -232,7 +232,7 @@ func plainLine(out []byte, l string, line int) ([]byte, error) {
 			return out, &Error{Line: line, Col: i + 1, Msg: fmt.Sprintf("unexpected %s after hex digits", quoteChar(l, i))}
 		}
 		if (i-start)%2 != 0 {
-			return out, &Error{Line: line, Col: start + 1, Msg: fmt.Sprintf("odd number of hex digits (%d) in %q", i-start, l[start:i])}
+			return out, &Error{Line: line, Col: start + 1, Msg: fmt.Sprintf("odd number of hex digits (%d) in %s", i-start, excerpt(l[start:i]))}
 		}
 		for j := start; j < i; j += 2 {
 			out = append(out, hexVal(l[j])<<4|hexVal(l[j+1]))
@@ -250,6 +250,18 @@ func plural(n int) string {
 
 func isSep(c byte) bool {
 	return c == ' ' || c == '\t' || c == ':' || c == ',' || c == '-' || c == ';' || c == '#'
+}
+
+// maxExcerpt is the most of the input an error quotes.
+const maxExcerpt = 40
+
+// excerpt quotes s for an error, cut after maxExcerpt bytes (a line of
+// megabytes of hex digits is not repeated whole in its error).
+func excerpt(s string) string {
+	if len(s) <= maxExcerpt {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:maxExcerpt]) + fmt.Sprintf("... (%d bytes)", len(s))
 }
 
 func quoteChar(l string, i int) string {
@@ -360,8 +372,11 @@ func sourceLabel(l string) (string, bool) {
 	return rest[:i], true
 }
 
-func classify(lines []string) []dumpLine {
-	dl := make([]dumpLine, 0, len(lines))
+// classify returns the lines of a dump that say something (data, "*",
+// an offset alone, a source label) and counts its header lines (neither
+// those nor blank). Blank and header lines are not kept: a dump of
+// millions of them costs no more than its text.
+func classify(lines []string) (dl []dumpLine, headers int) {
 	for i, l := range lines {
 		if off, rest, ok := offsetPrefix(l); ok {
 			dl = append(dl, dumpLine{kind: lineData, no: i + 1, off: off, text: l[rest:], col: rest})
@@ -369,15 +384,24 @@ func classify(lines []string) []dumpLine {
 		}
 		x := dumpLine{kind: lineOther, no: i + 1, off: -1}
 		if strings.TrimSpace(l) == "*" {
+			if len(dl) > 0 && dl[len(dl)-1].kind == lineStar {
+				continue // one "*" says what many do
+			}
 			x.kind = lineStar
 		} else if off, ok := bareOffset(l); ok {
 			x.kind, x.off = lineEnd, off
 		} else if name, ok := sourceLabel(l); ok {
 			x.kind, x.label = lineLabel, name
+			headers++
+		} else {
+			if strings.TrimSpace(l) != "" {
+				headers++
+			}
+			continue
 		}
 		dl = append(dl, x)
 	}
-	return dl
+	return dl, headers
 }
 
 // MaxSqueezed is what the "*" lines of one input may stand for in all
@@ -411,13 +435,8 @@ func fillSqueezed(cur, last []byte, from, to int64, no int, sq *squeeze) ([]byte
 }
 
 func parseDumpLines(lines []string, sq *squeeze) (*Dump, error) {
-	dl := classify(lines)
-	d := &Dump{Format: FormatDump}
-	for i, x := range dl {
-		if x.kind == lineLabel || x.kind == lineOther && strings.TrimSpace(lines[i]) != "" {
-			d.Headers++
-		}
-	}
+	dl, headers := classify(lines)
+	d := &Dump{Format: FormatDump, Headers: headers}
 	var cur, last []byte
 	var base int64 // the offset of the packet's first byte (xxd -s starts above 0)
 	curStart, star := false, false
@@ -541,7 +560,7 @@ func dumpData(out []byte, x dumpLine, limit int) ([]byte, error) {
 			if n > 0 {
 				break // the ASCII column, which happened to look like hex
 			}
-			return out, &Error{Line: x.no, Col: x.col + start + 1, Msg: fmt.Sprintf("odd number of hex digits in %q", t[start:i])}
+			return out, &Error{Line: x.no, Col: x.col + start + 1, Msg: fmt.Sprintf("odd number of hex digits in %s", excerpt(t[start:i]))}
 		}
 		if n+(i-start)/2 > limit {
 			break

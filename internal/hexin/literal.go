@@ -235,7 +235,7 @@ func parseDecimal(s string) (d *Dump, ok bool, err error) {
 			}
 			v, err := strconv.Atoi(s[p.i:j])
 			if err != nil || v < -128 || v > 255 {
-				return nil, true, at.errorf("%q is not a byte (-128 to 255)", s[p.i:j])
+				return nil, true, at.errorf("%s is not a byte (-128 to 255)", excerpt(s[p.i:j]))
 			}
 			out = append(out, byte(v))
 			p.advance(j - p.i)

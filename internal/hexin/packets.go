@@ -20,7 +20,8 @@ func (s Segment) Flow() string { return s.Src.String() + " -> " + s.Dst.String()
 // Linux cooked v1/v2) dump as IPv4/IPv6 TCP packets and returns their payloads.
 // ok is false when the first packet is not recognisably one, so that plain
 // dumps of Kafka bytes are left alone. Packets that are not TCP are
-// skipped; an IP or TCP header that is cut short is an error.
+// skipped; an IP or TCP header that is cut short is an error. Its time
+// and memory are proportional to the dump's size.
 func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 	if len(d.Packets) == 0 {
 		return nil, false, nil
@@ -29,10 +30,11 @@ func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 	if link < 0 {
 		return nil, false, nil
 	}
+	var l segmentList
 	for i, p := range d.Packets {
 		if src := d.source(i); src != "" && src != "Frame" {
-			if strings.HasPrefix(src, "Reassembled TCP") && len(segs) > 0 {
-				segs = reassembled(segs, p)
+			if strings.HasPrefix(src, "Reassembled TCP") && len(l.all) > 0 {
+				l.reassembled(p)
 			}
 			continue // other data sources (decompressed bodies) are derived bytes
 		}
@@ -44,10 +46,10 @@ func (d *Dump) TCPSegments() (segs []Segment, ok bool, err error) {
 			return nil, true, fmt.Errorf("packet %d: %w", i, err)
 		}
 		if isTCP && len(s.Payload) > 0 {
-			segs = append(segs, s)
+			l.add(s)
 		}
 	}
-	return segs, true, nil
+	return l.segments(), true, nil
 }
 
 // source is the data source label of packet i ("" when unlabelled).
@@ -58,41 +60,65 @@ func (d *Dump) source(i int) string {
 	return ""
 }
 
+// flowKey is a segment's direction.
+type flowKey struct{ src, dst netip.AddrPort }
+
+// segmentList holds the segments of a dump as they are read: all of
+// them in order (those a reassembled block replaced marked dropped), and
+// per flow the indexes of its segments not dropped, so that a
+// reassembled block finds the segments it replaces without walking
+// every segment before it (n blocks would cost n² otherwise).
+type segmentList struct {
+	all     []Segment
+	dropped []bool
+	byFlow  map[flowKey][]int
+}
+
+func (l *segmentList) add(s Segment) {
+	if l.byFlow == nil {
+		l.byFlow = map[flowKey][]int{}
+	}
+	k := flowKey{s.Src, s.Dst}
+	l.byFlow[k] = append(l.byFlow[k], len(l.all))
+	l.all = append(l.all, s)
+	l.dropped = append(l.dropped, false)
+}
+
 // reassembled puts the bytes of a tshark "Reassembled TCP" block in place
 // of the payloads it was made of: the last segments of the flow of the
 // segment before it, as many bytes as the block holds (the first of them
 // keeping any bytes before the block's start). tshark's reassembly wins
 // where the bytes differ.
-func reassembled(segs []Segment, data []byte) []Segment {
-	flow := segs[len(segs)-1].Flow()
+func (l *segmentList) reassembled(data []byte) {
+	last := l.all[len(l.all)-1] // never dropped: a block's bytes come last
+	k := flowKey{last.Src, last.Dst}
+	idx := l.byFlow[k]
 	need := len(data)
-	keep := segs[:0:0]
-	var parts []int // indexes of the flow's segments, last first
-	for i := len(segs) - 1; i >= 0 && need > 0; i-- {
-		if segs[i].Flow() != flow {
-			continue
-		}
-		parts = append(parts, i)
-		need -= len(segs[i].Payload)
-	}
-	drop := map[int]bool{}
-	for _, i := range parts {
-		drop[i] = true
-	}
-	merged := Segment{Src: segs[len(segs)-1].Src, Dst: segs[len(segs)-1].Dst, Payload: data}
-	for i, s := range segs {
-		if !drop[i] {
-			keep = append(keep, s)
-			continue
-		}
-		if i == parts[len(parts)-1] && need < 0 {
+	for need > 0 && len(idx) > 0 {
+		i := idx[len(idx)-1]
+		idx = idx[:len(idx)-1]
+		need -= len(l.all[i].Payload)
+		if need < 0 {
 			// The earliest part also holds bytes before the block.
-			head := s
-			head.Payload = s.Payload[:-need]
-			keep = append(keep, head)
+			l.all[i].Payload = l.all[i].Payload[:-need]
+			idx = append(idx, i)
+			break
+		}
+		l.dropped[i] = true
+	}
+	l.byFlow[k] = idx
+	l.add(Segment{Src: last.Src, Dst: last.Dst, Payload: data})
+}
+
+// segments returns the segments not dropped, in order.
+func (l *segmentList) segments() []Segment {
+	var out []Segment
+	for i, s := range l.all {
+		if !l.dropped[i] {
+			out = append(out, s)
 		}
 	}
-	return append(keep, merged)
+	return out
 }
 
 // detectLink returns the link-header length of a packet (0 for raw IP, 14

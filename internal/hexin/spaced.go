@@ -39,7 +39,9 @@ func parseSpacedDump(lines []string, sq *squeeze) (*Dump, bool, error) {
 			continue
 		}
 		if strings.TrimSpace(t) == "*" {
-			sl = append(sl, spacedLine{no: i + 1, star: true})
+			if len(sl) == 0 || !sl[len(sl)-1].star { // one "*" says what many do
+				sl = append(sl, spacedLine{no: i + 1, star: true})
+			}
 			continue
 		}
 		// od -t x1z appends the ASCII column between > and <.

@@ -43,6 +43,13 @@ type Pending struct {
 	// Evicted counts requests dropped beyond Max; PassedOver the requests
 	// that a later request's answer showed will get none.
 	Evicted, PassedOver int64
+	// ids counts the waiting requests (raw tokens aside) of each
+	// correlation id, so that a response whose id none has is refused
+	// without looking at them all.
+	ids map[int32]int
+	// looked counts the waiting requests looked at for an id (for tests:
+	// it bounds the work).
+	looked int64
 }
 
 // Len is the number of requests waiting.
@@ -55,18 +62,28 @@ const keptRoom = 64
 
 // drop removes the first n waiting requests.
 func (p *Pending) drop(n int) {
+	for _, r := range p.reqs[p.head : p.head+n] {
+		p.forget(r)
+	}
 	clear(p.reqs[p.head : p.head+n])
 	p.head += n
 	switch {
 	case p.head == len(p.reqs) && cap(p.reqs) > keptRoom:
-		p.reqs, p.head = nil, 0
+		p.reqs, p.head, p.ids = nil, 0, nil // a map keeps its room too
 	case p.head == len(p.reqs):
 		p.reqs, p.head = p.reqs[:0], 0
 	case p.head >= keptRoom && p.head >= len(p.reqs)/2:
 		live := p.reqs[p.head:]
 		if cap(p.reqs) > 4*len(live) {
-			// Mostly room: move what waits to room of its size.
+			// Mostly room: move what waits, and its ids, to room of
+			// its size.
 			p.reqs, p.head = append(make([]Request, 0, 2*len(live)), live...), 0
+			p.ids = make(map[int32]int, len(live))
+			for _, r := range live {
+				if !r.Raw {
+					p.ids[r.CorrelationID]++
+				}
+			}
 			return
 		}
 		k := copy(p.reqs, live)
@@ -100,13 +117,35 @@ func (p *Pending) Add(r Request) (evicted bool) {
 		evicted = true
 	}
 	p.reqs = append(p.reqs, r)
+	if !r.Raw {
+		if p.ids == nil {
+			p.ids = map[int32]int{}
+		}
+		p.ids[r.CorrelationID]++
+	}
 	return evicted
+}
+
+// forget takes r, leaving the waiting requests, out of ids.
+func (p *Pending) forget(r Request) {
+	if r.Raw {
+		return
+	}
+	if p.ids[r.CorrelationID] <= 1 {
+		delete(p.ids, r.CorrelationID)
+	} else {
+		p.ids[r.CorrelationID]--
+	}
 }
 
 // index is the position among the waiting requests of the first (raw
 // tokens aside) with the correlation id, or -1.
 func (p *Pending) index(corr int32) int {
+	if p.ids[corr] == 0 {
+		return -1
+	}
 	for i, r := range p.reqs[p.head:] {
+		p.looked++
 		if !r.Raw && r.CorrelationID == corr {
 			return i
 		}
@@ -153,6 +192,6 @@ func (p *Pending) TakeRaw() bool {
 // how many there were.
 func (p *Pending) Clear() int {
 	n := p.Len()
-	p.reqs, p.head = nil, 0
+	p.reqs, p.head, p.ids = nil, 0, nil
 	return n
 }

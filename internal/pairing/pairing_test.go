@@ -132,3 +132,47 @@ func TestRoomGivenBack(t *testing.T) {
 		t.Errorf("DropOldest of none: evicted %d", p.Evicted)
 	}
 }
+
+// TestUnansweredIDsCostLittle: responses whose correlation id no waiting
+// request has (a crafted capture, or one that started mid-connection)
+// are refused without looking at the waiting requests; each answer looks
+// at the requests it answers and passes over, no more. Before, each
+// unknown id compared every waiting request: 4096 of them for each of a
+// capture's responses of 8 bytes.
+func TestUnansweredIDsCostLittle(t *testing.T) {
+	p := Pending{Max: 4096}
+	for c := range int32(4096) {
+		p.Add(req(c))
+	}
+	for c := range int32(10000) {
+		if _, _, ok := p.Answer(-1 - c); ok {
+			t.Fatal("an unknown id was answered")
+		}
+		if p.Find(-1-c) != nil {
+			t.Fatal("an unknown id was found")
+		}
+	}
+	if p.looked != 0 {
+		t.Errorf("20000 unknown ids looked at %d waiting requests; want 0", p.looked)
+	}
+	if _, passed, ok := p.Answer(100); !ok || passed != 100 || p.looked != 101 {
+		t.Errorf("Answer(100): %v, passed %d, looked at %d; want 101", ok, passed, p.looked)
+	}
+	if n := p.Clear(); n != 4096-101 || p.Find(200) != nil {
+		t.Errorf("Clear: %d; Find after it: %v", n, p.Find(200))
+	}
+	// An id given twice (raw tokens between them): the first is
+	// answered, then the second, then neither is waiting.
+	var q Pending
+	q.Add(req(7))
+	q.Add(Request{Raw: true, CorrelationID: 7})
+	q.Add(req(7))
+	for i := range 2 {
+		if _, passed, ok := q.Answer(7); !ok || passed != i {
+			t.Fatalf("Answer(7) #%d: %v, passed %d", i+1, ok, passed)
+		}
+	}
+	if _, _, ok := q.Answer(7); ok || q.Len() != 0 {
+		t.Fatalf("a third Answer(7) succeeded, or %d left", q.Len())
+	}
+}

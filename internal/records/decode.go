@@ -49,6 +49,20 @@ func (e *TooLargeError) Error() string {
 // Unwrap makes errors.Is(err, ErrInflateLimit) hold.
 func (e *TooLargeError) Unwrap() error { return ErrInflateLimit }
 
+// FailedError is the error of data that failed to inflate after
+// Inflated bytes of it were inflated (a wrong checksum at its end, a
+// stream cut short): work done, which counts against a frame's
+// inflation budget as inflated bytes do.
+type FailedError struct {
+	Inflated int
+	Err      error
+}
+
+func (e *FailedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *FailedError) Unwrap() error { return e.Err }
+
 // ErrRoom says the budget's room, not the per-batch cap, stopped inflating.
 var ErrRoom = errors.New("inflation budget spent")
 
@@ -400,9 +414,15 @@ func (d *Decoder) decompressPartial(dst []byte, n span.ID, codec int, data []byt
 	if err != nil {
 		d.flag(n, fmt.Sprintf("%v: %v", ErrCompression, err))
 		b.NoteCorrupt(fmt.Sprintf("%s: %v: %v", where(d.Tree, n), ErrCompression, err))
-		// Inflating up to the per-batch cap was work done: it counts.
-		if b != nil && errors.As(err, &tl) {
+		// Inflating up to the per-batch cap, or as far as the data went
+		// before it failed, was work done: it counts.
+		var fe *FailedError
+		switch {
+		case b == nil:
+		case errors.As(err, &tl):
 			b.AddInflated(tl.Limit)
+		case errors.As(err, &fe):
+			b.AddInflated(fe.Inflated)
 		}
 		return nil, false, nil
 	}

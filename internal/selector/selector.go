@@ -31,13 +31,32 @@ type Selector struct {
 	names *topicnames.Map
 	// pending holds, per connection, the facts of requests awaiting their
 	// response (in order: Kafka answers in order).
-	pending map[int][]reqFacts
+	pending map[int]*waiting
 	// total frames looked at; shown of them matched; hiddenFailed of the
 	// others did not decode.
 	total, shown, hiddenFailed int
 	// learnt counts the frames whose names changed names, when they are
 	// learnt in the emit stage of decode --pcap (see LearnEmitted).
 	learnt atomic.Int64
+}
+
+// waiting are the requests of one connection awaiting their response,
+// in order, and how many of them have each correlation id (so that a
+// response none of them answers is refused without looking at them all).
+type waiting struct {
+	q   []reqFacts
+	ids map[int32]int
+	// looked counts the requests looked at for an id (for tests: it
+	// bounds the work).
+	looked int64
+}
+
+func (w *waiting) forget(rf reqFacts) {
+	if w.ids[rf.corr] <= 1 {
+		delete(w.ids, rf.corr)
+	} else {
+		w.ids[rf.corr]--
+	}
 }
 
 // reqFacts is what a response takes from its request.
@@ -58,7 +77,7 @@ const maxPendingFacts = capture.DefaultMaxPending
 // New returns the Selector of one decode run with codec c; a nil flt
 // shows every frame.
 func New(c *codec.Codec, flt *filter.Filter) *Selector {
-	return &Selector{codec: c, flt: flt, names: topicnames.New(), pending: map[int][]reqFacts{}}
+	return &Selector{codec: c, flt: flt, names: topicnames.New(), pending: map[int]*waiting{}}
 }
 
 // AdmitEvent looks at one captured frame (index: its position in the
@@ -155,11 +174,17 @@ func (s *Selector) AdmitDecoded(ev *capture.Event, index int, f *codec.Frame, er
 // gives a response those of the request it answers.
 func (s *Selector) pair(conn int, fr *filter.Frame) {
 	if fr.Kind == "request" {
-		q := s.pending[conn]
-		if len(q) >= maxPendingFacts {
-			q = q[1:]
+		w := s.pending[conn]
+		if w == nil {
+			w = &waiting{ids: map[int32]int{}}
+			s.pending[conn] = w
 		}
-		s.pending[conn] = append(q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		if len(w.q) >= maxPendingFacts {
+			w.forget(w.q[0])
+			w.q = w.q[1:]
+		}
+		w.q = append(w.q, reqFacts{corr: fr.CorrelationID, clientID: fr.ClientID, topics: fr.Topics})
+		w.ids[fr.CorrelationID]++
 		return
 	}
 	if rf, ok := s.answer(conn, fr.CorrelationID); ok {
@@ -181,13 +206,20 @@ func (s *Selector) Forget(conn int) {
 // answer takes the facts of the request a response answers off its
 // connection's queue, with those of earlier requests left unanswered.
 func (s *Selector) answer(conn int, corr int32) (reqFacts, bool) {
-	q := s.pending[conn]
-	for i, rf := range q {
+	w := s.pending[conn]
+	if w == nil || w.ids[corr] == 0 {
+		return reqFacts{}, false
+	}
+	for i, rf := range w.q {
+		w.looked++
 		if rf.corr == corr {
-			if i+1 == len(q) {
+			if i+1 == len(w.q) {
 				delete(s.pending, conn) // nothing left waiting
 			} else {
-				s.pending[conn] = q[i+1:]
+				for _, passed := range w.q[:i+1] {
+					w.forget(passed)
+				}
+				w.q = w.q[i+1:]
 			}
 			return rf, true
 		}
@@ -207,17 +239,23 @@ func (s *Selector) count(fr *filter.Frame, decoded bool) bool {
 	return false
 }
 
+// mergeTopics returns a's topics, then those of b that a has not, in
+// linear time: a request and its response may each name tens of
+// thousands of topics (comparing every pair took seconds).
 func mergeTopics(a, b []string) []string {
 	if len(a) == 0 {
 		return b
 	}
 	out := append([]string(nil), a...)
+	if len(b) == 0 {
+		return out
+	}
+	inA := make(map[string]struct{}, len(a))
+	for _, x := range a {
+		inA[x] = struct{}{}
+	}
 	for _, t := range b {
-		dup := false
-		for _, x := range a {
-			dup = dup || x == t
-		}
-		if !dup {
+		if _, dup := inA[t]; !dup {
 			out = append(out, t)
 		}
 	}

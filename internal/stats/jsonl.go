@@ -147,7 +147,7 @@ func readLine(b []byte, admit Admit, add func(*Record), closed func(string, int)
 	case "entry":
 		return errors.New(`kind "entry": a log segment's entry (decode --segment); stats summarises traffic, requests and responses`)
 	default:
-		return fmt.Errorf("kind %q: want request or response", f.Kind)
+		return fmt.Errorf("kind %s: want request or response", quoteShort(f.Kind))
 	}
 	rec.Conn = "addr " + rec.Client + " " + rec.Server
 	if len(f.Conn) > 0 && string(f.Conn) != "null" {
@@ -270,4 +270,16 @@ func bodyErrors(body json.RawMessage) ([]int16, error) {
 			}
 		}
 	}
+}
+
+// maxQuoted is the most of a line's string an error quotes.
+const maxQuoted = 40
+
+// quoteShort quotes s for an error, cut after maxQuoted bytes: a line of
+// up to 1.5 GiB is not repeated whole (and escaped) in its error.
+func quoteShort(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(s[:maxQuoted]) + fmt.Sprintf("... (%d bytes)", len(s))
 }

@@ -370,6 +370,17 @@ func TestReadJSONLinesKinds(t *testing.T) {
 	}
 }
 
+// TestReadJSONLinesKindQuotedShort: a line's kind is quoted in its
+// error cut to a few dozen bytes, not whole (a kind of a megabyte of
+// control characters made an error of 4 MB).
+func TestReadJSONLinesKindQuotedShort(t *testing.T) {
+	in := `{"kind":"` + strings.Repeat(`\u0001`, 1<<20) + `","size":1}` + "\n"
+	_, err := ReadJSONLines(strings.NewReader(in), func(*Record) { t.Error("a record was added") })
+	if err == nil || !strings.HasPrefix(err.Error(), `line 1: kind "\x01\x01`) || len(err.Error()) > 300 {
+		t.Errorf("an error of %d bytes: %.100s", len(err.Error()), err)
+	}
+}
+
 // endlessZeros yields zero bytes: a device or a binary file read as JSON
 // lines.
 type endlessZeros struct{}

@@ -22,9 +22,16 @@ import (
 	"github.com/manifester/manifester/internal/span"
 )
 
-// MaxIDs bounds the ids a Map holds; pairs beyond it are counted in
-// [Map.Dropped] and not learnt.
+// MaxIDs bounds the (id, name) entries a Map holds; pairs beyond it are
+// counted in [Map.Dropped] and not learnt. An id holds one entry per
+// position that named it (the last name a position gave it).
 const MaxIDs = 1 << 20
+
+// MaxNameBytes bounds the bytes of the names a Map holds, all entries
+// together: names may be 32 KiB each on the wire, so MaxIDs of them
+// would be 32 GiB in a long proxy session. Pairs beyond it are counted
+// in [Map.Dropped] and not learnt.
+const MaxNameBytes = 64 << 20
 
 // Map is a session's topic id -> name map. It is safe for concurrent
 // use: one goroutine learns (in session order) while others look up.
@@ -32,6 +39,7 @@ type Map struct {
 	mu      sync.RWMutex
 	ids     map[[16]byte][]entry
 	n       int
+	bytes   int // of the names held
 	dropped int64
 	teaches map[teachKey]bool
 }
@@ -149,9 +157,22 @@ func (m *Map) add(id [16]byte, name string, at int64) bool {
 	if len(es) > 0 && es[len(es)-1].name == name {
 		return false
 	}
-	if m.n >= MaxIDs {
+	replace := len(es) > 0 && es[len(es)-1].at == at
+	grow := len(name)
+	if replace {
+		grow -= len(es[len(es)-1].name)
+	}
+	if !replace && m.n >= MaxIDs || m.bytes+grow > MaxNameBytes {
 		m.dropped++
 		return false
+	}
+	m.bytes += grow
+	if replace {
+		// The same position named the id before: only the last name of
+		// a position is ever looked up, so it replaces the earlier one
+		// (a response naming one id a million times holds one entry).
+		es[len(es)-1].name = name
+		return true
 	}
 	m.ids[id] = append(es, entry{at: at, name: name})
 	m.n++

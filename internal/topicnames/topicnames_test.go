@@ -228,3 +228,49 @@ func TestLearnDescribeTopicPartitions(t *testing.T) {
 		t.Errorf("%q %v", name, ok)
 	}
 }
+
+// TestOnePositionKeepsOneName: a response that names one id many times,
+// alternating two names (a hostile broker's Metadata), holds one entry
+// for it (the last name: a lookup after that position sees no other), not
+// one per pair, which would fill the map (dropping other ids' names) and
+// make every lookup of an earlier position walk them all.
+func TestOnePositionKeepsOneName(t *testing.T) {
+	m := New()
+	const pairs = 10000
+	for i := range pairs {
+		m.add(idOrders, []string{"a", "b"}[i%2], 7)
+	}
+	if got := len(m.ids[idOrders]); got != 1 || m.n != 1 {
+		t.Errorf("%d pairs at one position: %d entries held, %d counted; want 1", pairs, got, m.n)
+	}
+	if name, ok := m.Lookup(idOrders, 8); !ok || name != "b" {
+		t.Errorf("Lookup after the position = %q, %v; want the last name, b", name, ok)
+	}
+	if _, ok := m.Lookup(idOrders, 7); ok {
+		t.Error("a name is used at the position that learns it")
+	}
+	m.add(idOrders, "c", 9)
+	if name, _ := m.Lookup(idOrders, 9); name != "b" {
+		t.Errorf("Lookup before the later position = %q; want b", name)
+	}
+	if name, _ := m.Lookup(idOrders, 10); name != "c" {
+		t.Errorf("Lookup after the later position = %q; want c", name)
+	}
+}
+
+// TestMaxNameBytes: the names a map holds are bounded in bytes too; a
+// pair that would pass the bound is dropped and counted, and a shorter
+// name replacing one of its position still fits.
+func TestMaxNameBytes(t *testing.T) {
+	m := New()
+	if !m.add(idOrders, "abcd", 1) {
+		t.Fatal("an empty map refused a pair")
+	}
+	m.bytes = MaxNameBytes - 1
+	if m.add(idPayments, "xy", 2) || m.Dropped() != 1 {
+		t.Errorf("a pair past MaxNameBytes was learnt (dropped %d)", m.Dropped())
+	}
+	if !m.add(idOrders, "abc", 1) || m.bytes != MaxNameBytes-2 {
+		t.Errorf("a shorter name of the same position: %d bytes held; want %d", m.bytes, MaxNameBytes-2)
+	}
+}

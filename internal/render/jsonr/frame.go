@@ -276,6 +276,7 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		fh = newFrameHex(t.Bytes)
 		defer fh.release()
 	}
+	bodyAt := len(b)
 	if f.BodyPending() {
 		// The body is written from the tree (which a decode without
 		// Values has alone).
@@ -300,6 +301,14 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 		if b, err = appendRaw(b, f.Body); err != nil {
 			return dst[:start], err
 		}
+	}
+	// A body that would pass the output budget is left out (the hex
+	// has its bytes, and "output_truncated" says so): its JSON may be six
+	// times its bytes (a string of control characters).
+	cutBody := 0
+	if int64(len(b)-start) > bud.OutputRoom() && len(b) > bodyAt {
+		cutBody = len(b) - bodyAt - len(`,"body":`)
+		b = b[:bodyAt]
 	}
 	b = append(b, `,"hex":"`...)
 	// The tree is cut where the frame's output budget runs out; the
@@ -328,8 +337,11 @@ func AppendFrame(dst []byte, f *report.Frame, o Options) ([]byte, error) {
 	} else {
 		w.b = append(w.b, "null"...)
 	}
-	if w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
+	if cutBody > 0 || w.cutNodes > 0 || w.cutTrees > 0 || w.cutValues > 0 {
 		var parts []string
+		if cutBody > 0 {
+			parts = append(parts, "the body ("+english.Count(cutBody, "byte")+" of JSON; \"hex\" has its bytes)")
+		}
 		if w.cutNodes > 0 {
 			parts = append(parts, english.Count(w.cutNodes, "tree node"))
 		}
