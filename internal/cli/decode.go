@@ -157,6 +157,11 @@ func runDecode(env *Env, args []string) error {
 	if len(pos) == 1 && pos[0] == "-" {
 		env = withPeekableStdin(env)
 	}
+	for _, p := range append(pos[:len(pos):len(pos)], *segment) {
+		if kind, ok := logseg.Companion(p); ok {
+			return usagef("%s is %s, which holds no records: give the segment beside it (00000000000000000000.log)", text.Escape(p), kind)
+		}
+	}
 	if *segment == "" && len(pos) == 1 && *hexArg == "" && *pcap == "" && logseg.IsSegmentName(pos[0]) {
 		*segment, pos = pos[0], nil // 00000000000000000000.log
 	}

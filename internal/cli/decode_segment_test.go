@@ -708,3 +708,31 @@ func TestDecodeSegmentLegacyBadWrapper(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// TestDecodeSegmentCompanionFiles: a file a broker keeps beside a
+// segment (its offset index, time index, a producer snapshot, the
+// leader-epoch checkpoint) holds no records: decode names what it is and
+// points at the segment, rather than read it as frames or entries.
+func TestDecodeSegmentCompanionFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "orders-0")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, kind := range map[string]string{
+		"00000000000000000000.index":     "a segment's offset index",
+		"00000000000000000000.timeindex": "a segment's time index",
+		"00000000000000000007.snapshot":  "a producer-state snapshot",
+		"leader-epoch-checkpoint":        "the partition's leader-epoch checkpoint",
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, make([]byte, 24), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{{path}, {"--segment", path}} {
+			code, out, errs := mainRun(t, nil, append([]string{"decode", "--spec", specDir43}, args...)...)
+			if code != cli.ExitUsage || out != "" || !strings.Contains(errs, kind+", which holds no records") || !strings.Contains(errs, "00000000000000000000.log") {
+				t.Errorf("decode %v: exit %d, %q\n%s", args, code, out, errs)
+			}
+		}
+	}
+}

@@ -191,6 +191,37 @@ var segmentName = regexp.MustCompile(`^[0-9]{20}\.log$|^[0-9]{20}-[0-9]{10}\.che
 // digits, .checkpoint).
 func IsSegmentName(path string) bool { return segmentName.MatchString(filepath.Base(path)) }
 
+// companionName matches the files a broker keeps beside a partition's
+// segments, which hold no records.
+var companionName = regexp.MustCompile(`^[0-9]{20}\.(index|timeindex|txnindex|snapshot)(\.deleted|\.cleaned|\.swap)?$|^leader-epoch-checkpoint$|^partition\.metadata$`)
+
+// companionKinds says what each companion file holds.
+var companionKinds = map[string]string{
+	"index":                   "a segment's offset index",
+	"timeindex":               "a segment's time index",
+	"txnindex":                "a segment's aborted-transaction index",
+	"snapshot":                "a producer-state snapshot",
+	"leader-epoch-checkpoint": "the partition's leader-epoch checkpoint",
+	"partition.metadata":      "the partition's metadata (its topic id)",
+}
+
+// Companion reports, for a file a broker keeps beside a partition's
+// segments (00000000000000000000.index, .timeindex, .txnindex,
+// .snapshot, leader-epoch-checkpoint, partition.metadata), what it holds
+// ("a segment's offset index"); false for any other name. None of them
+// holds records: decoding one as frames or as a segment reads garbage.
+func Companion(path string) (string, bool) {
+	base := filepath.Base(path)
+	m := companionName.FindStringSubmatch(base)
+	if m == nil {
+		return "", false
+	}
+	if m[1] != "" {
+		return companionKinds[m[1]], true
+	}
+	return companionKinds[base], true
+}
+
 // partitionDir matches a partition directory's name: the topic, a dash,
 // the partition number (and a suffix a broker adds to a directory it is
 // deleting or moving, which the topic is read without).

@@ -197,3 +197,28 @@ func TestReaderLyingLength(t *testing.T) {
 		t.Fatalf("long entry: partial %v, %d bytes, %v", e.Partial, len(e.Bytes), err)
 	}
 }
+
+// TestCompanion: the files a broker keeps beside a partition's segments
+// are named for what they hold; segments, snapshots and other names are
+// not companions.
+func TestCompanion(t *testing.T) {
+	for name, want := range map[string]string{
+		"orders-0/00000000000000000000.index":          "a segment's offset index",
+		"00000000000000001234.timeindex":               "a segment's time index",
+		"00000000000000000000.txnindex":                "a segment's aborted-transaction index",
+		"00000000000000000042.snapshot":                "a producer-state snapshot",
+		"00000000000000000000.index.deleted":           "a segment's offset index",
+		"orders-0/leader-epoch-checkpoint":             "the partition's leader-epoch checkpoint",
+		"partition.metadata":                           "the partition's metadata (its topic id)",
+		"00000000000000000000.log":                     "",
+		"00000000000000000000-0000000001.checkpoint":   "",
+		"frames.index":                                 "",
+		"0000000000000000000.index":                    "", // 19 digits
+		"orders-0/00000000000000000000.index.swap.txt": "",
+	} {
+		got, ok := Companion(name)
+		if got != want || ok != (want != "") {
+			t.Errorf("Companion(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+}
