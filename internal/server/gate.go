@@ -17,8 +17,18 @@ type gate struct {
 }
 
 // init makes the gate n slots where at most maxQueued requests wait, each
-// at most wait; before any use.
+// at most wait; zero ones take the defaults (MaxConcurrentDecodes(),
+// MaxQueuedDecodes, QueueWait). Before any use.
 func (g *gate) init(n, maxQueued int, wait time.Duration) {
+	if n <= 0 {
+		n = MaxConcurrentDecodes()
+	}
+	if maxQueued <= 0 {
+		maxQueued = MaxQueuedDecodes
+	}
+	if wait <= 0 {
+		wait = QueueWait
+	}
 	g.slots = make(chan struct{}, n)
 	g.maxQueued, g.wait = int64(maxQueued), wait
 }

@@ -31,8 +31,9 @@ const (
 	DecodeTimeout = 10 * time.Second
 	// RetryAfter is what a request refused for lack of capacity is told.
 	RetryAfter = 1
-	// MaxQueuedDecodes is how many requests may wait for a decode slot,
-	// each for at most QueueWait; beyond either they are answered 503.
+	// MaxQueuedDecodes is how many requests may wait for a decode slot
+	// (or a render slot, [Pages]), each for at most QueueWait; beyond
+	// either they are answered 503.
 	MaxQueuedDecodes = 64
 	QueueWait        = 5 * time.Second
 	// MaxPendingAnswers bounds the bytes of decode and encode answers
@@ -62,7 +63,8 @@ const (
 var DecodeLimits = budget.Limits{InflateMax: 1 << 20, NodesMax: 32 << 10, TreeNodesMax: 64 << 10}
 
 // MaxConcurrentDecodes is how many decode or encode requests run at once
-// by default; more are answered 503 with Retry-After.
+// by default, and how many pages are rendered on demand ([Pages]); more
+// wait in a queue, then are answered 503 with Retry-After.
 func MaxConcurrentDecodes() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 // errBusy and errTimeout are answered 503.
@@ -146,20 +148,10 @@ func (d *Decoder) acquire(ctx context.Context) bool {
 }
 
 func (d *Decoder) init() {
-	n := d.MaxConcurrent
-	if n <= 0 {
-		n = MaxConcurrentDecodes()
-	}
 	if d.Timeout <= 0 {
 		d.Timeout = DecodeTimeout
 	}
-	if d.MaxQueued <= 0 {
-		d.MaxQueued = MaxQueuedDecodes
-	}
-	if d.QueueWait <= 0 {
-		d.QueueWait = QueueWait
-	}
-	d.gate.init(n, d.MaxQueued, d.QueueWait)
+	d.gate.init(d.MaxConcurrent, d.MaxQueued, d.QueueWait)
 	d.bodies.limit = int64(d.MaxBodies)
 	if d.MaxBodies <= 0 {
 		d.bodies.limit = MaxBodiesInFlight

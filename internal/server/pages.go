@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -25,18 +24,11 @@ const (
 	// PageCacheBytes bounds the bytes of the rendered pages kept, each
 	// counted as its body, its gzipped body and its path.
 	PageCacheBytes = 32 << 20
-	// MaxQueuedRenders is how many requests may wait for a render slot,
-	// each for at most QueueWait; beyond either they are answered 503.
-	MaxQueuedRenders = 64
 	// MaxPendingPages bounds the bytes of rendered pages too large to
 	// keep (more than an eighth of the cache) that are waiting for their
 	// clients to read them; a page that would pass it is answered 503.
 	MaxPendingPages = 64 << 20
 )
-
-// MaxConcurrentRenders is how many pages are rendered on demand at once
-// by default.
-func MaxConcurrentRenders() int { return max(2, runtime.GOMAXPROCS(0)) }
 
 // errRendering is answered 503 when no render slot is free.
 var (
@@ -66,9 +58,10 @@ type PageSource interface {
 type Pages struct {
 	Source PageSource
 	// MaxConcurrent caps the pages rendered at once (zero:
-	// MaxConcurrentRenders()); MaxQueued more requests may wait at most
-	// QueueWait for a slot (zero: MaxQueuedRenders, QueueWait), the
-	// others are answered 503 with Retry-After.
+	// MaxConcurrentDecodes(), slots of their own); MaxQueued more
+	// requests may wait at most QueueWait for a slot (zero:
+	// MaxQueuedDecodes, QueueWait), the others are answered 503 with
+	// Retry-After.
 	MaxConcurrent int
 	MaxQueued     int
 	QueueWait     time.Duration
@@ -107,17 +100,7 @@ func (p *Pages) Stats() PageStats {
 }
 
 func (p *Pages) init() {
-	n := p.MaxConcurrent
-	if n <= 0 {
-		n = MaxConcurrentRenders()
-	}
-	if p.MaxQueued <= 0 {
-		p.MaxQueued = MaxQueuedRenders
-	}
-	if p.QueueWait <= 0 {
-		p.QueueWait = QueueWait
-	}
-	p.gate.init(n, p.MaxQueued, p.QueueWait)
+	p.gate.init(p.MaxConcurrent, p.MaxQueued, p.QueueWait)
 	if p.CacheBytes <= 0 {
 		p.CacheBytes = PageCacheBytes
 	}
