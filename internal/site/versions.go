@@ -2,7 +2,6 @@ package site
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/manifester/manifester/internal/release"
 	"github.com/manifester/manifester/internal/schema"
@@ -24,16 +23,24 @@ const MaxVersions = 1024
 // over the releases (oldest first): the error names the release and the
 // validVersions that go over, as "FooRequest.json:5:20".
 func checkVersions(rels []*release.Release) error {
-	defined := map[int16][]schema.Versions{} // by API key: disjoint, ascending
+	// The versions seen of each API, by key: package schema holds a
+	// message to schema.MaxValidVersions, so each adds few.
+	seen := map[int16]map[int16]bool{}
 	for _, r := range rels {
 		for _, api := range r.Reg.APIs {
 			for _, m := range []*schema.Message{api.Request, api.Response} {
 				if m == nil || m.Valid.Empty() {
 					continue
 				}
-				vs := addRange(defined[api.Key], m.Valid)
-				defined[api.Key] = vs
-				if n := countVersions(vs); n > MaxVersions {
+				vs := seen[api.Key]
+				if vs == nil {
+					vs = map[int16]bool{}
+					seen[api.Key] = vs
+				}
+				for v := int(m.Valid.Lo); v <= int(m.Valid.Hi); v++ {
+					vs[int16(v)] = true
+				}
+				if n := len(vs); n > MaxVersions {
 					return fmt.Errorf("site: release %s: %w", r.Label, &spec.Error{Pos: validVersionsPos(m),
 						Err: fmt.Errorf("API %s (key %d) has %d versions over the loaded releases, more than the %d the site makes pages for",
 							api.Name, api.Key, n, MaxVersions)})
@@ -42,31 +49,6 @@ func checkVersions(rels []*release.Release) error {
 		}
 	}
 	return nil
-}
-
-// addRange adds v to the disjoint ascending ranges vs, merging the ranges
-// it overlaps or touches.
-func addRange(vs []schema.Versions, v schema.Versions) []schema.Versions {
-	out := make([]schema.Versions, 0, len(vs)+1)
-	for _, x := range vs {
-		switch {
-		case int(x.Hi)+1 < int(v.Lo) || int(v.Hi)+1 < int(x.Lo):
-			out = append(out, x)
-		default:
-			v = schema.Versions{Lo: min(x.Lo, v.Lo), Hi: max(x.Hi, v.Hi)}
-		}
-	}
-	out = append(out, v)
-	slices.SortFunc(out, func(a, b schema.Versions) int { return int(a.Lo) - int(b.Lo) })
-	return out
-}
-
-func countVersions(vs []schema.Versions) int {
-	n := 0
-	for _, v := range vs {
-		n += int(v.Hi) - int(v.Lo) + 1
-	}
-	return n
 }
 
 // validVersionsPos finds the validVersions of a message in its source,
