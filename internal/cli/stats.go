@@ -134,7 +134,7 @@ func runStats(env *Env, args []string) error {
 		}
 		// A proxy log's close events release what is kept of their
 		// connection, as a capture's connection ends do.
-		st, err := stats.ReadJSONLinesClosing(r, admit, agg.Add, func(conn string, n int) {
+		st, err := stats.ReadJSONLinesWith(r, admit, agg.Add, func(conn string, n int) {
 			agg.Close(conn)
 			sel.Forget(n)
 			sec.Forget(n)

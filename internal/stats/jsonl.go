@@ -69,25 +69,20 @@ type Admit func(line []byte) (bool, error)
 // line. Memory is bounded by the longest line (at most 1.5 GiB; a line
 // that cannot be a JSON object is refused at its first byte).
 func ReadJSONLines(r io.Reader, add func(*Record)) (JSONLinesStats, error) {
-	return ReadJSONLinesWith(r, nil, add)
+	return ReadJSONLinesWith(r, nil, add, nil)
 }
 
 // ReadJSONLinesWith is ReadJSONLines adding only the frame lines admit
 // admits (every one when admit is nil); it is asked about each frame
 // line once, in order, after the line is read as a frame (Frames counts
-// them all; the admit function counts what it refused).
-func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record)) (JSONLinesStats, error) {
-	return ReadJSONLinesClosing(r, admit, add, nil)
-}
-
-// ReadJSONLinesClosing is ReadJSONLinesWith telling closed, when set, of
-// each connection a line says has ended (the proxy log's "close" events):
-// conn is the [Record.Conn] its frames had, and the number the log gave
-// it. With [Aggregator.Close] and a listing aggregator ([NewListing]),
-// memory is then bounded by the connections open at once, as with a
-// capture; without close events (decode --pcap's lines) every
-// connection's row is kept to the end.
-func ReadJSONLinesClosing(r io.Reader, admit Admit, add func(*Record), closed func(conn string, n int)) (JSONLinesStats, error) {
+// them all; the admit function counts what it refused). closed, when
+// set, is told of each connection a line says has ended (the proxy log's
+// "close" events): conn is the [Record.Conn] its frames had, and the
+// number the log gave it. With [Aggregator.Close] and a listing
+// aggregator ([NewListing]), memory is then bounded by the connections
+// open at once, as with a capture; without close events (decode --pcap's
+// lines) every connection's row is kept to the end.
+func ReadJSONLinesWith(r io.Reader, admit Admit, add func(*Record), closed func(conn string, n int)) (JSONLinesStats, error) {
 	var st JSONLinesStats
 	// After a byte order mark (Notepad's, PowerShell's): UTF-8, or UTF-16
 	// transcoded as it is read.

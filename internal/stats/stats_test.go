@@ -154,7 +154,7 @@ func TestReadJSONLines(t *testing.T) {
 	st, err = ReadJSONLinesWith(strings.NewReader(in), func(line []byte) (bool, error) {
 		asked = append(asked, string(line[:22]))
 		return strings.Contains(string(line), `"api":"Metadata"`), nil
-	}, b.Add)
+	}, b.Add, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestReadJSONLines(t *testing.T) {
 	if s := b.Summary(); len(s.APIs) != 1 || s.APIs[0].Name != "Metadata" || s.APIs[0].Requests != 1 || s.APIs[0].Responses != 1 || s.UnpairedResponses != 0 {
 		t.Errorf("with admit: %+v, unpaired %d", s.APIs, s.UnpairedResponses)
 	}
-	_, err = ReadJSONLinesWith(strings.NewReader(in), func([]byte) (bool, error) { return false, errors.New("no hex") }, b.Add)
+	_, err = ReadJSONLinesWith(strings.NewReader(in), func([]byte) (bool, error) { return false, errors.New("no hex") }, b.Add, nil)
 	if err == nil || err.Error() != "line 2: no hex" {
 		t.Errorf("admit's error: %v", err)
 	}
@@ -425,7 +425,7 @@ func TestReadJSONLinesCloseReleasesRows(t *testing.T) {
 
 	kept := NewListing(5)
 	var closedConns []int
-	st, err := ReadJSONLinesClosing(strings.NewReader(in), nil, kept.Add, func(conn string, c int) {
+	st, err := ReadJSONLinesWith(strings.NewReader(in), nil, kept.Add, func(conn string, c int) {
 		closedConns = append(closedConns, c)
 		kept.Close(conn)
 	})
@@ -440,7 +440,7 @@ func TestReadJSONLinesCloseReleasesRows(t *testing.T) {
 	}
 
 	all := NewListing(5)
-	if _, err := ReadJSONLinesWith(strings.NewReader(in), nil, all.Add); err != nil {
+	if _, err := ReadJSONLinesWith(strings.NewReader(in), nil, all.Add, nil); err != nil {
 		t.Fatal(err)
 	}
 	if len(all.conns) != n {
