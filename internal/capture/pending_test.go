@@ -67,8 +67,8 @@ func TestReadPendingTotal(t *testing.T) {
 		if ev.Dir == ServerToClient && ev.Request != nil {
 			paired++
 		}
-		if rd.pending > total+conns {
-			return fmt.Errorf("%d requests waiting, more than %d and one a connection", rd.pending, total)
+		if rd.pending.Len() > total+conns {
+			return fmt.Errorf("%d requests waiting, more than %d and one a connection", rd.pending.Len(), total)
 		}
 		return nil
 	})
@@ -77,7 +77,7 @@ func TestReadPendingTotal(t *testing.T) {
 	}
 	// The last connection's newest request is paired; the nine before it
 	// on that connection and all the others are unanswered.
-	if paired != 1 || st.Unanswered != conns*each-1 || rd.pending != 0 {
-		t.Errorf("paired %d, unanswered %d, %d still counted waiting; want 1, %d, 0", paired, st.Unanswered, rd.pending, conns*each-1)
+	if paired != 1 || st.Unanswered != conns*each-1 || rd.pending.Len() != 0 {
+		t.Errorf("paired %d, unanswered %d, %d still counted waiting; want 1, %d, 0", paired, st.Unanswered, rd.pending.Len(), conns*each-1)
 	}
 }

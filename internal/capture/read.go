@@ -14,6 +14,7 @@ import (
 	"github.com/gopacket/gopacket/pcapgo"
 
 	"github.com/manifester/manifester/internal/ngsecrets"
+	"github.com/manifester/manifester/internal/pairing"
 	"github.com/manifester/manifester/internal/tlsdecrypt"
 )
 
@@ -285,8 +286,9 @@ type reader struct {
 	numbered int
 	// buffered is the out-of-order data held over all connections.
 	buffered, maxBufTotal, maxBufConn int
-	// pending is the requests awaiting a response over all connections.
-	pending int
+	// pending counts the requests awaiting a response over all
+	// connections, bounded by Options.MaxPendingTotal.
+	pending pairing.Pool
 	// keys are the TLS secrets (Options.TLSKeys, and the file's own);
 	// probing is the bytes probes hold (tls.go).
 	keys    *tlsdecrypt.KeyLog
@@ -313,6 +315,7 @@ type reader struct {
 
 func newReader(opts Options, fn func(*Event) error) *reader {
 	rd := &reader{opts: opts, fn: fn, conns: map[connKey]*tcpConn{}, keys: opts.TLSKeys, joinBudget: joinBase}
+	rd.pending.Max = opts.MaxPendingTotal
 	if opts.readerHook != nil {
 		opts.readerHook(rd)
 	}

@@ -32,7 +32,7 @@ type stream struct {
 }
 
 func newStream(rd *reader, c *Conn, firstIsClient, guessed bool) *stream {
-	s := &stream{rd: rd, conn: c, guessed: guessed, pending: pairing.Pending{Max: rd.opts.MaxPending}}
+	s := &stream{rd: rd, conn: c, guessed: guessed, pending: pairing.Pending{Max: rd.opts.MaxPending, Pool: &rd.pending}}
 	// A connection captured from its SYN starts at a frame boundary.
 	s.c2s = &half{s: s, dir: ClientToServer, synced: c.SawSYN}
 	s.s2c = &half{s: s, dir: ServerToClient, synced: c.SawSYN}
@@ -70,9 +70,7 @@ func (s *stream) complete(sawPayload bool) {
 	}
 	s.c2s.skipped, s.s2c.skipped = 0, 0
 	s.c2s.buf, s.s2c.buf = nil, nil
-	n := s.pending.Clear()
-	s.rd.stats.Unanswered += int64(n)
-	s.rd.pending -= n
+	s.rd.stats.Unanswered += int64(s.pending.Clear())
 	if s.conn.ID != 0 {
 		if s.rd.opts.Closed != nil {
 			s.rd.opts.Closed(s.conn)
@@ -627,16 +625,9 @@ func (s *stream) number() {
 // Options.MaxPending on the connection, or Options.MaxPendingTotal over
 // all, the connection's oldest is dropped, counted as unanswered.
 func (s *stream) addPending(req Request) {
-	rd := s.rd
-	if rd.pending >= rd.opts.MaxPendingTotal && s.pending.DropOldest() {
-		rd.stats.Unanswered++
-		rd.pending--
-	}
 	if s.pending.Add(req) {
-		rd.stats.Unanswered++
-		rd.pending--
+		s.rd.stats.Unanswered++
 	}
-	rd.pending++
 }
 
 // answer removes and returns the pending request with the correlation id
@@ -648,7 +639,6 @@ func (s *stream) answer(corr int32) *Request {
 		return nil
 	}
 	s.rd.stats.Unanswered += int64(passed)
-	s.rd.pending -= passed + 1
 	return &req
 }
 

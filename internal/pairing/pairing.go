@@ -40,6 +40,10 @@ type Pending struct {
 	// Max bounds the requests held (0: no bound); adding one beyond it
 	// drops the oldest, counted in Evicted.
 	Max int
+	// Pool, when set, is shared with other connections' Pendings and
+	// bounds their requests together: adding one when the pool is full
+	// drops this connection's oldest, counted in Evicted.
+	Pool *Pool
 	// Evicted counts requests dropped beyond Max; PassedOver the requests
 	// that a later request's answer showed will get none.
 	Evicted, PassedOver int64
@@ -55,6 +59,29 @@ type Pending struct {
 // Len is the number of requests waiting.
 func (p *Pending) Len() int { return len(p.reqs) - p.head }
 
+// Pool counts the requests waiting in the Pendings that share it (not
+// safe for concurrent use: their connections are read by one goroutine).
+type Pool struct {
+	// Max bounds the requests waiting in all (0: no bound).
+	Max int
+	n   int
+}
+
+// Len is the number of requests waiting in all.
+func (p *Pool) Len() int { return p.n }
+
+// count adds n (negative: removes) to p's pool, if it has one.
+func (p *Pending) count(n int) {
+	if p.Pool != nil {
+		p.Pool.n += n
+	}
+}
+
+// full reports whether adding a request must first drop the oldest.
+func (p *Pending) full() bool {
+	return p.Max > 0 && p.Len() >= p.Max || p.Pool != nil && p.Pool.Max > 0 && p.Pool.n >= p.Pool.Max
+}
+
 // keptRoom is the room for requests an empty Pending keeps; beyond it,
 // room is given back as the requests are answered, so that a connection
 // that once had thousands waiting does not hold their room for good.
@@ -67,6 +94,7 @@ func (p *Pending) drop(n int) {
 	}
 	clear(p.reqs[p.head : p.head+n])
 	p.head += n
+	p.count(-n)
 	switch {
 	case p.head == len(p.reqs) && cap(p.reqs) > keptRoom:
 		p.reqs, p.head, p.ids = nil, 0, nil // a map keeps its room too
@@ -92,31 +120,20 @@ func (p *Pending) drop(n int) {
 	}
 }
 
-// DropOldest removes the oldest waiting request, counted in Evicted, and
-// reports whether there was one (a bound over many connections makes
-// room so).
-func (p *Pending) DropOldest() bool {
-	if p.Len() == 0 {
-		return false
-	}
-	p.drop(1)
-	p.Evicted++
-	return true
-}
-
 // Room is the number of requests p has room for (its memory is about
 // 48 bytes each).
 func (p *Pending) Room() int { return cap(p.reqs) }
 
-// Add appends a request, dropping the oldest when Max are waiting; it
-// reports whether one was dropped.
+// Add appends a request, dropping the oldest when Max are waiting or the
+// Pool is full; it reports whether one was dropped.
 func (p *Pending) Add(r Request) (evicted bool) {
-	if p.Max > 0 && p.Len() >= p.Max {
+	if p.Len() > 0 && p.full() {
 		p.drop(1)
 		p.Evicted++
 		evicted = true
 	}
 	p.reqs = append(p.reqs, r)
+	p.count(1)
 	if !r.Raw {
 		if p.ids == nil {
 			p.ids = map[int32]int{}
@@ -193,5 +210,6 @@ func (p *Pending) TakeRaw() bool {
 func (p *Pending) Clear() int {
 	n := p.Len()
 	p.reqs, p.head, p.ids = nil, 0, nil
+	p.count(-n)
 	return n
 }

@@ -121,15 +121,37 @@ func TestRoomGivenBack(t *testing.T) {
 	if _, passed, ok := p.Answer(4095); !ok || passed != 5 || p.Len() != 0 || p.Room() > keptRoom {
 		t.Errorf("all answered: passed %d, %d waiting, room for %d", passed, p.Len(), p.Room())
 	}
+}
+
+// TestPool: Pendings sharing a Pool are bounded together: adding to one
+// when the pool is full drops that one's oldest (not another's), a
+// Pending with none waiting adds all the same, and answers and Clear give
+// their places back.
+func TestPool(t *testing.T) {
+	pool := &Pool{Max: 4}
+	a, b := Pending{Pool: pool}, Pending{Pool: pool}
 	for c := int32(0); c < 3; c++ {
-		p.Add(req(c))
+		a.Add(req(c))
 	}
-	if !p.DropOldest() || p.Evicted != 1 || p.Len() != 2 || p.Find(0) != nil || p.Find(1) == nil {
-		t.Errorf("DropOldest: evicted %d, %d waiting", p.Evicted, p.Len())
+	if b.Add(req(10)) || pool.Len() != 4 {
+		t.Fatalf("filling the pool: %d", pool.Len())
 	}
-	p.Clear()
-	if p.DropOldest() || p.Evicted != 1 {
-		t.Errorf("DropOldest of none: evicted %d", p.Evicted)
+	if !b.Add(req(11)) || b.Evicted != 1 || a.Evicted != 0 || b.Find(10) != nil || a.Len() != 3 || pool.Len() != 4 {
+		t.Errorf("adding to a full pool: b evicted %d, a %d; a has %d; pool %d", b.Evicted, a.Evicted, a.Len(), pool.Len())
+	}
+	var c Pending
+	c.Pool = pool
+	if c.Add(req(20)) || pool.Len() != 5 {
+		t.Errorf("a first request beyond the pool: pool %d, want 5 (each connection may hold one)", pool.Len())
+	}
+	if _, _, ok := a.Answer(1); !ok || pool.Len() != 3 {
+		t.Errorf("after answering 1 (0 passed over): pool %d, want 3", pool.Len())
+	}
+	a.Clear()
+	b.Clear()
+	c.Clear()
+	if pool.Len() != 0 {
+		t.Errorf("after Clear: pool %d", pool.Len())
 	}
 }
 
